@@ -1,0 +1,28 @@
+// Package limit is the enforcement core of rlpkit: the counting algorithms a
+// rate-limit service and an HTTP middleware use.
+//
+// # Algorithms
+//
+// Five algorithms share one contract. Each is a small value type
+// (FixedWindow, SlidingWindow, TokenBucket, GCRA) whose Decide method is a
+// pure function of a small State, the instant now and a cost, returning the
+// new State and a Decision (allowed, used, remaining, reset-after,
+// retry-after); InFlight counts concurrent holders and returns a release
+// func. Time is always an argument. State never moves backwards when an older
+// now arrives, so stale timestamps mint nothing (golang.org/x/time/rate lets
+// them mint tokens). Policy bundles an algorithm with its parameters and
+// Limiter applies one to a single key.
+//
+// All algorithm arithmetic is on integer Unix microseconds and integer
+// counts below 2^53, except the sliding window's estimates, which are IEEE
+// doubles computed in a documented order; a Redis Lua script can reproduce
+// every decision exactly.
+//
+// # Where it differs from its sources
+//
+//   - Seed 002's sliding window counts a rejected request; this one does not
+//     (a rejected hit consumes nothing, for every algorithm).
+//   - The token bucket and GCRA refill one token every ceil(window/max)
+//     microseconds, so they never admit faster than max per window, and
+//     rates above one hit per microsecond are capped there.
+package limit

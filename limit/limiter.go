@@ -1,0 +1,50 @@
+package limit
+
+import (
+	"sync"
+	"time"
+)
+
+// Limiter is one counter under one Policy, for a single key: the shape of
+// golang.org/x/time/rate.Limiter for any of the window algorithms. Every
+// method has an explicit-time form; Allow uses the limiter's clock. A Limiter
+// is safe for concurrent use; create it with NewLimiter.
+type Limiter struct {
+	mu     sync.Mutex
+	policy Policy
+	state  State
+	clock  func() time.Time
+}
+
+// NewLimiter returns a limiter for p whose convenience methods read
+// time.Now. It returns an error when p is invalid.
+func NewLimiter(p Policy) (*Limiter, error) {
+	return NewLimiterWithClock(p, time.Now)
+}
+
+// NewLimiterWithClock is NewLimiter with an injected clock for Allow.
+func NewLimiterWithClock(p Policy, clock func() time.Time) (*Limiter, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &Limiter{policy: p, clock: clock}, nil
+}
+
+// AllowN applies cost hits at now and returns the decision (cost 0 checks
+// without consuming). A now older than one seen before never moves the
+// state backwards.
+func (l *Limiter) AllowN(now time.Time, cost uint64) Decision {
+	l.mu.Lock()
+	s, d := l.policy.Decide(l.state, now, cost)
+	l.state = s
+	l.mu.Unlock()
+	return d
+}
+
+// Allow reports whether one hit is admitted now, by the limiter's clock.
+func (l *Limiter) Allow() bool {
+	return l.AllowN(l.clock(), 1).Allowed
+}
+
+// Policy returns the limiter's policy.
+func (l *Limiter) Policy() Policy { return l.policy }

@@ -1,0 +1,73 @@
+package limit
+
+import "fmt"
+
+// Unit is a rate-limit time unit. Names and numbers match Envoy's
+// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, so a server
+// converts with a plain cast. The zero value is UnitUnknown.
+type Unit int32
+
+const (
+	// UnitUnknown is a window that is none of the units below.
+	UnitUnknown Unit = 0
+	// UnitSecond is 1 second.
+	UnitSecond Unit = 1
+	// UnitMinute is 60 seconds.
+	UnitMinute Unit = 2
+	// UnitHour is 3,600 seconds.
+	UnitHour Unit = 3
+	// UnitDay is 86,400 seconds.
+	UnitDay Unit = 4
+	// UnitMonth is 30 days (2,592,000 seconds), as Envoy's reference
+	// service counts it.
+	UnitMonth Unit = 5
+	// UnitYear is 365 days (31,536,000 seconds).
+	UnitYear Unit = 6
+	// UnitWeek is 7 days (604,800 seconds). Envoy added WEEK after YEAR; a
+	// server built against an older go-control-plane that lacks it should
+	// report UNKNOWN instead.
+	UnitWeek Unit = 7
+)
+
+var unitNames = [...]string{"UNKNOWN", "SECOND", "MINUTE", "HOUR", "DAY", "MONTH", "YEAR", "WEEK"}
+
+var unitSeconds = [...]uint32{0, 1, 60, 3600, 86400, 30 * 86400, 365 * 86400, 7 * 86400}
+
+// String returns Envoy's name of u: UNKNOWN, SECOND, MINUTE, HOUR, DAY, MONTH,
+// YEAR or WEEK.
+func (u Unit) String() string {
+	if u >= 0 && int(u) < len(unitNames) {
+		return unitNames[u]
+	}
+	return fmt.Sprintf("Unit(%d)", int32(u))
+}
+
+// Seconds returns the length of u in seconds, or 0 for UnitUnknown and values
+// outside the enum.
+func (u Unit) Seconds() uint32 {
+	if u >= 0 && int(u) < len(unitSeconds) {
+		return unitSeconds[u]
+	}
+	return 0
+}
+
+// UnitForSeconds returns the unit whose length is exactly seconds, or
+// UnitUnknown.
+func UnitForSeconds(seconds uint32) Unit {
+	for u, s := range unitSeconds {
+		if u > 0 && s == seconds {
+			return Unit(u)
+		}
+	}
+	return UnitUnknown
+}
+
+// ParseUnit returns the unit named s (Envoy's upper-case names).
+func ParseUnit(s string) (Unit, error) {
+	for u, name := range unitNames {
+		if s == name {
+			return Unit(u), nil
+		}
+	}
+	return UnitUnknown, fmt.Errorf("limit: unknown unit %q (want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR)", s)
+}
