@@ -33,7 +33,9 @@
 // hostindex does not validate hosts: a host that is not a valid DNS name still matches the
 // patterns it equals or ends with, byte for byte (only ASCII letters are folded). It knows
 // nothing of internationalised names (convert them to A-labels first), of IPv6 patterns
-// (an IPv6 host matches only "*"), of ports in patterns, or of regular expressions.
+// (no pattern holds a ':', so an IPv6 host is matched by "*" and at most by a wildcard over
+// an embedded IPv4 tail such as "*.0.0.1"), of ports in patterns, or of regular
+// expressions.
 //
 // # Where it differs from its sources
 //
