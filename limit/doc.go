@@ -18,6 +18,14 @@
 // doubles computed in a documented order; a Redis Lua script can reproduce
 // every decision exactly.
 //
+// # Stores
+//
+// A Store applies one request's counter updates as a batch, all or nothing:
+// when any counter would go over, none is incremented. MemoryStore is the
+// in-process store: sharded, no global lock, expired counters swept a shard
+// at a time, and a bound on stored counters (default 1,000,000) that is
+// never exceeded. The Redis store lives in limit/redis.
+//
 // # Where it differs from its sources
 //
 //   - Seed 002's sliding window counts a rejected request; this one does not

@@ -1,0 +1,294 @@
+package limit
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"time"
+)
+
+// DefaultMaxKeys is the memory store's default bound on stored counters.
+const DefaultMaxKeys = 1_000_000
+
+// DefaultSweepInterval is how often, at most, the memory store sweeps one
+// shard's expired counters while writing to it.
+const DefaultSweepInterval = time.Second
+
+const memShards = 256
+
+// minPerShard is the smallest shard capacity worth a shard of its own.
+const minPerShard = 64
+
+// MemoryOptions configures a MemoryStore. The zero value gives the defaults.
+type MemoryOptions struct {
+	// MaxKeys bounds the number of stored counters; 0 means DefaultMaxKeys.
+	// The bound is split evenly over the shards (each holds at most
+	// MaxKeys/shards) and is never exceeded.
+	MaxKeys int
+	// SweepInterval is how often, at most, a write sweeps its shard's
+	// expired counters; 0 means DefaultSweepInterval.
+	SweepInterval time.Duration
+}
+
+// MemoryStore is the in-process Store: counters in 256 shards (fewer when
+// MaxKeys is below 16,384), each a mutex, a key index and a slab of states. A
+// decision locks only the shards of its keys, in increasing order, so there
+// is no global lock and batches spanning shards cannot deadlock.
+//
+// Counters expire when their state is back to fresh (Decision.ResetAfter).
+// Expired counters are swept a shard at a time while writing to it, at most
+// once per SweepInterval, or by Sweep. When a shard is full, a new counter
+// first triggers a sweep (if one is due), then evicts the counter closest to
+// expiry among 16 sampled at random. Evicting a live counter forgets its
+// hits, so under more live keys than the bound the store errs towards
+// admitting; it never refuses a new key, which would reject every new
+// client, and never grows past the bound.
+//
+// The store never decides at an instant earlier than the latest it has seen
+// in the same shard: a stale now is taken as that latest instant (durations
+// in decisions still count from the caller's now). So a counter that expired
+// and was swept cannot be recreated in the past.
+//
+// A MemoryStore is safe for concurrent use; create it with NewMemoryStore.
+type MemoryStore struct {
+	seed       maphash.Seed
+	shards     []memShard
+	mask       uint64
+	perShard   int
+	sweepEvery int64 // µs
+}
+
+var _ Store = (*MemoryStore)(nil)
+
+// NewMemoryStore returns an empty memory store.
+func NewMemoryStore(o MemoryOptions) *MemoryStore {
+	maxKeys := o.MaxKeys
+	if maxKeys <= 0 {
+		maxKeys = DefaultMaxKeys
+	}
+	n := memShards
+	for n > 1 && maxKeys/n < minPerShard {
+		n /= 2 // small stores get fewer, larger shards
+	}
+	every := o.SweepInterval
+	if every <= 0 {
+		every = DefaultSweepInterval
+	}
+	m := &MemoryStore{
+		seed:       maphash.MakeSeed(),
+		shards:     make([]memShard, n),
+		mask:       uint64(n - 1),
+		perShard:   maxKeys / n,
+		sweepEvery: max(every.Microseconds(), 1),
+	}
+	for i := range m.shards {
+		m.shards[i].index = make(map[string]uint32)
+		m.shards[i].rng = maphash.Comparable(m.seed, i) | 1
+	}
+	return m
+}
+
+// maxBatchOnStack is the batch size handled without allocating.
+const maxBatchOnStack = 16
+
+// Update implements Store. It fails only on invalid input: decisions shorter
+// than updates, or an invalid policy.
+func (m *MemoryStore) Update(_ context.Context, now time.Time, updates []Update, decisions []Decision) error {
+	if len(decisions) < len(updates) {
+		return fmt.Errorf("limit: %d decisions for %d updates", len(decisions), len(updates))
+	}
+	for i := range updates {
+		if !validPolicy(updates[i].Policy) {
+			return fmt.Errorf("limit: update %d (key %q): %w", i, updates[i].Key, updates[i].Policy.Validate())
+		}
+	}
+	switch len(updates) {
+	case 0:
+		return nil
+	case 1:
+		decisions[0] = m.one(now, &updates[0])
+		return nil
+	}
+	m.batch(now, updates, decisions)
+	return nil
+}
+
+// UpdateOne applies a single update: Update without the slices.
+func (m *MemoryStore) UpdateOne(now time.Time, u Update) (Decision, error) {
+	if !validPolicy(u.Policy) {
+		return Decision{}, fmt.Errorf("limit: update (key %q): %w", u.Key, u.Policy.Validate())
+	}
+	return m.one(now, &u), nil
+}
+
+func validPolicy(p Policy) bool {
+	return int(p.Algorithm) < len(algorithmNames) && p.Max <= MaxPolicyValue &&
+		p.Window >= time.Microsecond && p.Window <= MaxWindow && (!p.Weighted || p.Weight <= 100)
+}
+
+func (m *MemoryStore) shardOf(key string) int {
+	return int(maphash.String(m.seed, key) & m.mask)
+}
+
+// one decides a single update under one shard lock.
+func (m *MemoryStore) one(now time.Time, u *Update) Decision {
+	sh := &m.shards[m.shardOf(u.Key)]
+	nowUs := now.UnixMicro()
+	sh.mu.Lock()
+	t := max(nowUs, sh.latest)
+	sh.latest = t
+	at := now
+	if t != nowUs {
+		at = time.UnixMicro(t)
+	}
+	cur, slot, found := sh.get(u.Key)
+	s, d := u.Policy.Decide(cur, at, u.Cost)
+	if d.Allowed && u.Cost > 0 { // a check changes nothing worth storing
+		exp := t + d.ResetAfter.Microseconds()
+		if found && exp > t {
+			sh.slots[slot].state = s
+			sh.slots[slot].expires = exp
+		} else {
+			sh.put(u.Key, s, exp, t, m.perShard, m.sweepEvery, nil)
+		}
+	}
+	sh.mu.Unlock()
+	return skewedStore(d, t, nowUs, u)
+}
+
+// batch decides several updates atomically under all their shards' locks.
+func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decision) {
+	n := len(updates)
+	var (
+		shardBuf [maxBatchOnStack]int
+		lockBuf  [maxBatchOnStack]int
+		origBuf  [maxBatchOnStack]State
+		workBuf  [maxBatchOnStack]State
+	)
+	shardOf, locks, orig, work := shardBuf[:0], lockBuf[:0], origBuf[:0], workBuf[:0]
+	if n > maxBatchOnStack {
+		shardOf, locks = make([]int, 0, n), make([]int, 0, n)
+		orig, work = make([]State, 0, n), make([]State, 0, n)
+	}
+	for i := range updates {
+		s := m.shardOf(updates[i].Key)
+		shardOf = append(shardOf, s)
+		locks = append(locks, s)
+	}
+	slices.Sort(locks)
+	locks = slices.Compact(locks)
+
+	nowUs := now.UnixMicro()
+	t := nowUs
+	for _, s := range locks {
+		m.shards[s].mu.Lock()
+		t = max(t, m.shards[s].latest)
+	}
+	at := now
+	if t != nowUs {
+		at = time.UnixMicro(t)
+	}
+
+	allowed := true
+	for i := range updates {
+		u := &updates[i]
+		cur, _, _ := m.shards[shardOf[i]].get(u.Key)
+		orig = append(orig, cur)
+		for j := i - 1; j >= 0; j-- {
+			if updates[j].Key == u.Key {
+				cur = work[j]
+				break
+			}
+		}
+		s, d := u.Policy.Decide(cur, at, u.Cost)
+		work = append(work, s)
+		decisions[i] = d
+		allowed = allowed && d.Allowed
+	}
+
+	if allowed {
+		for i := range updates {
+			if !lastOfKey(updates, i) || !consumes(updates, updates[i].Key) {
+				continue
+			}
+			exp := t + decisions[i].ResetAfter.Microseconds()
+			m.shards[shardOf[i]].put(updates[i].Key, work[i], exp, t, m.perShard, m.sweepEvery, updates)
+		}
+	} else {
+		// Nothing is consumed: describe the admitted ones as checks.
+		for i := range updates {
+			if decisions[i].Allowed {
+				_, decisions[i] = updates[i].Policy.Decide(orig[i], at, 0)
+			}
+		}
+	}
+
+	for k := len(locks) - 1; k >= 0; k-- {
+		sh := &m.shards[locks[k]]
+		sh.latest = t
+		sh.mu.Unlock()
+	}
+	for i := range updates {
+		decisions[i] = skewedStore(decisions[i], t, nowUs, &updates[i])
+	}
+}
+
+// lastOfKey reports whether updates[i] is the last update of its key.
+func lastOfKey(updates []Update, i int) bool {
+	for j := i + 1; j < len(updates); j++ {
+		if updates[j].Key == updates[i].Key {
+			return false
+		}
+	}
+	return true
+}
+
+// consumes reports whether any update of key has a cost.
+func consumes(updates []Update, key string) bool {
+	for i := range updates {
+		if updates[i].Key == key && updates[i].Cost > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// skewedStore makes d's durations count from the caller's instant when the
+// store decided at a later one.
+func skewedStore(d Decision, t, nowUs int64, u *Update) Decision {
+	if t == nowUs {
+		return d
+	}
+	return skewed(d, t, nowUs, need(u.Cost) > clampMax(u.Policy.Max))
+}
+
+// Sweep removes every counter that expired at or before now, one shard at a
+// time. Like a decision, it moves the store's notion of the latest instant to
+// now, so never sweep with an instant ahead of the clock used for decisions.
+func (m *MemoryStore) Sweep(now time.Time) {
+	nowUs := now.UnixMicro()
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.Lock()
+		sh.latest = max(nowUs, sh.latest)
+		sh.sweep(sh.latest)
+		sh.mu.Unlock()
+	}
+}
+
+// Len returns the number of stored counters.
+func (m *MemoryStore) Len() int {
+	n := 0
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.Lock()
+		n += len(sh.index)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// MaxKeys returns the store's bound on stored counters: the configured
+// MaxKeys rounded down to a multiple of the shard count.
+func (m *MemoryStore) MaxKeys() int { return m.perShard * len(m.shards) }

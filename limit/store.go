@@ -1,0 +1,40 @@
+package limit
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps counter states and applies batches of updates to them.
+//
+// Update applies all updates of one request at now, in order, and writes
+// one decision per update into decisions (which must be at least as long as
+// updates). It is all-or-nothing: when every decision is allowed, every
+// update's cost is consumed; when any is not, no counter changes, and the
+// decisions of the others describe their state without this request (as a
+// check would). Several updates may name the same key: each sees the ones
+// before it. An update with cost 0 is a check (see Policy.Decide).
+//
+// Update returns an error, and no decisions, when the store cannot answer
+// (a server unreachable, an invalid update); callers must not treat an error
+// as allowed or rejected on their own. Keys may alias a buffer the caller
+// reuses after Update returns: a store that keeps a key copies it.
+//
+// Implementations must be safe for concurrent use and must reproduce
+// Policy.Decide exactly, so that the same traffic gets the same answers from
+// every store. The Redis store (limit/redis) does it in one round trip with
+// a Lua script.
+type Store interface {
+	Update(ctx context.Context, now time.Time, updates []Update, decisions []Decision) error
+}
+
+// Update is one counter change in a batch.
+type Update struct {
+	// Key names the counter. Keys built by the Evaluator start with a Redis
+	// Cluster hash tag, "{namespace}", shared by all keys of a domain.
+	Key string
+	// Policy is the counter's algorithm and parameters.
+	Policy Policy
+	// Cost is the number of hits; 0 checks without consuming.
+	Cost uint64
+}
