@@ -1,0 +1,90 @@
+package descriptor
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// String returns the reference as "namespace: a.b" for messages.
+func (r *metadataRef) String() string {
+	s := r.namespace + ": " + strings.Join(r.path, ".")
+	if r.source == MetadataRouteEntry {
+		s += " (route metadata)"
+	}
+	return s
+}
+
+// lookupMetadata returns the value at ref, or nil.
+func lookupMetadata(req *Request, ref *metadataRef) any {
+	src := req.DynamicMetadata
+	if ref.source == MetadataRouteEntry {
+		src = req.RouteMetadata
+	}
+	if src == nil {
+		return nil
+	}
+	v, _ := src.Lookup(ref.namespace, ref.path)
+	return v
+}
+
+// readOverride reads a {requests_per_unit, unit} struct, as Envoy's dynamic metadata limit
+// override: requests_per_unit must be a number (truncated to an integer, as Envoy does) in
+// the uint32 range and unit an Envoy unit name; anything else attaches nothing.
+func readOverride(req *Request, ref *metadataRef) (Override, bool) {
+	obj, ok := lookupMetadata(req, ref).(map[string]any)
+	if !ok {
+		return Override{}, false
+	}
+	n, ok := toFloat(obj["requests_per_unit"])
+	if !ok || n < 0 || n > math.MaxUint32 {
+		return Override{}, false
+	}
+	name, _ := obj["unit"].(string)
+	unit, ok := ParseUnit(name)
+	if !ok {
+		return Override{}, false
+	}
+	return Override{RequestsPerUnit: uint32(n), Unit: unit}, true
+}
+
+// readHits reads a cost: a non-negative integer, as a number or a string of digits (Envoy
+// formats the metadata value and parses it). Anything else costs 1.
+func readHits(req *Request, ref *metadataRef) uint64 {
+	switch v := lookupMetadata(req, ref).(type) {
+	case string:
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+			return n
+		}
+	default:
+		if f, ok := toFloat(v); ok && f >= 0 && f == math.Trunc(f) && f < math.MaxUint64 {
+			return uint64(f)
+		}
+	}
+	return 1
+}
+
+// toFloat converts the number types a metadata value may hold.
+func toFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, !math.IsNaN(n)
+	case float32:
+		return float64(n), !math.IsNaN(float64(n))
+	case int:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint32:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}

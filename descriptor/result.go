@@ -1,0 +1,150 @@
+package descriptor
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Entry is one descriptor entry, an Envoy RateLimitDescriptor.Entry.
+type Entry struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Unit is the time unit of a limit override, as Envoy's envoy.type.v3.RateLimitUnit.
+type Unit int32
+
+// The units of RateLimitUnit, with Envoy's numbering.
+const (
+	UnitUnknown Unit = iota
+	UnitSecond
+	UnitMinute
+	UnitHour
+	UnitDay
+	UnitMonth
+	UnitYear
+)
+
+var unitNames = [...]string{"UNKNOWN", "SECOND", "MINUTE", "HOUR", "DAY", "MONTH", "YEAR"}
+
+// String returns the unit's Envoy name ("SECOND").
+func (u Unit) String() string {
+	if u >= 0 && int(u) < len(unitNames) {
+		return unitNames[u]
+	}
+	return fmt.Sprintf("Unit(%d)", int32(u))
+}
+
+// ParseUnit returns the unit with Envoy name s. UNKNOWN is not a usable unit and is refused,
+// like any other name.
+func ParseUnit(s string) (Unit, bool) {
+	for i := UnitSecond; i <= UnitYear; i++ {
+		if unitNames[i] == s {
+			return i, true
+		}
+	}
+	return UnitUnknown, false
+}
+
+// MarshalText encodes the unit by name.
+func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+
+// Override is a limit attached to one descriptor (Envoy's RateLimitDescriptor.RateLimitOverride):
+// the service uses it instead of its configured limit.
+type Override struct {
+	RequestsPerUnit uint32 `json:"requests_per_unit"`
+	Unit            Unit   `json:"unit"`
+}
+
+// Descriptor is one RLS descriptor.
+type Descriptor struct {
+	// Entries are the descriptor's entries, in action order.
+	Entries []Entry `json:"entries"`
+	// Limit is the override read from dynamic metadata; nil when none.
+	Limit *Override `json:"limit,omitempty"`
+	// HitsAddend is the descriptor's own cost; nil when its configuration sets none, in which
+	// case the request's applies.
+	HitsAddend *uint64 `json:"hits_addend,omitempty"`
+}
+
+// Result is the outcome of descriptor generation for one request. A Result may be reused
+// across calls to GenerateInto; each call overwrites it, including the memory its
+// descriptors point into, so copy what must outlive the next call. Use it by pointer.
+type Result struct {
+	// PolicyIndex is the index of the chosen policy in the PluginConfig, -1 when no policy
+	// matched the request.
+	PolicyIndex int
+	// Policy is the chosen policy's name (possibly empty).
+	Policy string
+	// Domain is the chosen policy's rate-limit domain.
+	Domain string
+	// Descriptors are the generated descriptors, in gateway action then configuration order.
+	// The rate-limit service is called only when there is at least one.
+	Descriptors []Descriptor
+	// HitsAddend is the request-level cost, Request.HitsAddend passed through.
+	HitsAddend uint32
+
+	entries   []Entry
+	overrides []Override
+	hits      []uint64
+
+	// Inline storage, so that a typical request costs one allocation (the Result) or, when
+	// a Result is reused, none.
+	descBuf     [4]Descriptor
+	entryBuf    [8]Entry
+	overrideBuf [2]Override
+	hitsBuf     [2]uint64
+}
+
+// ShouldCall reports whether the rate-limit service should be called: a policy matched and
+// produced at least one descriptor.
+func (r *Result) ShouldCall() bool { return len(r.Descriptors) > 0 }
+
+// MarshalJSON encodes the result as the CLI prints it: {policy, domain, descriptors,
+// hits_addend}, policy null when none matched.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	out := struct {
+		Policy      *string      `json:"policy"`
+		Domain      string       `json:"domain"`
+		Descriptors []Descriptor `json:"descriptors"`
+		HitsAddend  uint32       `json:"hits_addend"`
+	}{Domain: r.Domain, Descriptors: r.Descriptors, HitsAddend: r.HitsAddend}
+	if r.PolicyIndex >= 0 {
+		name := r.Policy
+		if name == "" {
+			name = fmt.Sprintf("rateLimitPolicies[%d]", r.PolicyIndex)
+		}
+		out.Policy = &name
+	}
+	if out.Descriptors == nil {
+		out.Descriptors = []Descriptor{}
+	}
+	return json.Marshal(out)
+}
+
+// reset empties r for a request to policy pol (nil when none), making sure its buffers hold
+// the most that policy can produce so that descriptors never see their storage move.
+func (r *Result) reset(pol *policy, hits uint32) {
+	r.PolicyIndex, r.Policy, r.Domain, r.HitsAddend = -1, "", "", hits
+	var nd, ne, no, nh int
+	if pol != nil {
+		nd, ne, no, nh = pol.maxDescriptors, pol.maxEntries, pol.maxOverrides, pol.maxHits
+	}
+	r.Descriptors = reuse(r.Descriptors, r.descBuf[:], nd)
+	r.entries = reuse(r.entries, r.entryBuf[:], ne)
+	r.overrides = reuse(r.overrides, r.overrideBuf[:], no)
+	r.hits = reuse(r.hits, r.hitsBuf[:], nh)
+}
+
+// reuse returns an empty slice with capacity for n elements: s when it is large enough,
+// else the inline buffer, else a new array.
+func reuse[T any](s, inline []T, n int) []T {
+	switch {
+	case cap(s) >= n && s != nil:
+		return s[:0]
+	case len(inline) >= n:
+		return inline[:0]
+	default:
+		return make([]T, 0, n)
+	}
+}

@@ -1,0 +1,289 @@
+package descriptor
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/rlpkit/rlpkit/hostindex"
+)
+
+// Validate reports every problem of cfg at once, each with its field path, as Errors; nil
+// when cfg is valid. Compile calls it.
+func Validate(cfg *PluginConfig) error {
+	var c errs
+	names := make(map[string]int)
+	for i := range cfg.RateLimitPolicies {
+		p := path("rateLimitPolicies").index(i)
+		pol := &cfg.RateLimitPolicies[i]
+		if pol.Name != "" {
+			if first, dup := names[pol.Name]; dup {
+				c.add(string(p.child("name")), "duplicate policy name "+quote(pol.Name)+" (also rateLimitPolicies["+strconv.Itoa(first)+"])")
+			} else {
+				names[pol.Name] = i
+			}
+		}
+		validatePolicy(&c, p, pol)
+	}
+	return c.err()
+}
+
+func validatePolicy(c *errs, p path, pol *Policy) {
+	if pol.RateLimitDomain == "" {
+		c.add(string(p.child("rateLimitDomain")), "required")
+	}
+	if pol.UpstreamCluster == "" {
+		c.add(string(p.child("upstreamCluster")), "required")
+	}
+	if len(pol.Hostnames) == 0 {
+		c.add(string(p.child("hostnames")), "at least one hostname is required")
+	}
+	seen := make(map[string]bool, len(pol.Hostnames))
+	for i, h := range pol.Hostnames {
+		hp := p.child("hostnames").index(i)
+		if err := hostindex.ValidatePattern(h); err != nil {
+			c.add(string(hp), "invalid hostname "+quote(h)+": "+trimPkg(err.Error()))
+			continue
+		}
+		n := strings.ToLower(strings.TrimSuffix(h, "."))
+		if seen[n] {
+			c.add(string(hp), "duplicate hostname "+quote(h))
+		}
+		seen[n] = true
+	}
+	for i := range pol.RouteMatches {
+		validateRouteMatch(c, p.child("routeMatches").index(i), &pol.RouteMatches[i])
+	}
+	for i := range pol.GatewayActions {
+		ga := &pol.GatewayActions[i]
+		gp := p.child("gatewayActions").index(i)
+		for j := range ga.Rules {
+			validateRule(c, gp.child("rules").index(j), &ga.Rules[j])
+		}
+		for j := range ga.Configurations {
+			validateConfiguration(c, gp.child("configurations").index(j), &ga.Configurations[j])
+		}
+	}
+}
+
+func validateRule(c *errs, p path, r *Rule) {
+	for i, v := range r.Paths {
+		if msg := rulePathProblem(v); msg != "" {
+			c.add(string(p.child("paths").index(i)), msg)
+		}
+	}
+	for i, m := range r.Methods {
+		if !isToken(m) {
+			c.add(string(p.child("methods").index(i)), "invalid HTTP method "+quote(m)+": must be a token (letters, digits and !#$%&'*+-.^_`|~)")
+		}
+	}
+	for i, h := range r.Hosts {
+		if err := hostindex.ValidatePattern(h); err != nil {
+			c.add(string(p.child("hosts").index(i)), "invalid host "+quote(h)+": "+trimPkg(err.Error()))
+		}
+	}
+}
+
+func rulePathProblem(v string) string {
+	switch {
+	case v == "":
+		return "must not be empty"
+	case v[0] != '/':
+		return "invalid path " + quote(v) + `: must start with "/"`
+	case strings.IndexByte(v[:len(v)-1], '*') >= 0:
+		return "invalid path " + quote(v) + `: "*" is allowed only at the end`
+	case strings.ContainsAny(v, "?#"):
+		return "invalid path " + quote(v) + ": must not contain a query or fragment"
+	}
+	return ""
+}
+
+func validateConfiguration(c *errs, p path, cfg *Configuration) {
+	if len(cfg.Actions) == 0 {
+		c.add(string(p.child("actions")), "at least one action is required")
+	}
+	for i := range cfg.Actions {
+		validateAction(c, p.child("actions").index(i), &cfg.Actions[i])
+	}
+	if cfg.Limit != nil {
+		lp := p.child("limit")
+		if cfg.Limit.DynamicMetadata == nil {
+			c.add(string(lp), "dynamic_metadata is required")
+		} else {
+			validateMetadataKey(c, lp.child("dynamic_metadata").child("metadata_key"), &cfg.Limit.DynamicMetadata.MetadataKey)
+		}
+	}
+	if h := cfg.HitsAddend; h != nil {
+		hp := p.child("hits_addend")
+		switch {
+		case (h.Number == nil) == (h.DynamicMetadata == nil):
+			c.add(string(hp), "exactly one of number and dynamic_metadata must be set")
+		case h.DynamicMetadata != nil:
+			validateMetadataKey(c, hp.child("dynamic_metadata").child("metadata_key"), &h.DynamicMetadata.MetadataKey)
+		}
+	}
+}
+
+func validateAction(c *errs, p path, a *Action) {
+	set := 0
+	for _, isSet := range []bool{a.GenericKey != nil, a.RequestHeaders != nil, a.RemoteAddress != nil, a.Metadata != nil, a.HeaderValueMatch != nil} {
+		if isSet {
+			set++
+		}
+	}
+	if set != 1 {
+		c.add(string(p), "exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match)")
+		return
+	}
+	switch {
+	case a.GenericKey != nil:
+		if a.GenericKey.DescriptorValue == "" {
+			c.add(string(p.child("generic_key").child("descriptor_value")), "required")
+		}
+	case a.RequestHeaders != nil:
+		rp := p.child("request_headers")
+		validateHeaderName(c, rp.child("header_name"), a.RequestHeaders.HeaderName)
+		if a.RequestHeaders.DescriptorKey == "" {
+			c.add(string(rp.child("descriptor_key")), "required")
+		}
+	case a.Metadata != nil:
+		mp := p.child("metadata")
+		if a.Metadata.DescriptorKey == "" {
+			c.add(string(mp.child("descriptor_key")), "required")
+		}
+		validateMetadataKey(c, mp.child("metadata_key"), &a.Metadata.MetadataKey)
+		switch a.Metadata.Source {
+		case "", MetadataDynamic, MetadataRouteEntry:
+		default:
+			c.add(string(mp.child("source")), "unsupported value "+quote(string(a.Metadata.Source))+": must be DYNAMIC or ROUTE_ENTRY")
+		}
+	case a.HeaderValueMatch != nil:
+		hp := p.child("header_value_match")
+		if a.HeaderValueMatch.DescriptorValue == "" {
+			c.add(string(hp.child("descriptor_value")), "required")
+		}
+		if len(a.HeaderValueMatch.Headers) == 0 {
+			c.add(string(hp.child("headers")), "at least one header matcher is required")
+		}
+		for i := range a.HeaderValueMatch.Headers {
+			validateHeaderMatcher(c, hp.child("headers").index(i), &a.HeaderValueMatch.Headers[i])
+		}
+	}
+}
+
+func validateHeaderMatcher(c *errs, p path, h *HeaderMatcher) {
+	validateHeaderName(c, p.child("name"), h.Name)
+	set := 0
+	for _, isSet := range []bool{h.ExactMatch != nil, h.PrefixMatch != nil, h.SuffixMatch != nil, h.ContainsMatch != nil, h.PresentMatch != nil, h.SafeRegexMatch != nil} {
+		if isSet {
+			set++
+		}
+	}
+	if set > 1 {
+		c.add(string(p), "at most one of exact_match, prefix_match, suffix_match, contains_match, present_match and safe_regex_match may be set")
+	}
+	// Envoy requires a non-empty value for these three.
+	for _, m := range []struct {
+		name string
+		v    *string
+	}{{"prefix_match", h.PrefixMatch}, {"suffix_match", h.SuffixMatch}, {"contains_match", h.ContainsMatch}} {
+		if m.v != nil && *m.v == "" {
+			c.add(string(p.child(m.name)), "must not be empty")
+		}
+	}
+	if h.SafeRegexMatch != nil {
+		validateRegex(c, p.child("safe_regex_match").child("regex"), h.SafeRegexMatch.Regex)
+	}
+}
+
+func validateRouteMatch(c *errs, p path, m *RouteMatch) {
+	if m.Path != nil {
+		pp := p.child("path")
+		switch m.Path.Type {
+		case "", PathMatchExact, PathMatchPathPrefix:
+		default:
+			c.add(string(pp.child("type")), "unsupported value "+quote(string(m.Path.Type))+": must be Exact or PathPrefix")
+		}
+		if v := m.Path.Value; v != "" && v[0] != '/' {
+			c.add(string(pp.child("value")), "invalid path "+quote(v)+`: must start with "/"`)
+		} else if strings.ContainsAny(v, "?#") {
+			c.add(string(pp.child("value")), "invalid path "+quote(v)+": must not contain a query or fragment")
+		}
+	}
+	if m.Method != "" && !isToken(m.Method) {
+		c.add(string(p.child("method")), "invalid HTTP method "+quote(m.Method))
+	}
+	for i := range m.Headers {
+		h := &m.Headers[i]
+		hp := p.child("headers").index(i)
+		validateHeaderName(c, hp.child("name"), h.Name)
+		switch h.Type {
+		case "", HeaderMatchExact:
+		case HeaderMatchRegularExpression:
+			validateRegex(c, hp.child("value"), h.Value)
+		default:
+			c.add(string(hp.child("type")), "unsupported value "+quote(string(h.Type))+": must be Exact or RegularExpression")
+		}
+	}
+}
+
+func validateMetadataKey(c *errs, p path, k *MetadataKey) {
+	if k.Key == "" {
+		c.add(string(p.child("key")), "required")
+	}
+	if len(k.Path) == 0 {
+		c.add(string(p.child("path")), "at least one path segment is required")
+	}
+	for i, s := range k.Path {
+		if s.Key == "" {
+			c.add(string(p.child("path").index(i).child("key")), "required")
+		}
+	}
+}
+
+func validateHeaderName(c *errs, p path, name string) {
+	switch {
+	case name == "":
+		c.add(string(p), "required")
+	case !isToken(strings.TrimPrefix(name, ":")):
+		c.add(string(p), "invalid header name "+quote(name))
+	}
+}
+
+func validateRegex(c *errs, p path, expr string) {
+	if _, err := regexp.Compile(`^(?:` + expr + `)$`); err != nil {
+		c.add(string(p), "invalid regular expression "+quote(expr)+": "+err.Error())
+	}
+}
+
+// isToken reports whether s is an RFC 9110 token, the syntax of methods and header names.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isTchar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isTchar(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+// trimPkg drops a "pkg: " prefix from a dependency's error, since the field path already says
+// where the problem is.
+func trimPkg(msg string) string {
+	if _, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(msg[:len(msg)-len(rest)-2], " ") {
+		return rest
+	}
+	return msg
+}
