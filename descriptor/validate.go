@@ -42,7 +42,7 @@ func validatePolicy(c *errs, p path, pol *Policy) {
 	for i, h := range pol.Hostnames {
 		hp := p.child("hostnames").index(i)
 		if err := hostindex.ValidatePattern(h); err != nil {
-			c.add(string(hp), "invalid hostname "+quote(h)+": "+trimPkg(err.Error()))
+			c.add(string(hp), trimPkg(err.Error()))
 			continue
 		}
 		n := strings.ToLower(strings.TrimSuffix(h, "."))
@@ -79,7 +79,7 @@ func validateRule(c *errs, p path, r *Rule) {
 	}
 	for i, h := range r.Hosts {
 		if err := hostindex.ValidatePattern(h); err != nil {
-			c.add(string(p.child("hosts").index(i)), "invalid host "+quote(h)+": "+trimPkg(err.Error()))
+			c.add(string(p.child("hosts").index(i)), trimPkg(err.Error()))
 		}
 	}
 }

@@ -34,7 +34,7 @@ func TestValidate(t *testing.T) {
 				"rateLimitPolicies[0].hostnames: at least one hostname is required",
 				`rateLimitPolicies[1].name: duplicate policy name "x" (also rateLimitPolicies[0])`,
 				`rateLimitPolicies[1].hostnames[1]: duplicate hostname "A.com."`,
-				`rateLimitPolicies[1].hostnames[2]: invalid hostname "a*.com": `,
+				`rateLimitPolicies[1].hostnames[2]: invalid pattern "a*.com": `,
 			},
 		},
 		{
@@ -93,7 +93,7 @@ func TestValidate(t *testing.T) {
 				`rateLimitPolicies[0].gatewayActions[0].rules[0].paths[3]: invalid path "/a*b": "*" is allowed only at the end`,
 				"rateLimitPolicies[0].gatewayActions[0].rules[0].paths[4]: must not be empty",
 				"rateLimitPolicies[0].gatewayActions[0].rules[0].methods[1]: invalid HTTP method \"G T\": must be a token (letters, digits and !#$%&'*+-.^_`|~)",
-				`rateLimitPolicies[0].gatewayActions[0].rules[0].hosts[1]: invalid host "bad_host": `,
+				`rateLimitPolicies[0].gatewayActions[0].rules[0].hosts[1]: invalid pattern "bad_host": `,
 			},
 		},
 		{

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Exit codes, the same for every subcommand.
+const (
+	exitOK      = 0 // success
+	exitInvalid = 1 // invalid input: the errors are on stderr
+	exitUsage   = 2 // the command line itself is wrong
+)
+
+const usage = `rlpkit: rate-limit policy for Gateway API and Envoy
+
+Usage:
+  rlpkit descriptors --config PLUGINCONFIG --url URL [--method M] [-H 'Name: value']...
+                     [--remote-address IP] [--metadata FILE.json] [--explain]
+      Print the RLS descriptors a rate-limit filter generates for a request.
+
+Run "rlpkit COMMAND -h" for a command's flags.
+Exit status: 0 success, 1 invalid input, 2 usage error.
+`
+
+// run is the whole program: it parses args (without the program name), does the work and
+// returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var cmd func([]string, io.Reader, io.Writer, io.Writer) int
+	switch args[0] {
+	case "descriptors":
+		cmd = runDescriptors
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "rlpkit: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	return cmd(args[1:], stdin, stdout, stderr)
+}
+
+// usageError is a problem with the command line; it exits 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// errHelp says help was asked for and printed: exit 0.
+var errHelp = errors.New("help printed")
+
+// exitFor prints err for the command name and returns the exit status it means.
+func exitFor(name string, err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "rlpkit %s: %s\nRun \"rlpkit %s -h\" for usage.\n", name, ue.msg, name)
+		return exitUsage
+	default:
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
+}
+
+// parseFlags parses args into fs. On -h it prints synopsis and the flags to stdout and
+// returns errHelp; a bad flag is a usage error; positional arguments are refused unless
+// positional is true.
+func parseFlags(fs *flag.FlagSet, args []string, synopsis string, positional bool, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: %s\n\nFlags:\n", synopsis)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return errHelp
+		}
+		return usagef("%v", err)
+	}
+	if !positional && fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// newFlagSet returns a flag set for parseFlags.
+func newFlagSet(name string) *flag.FlagSet {
+	return flag.NewFlagSet("rlpkit "+name, flag.ContinueOnError)
+}
