@@ -53,7 +53,7 @@ func FuzzConvert(f *testing.F) {
 			}
 			return
 		}
-		lines := bytes.Count(data, []byte("\n")) + 1
+		lines := maxLines(data)
 		for _, d := range docs {
 			if !json.Valid(d.JSON) {
 				t.Fatalf("Convert(%q) document %d: invalid JSON %q", data, d.Index, d.JSON)
@@ -83,6 +83,16 @@ func FuzzConvert(f *testing.F) {
 		}
 		compareWithYAMLv3(t, data, docs)
 	})
+}
+
+// maxLines bounds the lines YAML sees in data: it breaks lines at LF, CR,
+// NEL, LS and PS (CR LF counts twice here, which only loosens the bound).
+func maxLines(data []byte) int {
+	n := 1
+	for _, br := range []string{"\n", "\r", "\u0085", "\u2028", "\u2029"} {
+		n += bytes.Count(data, []byte(br))
+	}
+	return n
 }
 
 // paths lists up to limit field paths of a JSON document, in the syntax of

@@ -70,8 +70,13 @@ func (v *value) child(seg string, bracket bool) (line int, c *value, ok bool) {
 		if !bracket {
 			return 0, nil, false
 		}
+		for j := 0; j < len(seg); j++ {
+			if seg[j] < '0' || seg[j] > '9' {
+				return 0, nil, false
+			}
+		}
 		i, err := strconv.Atoi(seg)
-		if err != nil || i < 0 || i >= len(v.items) || seg[0] == '+' {
+		if err != nil || i >= len(v.items) {
 			return 0, nil, false
 		}
 		return v.items[i].line, v.items[i].v, true
