@@ -7,8 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// t0 is a whole minute, so windows of 1, 2, 4, 10 and 60 s start at it.
-var t0 = time.Unix(1_700_000_040, 0)
+// t0 is a whole day (UTC), so windows of 1, 2, 4, 10, 60 s, an hour and a
+// day start at it.
+var t0 = time.Unix(1_699_920_000, 0)
 
 type step struct {
 	at   time.Duration // instant, as an offset from t0

@@ -1,6 +1,14 @@
 // Package limit is the enforcement core of rlpkit: the counting algorithms a
 // rate-limit service and an HTTP middleware use.
 //
+// # Conditions
+//
+// A limit's conditions are either the legacy KEY == VALUE / KEY != VALUE
+// form, matched directly, or CEL expressions over descriptors (a list of
+// string maps, as limitador 2.x writes them), compiled once with
+// github.com/google/cel-go under a cost limit. A condition on a missing key
+// is false.
+//
 // # Algorithms
 //
 // Five algorithms share one contract. Each is a small value type

@@ -10,10 +10,11 @@ import (
 // Update applies all updates of one request at now, in order, and writes
 // one decision per update into decisions (which must be at least as long as
 // updates). It is all-or-nothing: when every decision is allowed, every
-// update's cost is consumed; when any is not, no counter changes, and the
-// decisions of the others describe their state without this request (as a
-// check would). Several updates may name the same key: each sees the ones
-// before it. An update with cost 0 is a check (see Policy.Decide).
+// update's cost is consumed; when any is not, no counter changes, the
+// allowed decisions are replaced by checks (the counters without this
+// request), and the rejected ones stay as decided within the batch. Several
+// updates may name the same key: each sees the ones before it. An update
+// with cost 0 is a check (see Policy.Decide).
 //
 // Update returns an error, and no decisions, when the store cannot answer
 // (a server unreachable, an invalid update); callers must not treat an error

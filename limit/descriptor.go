@@ -1,0 +1,50 @@
+package limit
+
+// Request is the input of one rate-limit decision: Envoy's RateLimitRequest.
+type Request struct {
+	// Domain selects the limits whose Namespace equals it. It must not be
+	// empty.
+	Domain string
+	// Descriptors are evaluated each on its own; the response has one status
+	// per descriptor, in this order.
+	Descriptors []Descriptor
+	// HitsAddend is the cost of each descriptor that has no HitsAddend of its
+	// own; 0 means 1.
+	HitsAddend uint32
+}
+
+// Descriptor is one RLS descriptor: Envoy's RateLimitDescriptor.
+type Descriptor struct {
+	// Entries are the descriptor's key/value pairs. When a key repeats, the
+	// last entry wins, as in a map.
+	Entries []Entry
+	// Limit, when set to a known unit, replaces the configured limits for
+	// this descriptor (see Evaluator). A nil Limit, or one with
+	// UnitUnknown or an out-of-range unit, has no effect.
+	Limit *Override
+	// HitsAddend, when set, replaces the request's HitsAddend for this
+	// descriptor; an explicit 0 checks the limits without consuming.
+	HitsAddend *uint64
+}
+
+// Entry is one descriptor entry.
+type Entry struct {
+	Key   string
+	Value string
+}
+
+// Override is a per-descriptor limit: Envoy's RateLimitDescriptor.RateLimitOverride.
+type Override struct {
+	RequestsPerUnit uint32
+	Unit            Unit
+}
+
+// lookup returns the value of the last entry with key.
+func lookup(entries []Entry, key string) (string, bool) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Key == key {
+			return entries[i].Value, true
+		}
+	}
+	return "", false
+}
