@@ -1,6 +1,16 @@
 // Package limit is the enforcement core of rlpkit: the counting algorithms a
 // rate-limit service and an HTTP middleware use.
 //
+// # Limits
+//
+// A Limit is {namespace, max_value, seconds, conditions, variables, name,
+// algorithm} in limitador's file format; its identity is (namespace,
+// seconds, conditions as a set, variables as a set). DecodeLimits reads a
+// list of limits from JSON, strictly, and reports every problem at once with
+// field paths ("[1].seconds: must be greater than 0"). YAML files are
+// converted to JSON by the caller (rlpkit's yamljson.ToJSON); this package
+// reads no YAML.
+//
 // # Conditions
 //
 // A limit's conditions are either the legacy KEY == VALUE / KEY != VALUE
