@@ -153,5 +153,8 @@ func FuzzDecodeLimits(f *testing.F) {
 		if err := ValidateLimits(limits); err != nil {
 			t.Fatalf("DecodeLimits accepted limits that ValidateLimits rejects: %v", err)
 		}
+		if _, err := NewEvaluator(limits, NewMemoryStore(MemoryOptions{MaxKeys: 64})); err != nil {
+			t.Fatalf("DecodeLimits accepted limits that NewEvaluator rejects: %v", err)
+		}
 	})
 }

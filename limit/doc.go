@@ -1,5 +1,28 @@
-// Package limit is the enforcement core of rlpkit: the counting algorithms a
-// rate-limit service and an HTTP middleware use.
+// Package limit is the enforcement core of rlpkit: the limits a rate-limit
+// service enforces, their evaluation with the semantics of Envoy's Rate Limit
+// Service (RLS), and the counting algorithms and stores behind it, which the
+// HTTP middleware (limit/httplimit) uses directly.
+//
+// It is not an RLS server (package rls maps go-control-plane messages onto
+// Evaluator), does not read YAML, and keeps no goroutines or globals beyond
+// an immutable CEL environment built on first use. It imports only the
+// standard library and cel-go.
+//
+// # Evaluation
+//
+// Evaluator answers a Request (domain, descriptors, hits_addend) with a
+// Response: an overall code and one status per descriptor, in request order,
+// with the current limit, the remaining hits and the duration until reset.
+// Each descriptor is evaluated on its own; a request's counters go to the
+// Store in one all-or-nothing batch. hits_addend 0 means 1, a descriptor's
+// own hits_addend replaces the request's and an explicit 0 checks without
+// consuming; a descriptor's limit override replaces the configured limits
+// for it; an empty domain is an error and a domain without limits answers
+// OK. Windows of 1, 60, 3,600, 86,400, 604,800, 2,592,000 (30 days) and
+// 31,536,000 (365 days) seconds report SECOND, MINUTE, HOUR, DAY, WEEK, MONTH
+// and YEAR; others UNKNOWN. Counter keys are built into a per-request buffer
+// reused across requests: an evaluation with legacy conditions allocates
+// nothing.
 //
 // # Limits
 //
@@ -46,6 +69,22 @@
 //
 // # Where it differs from its sources
 //
+//   - limitador binds descriptors to every descriptor of the request and
+//     evaluates a limit once per request; here each descriptor is evaluated
+//     on its own (Envoy's semantics), with descriptors bound to a one-element
+//     list holding it. With one descriptor per request, as Kuadrant's filter
+//     sends, the two agree. A limit that applies to several descriptors of a
+//     request counts once per descriptor.
+//   - A counter key also carries the limit's algorithm, so changing it starts
+//     fresh counters instead of misreading state.
+//   - A check (hits_addend explicitly 0) is over when not even one more hit
+//     would be admitted: counters never exceed their maximum here, unlike
+//     Envoy's reference service, which counts rejected hits.
+//   - A descriptor's override is enforced with the fixed window on a counter
+//     of its own (domain, entries, window), replacing every configured limit
+//     for that descriptor.
+//   - A CEL condition whose evaluation fails for any reason (not only a
+//     missing key) is false, rather than failing the request.
 //   - Seed 002's sliding window counts a rejected request; this one does not
 //     (a rejected hit consumes nothing, for every algorithm).
 //   - The token bucket and GCRA refill one token every ceil(window/max)

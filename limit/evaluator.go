@@ -1,0 +1,288 @@
+package limit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// Code is a rate-limit answer: Envoy's RateLimitResponse.Code, with the same
+// numbers.
+type Code int32
+
+const (
+	// CodeUnknown is never returned by the Evaluator.
+	CodeUnknown Code = 0
+	// CodeOK means under the limit.
+	CodeOK Code = 1
+	// CodeOverLimit means over the limit.
+	CodeOverLimit Code = 2
+)
+
+// String returns Envoy's name of c: UNKNOWN, OK or OVER_LIMIT.
+func (c Code) String() string {
+	switch c {
+	case CodeOK:
+		return "OK"
+	case CodeOverLimit:
+		return "OVER_LIMIT"
+	case CodeUnknown:
+		return "UNKNOWN"
+	}
+	return "Code(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Response is the answer to a Request: Envoy's RateLimitResponse.
+type Response struct {
+	// Code is CodeOverLimit when any descriptor is over the limit, else
+	// CodeOK.
+	Code Code
+	// Statuses has one status per request descriptor, in request order.
+	Statuses []DescriptorStatus
+}
+
+// DescriptorStatus is the answer for one descriptor: Envoy's
+// RateLimitResponse.DescriptorStatus.
+type DescriptorStatus struct {
+	// Code is CodeOverLimit when any counter of the descriptor is over.
+	Code Code
+	// CurrentLimit is the limit that decided: the first one over, or else
+	// the one with the least remaining. Nil when no limit applies. It is
+	// shared: do not modify it.
+	CurrentLimit *RateLimit
+	// LimitRemaining is how many more hits CurrentLimit admits now
+	// (saturating at the largest uint32).
+	LimitRemaining uint32
+	// DurationUntilReset is how long until CurrentLimit's counter is back to
+	// its initial state: the end of the window for the fixed window.
+	DurationUntilReset time.Duration
+}
+
+// ErrEmptyDomain is returned for a request without a domain.
+var ErrEmptyDomain = errors.New("limit: request has an empty domain")
+
+// Evaluator answers rate-limit requests with the semantics of Envoy's rate
+// limit service over a set of limits and a Store:
+//
+//   - each descriptor is evaluated on its own against the limits whose
+//     namespace is the request's domain; a limit applies when all its
+//     conditions hold and every variable is an entry key, and counts on the
+//     counter (limit identity, the variables' values). A limit that applies
+//     to several descriptors of one request counts once per descriptor.
+//   - a descriptor's cost is its own HitsAddend when set (an explicit 0
+//     checks without consuming), else the request's (0 means 1).
+//   - a descriptor with a Limit override of a known unit is limited by it
+//     alone, with the fixed window, on a counter keyed by the domain, the
+//     descriptor's entries and the override's window, whether or not any
+//     configured limit applies.
+//   - a request is all-or-nothing: when any counter would go over, none is
+//     incremented. All its counters go to the store in one Update.
+//   - a domain without limits answers OK for every descriptor; an empty
+//     domain is ErrEmptyDomain; a store error is returned (wrapped), so a
+//     server can answer Unavailable.
+//
+// An Evaluator is immutable and safe for concurrent use. To change limits,
+// build a new one on the same store: counters are keyed by limit identity,
+// so they carry over.
+type Evaluator struct {
+	domains map[string]*domainLimits
+	store   Store
+	clock   func() time.Time
+	scratch sync.Pool
+}
+
+type domainLimits struct {
+	limits []*compiledLimit
+}
+
+// scratch is the reusable per-request state, so that a request allocates
+// nothing in the steady state.
+type scratch struct {
+	keys    []byte // every counter key of the request, back to back
+	updates []Update
+	decs    []Decision
+	owner   []int // descriptor index of each update
+	limits  []*RateLimit
+	act     activation
+}
+
+// Option configures an Evaluator.
+type Option func(*Evaluator)
+
+// WithClock sets the clock ShouldRateLimit reads; the default is time.Now.
+func WithClock(clock func() time.Time) Option {
+	return func(e *Evaluator) { e.clock = clock }
+}
+
+// NewEvaluator validates limits (see ValidateLimits) and returns an
+// evaluator over them and store.
+func NewEvaluator(limits []Limit, store Store, opts ...Option) (*Evaluator, error) {
+	if store == nil {
+		return nil, errors.New("limit: NewEvaluator needs a store")
+	}
+	compiled, errs := compileLimits(limits, nil)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	e := &Evaluator{domains: make(map[string]*domainLimits), store: store, clock: time.Now}
+	for i, cl := range compiled {
+		ns := limits[cl.index].Namespace
+		dl := e.domains[ns]
+		if dl == nil {
+			dl = &domainLimits{}
+			e.domains[ns] = dl
+		}
+		dl.limits = append(dl.limits, compiled[i])
+	}
+	e.scratch.New = func() any { return new(scratch) }
+	for _, o := range opts {
+		o(e)
+	}
+	return e, nil
+}
+
+// ShouldRateLimit evaluates req at the evaluator's clock and returns a new
+// response.
+func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *Request) (*Response, error) {
+	resp := new(Response)
+	if err := e.Evaluate(ctx, e.clock(), req, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Evaluate evaluates req at now into resp, reusing resp.Statuses' storage.
+// On error resp is left unspecified.
+func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, resp *Response) error {
+	if req.Domain == "" {
+		return ErrEmptyDomain
+	}
+	n := len(req.Descriptors)
+	if cap(resp.Statuses) < n {
+		resp.Statuses = make([]DescriptorStatus, n)
+	}
+	resp.Statuses = resp.Statuses[:n]
+	clear(resp.Statuses)
+	resp.Code = CodeOK
+	dl := e.domains[req.Domain]
+
+	sc := e.scratch.Get().(*scratch)
+	defer e.release(sc)
+	for i := range req.Descriptors {
+		d := &req.Descriptors[i]
+		cost := descriptorCost(req, d)
+		if d.Limit != nil && d.Limit.Unit.Seconds() > 0 {
+			start := len(sc.keys)
+			sc.keys = appendOverrideKey(sc.keys, req.Domain, d)
+			window := time.Duration(d.Limit.Unit.Seconds()) * time.Second
+			sc.add(i, start, Policy{Max: uint64(d.Limit.RequestsPerUnit), Window: window}, cost,
+				&RateLimit{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: d.Limit.Unit})
+			continue
+		}
+		if dl == nil {
+			continue
+		}
+		sc.act.reset(d.Entries)
+		for _, l := range dl.limits {
+			start := len(sc.keys)
+			var ok bool
+			if sc.keys, ok = l.applies(d.Entries, &sc.act, sc.keys); ok {
+				sc.add(i, start, l.policy, cost, &l.status)
+			}
+		}
+	}
+	if len(sc.updates) == 0 {
+		for i := range resp.Statuses {
+			resp.Statuses[i].Code = CodeOK
+		}
+		return nil
+	}
+	if err := e.store.Update(ctx, now, sc.updates, sc.decs); err != nil {
+		return fmt.Errorf("limit: store: %w", err)
+	}
+	e.statuses(sc, resp)
+	return nil
+}
+
+// add records an update whose key is sc.keys[start:].
+func (sc *scratch) add(owner, start int, p Policy, cost uint64, rl *RateLimit) {
+	key := sc.keys[start:]
+	sc.updates = append(sc.updates, Update{Key: unsafe.String(unsafe.SliceData(key), len(key)), Policy: p, Cost: cost})
+	sc.decs = append(sc.decs, Decision{})
+	sc.owner = append(sc.owner, owner)
+	sc.limits = append(sc.limits, rl)
+}
+
+// release returns sc to the pool, dropping references into the request.
+func (e *Evaluator) release(sc *scratch) {
+	clear(sc.updates)
+	clear(sc.limits)
+	sc.keys, sc.updates, sc.decs, sc.owner, sc.limits = sc.keys[:0], sc.updates[:0], sc.decs[:0], sc.owner[:0], sc.limits[:0]
+	sc.act.reset(nil)
+	e.scratch.Put(sc)
+}
+
+// statuses turns the store's decisions into per-descriptor statuses. The
+// updates of one descriptor are contiguous.
+func (e *Evaluator) statuses(sc *scratch, resp *Response) {
+	for i := range resp.Statuses {
+		resp.Statuses[i].Code = CodeOK
+	}
+	for a := 0; a < len(sc.updates); {
+		b := a + 1
+		for b < len(sc.updates) && sc.owner[b] == sc.owner[a] {
+			b++
+		}
+		pick := a
+		for j := a; j < b; j++ {
+			if !sc.decs[j].Allowed {
+				pick = j
+				break
+			}
+			if sc.decs[j].Remaining < sc.decs[pick].Remaining {
+				pick = j
+			}
+		}
+		d := sc.decs[pick]
+		st := &resp.Statuses[sc.owner[a]]
+		st.CurrentLimit = sc.limits[pick]
+		st.LimitRemaining = uint32(min(d.Remaining, math.MaxUint32))
+		st.DurationUntilReset = d.ResetAfter
+		if !d.Allowed {
+			st.Code = CodeOverLimit
+			resp.Code = CodeOverLimit
+		}
+		a = b
+	}
+}
+
+func descriptorCost(req *Request, d *Descriptor) uint64 {
+	if d.HitsAddend != nil {
+		return *d.HitsAddend
+	}
+	if req.HitsAddend == 0 {
+		return 1
+	}
+	return uint64(req.HitsAddend)
+}
+
+// appendOverrideKey appends the counter key of a descriptor's override:
+// the domain's hash tag, "O", the window and the entries, length-prefixed.
+func appendOverrideKey(b []byte, domain string, d *Descriptor) []byte {
+	b = appendHashTag(b, domain)
+	b = append(b, 'O')
+	b = strconv.AppendUint(b, uint64(d.Limit.Unit.Seconds()), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(len(d.Entries)), 10)
+	b = append(b, ':')
+	for _, en := range d.Entries {
+		b = appendNetstring(b, en.Key)
+		b = appendNetstring(b, en.Value)
+	}
+	return b
+}

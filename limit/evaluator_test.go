@@ -1,0 +1,268 @@
+package limit
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var toystore = []Limit{
+	{Namespace: "toystore", Name: "get-per-user", MaxValue: 2, Seconds: 60, Conditions: []string{"method == 'GET'"}, Variables: []string{"user"}},
+	{Namespace: "toystore", Name: "all", MaxValue: 5, Seconds: 60},
+	{Namespace: "toystore", Name: "admin", MaxValue: 1, Seconds: 3600, Conditions: []string{"descriptors[0]['path'].startsWith('/admin')"}},
+	{Namespace: "other", Name: "other", MaxValue: 1, Seconds: 1},
+}
+
+func newEvaluator(t *testing.T, limits []Limit) *Evaluator {
+	t.Helper()
+	e, err := NewEvaluator(limits, NewMemoryStore(MemoryOptions{}))
+	if err != nil {
+		t.Fatalf("NewEvaluator: %v", err)
+	}
+	return e
+}
+
+func entries(kv ...string) []Entry {
+	var out []Entry
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, Entry{kv[i], kv[i+1]})
+	}
+	return out
+}
+
+func u64(v uint64) *uint64 { return &v }
+
+func evaluate(t *testing.T, e *Evaluator, at time.Duration, req Request) *Response {
+	t.Helper()
+	resp := new(Response)
+	if err := e.Evaluate(context.Background(), t0.Add(at), &req, resp); err != nil {
+		t.Fatalf("Evaluate(%+v) = %v", req, err)
+	}
+	return resp
+}
+
+func limitOf(name string, max uint32, u Unit) *RateLimit {
+	return &RateLimit{Name: name, RequestsPerUnit: max, Unit: u}
+}
+
+func TestEvaluator(t *testing.T) {
+	e := newEvaluator(t, toystore)
+	req := Request{Domain: "toystore", Descriptors: []Descriptor{
+		{Entries: entries("method", "GET", "user", "bob")},
+		{Entries: entries("path", "/admin/toys")},
+		{Entries: entries("method", "POST")},
+	}}
+	all := limitOf("all", 5, UnitMinute)
+	steps := []struct {
+		at   time.Duration
+		want Response
+	}{
+		{0, Response{Code: CodeOK, Statuses: []DescriptorStatus{
+			// get-per-user has 1 left, all has 2 left after this request's three hits.
+			{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, UnitMinute), LimitRemaining: 1, DurationUntilReset: 60 * s1},
+			{Code: CodeOK, CurrentLimit: limitOf("admin", 1, UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1},
+			{Code: CodeOK, CurrentLimit: all, LimitRemaining: 2, DurationUntilReset: 60 * s1},
+		}}},
+		// admin is used up, and all would take a sixth hit from the third
+		// descriptor: the request is over, and nothing is consumed. An
+		// admitted descriptor reports its counters without this request; an
+		// over one as they stood within the request.
+		{10 * s1, Response{Code: CodeOverLimit, Statuses: []DescriptorStatus{
+			{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, UnitMinute), LimitRemaining: 1, DurationUntilReset: 50 * s1},
+			{Code: CodeOverLimit, CurrentLimit: limitOf("admin", 1, UnitHour), LimitRemaining: 0, DurationUntilReset: 3590 * s1},
+			{Code: CodeOverLimit, CurrentLimit: all, LimitRemaining: 0, DurationUntilReset: 50 * s1},
+		}}},
+	}
+	for i, st := range steps {
+		got := evaluate(t, e, st.at, req)
+		if diff := cmp.Diff(&st.want, got); diff != "" {
+			t.Errorf("step %d: Evaluate mismatch (-want +got):\n%s", i, diff)
+		}
+	}
+	// Without the admin descriptor: all has 2 left, so two descriptors fit.
+	got := evaluate(t, e, 20*s1, Request{Domain: "toystore", Descriptors: []Descriptor{
+		{Entries: entries("method", "GET", "user", "bob")},
+		{Entries: entries("method", "GET", "user", "alice")},
+	}})
+	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{
+		{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, UnitMinute), LimitRemaining: 0, DurationUntilReset: 40 * s1},
+		{Code: CodeOK, CurrentLimit: all, LimitRemaining: 0, DurationUntilReset: 40 * s1},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Evaluate mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestEvaluatorNoLimits(t *testing.T) {
+	e := newEvaluator(t, toystore)
+	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{{Code: CodeOK}, {Code: CodeOK}}}
+	for _, domain := range []string{"unknown", "other"} {
+		got := evaluate(t, e, 0, Request{Domain: domain, Descriptors: []Descriptor{{Entries: entries("a", "b")}, {}}})
+		if domain == "other" { // the "other" limit applies to every descriptor
+			want = &Response{Code: CodeOverLimit, Statuses: []DescriptorStatus{
+				{Code: CodeOK, CurrentLimit: limitOf("other", 1, UnitSecond), LimitRemaining: 1, DurationUntilReset: s1},
+				{Code: CodeOverLimit, CurrentLimit: limitOf("other", 1, UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
+			}}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Evaluate(domain %q) mismatch (-want +got):\n%s", domain, diff)
+		}
+	}
+	if _, err := e.ShouldRateLimit(context.Background(), &Request{Descriptors: []Descriptor{{}}}); !errors.Is(err, ErrEmptyDomain) {
+		t.Errorf("ShouldRateLimit(empty domain) = %v, want ErrEmptyDomain", err)
+	}
+}
+
+func TestEvaluatorHitsAddend(t *testing.T) {
+	limits := []Limit{{Namespace: "d", Name: "n", MaxValue: 10, Seconds: 60, Variables: []string{"k"}}}
+	e := newEvaluator(t, limits)
+	lim := limitOf("n", 10, UnitMinute)
+	status := func(code Code, remaining uint32) DescriptorStatus {
+		return DescriptorStatus{Code: code, CurrentLimit: lim, LimitRemaining: remaining, DurationUntilReset: 60 * s1}
+	}
+	steps := []struct {
+		name string
+		req  Request
+		want []DescriptorStatus
+	}{
+		{"request-level 0 means 1", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+			[]DescriptorStatus{status(CodeOK, 9)}},
+		{"request-level 3", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+			[]DescriptorStatus{status(CodeOK, 6)}},
+		{"descriptor-level replaces request-level", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
+			{Entries: entries("k", "a"), HitsAddend: u64(5)}, {Entries: entries("k", "b")}}},
+			[]DescriptorStatus{status(CodeOK, 1), status(CodeOK, 7)}},
+		{"explicit 0 checks without consuming", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
+			{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
+			[]DescriptorStatus{status(CodeOK, 1)}},
+		{"too many", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(2)}}},
+			[]DescriptorStatus{status(CodeOverLimit, 1)}},
+		{"last hit", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+			[]DescriptorStatus{status(CodeOK, 0)}},
+		{"a check on a full counter is over", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
+			[]DescriptorStatus{status(CodeOverLimit, 0)}},
+	}
+	for _, st := range steps {
+		got := evaluate(t, e, 0, st.req)
+		if diff := cmp.Diff(st.want, got.Statuses); diff != "" {
+			t.Errorf("%s: statuses mismatch (-want +got):\n%s", st.name, diff)
+		}
+	}
+}
+
+func TestEvaluatorOverride(t *testing.T) {
+	limits := []Limit{{Namespace: "d", Name: "configured", MaxValue: 100, Seconds: 60, Variables: []string{"user"}}}
+	e := newEvaluator(t, limits)
+	override := func(n uint32, u Unit) *Override { return &Override{RequestsPerUnit: n, Unit: u} }
+	steps := []struct {
+		name string
+		d    Descriptor
+		want DescriptorStatus
+	}{
+		{"override replaces the configured limit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, UnitHour)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 1, UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+		{"and is over on the next hit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, UnitHour)},
+			DescriptorStatus{Code: CodeOverLimit, CurrentLimit: limitOf("", 1, UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+		{"the configured counter was not touched", Descriptor{Entries: entries("user", "bob")},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
+		{"override applies without a configured limit", Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, UnitSecond)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 5, UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
+		{"another window is another counter", Descriptor{Entries: entries("user", "bob"), Limit: override(2, UnitDay)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 2, UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
+		{"an unknown unit is ignored", Descriptor{Entries: entries("user", "bob"), Limit: override(1, UnitUnknown)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, UnitMinute), LimitRemaining: 98, DurationUntilReset: 60 * s1}},
+	}
+	for _, st := range steps {
+		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{st.d}})
+		if diff := cmp.Diff([]DescriptorStatus{st.want}, got.Statuses); diff != "" {
+			t.Errorf("%s: statuses mismatch (-want +got):\n%s", st.name, diff)
+		}
+	}
+}
+
+func TestEvaluatorUnits(t *testing.T) {
+	tests := []struct {
+		seconds uint32
+		want    Unit
+	}{
+		{1, UnitSecond}, {60, UnitMinute}, {3600, UnitHour}, {86400, UnitDay},
+		{604800, UnitWeek}, {2592000, UnitMonth}, {31536000, UnitYear}, {10, UnitUnknown}, {120, UnitUnknown},
+	}
+	for _, tc := range tests {
+		e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 3, Seconds: tc.seconds}})
+		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{{}}})
+		if u := got.Statuses[0].CurrentLimit.Unit; u != tc.want {
+			t.Errorf("seconds %d: unit %v, want %v", tc.seconds, u, tc.want)
+		}
+	}
+}
+
+func TestEvaluatorKeysAreUnambiguous(t *testing.T) {
+	// Values that would collide if the key simply joined them.
+	e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 1, Seconds: 60, Variables: []string{"a", "b"}}})
+	for _, d := range []Descriptor{
+		{Entries: entries("a", "x", "b", "y:z")},
+		{Entries: entries("a", "x:y", "b", "z")},
+		{Entries: entries("a", "x", "b", "1:y")},
+		{Entries: entries("a", "x1:", "b", "y")},
+	} {
+		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{d}})
+		if got.Code != CodeOK {
+			t.Errorf("descriptor %v shares a counter with an earlier one", d.Entries)
+		}
+	}
+}
+
+type failingStore struct{ err error }
+
+func (s failingStore) Update(context.Context, time.Time, []Update, []Decision) error { return s.err }
+
+func TestEvaluatorStoreError(t *testing.T) {
+	boom := errors.New("connection refused")
+	e, err := NewEvaluator(toystore, failingStore{boom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.ShouldRateLimit(context.Background(), &Request{Domain: "toystore", Descriptors: []Descriptor{{}}})
+	if !errors.Is(err, boom) || err.Error() != "limit: store: connection refused" {
+		t.Errorf("ShouldRateLimit with a failing store = %v, want the store's error wrapped", err)
+	}
+	// No counter applies: the store is not asked.
+	if _, err := e.ShouldRateLimit(context.Background(), &Request{Domain: "unknown", Descriptors: []Descriptor{{}}}); err != nil {
+		t.Errorf("ShouldRateLimit without counters = %v, want no error", err)
+	}
+}
+
+func TestNewEvaluatorErrors(t *testing.T) {
+	_, err := NewEvaluator([]Limit{{Namespace: "", Seconds: 1}, {Namespace: "a", Seconds: 0}}, NewMemoryStore(MemoryOptions{}))
+	want := "limit: [0].namespace: must not be empty\nlimit: [1].seconds: must be greater than 0"
+	if err == nil || err.Error() != want {
+		t.Errorf("NewEvaluator = %v, want %q", err, want)
+	}
+	if _, err := NewEvaluator(nil, nil); err == nil {
+		t.Error("NewEvaluator(nil store) = nil error, want an error")
+	}
+}
+
+// TestEvaluatorExactUnderConcurrency: 8 goroutines x 10,000 requests against
+// a fixed window of max 1,000 admit exactly 1,000.
+func TestEvaluatorExactUnderConcurrency(t *testing.T) {
+	e := newEvaluator(t, []Limit{
+		{Namespace: "d", MaxValue: 1000, Seconds: 60, Conditions: []string{"method == 'GET'"}},
+		{Namespace: "d", MaxValue: 100_000, Seconds: 60, Variables: []string{"user"}},
+	})
+	admitted := hammer(8, 10_000, func(g, i int) bool {
+		req := Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("method", "GET", "user", string(rune('a'+g)))}}}
+		var resp Response
+		if err := e.Evaluate(context.Background(), t0.Add(time.Duration(i)*time.Microsecond), &req, &resp); err != nil {
+			panic(err)
+		}
+		return resp.Code == CodeOK
+	})
+	if admitted != 1000 {
+		t.Errorf("admitted %d, want exactly 1000", admitted)
+	}
+}
