@@ -13,10 +13,10 @@ import (
 
 // Document is one YAML document of a stream, converted to JSON.
 //
-// A Document keeps the converted tree, with its lines, for Line: about as much
-// memory again as the JSON. It is not changed after Convert returns it; its
-// methods are safe for concurrent use. The zero Document has no JSON and reports line 0 for
-// every path.
+// Besides the JSON, a Document keeps the converted tree with its lines, for
+// Line. It is not changed after Convert returns it; its methods are safe for
+// concurrent use. The zero Document has no JSON and reports line 0 for every
+// path.
 //
 // The start line is the field StartLine, not Line, because Go does not let a
 // field and a method share a name and Line is the method that finds a path.
@@ -114,7 +114,9 @@ func (b *builder) document(n *yaml.Node) Document {
 }
 
 // ToJSON converts a stream that holds exactly one non-empty document, however
-// many empty ones surround it, and returns its JSON.
+// many empty ones surround it, and returns its JSON. A stream with no
+// non-empty document, or with two, is an error, an *[Error] like those of
+// Convert.
 func ToJSON(data []byte) ([]byte, error) {
 	docs, err := Convert(data)
 	if err != nil {
@@ -126,12 +128,12 @@ func ToJSON(data []byte) ([]byte, error) {
 			continue
 		}
 		if found != nil {
-			return nil, fmt.Errorf("yamljson: line %d: a second document (document %d after document %d); want exactly one", docs[i].StartLine, docs[i].Index, found.Index)
+			return nil, &Error{Doc: docs[i].Index, Line: docs[i].StartLine, Msg: fmt.Sprintf("a second document, after document %d; want exactly one", found.Index), multi: true}
 		}
 		found = &docs[i]
 	}
 	if found == nil {
-		return nil, errors.New("yamljson: no document; want exactly one")
+		return nil, &Error{Msg: "no document; want exactly one"}
 	}
 	return found.JSON, nil
 }

@@ -403,7 +403,8 @@ func TestToJSON(t *testing.T) {
 		{"explicit null counts", "--- null\n", "null", ""},
 		{"nothing", "", "", "yamljson: no document; want exactly one"},
 		{"only empty documents", "---\n---\n", "", "yamljson: no document; want exactly one"},
-		{"two documents", "a: 1\n---\nb: 2\n", "", "yamljson: line 2: a second document (document 1 after document 0); want exactly one"},
+		{"two documents among empty ones", "---\na: 1\n---\n---\nb: 2\n", "", "yamljson: document 2: line 4: a second document, after document 0; want exactly one"},
+		{"two documents", "a: 1\n---\nb: 2\n", "", "yamljson: document 1: line 2: a second document, after document 0; want exactly one"},
 		{"conversion error", "a: .inf\n", "", "yamljson: line 1: .inf is not a finite number; JSON cannot represent it"},
 	}
 	for _, tc := range tests {
