@@ -2,6 +2,8 @@ package descriptor
 
 // Action is one Envoy rate-limit action (envoy.config.route.v3.RateLimit.Action). Exactly
 // one of its fields must be set.
+//
+// +kubebuilder:object:generate=true
 type Action struct {
 	// GenericKey appends a fixed entry.
 	// +optional
@@ -21,6 +23,8 @@ type Action struct {
 }
 
 // GenericKey appends the entry (DescriptorKey, DescriptorValue).
+//
+// +kubebuilder:object:generate=true
 type GenericKey struct {
 	// DescriptorKey is the entry's key; empty means "generic_key", as in Envoy.
 	// +optional
@@ -32,6 +36,8 @@ type GenericKey struct {
 // RequestHeaders appends (DescriptorKey, first value of the header HeaderName). When the
 // header is absent the configuration yields no descriptor, unless SkipIfAbsent is set, in
 // which case this action appends nothing and the descriptor is still built.
+//
+// +kubebuilder:object:generate=true
 type RequestHeaders struct {
 	// HeaderName is the header to read, compared case-insensitively. It MUST be a valid
 	// header name; pseudo-headers (":path", ":method", ":authority") read the request line.
@@ -45,6 +51,8 @@ type RequestHeaders struct {
 
 // RemoteAddress appends ("remote_address", client IP address without port). A request without
 // an IP client address yields no descriptor for the configuration.
+//
+// +kubebuilder:object:generate=true
 type RemoteAddress struct{}
 
 // MetadataSource selects which metadata a MetadataAction reads.
@@ -60,6 +68,8 @@ const (
 // MetadataAction appends (DescriptorKey, the string at MetadataKey). Only a non-empty string
 // value counts; anything else is absent. When absent, DefaultValue is used if set; otherwise
 // the configuration yields no descriptor, unless SkipIfAbsent is set.
+//
+// +kubebuilder:object:generate=true
 type MetadataAction struct {
 	// DescriptorKey is the entry's key. It MUST NOT be empty.
 	DescriptorKey string `json:"descriptor_key"`
@@ -80,6 +90,8 @@ type MetadataAction struct {
 // HeaderValueMatch appends (DescriptorKey, DescriptorValue) when every matcher in Headers
 // matches the request (or, with ExpectMatch false, when they do not all match); otherwise the
 // configuration yields no descriptor.
+//
+// +kubebuilder:object:generate=true
 type HeaderValueMatch struct {
 	// DescriptorKey is the entry's key; empty means "header_match", as in Envoy.
 	// +optional
@@ -98,6 +110,8 @@ type HeaderValueMatch struct {
 // against their values joined with ",". An absent header matches only a present_match of
 // false (or an inverted present_match of true), whatever InvertMatch says otherwise, as in
 // Envoy.
+//
+// +kubebuilder:object:generate=true
 type HeaderMatcher struct {
 	// Name is the header name, compared case-insensitively. It MUST NOT be empty.
 	Name string `json:"name"`
@@ -125,6 +139,8 @@ type HeaderMatcher struct {
 }
 
 // RegexMatcher is an RE2 regular expression that must match the whole value.
+//
+// +kubebuilder:object:generate=true
 type RegexMatcher struct {
 	// Regex is the expression, in RE2 syntax.
 	Regex string `json:"regex"`

@@ -7,6 +7,8 @@ package descriptor
 // Field names follow the "proposed new design" of the source design notes: camelCase at the
 // policy level, Envoy's snake_case inside actions. Decode also accepts the older schema (see
 // LegacyPluginConfig) and converts it.
+//
+// +kubebuilder:object:generate=true
 type PluginConfig struct {
 	// FailureModeDeny, when true, rejects traffic when the rate-limit service cannot be
 	// reached. Unset means false: traffic passes.
@@ -21,6 +23,8 @@ type PluginConfig struct {
 
 // Policy is one rate-limit policy of a PluginConfig: a set of hostnames and the gateway
 // actions that turn a request for one of them into RLS descriptors.
+//
+// +kubebuilder:object:generate=true
 type Policy struct {
 	// Name identifies the policy in traces and output, conventionally "namespace/name" of the
 	// HTTPRoute it was compiled for. Names MUST be unique within a PluginConfig when set.
@@ -51,6 +55,8 @@ type Policy struct {
 }
 
 // GatewayAction is a set of rules and the configurations that apply when any rule matches.
+//
+// +kubebuilder:object:generate=true
 type GatewayAction struct {
 	// Rules select the requests the configurations apply to: a request matches when at least
 	// one rule matches. No rules means every request.
@@ -64,6 +70,8 @@ type GatewayAction struct {
 
 // Rule matches a request when each of its non-empty fields matches. Within a field, any
 // element may match.
+//
+// +kubebuilder:object:generate=true
 type Rule struct {
 	// Paths are exact request paths (the query string is ignored), or prefixes when they end
 	// in "*" ("/admin/*"). Each MUST start with "/" and MAY contain "*" only at the end.
@@ -83,6 +91,8 @@ type Rule struct {
 // Configuration is one Envoy rate-limit configuration: its actions append entries to one
 // descriptor, in order. If any action cannot append its entry, the configuration yields no
 // descriptor at all.
+//
+// +kubebuilder:object:generate=true
 type Configuration struct {
 	// Actions build the descriptor's entries. At least one is required.
 	Actions []Action `json:"actions"`
@@ -99,6 +109,8 @@ type Configuration struct {
 
 // LimitOverride says where a descriptor's limit override comes from. Exactly one source must
 // be set; dynamic metadata is the only one Envoy defines.
+//
+// +kubebuilder:object:generate=true
 type LimitOverride struct {
 	// DynamicMetadata names a struct {requests_per_unit: number, unit: "SECOND".."YEAR"} in
 	// the request's dynamic metadata.
@@ -107,6 +119,8 @@ type LimitOverride struct {
 
 // HitsAddend is a descriptor's cost: a fixed number, or a number read from dynamic metadata.
 // Exactly one must be set.
+//
+// +kubebuilder:object:generate=true
 type HitsAddend struct {
 	// Number is a fixed cost. Zero checks the limit without consuming it.
 	// +optional
@@ -119,6 +133,8 @@ type HitsAddend struct {
 }
 
 // DynamicMetadataSource names a value in the request's dynamic metadata.
+//
+// +kubebuilder:object:generate=true
 type DynamicMetadataSource struct {
 	// MetadataKey locates the value.
 	MetadataKey MetadataKey `json:"metadata_key"`
@@ -127,6 +143,8 @@ type DynamicMetadataSource struct {
 // MetadataKey locates a value in metadata, as Envoy's envoy.type.metadata.v3.MetadataKey:
 // Key is the filter namespace ("envoy.filters.http.ext_authz"), Path the keys to walk inside
 // its struct.
+//
+// +kubebuilder:object:generate=true
 type MetadataKey struct {
 	// Key is the metadata namespace. It MUST NOT be empty.
 	Key string `json:"key"`
@@ -135,6 +153,8 @@ type MetadataKey struct {
 }
 
 // PathSegment is one step of a MetadataKey path.
+//
+// +kubebuilder:object:generate=true
 type PathSegment struct {
 	// Key is a struct field name. It MUST NOT be empty.
 	Key string `json:"key"`

@@ -16,6 +16,8 @@ import "sort"
 //	    domain: toystore-app
 //
 // Decode recognises it and converts it with Convert.
+//
+// +kubebuilder:object:generate=true
 type LegacyPluginConfig struct {
 	// FailureModeDeny is PluginConfig.FailureModeDeny.
 	FailureModeDeny *bool `json:"failure_mode_deny,omitempty"`
@@ -24,6 +26,8 @@ type LegacyPluginConfig struct {
 }
 
 // LegacyPolicy is one policy of a LegacyPluginConfig.
+//
+// +kubebuilder:object:generate=true
 type LegacyPolicy struct {
 	// Hosts is Policy.Hostnames.
 	Hosts []string `json:"hosts"`
@@ -38,6 +42,8 @@ type LegacyPolicy struct {
 }
 
 // LegacyRule is a list of operations (any may match) and the actions of one descriptor.
+//
+// +kubebuilder:object:generate=true
 type LegacyRule struct {
 	// Operations are the rule's match conditions; they have the fields of Rule.
 	Operations []Rule `json:"operations,omitempty"`

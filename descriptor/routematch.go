@@ -24,6 +24,8 @@ const (
 
 // RouteMatch is a Gateway API HTTPRouteMatch (path, method, headers): all set fields must
 // match. A RouteMatch with no fields matches every request.
+//
+// +kubebuilder:object:generate=true
 type RouteMatch struct {
 	// Path matches the request path; unset means PathPrefix "/".
 	// +optional
@@ -38,6 +40,8 @@ type RouteMatch struct {
 }
 
 // PathMatch is a Gateway API HTTPPathMatch.
+//
+// +kubebuilder:object:generate=true
 type PathMatch struct {
 	// Type is Exact or PathPrefix (default).
 	// +optional
@@ -48,6 +52,8 @@ type PathMatch struct {
 }
 
 // RouteHeaderMatch is a Gateway API HTTPHeaderMatch.
+//
+// +kubebuilder:object:generate=true
 type RouteHeaderMatch struct {
 	// Type is Exact (default) or RegularExpression.
 	// +optional

@@ -54,9 +54,22 @@ func validatePolicy(c *errs, p path, pol *Policy) {
 	for i := range pol.RouteMatches {
 		validateRouteMatch(c, p.child("routeMatches").index(i), &pol.RouteMatches[i])
 	}
-	for i := range pol.GatewayActions {
-		ga := &pol.GatewayActions[i]
-		gp := p.child("gatewayActions").index(i)
+	validateGatewayActions(c, p.child("gatewayActions"), pol.GatewayActions)
+}
+
+// ValidateGatewayActions validates gateway actions on their own, for APIs that embed them
+// (a RateLimitPolicy's sections): it reports what Validate would, as Errors whose field paths
+// start with prefix ("spec.default.gatewayActions"); nil when the actions are valid.
+func ValidateGatewayActions(prefix string, actions []GatewayAction) error {
+	var c errs
+	validateGatewayActions(&c, path(prefix), actions)
+	return c.err()
+}
+
+func validateGatewayActions(c *errs, p path, actions []GatewayAction) {
+	for i := range actions {
+		ga := &actions[i]
+		gp := p.index(i)
 		for j := range ga.Rules {
 			validateRule(c, gp.child("rules").index(j), &ga.Rules[j])
 		}

@@ -20,6 +20,8 @@ Usage:
   rlpkit descriptors --config PLUGINCONFIG --url URL [--method M] [-H 'Name: value']...
                      [--remote-address IP] [--metadata FILE.json] [--explain]
       Print the RLS descriptors a rate-limit filter generates for a request.
+  rlpkit validate PATH...
+      Check Gateways, HTTPRoutes, RateLimitPolicies and Namespaces; print every problem.
 
 Run "rlpkit COMMAND -h" for a command's flags.
 Exit status: 0 success, 1 invalid input, 2 usage error.
@@ -36,6 +38,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "descriptors":
 		cmd = runDescriptors
+	case "validate":
+		cmd = runValidate
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

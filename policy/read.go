@@ -1,0 +1,82 @@
+package policy
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Read reads every input named in paths: files, directories (recursively, every *.yaml,
+// *.yml and *.json in lexical order) and "-" for stdin. It returns all the objects that
+// decoded and, when anything is wrong, Errors naming every problem of every input;
+// duplicate objects across inputs are problems too.
+func Read(paths []string, stdin io.Reader) (*Set, error) {
+	r := newReader()
+	for _, p := range paths {
+		if p == "-" {
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				r.fail(Source{File: "-"}, "", "", err.Error())
+				continue
+			}
+			r.add("-", data)
+			continue
+		}
+		files, err := inputFiles(p)
+		if err != nil {
+			r.fail(Source{File: p}, "", "", trimPathError(err))
+			continue
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				r.fail(Source{File: f}, "", "", trimPathError(err))
+				continue
+			}
+			r.add(f, data)
+		}
+	}
+	return r.result()
+}
+
+// inputFiles returns p itself when it is a file, or the manifests under the directory p.
+func inputFiles(p string) ([]string, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && isManifest(path) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	slices.Sort(files)
+	return files, err
+}
+
+func isManifest(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// trimPathError drops the path from an *fs.PathError: the Source names the file already.
+func trimPathError(err error) string {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}

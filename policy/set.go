@@ -1,0 +1,57 @@
+package policy
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// The kinds a Set holds.
+const (
+	KindGateway         = "Gateway"
+	KindHTTPRoute       = "HTTPRoute"
+	KindRateLimitPolicy = Kind
+	KindNamespace       = "Namespace"
+)
+
+// ObjectKey identifies an object of a Set. Namespace is empty for a Namespace.
+type ObjectKey struct {
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+// String returns "Kind namespace/name", or "Kind name" for a Namespace.
+func (k ObjectKey) String() string {
+	if k.Namespace == "" {
+		return k.Kind + " " + k.Name
+	}
+	return k.Kind + " " + k.Namespace + "/" + k.Name
+}
+
+// Set is the objects read from some inputs, each kind in input order, with where each was
+// read and the validation problems of each. Objects that failed validation are in the Set
+// too (merging reports a RateLimitPolicy that is Invalid); objects that could not be decoded
+// are not.
+type Set struct {
+	Gateways   []*gatewayv1.Gateway
+	HTTPRoutes []*gatewayv1.HTTPRoute
+	Policies   []*RateLimitPolicy
+	Namespaces []*Namespace
+
+	sources  map[ObjectKey]Source
+	problems map[ObjectKey]field.ErrorList
+}
+
+// Source returns where the object was read.
+func (s *Set) Source(k ObjectKey) (Source, bool) {
+	src, ok := s.sources[k]
+	return src, ok
+}
+
+// Problems returns the validation problems of the object; nil when it is valid.
+func (s *Set) Problems(k ObjectKey) field.ErrorList { return s.problems[k] }
+
+// PolicyKey returns the key of a RateLimitPolicy.
+func PolicyKey(p *RateLimitPolicy) ObjectKey {
+	return ObjectKey{Kind: KindRateLimitPolicy, Namespace: p.Namespace, Name: p.Name}
+}

@@ -1,0 +1,277 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
+)
+
+// TargetGroup is the only group a RateLimitPolicy may target.
+const TargetGroup = gatewayv1.GroupName
+
+// ValidateRateLimitPolicy reports every problem of p on its own: its target reference, its
+// gateway actions (as package descriptor validates them) and its rate limits. A target that
+// does not exist is not a validation problem; merging reports it.
+func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	ref := spec.Child("targetRef")
+	if p.Spec.TargetRef.Group != TargetGroup {
+		errs = append(errs, field.NotSupported(ref.Child("group"), p.Spec.TargetRef.Group, []string{TargetGroup}))
+	}
+	switch p.Spec.TargetRef.Kind {
+	case "Gateway", "HTTPRoute":
+	default:
+		errs = append(errs, field.NotSupported(ref.Child("kind"), p.Spec.TargetRef.Kind, []string{"Gateway", "HTTPRoute"}))
+	}
+	if p.Spec.TargetRef.Name == "" {
+		errs = append(errs, field.Required(ref.Child("name"), ""))
+	}
+	if p.Spec.Default != nil {
+		errs = append(errs, validateConfig(spec.Child("default"), p.Spec.Default)...)
+	}
+	if p.Spec.Override != nil {
+		errs = append(errs, validateConfig(spec.Child("override"), p.Spec.Override)...)
+	}
+	return errs
+}
+
+func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
+	errs := fromDescriptor(descriptor.ValidateGatewayActions(p.Child("gatewayActions").String(), cfg.GatewayActions))
+	limits := p.Child("rateLimits")
+	first := make(map[string]int, len(cfg.RateLimits))
+	for i := range cfg.RateLimits {
+		rl := &cfg.RateLimits[i]
+		lp := limits.Index(i)
+		if rl.MaxValue < 0 {
+			errs = append(errs, field.Invalid(lp.Child("max_value"), rl.MaxValue, "must be greater than or equal to 0"))
+		}
+		if rl.Seconds <= 0 {
+			errs = append(errs, field.Invalid(lp.Child("seconds"), rl.Seconds, "must be greater than 0"))
+		}
+		for j, c := range rl.Conditions {
+			if _, err := limit.ParseCondition(c); err != nil {
+				errs = append(errs, field.Invalid(lp.Child("conditions").Index(j), c, trimPackage(err.Error())))
+			}
+		}
+		for j, v := range rl.Variables {
+			if strings.TrimSpace(v) == "" {
+				errs = append(errs, field.Invalid(lp.Child("variables").Index(j), v, "must not be empty"))
+			}
+		}
+		key := rl.PatchKey()
+		if k, dup := first[key]; dup {
+			errs = append(errs, &field.Error{
+				Type:     field.ErrorTypeDuplicate,
+				Field:    lp.String(),
+				BadValue: field.OmitValueType{},
+				Detail:   fmt.Sprintf("same conditions, variables and seconds as %s: one of them would never apply", limits.Index(k)),
+			})
+		} else {
+			first[key] = i
+		}
+	}
+	return errs
+}
+
+// PatchKey identifies a rate limit for merging: its conditions as a set, its variables as a
+// set, and its seconds. Two limits with the same key in different sections patch each other;
+// two in one section are a validation error.
+func (r *RateLimitSpec) PatchKey() string {
+	var b strings.Builder
+	for _, list := range [][]string{r.Conditions, r.Variables} {
+		set := make([]string, 0, len(list))
+		for _, s := range list {
+			set = append(set, strings.TrimSpace(s))
+		}
+		slices.Sort(set)
+		set = slices.Compact(set)
+		b.WriteString(strconv.Itoa(len(set)))
+		for _, s := range set {
+			b.WriteByte(':')
+			b.WriteString(strconv.Quote(s))
+		}
+		b.WriteByte('|')
+	}
+	b.WriteString(strconv.Itoa(r.Seconds))
+	return b.String()
+}
+
+// fromDescriptor turns the descriptor package's errors into field errors.
+func fromDescriptor(err error) field.ErrorList {
+	var list descriptor.Errors
+	if !errors.As(err, &list) {
+		return nil
+	}
+	out := make(field.ErrorList, 0, len(list))
+	for _, fe := range list {
+		if fe.Detail == "required" {
+			out = append(out, &field.Error{Type: field.ErrorTypeRequired, Field: fe.Field, BadValue: ""})
+			continue
+		}
+		out = append(out, &field.Error{Type: field.ErrorTypeInvalid, Field: fe.Field, BadValue: field.OmitValueType{}, Detail: fe.Detail})
+	}
+	return out
+}
+
+// ValidateGateway reports the problems of a Gateway that matter to attaching routes and
+// computing hostnames: listeners present with unique names, valid hostnames, ports and
+// protocols, and well-formed allowedRoutes.
+func ValidateGateway(gw *gatewayv1.Gateway) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	if gw.Spec.GatewayClassName == "" {
+		errs = append(errs, field.Required(spec.Child("gatewayClassName"), ""))
+	}
+	listeners := spec.Child("listeners")
+	if len(gw.Spec.Listeners) == 0 {
+		errs = append(errs, field.Required(listeners, "a Gateway needs at least one listener"))
+	}
+	names := make(map[gatewayv1.SectionName]int)
+	for i := range gw.Spec.Listeners {
+		l := &gw.Spec.Listeners[i]
+		lp := listeners.Index(i)
+		switch first, dup := names[l.Name]; {
+		case l.Name == "":
+			errs = append(errs, field.Required(lp.Child("name"), ""))
+		case dup:
+			errs = append(errs, &field.Error{Type: field.ErrorTypeDuplicate, Field: lp.Child("name").String(), BadValue: string(l.Name),
+				Detail: "also the name of " + listeners.Index(first).String()})
+		default:
+			names[l.Name] = i
+		}
+		if l.Hostname != nil {
+			if msg := hostnameProblem(string(*l.Hostname)); msg != "" {
+				errs = append(errs, field.Invalid(lp.Child("hostname"), string(*l.Hostname), msg))
+			}
+		}
+		if l.Port < 1 || l.Port > 65535 {
+			errs = append(errs, field.Invalid(lp.Child("port"), l.Port, "must be between 1 and 65535"))
+		}
+		if l.Protocol == "" {
+			errs = append(errs, field.Required(lp.Child("protocol"), ""))
+		}
+		errs = append(errs, validateAllowedRoutes(lp.Child("allowedRoutes"), l.AllowedRoutes)...)
+	}
+	return errs
+}
+
+func validateAllowedRoutes(p *field.Path, ar *gatewayv1.AllowedRoutes) field.ErrorList {
+	if ar == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if ns := ar.Namespaces; ns != nil && ns.From != nil {
+		np := p.Child("namespaces")
+		switch *ns.From {
+		case gatewayv1.NamespacesFromAll, gatewayv1.NamespacesFromSame:
+		case gatewayv1.NamespacesFromSelector:
+			if ns.Selector == nil {
+				errs = append(errs, field.Required(np.Child("selector"), "from: Selector needs a selector"))
+			} else if _, err := metav1.LabelSelectorAsSelector(ns.Selector); err != nil {
+				errs = append(errs, field.Invalid(np.Child("selector"), field.OmitValueType{}, err.Error()))
+			}
+		default:
+			errs = append(errs, field.NotSupported(np.Child("from"), string(*ns.From), []string{"All", "Same", "Selector"}))
+		}
+	}
+	for i, k := range ar.Kinds {
+		if k.Kind == "" {
+			errs = append(errs, field.Required(p.Child("kinds").Index(i).Child("kind"), ""))
+		}
+	}
+	return errs
+}
+
+// ValidateHTTPRoute reports the problems of an HTTPRoute that matter to attachment and
+// merging: parentRefs present and named, valid hostnames, and path matches that start with
+// "/".
+func ValidateHTTPRoute(r *gatewayv1.HTTPRoute) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	refs := spec.Child("parentRefs")
+	if len(r.Spec.ParentRefs) == 0 {
+		errs = append(errs, field.Required(refs, "an HTTPRoute needs at least one parentRef"))
+	}
+	for i, ref := range r.Spec.ParentRefs {
+		if ref.Name == "" {
+			errs = append(errs, field.Required(refs.Index(i).Child("name"), ""))
+		}
+		if ref.Port != nil && (*ref.Port < 1 || *ref.Port > 65535) {
+			errs = append(errs, field.Invalid(refs.Index(i).Child("port"), *ref.Port, "must be between 1 and 65535"))
+		}
+	}
+	for i, h := range r.Spec.Hostnames {
+		if msg := hostnameProblem(string(h)); msg != "" {
+			errs = append(errs, field.Invalid(spec.Child("hostnames").Index(i), string(h), msg))
+		}
+	}
+	for i, rule := range r.Spec.Rules {
+		for j, m := range rule.Matches {
+			if m.Path == nil || m.Path.Value == nil {
+				continue
+			}
+			mp := spec.Child("rules").Index(i).Child("matches").Index(j).Child("path")
+			v := *m.Path.Value
+			if m.Path.Type == nil || *m.Path.Type != gatewayv1.PathMatchRegularExpression {
+				if !strings.HasPrefix(v, "/") {
+					errs = append(errs, field.Invalid(mp.Child("value"), v, `must start with "/"`))
+				}
+			} else if _, err := regexp.Compile(v); err != nil {
+				errs = append(errs, field.Invalid(mp.Child("value"), v, err.Error()))
+			}
+		}
+	}
+	return errs
+}
+
+// ValidateNamespace reports the problems of a Namespace: it is cluster-scoped.
+func ValidateNamespace(ns *Namespace) field.ErrorList {
+	if ns.Namespace != "" {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata", "namespace"), ns.Namespace, "a Namespace is cluster-scoped: remove metadata.namespace")}
+	}
+	return nil
+}
+
+var hostnameRE = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// hostnameProblem returns why h is not a Gateway API Hostname, or "": a lower-case DNS name,
+// optionally with a "*." wildcard prefix, at most 253 bytes, not an IP address.
+func hostnameProblem(h string) string {
+	switch {
+	case h == "":
+		return "must not be empty"
+	case len(h) > 253:
+		return "must be no more than 253 bytes"
+	case !hostnameRE.MatchString(h):
+		return `must be a lower-case DNS name, optionally prefixed with "*." (as in "*.example.com")`
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return "must be a hostname, not an IP address"
+	}
+	for _, label := range strings.Split(strings.TrimPrefix(h, "*."), ".") {
+		if len(label) > 63 {
+			return "labels must be no more than 63 bytes"
+		}
+	}
+	return ""
+}
+
+// trimPackage drops the "pkg: " prefix of a dependency's error: the field path says where.
+func trimPackage(msg string) string {
+	if pkg, rest, ok := strings.Cut(msg, ": "); ok && !strings.ContainsAny(pkg, " \"") {
+		return rest
+	}
+	return msg
+}
