@@ -127,10 +127,10 @@ func (p Policy) Validate() error {
 // Decide applies cost hits at now to state s under p and returns the new
 // state and the decision. It is pure: the same inputs give the same outputs.
 // A cost of 0 is a check: it consumes nothing and is allowed when one more
-// hit would be. A rejected hit consumes nothing; the returned state may still
-// differ from s (a window rolled over, tokens refilled) and is equivalent to
-// it, so a store may keep either. An invalid policy (see Validate) is clamped
-// to the nearest valid one.
+// hit would be. A rejected hit consumes nothing. Unless hits are consumed,
+// the returned state is s itself, so a store writes state only when the
+// decision is allowed with a cost. An invalid policy (see Validate) is
+// clamped to the nearest valid one.
 func (p Policy) Decide(s State, now time.Time, cost uint64) (State, Decision) {
 	switch p.Algorithm {
 	case AlgorithmSlidingWindow:

@@ -20,6 +20,7 @@ type FixedWindow struct {
 func (a FixedWindow) Decide(s State, now time.Time, cost uint64) (State, Decision) {
 	w := windowMicros(a.Window)
 	max := clampMax(a.Max)
+	orig := s
 	nowUs := now.UnixMicro()
 	t := max64(nowUs, s.Time)
 	if start := floorDiv(t, w) * w; start > s.Time {
@@ -37,5 +38,8 @@ func (a FixedWindow) Decide(s State, now time.Time, cost uint64) (State, Decisio
 		d.RetryAfter = micros(reset)
 	}
 	d.Remaining = sub(max, s.Count)
+	if !d.Allowed || cost == 0 {
+		s = orig // nothing consumed: the state stays as it was
+	}
 	return s, skewed(d, t, nowUs, n > max)
 }

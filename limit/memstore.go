@@ -32,7 +32,7 @@ type MemoryOptions struct {
 }
 
 // MemoryStore is the in-process Store: counters in 256 shards (fewer when
-// MaxKeys is below 16,384), each a mutex, a key index and a slab of states. A
+// MaxKeys is below 16,384), each a mutex and a map from key to state. A
 // decision locks only the shards of its keys, in increasing order, so there
 // is no global lock and batches spanning shards cannot deadlock.
 //
@@ -45,10 +45,12 @@ type MemoryOptions struct {
 // admitting; it never refuses a new key, which would reject every new
 // client, and never grows past the bound.
 //
-// The store never decides at an instant earlier than the latest it has seen
-// in the same shard: a stale now is taken as that latest instant (durations
-// in decisions still count from the caller's now). So a counter that expired
-// and was swept cannot be recreated in the past.
+// Stored counters handle a stale now as Policy.Decide does, so the store
+// answers exactly as Decide over the stored state would. A counter is never
+// created at an instant earlier than its shard's last sweep: for an unknown
+// key a stale now is taken as that instant (durations in decisions still
+// count from the caller's now), so a counter that expired and was swept
+// cannot be recreated in the past.
 //
 // A MemoryStore is safe for concurrent use; create it with NewMemoryStore.
 type MemoryStore struct {
@@ -83,8 +85,7 @@ func NewMemoryStore(o MemoryOptions) *MemoryStore {
 		sweepEvery: max(every.Microseconds(), 1),
 	}
 	for i := range m.shards {
-		m.shards[i].index = make(map[string]uint32)
-		m.shards[i].rng = maphash.Comparable(m.seed, i) | 1
+		m.shards[i].m = make(map[string]memEntry)
 	}
 	return m
 }
@@ -136,19 +137,13 @@ func (m *MemoryStore) one(now time.Time, u *Update) Decision {
 	sh := &m.shards[m.shardOf(u.Key)]
 	nowUs := now.UnixMicro()
 	sh.mu.Lock()
-	t := max(nowUs, sh.latest)
-	sh.latest = t
-	at := now
-	if t != nowUs {
-		at = time.UnixMicro(t)
-	}
-	cur, slot, found := sh.get(u.Key)
-	s, d := u.Policy.Decide(cur, at, u.Cost)
-	if d.Allowed && u.Cost > 0 { // a check changes nothing worth storing
+	cur, found := sh.get(u.Key)
+	t := sh.instant(nowUs, found)
+	s, d := u.Policy.Decide(cur, atTime(now, nowUs, t), u.Cost)
+	if d.Allowed && u.Cost > 0 { // only consumed hits change state
 		exp := t + d.ResetAfter.Microseconds()
-		if found && exp > t {
-			sh.slots[slot].state = s
-			sh.slots[slot].expires = exp
+		if found {
+			sh.m[u.Key] = memEntry{s, exp}
 		} else {
 			sh.put(u.Key, s, exp, t, m.perShard, m.sweepEvery, nil)
 		}
@@ -157,18 +152,28 @@ func (m *MemoryStore) one(now time.Time, u *Update) Decision {
 	return skewedStore(d, t, nowUs, u)
 }
 
+// instant returns the instant to decide at: the caller's, except that a new
+// counter is never created before the shard last removed expired counters.
+func (sh *memShard) instant(nowUs int64, found bool) int64 {
+	if found {
+		return nowUs
+	}
+	return max(nowUs, sh.swept)
+}
+
 // batch decides several updates atomically under all their shards' locks.
 func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decision) {
 	n := len(updates)
 	var (
 		shardBuf [maxBatchOnStack]int
 		lockBuf  [maxBatchOnStack]int
+		atBuf    [maxBatchOnStack]int64
 		origBuf  [maxBatchOnStack]State
 		workBuf  [maxBatchOnStack]State
 	)
-	shardOf, locks, orig, work := shardBuf[:0], lockBuf[:0], origBuf[:0], workBuf[:0]
+	shardOf, locks, ats, orig, work := shardBuf[:0], lockBuf[:0], atBuf[:0], origBuf[:0], workBuf[:0]
 	if n > maxBatchOnStack {
-		shardOf, locks = make([]int, 0, n), make([]int, 0, n)
+		shardOf, locks, ats = make([]int, 0, n), make([]int, 0, n), make([]int64, 0, n)
 		orig, work = make([]State, 0, n), make([]State, 0, n)
 	}
 	for i := range updates {
@@ -178,22 +183,18 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 	}
 	slices.Sort(locks)
 	locks = slices.Compact(locks)
-
-	nowUs := now.UnixMicro()
-	t := nowUs
 	for _, s := range locks {
 		m.shards[s].mu.Lock()
-		t = max(t, m.shards[s].latest)
-	}
-	at := now
-	if t != nowUs {
-		at = time.UnixMicro(t)
 	}
 
+	nowUs := now.UnixMicro()
 	allowed := true
 	for i := range updates {
 		u := &updates[i]
-		cur, _, _ := m.shards[shardOf[i]].get(u.Key)
+		sh := &m.shards[shardOf[i]]
+		cur, found := sh.get(u.Key)
+		t := sh.instant(nowUs, found)
+		ats = append(ats, t)
 		orig = append(orig, cur)
 		for j := i - 1; j >= 0; j-- {
 			if updates[j].Key == u.Key {
@@ -201,7 +202,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 				break
 			}
 		}
-		s, d := u.Policy.Decide(cur, at, u.Cost)
+		s, d := u.Policy.Decide(cur, atTime(now, nowUs, t), u.Cost)
 		work = append(work, s)
 		decisions[i] = d
 		allowed = allowed && d.Allowed
@@ -212,26 +213,32 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 			if !lastOfKey(updates, i) || !consumes(updates, updates[i].Key) {
 				continue
 			}
-			exp := t + decisions[i].ResetAfter.Microseconds()
-			m.shards[shardOf[i]].put(updates[i].Key, work[i], exp, t, m.perShard, m.sweepEvery, updates)
+			exp := ats[i] + decisions[i].ResetAfter.Microseconds()
+			m.shards[shardOf[i]].put(updates[i].Key, work[i], exp, ats[i], m.perShard, m.sweepEvery, updates)
 		}
 	} else {
 		// Nothing is consumed: describe the admitted ones as checks.
 		for i := range updates {
 			if decisions[i].Allowed {
-				_, decisions[i] = updates[i].Policy.Decide(orig[i], at, 0)
+				_, decisions[i] = updates[i].Policy.Decide(orig[i], atTime(now, nowUs, ats[i]), 0)
 			}
 		}
 	}
 
 	for k := len(locks) - 1; k >= 0; k-- {
-		sh := &m.shards[locks[k]]
-		sh.latest = t
-		sh.mu.Unlock()
+		m.shards[locks[k]].mu.Unlock()
 	}
 	for i := range updates {
-		decisions[i] = skewedStore(decisions[i], t, nowUs, &updates[i])
+		decisions[i] = skewedStore(decisions[i], ats[i], nowUs, &updates[i])
 	}
+}
+
+// atTime returns now when t is its instant, else t as a time.
+func atTime(now time.Time, nowUs, t int64) time.Time {
+	if t == nowUs {
+		return now
+	}
+	return time.UnixMicro(t)
 }
 
 // lastOfKey reports whether updates[i] is the last update of its key.
@@ -264,15 +271,14 @@ func skewedStore(d Decision, t, nowUs int64, u *Update) Decision {
 }
 
 // Sweep removes every counter that expired at or before now, one shard at a
-// time. Like a decision, it moves the store's notion of the latest instant to
-// now, so never sweep with an instant ahead of the clock used for decisions.
+// time. New counters are not created before now afterwards (see
+// MemoryStore), so never sweep with an instant ahead of the decisions' clock.
 func (m *MemoryStore) Sweep(now time.Time) {
 	nowUs := now.UnixMicro()
 	for i := range m.shards {
 		sh := &m.shards[i]
 		sh.mu.Lock()
-		sh.latest = max(nowUs, sh.latest)
-		sh.sweep(sh.latest)
+		sh.sweep(nowUs)
 		sh.mu.Unlock()
 	}
 }
@@ -283,7 +289,7 @@ func (m *MemoryStore) Len() int {
 	for i := range m.shards {
 		sh := &m.shards[i]
 		sh.mu.Lock()
-		n += len(sh.index)
+		n += len(sh.m)
 		sh.mu.Unlock()
 	}
 	return n

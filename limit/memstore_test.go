@@ -218,7 +218,8 @@ func TestTokenBucketBoundUnderConcurrency(t *testing.T) {
 				}
 				return d.Allowed
 			})
-			elapsed := time.Duration(clock.Load()) * time.Microsecond
+			// From the earliest instant passed (stale, 5 ms before t0) to the latest.
+			elapsed := time.Duration(clock.Load())*time.Microsecond + 5*ms
 			bound := burst + int(elapsed.Seconds()*perSecond)
 			if admitted > bound {
 				t.Errorf("admitted %d over %v, more than burst + rate x elapsed = %d", admitted, elapsed, bound)
@@ -323,7 +324,7 @@ func TestMemoryStoreBound(t *testing.T) {
 		t.Errorf("Len = %d, far below the bound %d", got, DefaultMaxKeys)
 	}
 	for i := range m.shards {
-		if n := len(m.shards[i].index); n > m.perShard {
+		if n := len(m.shards[i].m); n > m.perShard {
 			t.Fatalf("shard %d holds %d keys, more than %d", i, n, m.perShard)
 		}
 	}

@@ -45,6 +45,7 @@ type SlidingWindow struct {
 func (a SlidingWindow) Decide(s State, now time.Time, cost uint64) (State, Decision) {
 	w := windowMicros(a.Window)
 	max := clampMax(a.Max)
+	orig := s
 	nowUs := now.UnixMicro()
 	t := max64(nowUs, s.Time)
 	if start := floorDiv(t, w) * w; start > s.Time {
@@ -75,6 +76,9 @@ func (a SlidingWindow) Decide(s State, now time.Time, cost uint64) (State, Decis
 	}
 	if !d.Allowed && d.RetryAfter <= 0 {
 		d.RetryAfter = time.Microsecond
+	}
+	if !d.Allowed || cost == 0 {
+		s = orig // nothing consumed: the state stays as it was
 	}
 	return s, skewed(d, t, nowUs, n > max)
 }

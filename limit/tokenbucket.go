@@ -33,6 +33,7 @@ func (a TokenBucket) Decide(s State, now time.Time, cost uint64) (State, Decisio
 	w := windowMicros(a.Window)
 	max := clampMax(a.Max)
 	per := refillInterval(max, w)
+	orig := s
 	nowUs := now.UnixMicro()
 	t := max64(nowUs, s.Time)
 	if s.Count > max {
@@ -61,6 +62,9 @@ func (a TokenBucket) Decide(s State, now time.Time, cost uint64) (State, Decisio
 	d.Remaining = sub(max, s.Count)
 	if s.Count > 0 {
 		d.ResetAfter = micros(int64(s.Count)*per - (t - s.Time))
+	}
+	if !d.Allowed || cost == 0 {
+		s = orig // nothing consumed: the state stays as it was
 	}
 	return s, skewed(d, t, nowUs, n > max)
 }

@@ -1,0 +1,138 @@
+package limit
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Benchmarks carry the performance claims of DESIGN section 12; compare
+// BenchmarkMemoryStoreKeyed with BenchmarkMapLookupClock (goal: within 2x)
+// and, in internal/benchcmp, the single-key token bucket with
+// golang.org/x/time/rate (goal: no slower).
+
+const benchKeys = 100_000
+
+func benchKeyList() []string {
+	keys := make([]string, benchKeys)
+	for i := range keys {
+		keys[i] = "user-" + strconv.Itoa(i)
+	}
+	return keys
+}
+
+// goroutineOffset spreads parallel benchmark goroutines over the keys.
+var goroutineOffset atomic.Uint64
+
+// BenchmarkMapLookupClock is the baseline for a keyed decision: one clock
+// read and one lookup in a map of 100,000 keys. As in a server, the map holds
+// its own copies of the keys, so a lookup compares two strings in different
+// memory, as the store's lookups do.
+func BenchmarkMapLookupClock(b *testing.B) {
+	keys := benchKeyList()
+	m := make(map[string]int64, len(keys))
+	for i, k := range keys {
+		m[strings.Clone(k)] = int64(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := goroutineOffset.Add(7919)
+		var sink int64
+		for pb.Next() {
+			i++
+			now := time.Now()
+			sink += m[keys[i%benchKeys]] + now.UnixNano()
+		}
+		_ = sink
+	})
+}
+
+// BenchmarkMemoryStoreKeyed is one keyed decision: a clock read and a fixed
+// window update of one of 100,000 counters in the memory store.
+func BenchmarkMemoryStoreKeyed(b *testing.B) {
+	for _, p := range []Policy{
+		{Algorithm: AlgorithmFixedWindow, Max: MaxPolicyValue, Window: time.Hour},
+		{Algorithm: AlgorithmTokenBucket, Max: MaxPolicyValue, Window: time.Hour},
+	} {
+		b.Run(p.Algorithm.String(), func(b *testing.B) {
+			keys := benchKeyList()
+			m := NewMemoryStore(MemoryOptions{})
+			for _, k := range keys {
+				m.UpdateOne(time.Now(), Update{Key: k, Policy: p, Cost: 1})
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := goroutineOffset.Add(7919)
+				for pb.Next() {
+					i++
+					if _, err := m.UpdateOne(time.Now(), Update{Key: keys[i%benchKeys], Policy: p, Cost: 1}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkLimiterTokenBucket is a single-key token bucket decision with a
+// clock read, the shape of x/time/rate's Limiter.Allow.
+func BenchmarkLimiterTokenBucket(b *testing.B) {
+	l, err := NewLimiter(Policy{Algorithm: AlgorithmTokenBucket, Max: 1000, Window: time.Nanosecond * 1000 * 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Allow()
+	}
+}
+
+// BenchmarkEvaluator is one RLS request: two descriptors, three limits (a
+// legacy condition, variables), memory store, 100,000 users.
+func BenchmarkEvaluator(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		cond string
+	}{
+		{"legacy", "method == 'GET'"},
+		{"cel", "descriptors[0]['method'] == 'GET'"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			e, err := NewEvaluator([]Limit{
+				{Namespace: "toystore", MaxValue: 1 << 31, Seconds: 60, Conditions: []string{tc.cond}, Variables: []string{"user"}},
+				{Namespace: "toystore", MaxValue: 1 << 31, Seconds: 1, Variables: []string{"user", "path"}},
+				{Namespace: "toystore", MaxValue: 1 << 31, Seconds: 3600},
+			}, NewMemoryStore(MemoryOptions{}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			keys := benchKeyList()
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := goroutineOffset.Add(7919)
+				var resp Response
+				req := Request{Domain: "toystore", Descriptors: []Descriptor{
+					{Entries: []Entry{{"method", "GET"}, {"user", ""}, {"path", "/toys"}}},
+					{Entries: []Entry{{"user", ""}, {"path", "/"}}},
+				}}
+				ctx := context.Background()
+				for pb.Next() {
+					i++
+					req.Descriptors[0].Entries[1].Value = keys[i%benchKeys]
+					req.Descriptors[1].Entries[0].Value = keys[(i+1)%benchKeys]
+					if err := e.Evaluate(ctx, time.Now(), &req, &resp); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
