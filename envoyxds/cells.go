@@ -1,0 +1,142 @@
+package envoyxds
+
+import "strings"
+
+// atomKind is the kind of a pathAtom.
+type atomKind uint8
+
+const (
+	atomAny    atomKind = iota // every path
+	atomExact                  // the path equals value (query string ignored)
+	atomPrefix                 // the path starts with value
+)
+
+// pathAtom is a condition on the request path that one Envoy RouteMatch path specifier
+// expresses exactly: Envoy compares the path without its query string, as descriptor does.
+type pathAtom struct {
+	kind  atomKind
+	value string
+}
+
+// rulePathAtom converts a rule path: exact, or a prefix when it ends in "*". A prefix of "/"
+// is every path (requests Envoy routes always have a path starting with "/").
+func rulePathAtom(p string) pathAtom {
+	prefix, ok := strings.CutSuffix(p, "*")
+	switch {
+	case !ok:
+		return pathAtom{kind: atomExact, value: p}
+	case prefix == "/":
+		return pathAtom{kind: atomAny}
+	default:
+		return pathAtom{kind: atomPrefix, value: prefix}
+	}
+}
+
+// intersect returns the paths both atoms match, when that is one atom, and whether any path
+// matches both. Two prefixes intersect only when one extends the other.
+func (a pathAtom) intersect(b pathAtom) (pathAtom, bool) {
+	switch {
+	case a.kind == atomAny:
+		return b, true
+	case b.kind == atomAny:
+		return a, true
+	case a.kind == atomExact && b.kind == atomExact:
+		return a, a.value == b.value
+	case a.kind == atomExact:
+		return a, strings.HasPrefix(a.value, b.value)
+	case b.kind == atomExact:
+		return b, strings.HasPrefix(b.value, a.value)
+	case strings.HasPrefix(a.value, b.value):
+		return a, true
+	case strings.HasPrefix(b.value, a.value):
+		return b, true
+	}
+	return pathAtom{}, false
+}
+
+// covers reports whether every path b matches is matched by a.
+func (a pathAtom) covers(b pathAtom) bool {
+	got, ok := a.intersect(b)
+	return ok && got == b
+}
+
+// cell is a conjunction a route match expresses exactly: one path atom and one method ("" for
+// any method).
+type cell struct {
+	path   pathAtom
+	method string
+}
+
+func (c cell) intersect(d cell) (cell, bool) {
+	p, ok := c.path.intersect(d.path)
+	if !ok {
+		return cell{}, false
+	}
+	switch {
+	case c.method == "":
+		return cell{path: p, method: d.method}, true
+	case d.method == "" || d.method == c.method:
+		return cell{path: p, method: c.method}, true
+	}
+	return cell{}, false
+}
+
+func (c cell) covers(d cell) bool {
+	return c.path.covers(d.path) && (c.method == "" || c.method == d.method)
+}
+
+func (c cell) isAny() bool { return c.path.kind == atomAny && c.method == "" }
+
+// cellSet is a union of cells, without duplicates or cells covered by others, in the order
+// first added.
+type cellSet []cell
+
+// add inserts c unless a member covers it, and drops the members c covers.
+func (s cellSet) add(c cell) cellSet {
+	if s.coversCell(c) {
+		return s
+	}
+	out := s[:0:0]
+	for _, m := range s {
+		if !c.covers(m) {
+			out = append(out, m)
+		}
+	}
+	return append(out, c)
+}
+
+// coversCell reports whether one member covers c.
+func (s cellSet) coversCell(c cell) bool {
+	for _, m := range s {
+		if m.covers(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// intersect returns the cells matching a request that both sets match.
+func (s cellSet) intersect(t cellSet) cellSet {
+	var out cellSet
+	for _, a := range s {
+		for _, b := range t {
+			if c, ok := a.intersect(b); ok {
+				out = out.add(c)
+			}
+		}
+	}
+	return out
+}
+
+// key identifies the set, for grouping actions with the same conditions.
+func (s cellSet) key() string {
+	var b strings.Builder
+	for _, c := range s {
+		b.WriteByte(byte('0' + c.path.kind))
+		b.WriteString(c.path.value)
+		b.WriteByte(0)
+		b.WriteString(c.method)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
