@@ -2,8 +2,10 @@ package limit
 
 import (
 	"context"
+	"hash/maphash"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,6 +50,40 @@ func BenchmarkMapLookupClock(b *testing.B) {
 			sink += m[keys[i%benchKeys]] + now.UnixNano()
 		}
 		_ = sink
+	})
+}
+
+// BenchmarkShardedMapIncrement is a second reference for a keyed decision:
+// the least a mutable sharded store can do (clock read, hash, shard lock,
+// map read and write of a counter), without any rate-limit logic.
+func BenchmarkShardedMapIncrement(b *testing.B) {
+	keys := benchKeyList()
+	type shard struct {
+		mu sync.Mutex
+		m  map[string]int64
+		_  [48]byte
+	}
+	shards := make([]shard, 256)
+	for i := range shards {
+		shards[i].m = make(map[string]int64)
+	}
+	seed := maphash.MakeSeed()
+	for _, k := range keys {
+		shards[maphash.String(seed, k)&255].m[strings.Clone(k)] = 0
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := goroutineOffset.Add(7919)
+		for pb.Next() {
+			i++
+			k := keys[i%benchKeys]
+			now := time.Now().UnixNano()
+			sh := &shards[maphash.String(seed, k)&255]
+			sh.mu.Lock()
+			sh.m[k] += now & 1
+			sh.mu.Unlock()
+		}
 	})
 }
 

@@ -10,21 +10,57 @@ import (
 // cached, map group.
 type memShard struct {
 	mu        sync.Mutex
-	m         map[string]memEntry
+	m         map[string]*memEntry
 	swept     int64 // the latest instant expired keys were removed at, Unix µs
 	nextSweep int64
-	_         [32]byte // keep shards on separate cache lines
+	free      []*memEntry // entries of deleted keys, for reuse
+	chunk     []memEntry  // entries not handed out yet
 }
 
+const memChunk = 128
+
+// alloc returns an unused entry; entries come in chunks so that a million
+// counters are a few thousand objects.
+func (sh *memShard) alloc() *memEntry {
+	if n := len(sh.free); n > 0 {
+		e := sh.free[n-1]
+		sh.free = sh.free[:n-1]
+		return e
+	}
+	if len(sh.chunk) == 0 {
+		sh.chunk = make([]memEntry, memChunk)
+	}
+	e := &sh.chunk[0]
+	sh.chunk = sh.chunk[1:]
+	return e
+}
+
+func (sh *memShard) remove(key string, e *memEntry) {
+	delete(sh.m, key)
+	*e = memEntry{}
+	sh.free = append(sh.free, e)
+}
+
+// memEntry is a State packed into 24 bytes (counts never exceed
+// MaxPolicyValue) with its expiry.
 type memEntry struct {
-	state   State
-	expires int64 // Unix µs from which state is as good as fresh
+	time    int64
+	count   uint32
+	prev    uint32
+	expires int64 // Unix µs from which the state is as good as fresh
 }
 
-// get returns the state stored for key, or the zero State.
-func (sh *memShard) get(key string) (State, bool) {
-	e, ok := sh.m[key]
-	return e.state, ok
+func entry(s State, expires int64) memEntry {
+	return memEntry{time: s.Time, count: uint32(min(s.Count, MaxPolicyValue)), prev: uint32(min(s.Prev, MaxPolicyValue)), expires: expires}
+}
+
+// get returns the entry stored for key, or nil, and its state.
+func (sh *memShard) get(key string) (*memEntry, State) {
+	e := sh.m[key]
+	if e == nil {
+		return nil, State{}
+	}
+	return e, State{Time: e.time, Count: uint64(e.count), Prev: uint64(e.prev)}
 }
 
 // put stores s for key until expires, deciding at instant t. A new key
@@ -33,8 +69,8 @@ func (sh *memShard) get(key string) (State, bool) {
 // keep. put returns false when nothing could be evicted (every key is in
 // keep), leaving the key unstored: the shard never exceeds capacity.
 func (sh *memShard) put(key string, s State, expires, t int64, capacity int, sweepEvery int64, keep []Update) bool {
-	if _, ok := sh.m[key]; ok {
-		sh.m[key] = memEntry{s, expires}
+	if e := sh.m[key]; e != nil {
+		*e = entry(s, expires)
 		return true
 	}
 	if t >= sh.nextSweep {
@@ -44,7 +80,9 @@ func (sh *memShard) put(key string, s State, expires, t int64, capacity int, swe
 	if len(sh.m) >= capacity && !sh.evict(keep) {
 		return false
 	}
-	sh.m[strings.Clone(key)] = memEntry{s, expires} // never alias a caller's buffer
+	e := sh.alloc()
+	*e = entry(s, expires)
+	sh.m[strings.Clone(key)] = e // never alias a caller's buffer
 	return true
 }
 
@@ -53,7 +91,7 @@ func (sh *memShard) put(key string, s State, expires, t int64, capacity int, swe
 func (sh *memShard) sweep(now int64) {
 	for k, e := range sh.m {
 		if e.expires <= now {
-			delete(sh.m, k)
+			sh.remove(k, e)
 		}
 	}
 	sh.swept = max(sh.swept, now)
@@ -66,6 +104,7 @@ const evictionSamples = 16
 // returns false when it found nothing to remove.
 func (sh *memShard) evict(keep []Update) bool {
 	var victim string
+	var victimEntry *memEntry
 	var soonest int64
 	found, seen := false, 0
 	for k, e := range sh.m {
@@ -73,14 +112,14 @@ func (sh *memShard) evict(keep []Update) bool {
 			continue
 		}
 		if !found || e.expires < soonest {
-			victim, soonest, found = k, e.expires, true
+			victim, victimEntry, soonest, found = k, e, e.expires, true
 		}
 		if seen++; seen == evictionSamples {
 			break
 		}
 	}
 	if found {
-		delete(sh.m, victim)
+		sh.remove(victim, victimEntry)
 	}
 	return found
 }

@@ -85,7 +85,7 @@ func NewMemoryStore(o MemoryOptions) *MemoryStore {
 		sweepEvery: max(every.Microseconds(), 1),
 	}
 	for i := range m.shards {
-		m.shards[i].m = make(map[string]memEntry)
+		m.shards[i].m = make(map[string]*memEntry)
 	}
 	return m
 }
@@ -137,13 +137,13 @@ func (m *MemoryStore) one(now time.Time, u *Update) Decision {
 	sh := &m.shards[m.shardOf(u.Key)]
 	nowUs := now.UnixMicro()
 	sh.mu.Lock()
-	cur, found := sh.get(u.Key)
-	t := sh.instant(nowUs, found)
+	e, cur := sh.get(u.Key)
+	t := sh.instant(nowUs, e != nil)
 	s, d := u.Policy.Decide(cur, atTime(now, nowUs, t), u.Cost)
 	if d.Allowed && u.Cost > 0 { // only consumed hits change state
 		exp := t + d.ResetAfter.Microseconds()
-		if found {
-			sh.m[u.Key] = memEntry{s, exp}
+		if e != nil {
+			*e = entry(s, exp)
 		} else {
 			sh.put(u.Key, s, exp, t, m.perShard, m.sweepEvery, nil)
 		}
@@ -192,8 +192,8 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 	for i := range updates {
 		u := &updates[i]
 		sh := &m.shards[shardOf[i]]
-		cur, found := sh.get(u.Key)
-		t := sh.instant(nowUs, found)
+		e, cur := sh.get(u.Key)
+		t := sh.instant(nowUs, e != nil)
 		ats = append(ats, t)
 		orig = append(orig, cur)
 		for j := i - 1; j >= 0; j-- {

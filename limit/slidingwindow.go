@@ -26,7 +26,7 @@ import (
 //
 // and hits are admitted while value (counting them in curr) <= budget. Weight 0
 // uses the previous window alone. Unlike the seed, a rejected hit is not
-// counted.
+// counted, and a window counts at most MaxPolicyValue hits.
 //
 // The estimates are computed in IEEE double precision in exactly the order
 // written above (explicit conversions stop the compiler from fusing
@@ -131,7 +131,9 @@ func (a SlidingWindow) weighted(s State, w, left int64, max, cost, n uint64) Dec
 		return float64(p+c) / interval
 	}
 	d := Decision{Used: value(s.Prev, addSat(s.Count, cost))}
-	d.Allowed = n <= max && value(s.Prev, s.Count+n) <= budget
+	// A window never counts more than MaxPolicyValue hits (with a weight
+	// under 100 it may count more than Max).
+	d.Allowed = n <= max && n <= sub(MaxPolicyValue, s.Count) && value(s.Prev, s.Count+n) <= budget
 	after := s.Count
 	if d.Allowed {
 		after += cost
