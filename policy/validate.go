@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -54,11 +55,17 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 	for i := range cfg.RateLimits {
 		rl := &cfg.RateLimits[i]
 		lp := limits.Index(i)
-		if rl.MaxValue < 0 {
+		switch {
+		case rl.MaxValue < 0:
 			errs = append(errs, field.Invalid(lp.Child("max_value"), rl.MaxValue, "must be greater than or equal to 0"))
+		case rl.MaxValue > math.MaxUint32:
+			errs = append(errs, field.Invalid(lp.Child("max_value"), rl.MaxValue, "must be at most 4294967295"))
 		}
-		if rl.Seconds <= 0 {
+		switch {
+		case rl.Seconds <= 0:
 			errs = append(errs, field.Invalid(lp.Child("seconds"), rl.Seconds, "must be greater than 0"))
+		case rl.Seconds > math.MaxUint32:
+			errs = append(errs, field.Invalid(lp.Child("seconds"), rl.Seconds, "must be at most 4294967295"))
 		}
 		for j, c := range rl.Conditions {
 			if _, err := limit.ParseCondition(c); err != nil {

@@ -54,7 +54,8 @@ func TestValidateRateLimitPolicy(t *testing.T) {
     - {conditions: ["a == b"], variables: [user], max_value: -1, seconds: 0}
     - {conditions: ["a =="], variables: [""], max_value: 1, seconds: 60}
     - {conditions: ["a == b", "a == b"], variables: [user], max_value: 5, seconds: 0}
-    - {conditions: [], variables: [], max_value: 0, seconds: 1}`,
+    - {conditions: [], variables: [], max_value: 0, seconds: 1}
+    - {conditions: ["x == y"], variables: [], max_value: 4294967296, seconds: 4294967296}`,
 			want: []string{
 				obj + "spec.override.rateLimits[0].max_value: Invalid value: -1: must be greater than or equal to 0",
 				obj + "spec.override.rateLimits[0].seconds: Invalid value: 0: must be greater than 0",
@@ -62,6 +63,8 @@ func TestValidateRateLimitPolicy(t *testing.T) {
 				obj + `spec.override.rateLimits[1].variables[0]: Invalid value: "": must not be empty`,
 				obj + "spec.override.rateLimits[2].seconds: Invalid value: 0: must be greater than 0",
 				obj + "spec.override.rateLimits[2]: Duplicate value: same conditions, variables and seconds as spec.override.rateLimits[0]: one of them would never apply",
+				obj + "spec.override.rateLimits[4].max_value: Invalid value: 4294967296: must be at most 4294967295",
+				obj + "spec.override.rateLimits[4].seconds: Invalid value: 4294967296: must be at most 4294967295",
 			},
 		},
 		{

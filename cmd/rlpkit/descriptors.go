@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/merge"
 )
 
-const descriptorsSynopsis = `rlpkit descriptors --config PLUGINCONFIG --url URL [flags]
+const descriptorsSynopsis = `rlpkit descriptors (--config PLUGINCONFIG | --gateway ns/name PATH...) --url URL [flags]
 
 Prints, as JSON, the RLS descriptors a rate-limit filter generates for the request:
 {policy, domain, descriptors: [{entries: [{key, value}], limit, hits_addend}], hits_addend}.
@@ -26,6 +27,7 @@ func runDescriptors(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 func descriptors(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("descriptors")
 	config := fs.String("config", "", "the PluginConfig `file` (YAML or JSON, either schema)")
+	gateway := fs.String("gateway", "", "compile the topology in PATH... and use the PluginConfig of Gateway `ns/name`")
 	method := fs.String("method", "GET", "the request `method`")
 	rawURL := fs.String("url", "", "the request `URL`, e.g. http://api.toystore.com/admin/toy?id=1")
 	remote := fs.String("remote-address", "", "the client `address` (IP, optionally with port)")
@@ -49,12 +51,17 @@ func descriptors(args []string, stdout, stderr io.Writer) error {
 		headers[lower] = append(headers[lower], value)
 		return nil
 	})
-	if err := parseFlags(fs, args, descriptorsSynopsis, false, stdout); err != nil {
+	paths, err := parseFlags(fs, args, descriptorsSynopsis, true, stdout)
+	if err != nil {
 		return err
 	}
 	switch {
-	case *config == "":
-		return usagef("--config is required")
+	case (*config == "") == (*gateway == ""):
+		return usagef("exactly one of --config and --gateway is required")
+	case *config != "" && len(paths) > 0:
+		return usagef("unexpected argument %q: with --config, the PluginConfig is the only input", paths[0])
+	case *gateway != "" && len(paths) == 0:
+		return usagef("--gateway needs the PATH... of the topology to compile")
 	case *rawURL == "":
 		return usagef("--url is required")
 	case *hits > 1<<32-1:
@@ -68,7 +75,12 @@ func descriptors(args []string, stdout, stderr io.Writer) error {
 		host = u.Host
 	}
 
-	engine, err := loadPluginConfig(*config)
+	var engine *descriptor.Engine
+	if *config != "" {
+		engine, err = loadPluginConfig(*config)
+	} else {
+		engine, err = gatewayEngine(paths, *gateway)
+	}
 	if err != nil {
 		return err
 	}
@@ -132,4 +144,19 @@ func jsonKind(v any) string {
 		return "a number"
 	}
 	return "an object"
+}
+
+// gatewayEngine compiles the topology in paths and returns the descriptor engine of the
+// PluginConfig compiled for the Gateway ns/name.
+func gatewayEngine(paths []string, gateway string) (*descriptor.Engine, error) {
+	res, err := compileTopology(paths, nil, merge.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, gw := range res.Gateways {
+		if gw.Gateway == gateway {
+			return descriptor.Compile(&gw.PluginConfig)
+		}
+	}
+	return nil, fmt.Errorf("--gateway %s: no such Gateway among the inputs", gateway)
 }

@@ -17,7 +17,10 @@ const (
 const usage = `rlpkit: rate-limit policy for Gateway API and Envoy
 
 Usage:
-  rlpkit descriptors --config PLUGINCONFIG --url URL [--method M] [-H 'Name: value']...
+  rlpkit compile [-o yaml|json] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] PATH...
+      Merge RateLimitPolicies along Gateway -> HTTPRoute; print each Gateway's PluginConfig
+      and limits, and every policy's status.
+  rlpkit descriptors (--config PLUGINCONFIG | --gateway ns/name PATH...) --url URL [--method M] [-H 'Name: value']...
                      [--remote-address IP] [--metadata FILE.json] [--explain]
       Print the RLS descriptors a rate-limit filter generates for a request.
   rlpkit validate PATH...
@@ -40,6 +43,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd = runDescriptors
 	case "validate":
 		cmd = runValidate
+	case "compile":
+		cmd = runCompile
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -75,24 +80,38 @@ func exitFor(name string, err error, stderr io.Writer) int {
 	}
 }
 
-// parseFlags parses args into fs. On -h it prints synopsis and the flags to stdout and
-// returns errHelp; a bad flag is a usage error; positional arguments are refused unless
-// positional is true.
-func parseFlags(fs *flag.FlagSet, args []string, synopsis string, positional bool, stdout io.Writer) error {
+// parseFlags parses args into fs and returns the positional arguments; flags may come
+// before and after them, and "--" ends the flags. On -h it prints synopsis and the flags to
+// stdout and returns errHelp; a bad flag is a usage error, and so is a positional argument
+// when positional is false.
+func parseFlags(fs *flag.FlagSet, args []string, synopsis string, positional bool, stdout io.Writer) ([]string, error) {
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: %s\n\nFlags:\n", synopsis)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return errHelp
+	var positionals []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(stdout, "Usage: %s\n\nFlags:\n", synopsis)
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return nil, errHelp
+			}
+			return nil, usagef("%v", err)
 		}
-		return usagef("%v", err)
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			positionals = append(positionals, rest...)
+			break
+		}
+		positionals = append(positionals, rest[0])
+		args = rest[1:]
 	}
-	if !positional && fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+	if !positional && len(positionals) > 0 {
+		return nil, usagef("unexpected argument %q", positionals[0])
 	}
-	return nil
+	return positionals, nil
 }
 
 // newFlagSet returns a flag set for parseFlags.

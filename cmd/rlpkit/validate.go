@@ -21,13 +21,14 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func validate(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := newFlagSet("validate")
-	if err := parseFlags(fs, args, validateSynopsis, true, stdout); err != nil {
+	paths, err := parseFlags(fs, args, validateSynopsis, true, stdout)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	if len(paths) == 0 {
 		return usagef("at least one PATH is required")
 	}
-	set, err := policy.Read(fs.Args(), stdin)
+	set, err := policy.Read(paths, stdin)
 	if err != nil {
 		return err
 	}

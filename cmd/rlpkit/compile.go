@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policy"
+)
+
+const compileSynopsis = `rlpkit compile [-o yaml|json] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] PATH...
+
+Reads Gateways, HTTPRoutes, RateLimitPolicies and Namespaces (files, directories, "-" for
+stdin), merges the policies along Gateway -> HTTPRoute and prints, per Gateway, the
+PluginConfig of its rate-limit filter and the limits of its rate-limit service, and every
+policy's status:
+{gateways: [{gateway, pluginConfig, limits}], policies: [{name, conditions}]}.
+With --explain, where each effective gateway action and rate limit of the route came from
+goes to stderr.`
+
+// runCompile implements "rlpkit compile".
+func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return exitFor("compile", compile(args, stdin, stdout, stderr), stderr)
+}
+
+func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compile")
+	output := fs.String("o", "yaml", "output `format`: yaml or json")
+	upstream := fs.String("upstream-cluster", merge.DefaultUpstreamCluster, "the Envoy `cluster` of the rate-limit service")
+	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached")
+	explain := fs.String("explain", "", "print the provenance of the effective configuration of `ns/route` to stderr")
+	paths, err := parseFlags(fs, args, compileSynopsis, true, stdout)
+	if err != nil {
+		return err
+	}
+	if *output != "yaml" && *output != "json" {
+		return usagef("-o %q: want yaml or json", *output)
+	}
+	if len(paths) == 0 {
+		return usagef("at least one PATH is required")
+	}
+	res, err := compileTopology(paths, stdin, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
+	if err != nil {
+		return err
+	}
+	if *explain != "" {
+		text, err := explainRoute(res, *explain)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stderr, text)
+	}
+	out, err := render(compileOutput(res), *output)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(out)
+	return err
+}
+
+// compileTopology reads the inputs and compiles them; any problem of the inputs is an error.
+func compileTopology(paths []string, stdin io.Reader, opts merge.Options) (*merge.Result, error) {
+	set, err := policy.Read(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return merge.Compile(set, opts)
+}
+
+// The printed form: conditions without the timestamps and generations a file-based compile
+// has no use for.
+type (
+	compiled struct {
+		Gateways []merge.GatewayConfig `json:"gateways"`
+		Policies []policyOutput        `json:"policies"`
+	}
+	policyOutput struct {
+		Name       string            `json:"name"`
+		Conditions []conditionOutput `json:"conditions"`
+	}
+	conditionOutput struct {
+		Type    string `json:"type"`
+		Status  string `json:"status"`
+		Reason  string `json:"reason"`
+		Message string `json:"message"`
+	}
+)
+
+func compileOutput(res *merge.Result) compiled {
+	out := compiled{Gateways: res.Gateways, Policies: []policyOutput{}}
+	if out.Gateways == nil {
+		out.Gateways = []merge.GatewayConfig{}
+	}
+	for _, p := range res.Policies {
+		po := policyOutput{Name: p.Name}
+		for _, c := range p.Conditions {
+			po.Conditions = append(po.Conditions, conditionOutput{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+		}
+		out.Policies = append(out.Policies, po)
+	}
+	return out
+}
+
+// render encodes v as indented JSON or as YAML.
+func render(v any, format string) ([]byte, error) {
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if format == "json" {
+		return append(js, '\n'), nil
+	}
+	return yaml.JSONToYAML(js)
+}
+
+// explainRoute tells, for every Gateway the route is attached to, where each piece of its
+// effective configuration came from.
+func explainRoute(res *merge.Result, route string) (string, error) {
+	var b strings.Builder
+	for _, gw := range res.Gateways {
+		for _, rc := range gw.Routes {
+			if rc.Route != route {
+				continue
+			}
+			fmt.Fprintf(&b, "HTTPRoute %s on Gateway %s\n  domain %s\n  hostnames %s\n  sections, highest precedence first:\n", rc.Route, gw.Gateway, rc.Domain, strings.Join(rc.Hostnames, ", "))
+			for _, s := range rc.Sections {
+				fmt.Fprintf(&b, "    %s/%s %s (targets %s %s)\n", s.Policy.Namespace, s.Policy.Name, s.Name, s.Policy.Spec.TargetRef.Kind, s.Policy.Spec.TargetRef.Name)
+			}
+			b.WriteString("  gatewayActions:\n")
+			for i, a := range rc.Actions {
+				fmt.Fprintf(&b, "    [%d] from %s spec.%s.gatewayActions[%d]\n", i, a.Origin.Policy, a.Origin.Section, a.Origin.Index)
+			}
+			b.WriteString("  rateLimits:\n")
+			for i, l := range rc.Limits {
+				fmt.Fprintf(&b, "    [%d] %d per %ds %v from %s spec.%s.rateLimits[%d]\n", i, l.Limit.MaxValue, l.Limit.Seconds, l.Limit.Conditions, l.Origin.Policy, l.Origin.Section, l.Origin.Index)
+			}
+			for _, r := range rc.Replaced {
+				fmt.Fprintf(&b, "  replaced: %s spec.%s.rateLimits[%d] by %s spec.%s.rateLimits[%d]\n", r.Limit.Policy, r.Limit.Section, r.Limit.Index, r.By.Policy, r.By.Section, r.By.Index)
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "", fmt.Errorf("--explain %s: no such HTTPRoute has an effective configuration on any Gateway", route)
+	}
+	return b.String(), nil
+}

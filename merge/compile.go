@@ -1,0 +1,227 @@
+package merge
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/policy"
+)
+
+// DefaultUpstreamCluster is the rate-limit service cluster of compiled policies when Options
+// names none.
+const DefaultUpstreamCluster = "rate-limit-cluster"
+
+// Options tune Compile. The zero value compiles with the defaults.
+type Options struct {
+	// UpstreamCluster is the Envoy cluster of the rate-limit service; empty means
+	// DefaultUpstreamCluster.
+	UpstreamCluster string
+	// FailureModeDeny denies traffic when the rate-limit service cannot be reached.
+	FailureModeDeny bool
+	// Now is the lastTransitionTime of the status conditions; the zero value keeps output
+	// reproducible.
+	Now metav1.Time
+	// Actions merges gateway actions; nil means AggregateActions.
+	Actions ActionStrategy
+	// Limits merges rate limits; nil means PatchLimits.
+	Limits LimitStrategy
+}
+
+// Result is what Compile produces: per Gateway the filter's PluginConfig and the service's
+// limits, and each policy's status.
+type Result struct {
+	Gateways []GatewayConfig `json:"gateways"`
+	Policies []PolicyStatus  `json:"policies"`
+}
+
+// GatewayConfig is the compiled configuration of one Gateway.
+type GatewayConfig struct {
+	// Gateway is "namespace/name".
+	Gateway string `json:"gateway"`
+	// PluginConfig is for the Gateway's rate-limit filter.
+	PluginConfig descriptor.PluginConfig `json:"pluginConfig"`
+	// Limits are for the rate-limit service, in limitador's format; each limit's namespace
+	// is the rate-limit domain of the route it belongs to.
+	Limits []limit.Limit `json:"limits"`
+	// Routes explain each policy of PluginConfig, in the same order.
+	Routes []RouteConfig `json:"-"`
+}
+
+// RouteConfig is the merged configuration of one HTTPRoute attached to a Gateway, with the
+// origin of every piece.
+type RouteConfig struct {
+	// Route is "namespace/name".
+	Route string
+	// Domain is the rate-limit domain, "gatewayNs/gatewayName#routeNs/routeName".
+	Domain string
+	// Hostnames are the hostnames the route serves on the Gateway.
+	Hostnames []string
+	// Listeners are the listeners the route is attached through.
+	Listeners []gatewayv1.SectionName
+	// Sections are the merged sections, highest precedence first.
+	Sections []Section
+	// Actions and Limits are the effective configuration.
+	Actions []EffectiveAction
+	Limits  []EffectiveLimit
+	// Replaced are the rate limits the merge left out.
+	Replaced []Replaced
+}
+
+// PolicyStatus is the status of one RateLimitPolicy.
+type PolicyStatus struct {
+	// Name is "namespace/name".
+	Name string `json:"name"`
+	// Conditions are Accepted and Enforced.
+	Conditions []metav1.Condition `json:"conditions"`
+}
+
+// Compile merges the policies of set along Gateway -> HTTPRoute and compiles, for every
+// Gateway, a PluginConfig and the limits, plus every policy's status. Objects with
+// validation problems take no part (an invalid policy is reported Invalid). The result is
+// deterministic: the same objects in any order give the same result.
+func Compile(set *policy.Set, opts Options) (*Result, error) {
+	if opts.UpstreamCluster == "" {
+		opts.UpstreamCluster = DefaultUpstreamCluster
+	}
+	if opts.Actions == nil {
+		opts.Actions = AggregateActions
+	}
+	if opts.Limits == nil {
+		opts.Limits = PatchLimits
+	}
+	valid := validObjects(set)
+	st := newStatusTracker(set, valid)
+	topo := newTopology(valid)
+
+	routes := slices.Clone(valid.HTTPRoutes)
+	slices.SortFunc(routes, func(a, b *gatewayv1.HTTPRoute) int { return olderFirst(&a.ObjectMeta, &b.ObjectMeta) })
+	byGateway := map[*gatewayv1.Gateway][]Attachment{}
+	for _, r := range routes {
+		for _, a := range topo.attach(r) {
+			byGateway[a.Gateway] = append(byGateway[a.Gateway], a)
+		}
+	}
+
+	gateways := slices.Clone(valid.Gateways)
+	slices.SortFunc(gateways, func(a, b *gatewayv1.Gateway) int { return byNamespacedName(&a.ObjectMeta, &b.ObjectMeta) })
+	res := &Result{}
+	for _, gw := range gateways {
+		gc := GatewayConfig{Gateway: nsName(&gw.ObjectMeta), Limits: []limit.Limit{}}
+		deny := opts.FailureModeDeny
+		gc.PluginConfig.FailureModeDeny = &deny
+		gwPolicy := st.winner(policy.KindGateway, gw.Namespace, gw.Name)
+		for _, a := range byGateway[gw] {
+			rc := compileRoute(a, gwPolicy, st.winner(policy.KindHTTPRoute, a.Route.Namespace, a.Route.Name), opts)
+			st.record(rc)
+			if len(rc.Actions) == 0 && len(rc.Limits) == 0 {
+				continue
+			}
+			gc.Routes = append(gc.Routes, rc)
+			gc.PluginConfig.RateLimitPolicies = append(gc.PluginConfig.RateLimitPolicies, descriptor.Policy{
+				Name:            rc.Route,
+				RateLimitDomain: rc.Domain,
+				UpstreamCluster: opts.UpstreamCluster,
+				Hostnames:       rc.Hostnames,
+				RouteMatches:    routeMatches(a.Route),
+				GatewayActions:  actionsOf(rc.Actions),
+			})
+			for _, l := range rc.Limits {
+				gc.Limits = append(gc.Limits, toLimit(rc.Domain, l))
+			}
+		}
+		if err := descriptor.Validate(&gc.PluginConfig); err != nil {
+			return nil, fmt.Errorf("merge: the PluginConfig compiled for Gateway %s is invalid:\n%w", gc.Gateway, err)
+		}
+		if err := limit.ValidateLimits(gc.Limits); err != nil {
+			return nil, fmt.Errorf("merge: the limits compiled for Gateway %s are invalid:\n%w", gc.Gateway, err)
+		}
+		res.Gateways = append(res.Gateways, gc)
+	}
+	res.Policies = st.statuses(opts.Now)
+	return res, nil
+}
+
+// compileRoute merges the sections of the Gateway's and the route's policies for one
+// attachment.
+func compileRoute(a Attachment, gwPolicy, routePolicy *policy.RateLimitPolicy, opts Options) RouteConfig {
+	route := nsName(&a.Route.ObjectMeta)
+	rc := RouteConfig{
+		Route:     route,
+		Domain:    nsName(&a.Gateway.ObjectMeta) + "#" + route,
+		Hostnames: a.Hostnames,
+		Listeners: a.Listeners,
+		Sections:  Precedence(gwPolicy, routePolicy),
+	}
+	rc.Actions = opts.Actions(rc.Sections)
+	rc.Limits, rc.Replaced = opts.Limits(rc.Sections)
+	return rc
+}
+
+func actionsOf(list []EffectiveAction) []descriptor.GatewayAction {
+	out := make([]descriptor.GatewayAction, len(list))
+	for i, a := range list {
+		out[i] = a.Action
+	}
+	return out
+}
+
+// toLimit turns an effective limit into the service's format. Validation keeps max_value
+// and seconds within uint32.
+func toLimit(domain string, l EffectiveLimit) limit.Limit {
+	return limit.Limit{
+		Namespace:  domain,
+		MaxValue:   uint32(min(max(l.Limit.MaxValue, 0), math.MaxUint32)),
+		Seconds:    uint32(min(max(l.Limit.Seconds, 0), math.MaxUint32)),
+		Conditions: nonNil(l.Limit.Conditions),
+		Variables:  nonNil(l.Limit.Variables),
+		Name:       l.Origin.path("rateLimits"),
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// validObjects returns the objects of set without validation problems.
+func validObjects(set *policy.Set) *policy.Set {
+	keep := func(kind string, m *metav1.ObjectMeta) bool {
+		ns := m.Namespace
+		if kind == policy.KindNamespace {
+			ns = ""
+		}
+		return len(set.Problems(policy.ObjectKey{Kind: kind, Namespace: ns, Name: m.Name})) == 0
+	}
+	return &policy.Set{
+		Gateways:   slices.DeleteFunc(slices.Clone(set.Gateways), func(g *gatewayv1.Gateway) bool { return !keep(policy.KindGateway, &g.ObjectMeta) }),
+		HTTPRoutes: slices.DeleteFunc(slices.Clone(set.HTTPRoutes), func(r *gatewayv1.HTTPRoute) bool { return !keep(policy.KindHTTPRoute, &r.ObjectMeta) }),
+		Policies:   slices.DeleteFunc(slices.Clone(set.Policies), func(p *policy.RateLimitPolicy) bool { return !keep(policy.KindRateLimitPolicy, &p.ObjectMeta) }),
+		Namespaces: slices.DeleteFunc(slices.Clone(set.Namespaces), func(n *policy.Namespace) bool { return !keep(policy.KindNamespace, &n.ObjectMeta) }),
+	}
+}
+
+// olderFirst orders objects by creationTimestamp, then namespace/name: Gateway API's order
+// for conflicting routes, and this package's for conflicting policies.
+func olderFirst(a, b *metav1.ObjectMeta) int {
+	if c := a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return byNamespacedName(a, b)
+}
+
+// byNamespacedName orders objects by namespace, then name.
+func byNamespacedName(a, b *metav1.ObjectMeta) int {
+	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+}
+
+func nsName(m *metav1.ObjectMeta) string { return m.Namespace + "/" + m.Name }
