@@ -115,6 +115,17 @@ func (s cellSet) coversCell(c cell) bool {
 	return false
 }
 
+// outside returns the members of s that no member of t covers.
+func (s cellSet) outside(t cellSet) cellSet {
+	var out cellSet
+	for _, c := range s {
+		if !t.coversCell(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // intersect returns the cells matching a request that both sets match.
 func (s cellSet) intersect(t cellSet) cellSet {
 	var out cellSet

@@ -44,9 +44,9 @@ var errTooManyRoutes = errors.New("too many routes")
 // policy's route match and one rule of each action in S. Routes are ordered from the largest
 // sets to the smallest, so the first route that matches a request is one whose set is exactly
 // the actions that apply to it: a route for a larger set does not match (some action of it
-// does not apply), and neither does one for another set of the same size. The route for the
-// empty set matches every request of the policy's route match, so a request the policy takes
-// never reaches the routes of a less specific policy.
+// does not apply), and neither does one for another set of the same size. Together, the
+// routes match every request of the policy's route match (each request's own set has a
+// route for it), so a request the policy takes never reaches a less specific policy's routes.
 func policyRoutes(pol *descriptor.Policy, plan policyPlan, budget int) ([]routeSpec, error) {
 	always, units := planActions(pol, plan.enabled)
 	var out []routeSpec
@@ -60,24 +60,13 @@ func policyRoutes(pol *descriptor.Policy, plan policyPlan, budget int) ([]routeS
 		if err != nil {
 			return nil, err
 		}
-		var earlier cellSet // the cells of this route match's routes so far
 		for _, b := range blocks {
-			// A cell an earlier route covers is unreachable: that route takes its requests.
-			var live cellSet
-			for _, c := range b.cells {
-				if !earlier.coversCell(c) {
-					live = append(live, c)
-				}
-			}
-			for _, c := range live {
-				earlier = earlier.add(c)
-			}
 			actions := append([]int(nil), always...)
 			for _, u := range b.units {
 				actions = append(actions, units[u].actions...)
 			}
 			sort.Ints(actions)
-			for _, m := range emitMatches(live, headers) {
+			for _, m := range emitMatches(b.cells, headers) {
 				out = append(out, routeSpec{match: m, actions: actions})
 			}
 			if len(out) > budget {
@@ -185,28 +174,38 @@ func routeMatchBase(m *descriptor.RouteMatch) (cellSet, []*routev3.HeaderMatcher
 }
 
 // enumerate returns the blocks for the units under a route match, the largest sets of units
-// first. It explores the sets depth first and abandons a set as soon as no request can match
-// all its units, so its cost follows the number of routes, not the number of sets.
+// first. It explores the sets depth first, deciding for each unit whether it is in the set,
+// and keeps only the cells whose requests can have exactly that set of units apply: a cell
+// is dropped once it lies inside a cell of a unit left out (its requests would apply that
+// unit too), and a set is abandoned when no cell is left. So its cost follows the number of
+// routes, not the number of sets, and no route it returns is shadowed by an earlier one.
 func enumerate(units []unit, base cellSet, budget int) ([]block, error) {
 	var blocks []block
 	routes := 0
-	var visit func(i int, cur cellSet, chosen []int) error
-	visit = func(i int, cur cellSet, chosen []int) error {
+	var visit func(i int, cur cellSet, chosen, excluded []int) error
+	visit = func(i int, cur cellSet, chosen, excluded []int) error {
 		if i == len(units) {
 			blocks = append(blocks, block{units: append([]int(nil), chosen...), cells: cur})
-			if routes += len(cur); routes > budget {
+			if routes += len(emitMatches(cur, nil)); routes > budget {
 				return errTooManyRoutes
 			}
 			return nil
 		}
-		if next := cur.intersect(units[i].cells); len(next) > 0 {
-			if err := visit(i+1, next, append(chosen, i)); err != nil {
+		in := cur.intersect(units[i].cells)
+		for _, x := range excluded {
+			in = in.outside(units[x].cells)
+		}
+		if len(in) > 0 {
+			if err := visit(i+1, in, append(chosen, i), excluded); err != nil {
 				return err
 			}
 		}
-		return visit(i+1, cur, chosen)
+		if out := cur.outside(units[i].cells); len(out) > 0 {
+			return visit(i+1, out, chosen, append(excluded, i))
+		}
+		return nil
 	}
-	if err := visit(0, base, nil); err != nil {
+	if err := visit(0, base, nil, nil); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(blocks, func(a, b int) bool { return len(blocks[a].units) > len(blocks[b].units) })

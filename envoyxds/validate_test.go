@@ -13,7 +13,15 @@ func validateOutput(t testing.TB, out *Output) {
 	if err := out.RouteConfiguration.ValidateAll(); err != nil {
 		t.Errorf("RouteConfiguration.ValidateAll() = %v", err)
 	}
+	// Envoy also rejects a route configuration in which a domain appears twice.
+	domains := make(map[string]string)
 	for _, vh := range out.RouteConfiguration.VirtualHosts {
+		for _, d := range vh.Domains {
+			if other, dup := domains[d]; dup {
+				t.Errorf("domain %q is in virtual hosts %q and %q", d, other, vh.Name)
+			}
+			domains[d] = vh.Name
+		}
 		for _, r := range vh.Routes {
 			for name, a := range r.TypedPerFilterConfig {
 				prl := new(ratelimitv3.RateLimitPerRoute)
