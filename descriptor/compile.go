@@ -46,8 +46,11 @@ func (e *Engine) NumPolicies() int { return len(e.policies) }
 
 // PolicyInfo describes one compiled policy.
 type PolicyInfo struct {
-	Name            string
+	// Name is the policy's name (possibly empty).
+	Name string
+	// RateLimitDomain is the domain sent with its descriptors.
 	RateLimitDomain string
+	// UpstreamCluster is the Envoy cluster of the rate-limit service.
 	UpstreamCluster string
 }
 

@@ -7,7 +7,9 @@ import (
 
 // Entry is one descriptor entry, an Envoy RateLimitDescriptor.Entry.
 type Entry struct {
-	Key   string `json:"key"`
+	// Key is the entry's key.
+	Key string `json:"key"`
+	// Value is the entry's value.
 	Value string `json:"value"`
 }
 
@@ -52,8 +54,10 @@ func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
 // Override is a limit attached to one descriptor (Envoy's RateLimitDescriptor.RateLimitOverride):
 // the service uses it instead of its configured limit.
 type Override struct {
+	// RequestsPerUnit is the number of hits allowed per Unit.
 	RequestsPerUnit uint32 `json:"requests_per_unit"`
-	Unit            Unit   `json:"unit"`
+	// Unit is the window.
+	Unit Unit `json:"unit"`
 }
 
 // Descriptor is one RLS descriptor.

@@ -23,20 +23,25 @@ type Trace struct {
 
 // HostnameStep is one matching hostname pattern and the policies it offered, in order.
 type HostnameStep struct {
-	Pattern  string       `json:"pattern"`
+	// Pattern is the hostname pattern that matched.
+	Pattern string `json:"pattern"`
+	// Policies are the policies it offered, in PluginConfig order, up to the chosen one.
 	Policies []PolicyStep `json:"policies"`
 }
 
 // PolicyStep is one policy offered by a hostname pattern.
 type PolicyStep struct {
-	Index int    `json:"index"`
-	Name  string `json:"name,omitempty"`
+	// Index is the policy's index in the PluginConfig.
+	Index int `json:"index"`
+	// Name is the policy's name.
+	Name string `json:"name,omitempty"`
 	// RouteMatched says whether its routeMatches admitted the request.
 	RouteMatched bool `json:"routeMatched"`
 }
 
 // ActionStep is one gateway action of the chosen policy.
 type ActionStep struct {
+	// Index is the gateway action's index in the policy.
 	Index int `json:"index"`
 	// Applied says whether the action applied to the request.
 	Applied bool `json:"applied"`
@@ -49,6 +54,7 @@ type ActionStep struct {
 
 // ConfigurationStep is one configuration of an applied gateway action.
 type ConfigurationStep struct {
+	// Index is the configuration's index in its gateway action.
 	Index int `json:"index"`
 	// Descriptor is the index of the descriptor it produced, -1 when it produced none.
 	Descriptor int `json:"descriptor"`

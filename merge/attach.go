@@ -16,9 +16,13 @@ const namespaceNameLabel = "kubernetes.io/metadata.name"
 // Attachment is an HTTPRoute attached to a Gateway: through which listeners, and the
 // hostnames it serves there (the union of its intersections with those listeners).
 type Attachment struct {
-	Gateway   *gatewayv1.Gateway
-	Route     *gatewayv1.HTTPRoute
+	// Gateway is the Gateway the route is attached to.
+	Gateway *gatewayv1.Gateway
+	// Route is the attached route.
+	Route *gatewayv1.HTTPRoute
+	// Listeners are the listeners that admit the route, in the Gateway's order.
 	Listeners []gatewayv1.SectionName
+	// Hostnames are the hostnames the route serves there, sorted.
 	Hostnames []string
 }
 

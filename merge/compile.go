@@ -38,8 +38,10 @@ type Options struct {
 // Result is what Compile produces: per Gateway the filter's PluginConfig and the service's
 // limits, and each policy's status.
 type Result struct {
+	// Gateways are the compiled Gateways, sorted by namespace/name.
 	Gateways []GatewayConfig `json:"gateways"`
-	Policies []PolicyStatus  `json:"policies"`
+	// Policies are the statuses of every policy read, sorted by namespace/name.
+	Policies []PolicyStatus `json:"policies"`
 }
 
 // GatewayConfig is the compiled configuration of one Gateway.
@@ -68,9 +70,10 @@ type RouteConfig struct {
 	Listeners []gatewayv1.SectionName
 	// Sections are the merged sections, highest precedence first.
 	Sections []Section
-	// Actions and Limits are the effective configuration.
+	// Actions are the effective gateway actions.
 	Actions []EffectiveAction
-	Limits  []EffectiveLimit
+	// Limits are the effective rate limits.
+	Limits []EffectiveLimit
 	// Replaced are the rate limits the merge left out.
 	Replaced []Replaced
 }

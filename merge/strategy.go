@@ -19,20 +19,26 @@ const (
 
 // Section is one section of one policy taking part in a merge.
 type Section struct {
+	// Policy is the policy the section belongs to.
 	Policy *policy.RateLimitPolicy
-	Name   SectionName
+	// Name is Override or Default.
+	Name SectionName
+	// Config is the section's configuration.
 	Config *policy.RateLimitPolicyConfig
 }
 
 // Origin says where a piece of effective configuration came from: a policy, its section,
 // and the index in that section's gatewayActions or rateLimits.
 type Origin struct {
-	Policy  string      `json:"policy"`
+	// Policy is "namespace/name" of the policy.
+	Policy string `json:"policy"`
+	// Section is Override or Default.
 	Section SectionName `json:"section"`
-	Index   int         `json:"index"`
+	// Index is the index in the section's list.
+	Index int `json:"index"`
 }
 
-// String returns "ns/name spec.default.rateLimits[0]"-style text, with the list named by
+// path returns "ns/name spec.default.rateLimits[0]"-style text, with the list named by
 // what the origin is of (list is "gatewayActions" or "rateLimits").
 func (o Origin) path(list string) string {
 	return fmt.Sprintf("%s spec.%s.%s[%d]", o.Policy, o.Section, list, o.Index)
@@ -40,20 +46,26 @@ func (o Origin) path(list string) string {
 
 // EffectiveAction is a gateway action of a merged configuration and its origin.
 type EffectiveAction struct {
+	// Action is the gateway action.
 	Action descriptor.GatewayAction
+	// Origin is where it came from.
 	Origin Origin
 }
 
 // EffectiveLimit is a rate limit of a merged configuration and its origin.
 type EffectiveLimit struct {
-	Limit  policy.RateLimitSpec
+	// Limit is the rate limit.
+	Limit policy.RateLimitSpec
+	// Origin is where it came from.
 	Origin Origin
 }
 
 // Replaced is a rate limit a merge left out, and the limit that took its place.
 type Replaced struct {
+	// Limit is the limit left out.
 	Limit Origin
-	By    Origin
+	// By is the limit that took its place.
+	By Origin
 }
 
 // ActionStrategy merges the gateway actions of sections given in precedence order, highest

@@ -8,8 +8,11 @@ import (
 // Source says where an object or a problem was read: the file ("-" for standard input),
 // the document's 0-based index in it, and the 1-based line (0 when unknown).
 type Source struct {
+	// File is the input's name, "-" for stdin.
 	File string
-	Doc  int
+	// Doc is the 0-based index of the document in the input.
+	Doc int
+	// Line is the 1-based line, 0 when unknown.
 	Line int
 }
 

@@ -40,9 +40,14 @@ type NamespaceStatus struct {
 
 // NamespaceCondition mirrors core/v1 NamespaceCondition.
 type NamespaceCondition struct {
-	Type               string      `json:"type"`
-	Status             string      `json:"status"`
+	// Type is the condition's type.
+	Type string `json:"type"`
+	// Status is True, False or Unknown.
+	Status string `json:"status"`
+	// LastTransitionTime is when the status last changed.
 	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
-	Reason             string      `json:"reason,omitempty"`
-	Message            string      `json:"message,omitempty"`
+	// Reason is a machine-readable reason.
+	Reason string `json:"reason,omitempty"`
+	// Message is for people.
+	Message string `json:"message,omitempty"`
 }

@@ -15,9 +15,12 @@ const (
 
 // ObjectKey identifies an object of a Set. Namespace is empty for a Namespace.
 type ObjectKey struct {
-	Kind      string
+	// Kind is the object's kind (KindGateway, ...).
+	Kind string
+	// Namespace is the object's namespace, empty for a Namespace.
 	Namespace string
-	Name      string
+	// Name is the object's name.
+	Name string
 }
 
 // String returns "Kind namespace/name", or "Kind name" for a Namespace.
@@ -33,9 +36,13 @@ func (k ObjectKey) String() string {
 // too (merging reports a RateLimitPolicy that is Invalid); objects that could not be decoded
 // are not.
 type Set struct {
-	Gateways   []*gatewayv1.Gateway
+	// Gateways are the Gateways read, in input order.
+	Gateways []*gatewayv1.Gateway
+	// HTTPRoutes are the HTTPRoutes read, in input order.
 	HTTPRoutes []*gatewayv1.HTTPRoute
-	Policies   []*RateLimitPolicy
+	// Policies are the RateLimitPolicies read, in input order.
+	Policies []*RateLimitPolicy
+	// Namespaces are the Namespaces read, in input order.
 	Namespaces []*Namespace
 
 	sources  map[ObjectKey]Source
