@@ -1,0 +1,49 @@
+// Package rls is Envoy's Rate Limit Service over rlpkit's limits: it answers
+// envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit with
+// go-control-plane's message types by evaluating the request with a
+// limit.Evaluator over a limit.Store (the memory store or limit/redis).
+//
+// It is not a server: it opens no listener, starts no goroutine, reads no
+// file and exports no metrics. `rlpkit serve` does all of that around a
+// Service; a program of its own registers one on its *grpc.Server with
+// rlsv3.RegisterRateLimitServiceServer and calls SetLimits when its limits
+// change.
+//
+// # Answers
+//
+// A request answers with an overall code and one status per descriptor, in
+// request order, each with current_limit (the limit that decided, nil when no
+// limit applies), limit_remaining and duration_until_reset, with the
+// semantics of limit.Evaluator: hits_addend 0 means 1, a descriptor's own
+// hits_addend replaces the request's and an explicit 0 checks without
+// consuming, and a descriptor's limit override replaces the configured
+// limits for it. With Options.ResponseHeaders the response also carries the
+// RateLimit header fields of draft-ietf-httpapi-ratelimit-headers-03 for the
+// most restrictive status (see ResponseHeaders).
+//
+// gRPC errors: a request that cannot be evaluated answers InvalidArgument
+// (an empty domain, a descriptor without entries, an entry with an empty key,
+// or a feature listed below as unsupported), naming every problem with its
+// field path; a store that cannot answer gives Unavailable, so that Envoy's
+// failure_mode_deny decides whether traffic passes.
+//
+// # Where it differs from its sources
+//
+//   - Seed 004 answers one overall code from the first entry of the first
+//     descriptor; here every descriptor is evaluated on its own, as Envoy's
+//     protocol intends, and counters live in the store behind the evaluator,
+//     with TTLs, rather than in Redis keys without expiry.
+//   - Envoy's reference service (envoyproxy/ratelimit) fails a request with
+//     an empty descriptor list; here it answers OK with no statuses, as
+//     nothing in it is over a limit. A domain without limits answers OK for
+//     every descriptor in both.
+//   - Descriptors asking for a refund (is_negative_hits) and overrides with a
+//     unit_multiplier other than 1 answer InvalidArgument: the evaluator
+//     has neither refunds nor multiplied units, and consuming hits a client
+//     meant to give back, or limiting over the wrong window, would be worse
+//     than a clear error.
+//   - Limits whose window is not a whole Envoy unit report unit UNKNOWN
+//     rather than a unit with a unit_multiplier.
+//   - RateLimit-Limit carries the limit alone, without the optional quota
+//     policy ("10, 10;w=60"), as Envoy's reference service writes it.
+package rls

@@ -1,0 +1,82 @@
+package rls
+
+import (
+	"testing"
+	"time"
+
+	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
+)
+
+func TestResponseHeaders(t *testing.T) {
+	tests := []struct {
+		name string
+		resp *rlsv3.RateLimitResponse
+		want map[string]string
+	}{
+		{"no statuses", resp(ok), nil},
+		{"no current limit", resp(ok, unlimited(), unlimited()), nil},
+		{
+			"one status",
+			resp(ok, limited(ok, "a", 10, minute, 7, 42*time.Second)),
+			map[string]string{HeaderLimit: "10", HeaderRemaining: "7", HeaderReset: "42"},
+		},
+		{
+			"reset rounds up to whole seconds",
+			resp(ok, limited(ok, "a", 10, second, 9, 1500*time.Millisecond)),
+			map[string]string{HeaderLimit: "10", HeaderRemaining: "9", HeaderReset: "2"},
+		},
+		{
+			"the least remaining wins",
+			resp(ok, limited(ok, "a", 10, minute, 7, 42*time.Second), unlimited(), limited(ok, "b", 100, second, 3, time.Second)),
+			map[string]string{HeaderLimit: "100", HeaderRemaining: "3", HeaderReset: "1"},
+		},
+		{
+			"equal remaining: the later reset wins",
+			resp(ok, limited(ok, "a", 5, second, 3, time.Second), limited(ok, "b", 9, minute, 3, 30*time.Second), limited(ok, "c", 7, second, 3, time.Second)),
+			map[string]string{HeaderLimit: "9", HeaderRemaining: "3", HeaderReset: "30"},
+		},
+		{
+			"over the limit: the first status over, and Retry-After",
+			resp(over, limited(ok, "a", 10, minute, 0, 42*time.Second), limited(over, "b", 5, second, 2, 800*time.Millisecond), limited(over, "c", 5, minute, 0, time.Minute)),
+			map[string]string{HeaderLimit: "5", HeaderRemaining: "2", HeaderReset: "1", HeaderRetryAfter: "1"},
+		},
+		{
+			"Retry-After is at least 1",
+			resp(over, limited(over, "a", 0, second, 0, 0)),
+			map[string]string{HeaderLimit: "0", HeaderRemaining: "0", HeaderReset: "0", HeaderRetryAfter: "1"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := proto.Clone(tc.resp)
+			got := headerMap(&rlsv3.RateLimitResponse{ResponseHeadersToAdd: ResponseHeaders(tc.resp)})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ResponseHeaders(%v) mismatch (-want +got):\n%s", tc.resp, diff)
+			}
+			if !proto.Equal(before, tc.resp) {
+				t.Errorf("ResponseHeaders modified its argument: %v, was %v", tc.resp, before)
+			}
+		})
+	}
+}
+
+func TestCeilSeconds(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want int64
+	}{
+		{-time.Second, 0},
+		{0, 0},
+		{time.Nanosecond, 1},
+		{time.Second, 1},
+		{time.Second + 1, 2},
+		{time.Duration(1<<63 - 1), 9223372037},
+	}
+	for _, tc := range tests {
+		if got := ceilSeconds(tc.d); got != tc.want {
+			t.Errorf("ceilSeconds(%v) = %d, want %d", tc.d, got, tc.want)
+		}
+	}
+}
