@@ -62,4 +62,3 @@ func BenchmarkShouldRateLimitGRPC(b *testing.B) {
 		}
 	})
 }
-
