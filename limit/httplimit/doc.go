@@ -1,0 +1,98 @@
+// Package httplimit is seed 002's proxy `limit` plugin for Go programs: a
+// rate limiter (weighted sliding window) and an in-flight limiter, keyed by
+// the client address, a header, a cookie or a query parameter, as a net/http
+// middleware (step "request") and as an http.RoundTripper for
+// httputil.ReverseProxy (step "proxy_upstream", so that responses served
+// without reaching the upstream, from a cache in front, are not charged).
+// Both share one implementation and one set of counters per plugin.
+//
+// Configuration has exactly the seed's keys and defaults (Config,
+// DefaultConfig) and its validation rules (Config.Validate); ParseTOML reads
+// the seed's `[plugins.NAME]` tables, several per file, and Load turns them
+// into a Set that places each plugin by its step:
+//
+//	set, err := httplimit.Load(data)
+//	proxy := &httputil.ReverseProxy{Rewrite: rewrite, Transport: set.RoundTripper(nil)}
+//	srv := &http.Server{Handler: set.Handler(proxy)}
+//
+// It is not a general rate-limiting framework: it implements the seed's
+// plugin and nothing else (no per-route limits, no quota headers, no
+// RLS client). Use package limit for limits evaluated against RLS
+// descriptors.
+//
+// # Behaviour
+//
+//   - A request whose key value is missing or empty is not limited.
+//   - Within the limit it passes.
+//   - Over the limit it gets 429 Too Many Requests with the body
+//     "exceed limit <value>/<max>" and, for a rate limiter,
+//     Retry-After: the interval in seconds (rounded up to a whole second).
+//   - max = 0 rejects every request that has a key, for both types.
+//   - rate uses limit.SlidingWindow in seed 002's weighted mode:
+//     value = (prev*(1-w) + curr*w) / interval against the budget
+//     max / max(interval, 1) (seconds); weight 0 uses the previous window
+//     alone. Windows are aligned to the Unix epoch.
+//   - inflight holds a count while the request runs, released when the
+//     handler returns (also when it panics) or, for a RoundTripper, when the
+//     response body is closed or the round trip fails. A rejected request
+//     holds no count.
+//
+// # Keys
+//
+// tag "ip" is the peer address (http.Request.RemoteAddr without the port).
+// With trusted proxy prefixes configured (WithTrustedProxies) and a peer among
+// them, it is the right-most X-Forwarded-For hop that is not trusted, every
+// X-Forwarded-For header line read in order as one list. The left-most hop is
+// never used: it is whatever the client wrote, and a client that writes a
+// fresh address into each request would never be limited. The hops right of
+// the first untrusted one were appended by proxies we trust, so that one is
+// the address the nearest untrusted party connected from. When every hop is
+// trusted the left-most is used; a hop that is not an address stops the walk
+// at the trusted proxy that wrote it. The Forwarded header (RFC 7239) is not
+// read. IPv4-mapped IPv6 addresses count as their IPv4 form; IPv6 clients are
+// keyed by their full address, not their /64.
+//
+// tag "header" is the first value of the header named by key; "cookie" and
+// "query" are read exactly as (*http.Request).Cookie and url.Values.Get read
+// them, without allocating. A value longer than 128 bytes is stored by its
+// SHA-256, so huge values cannot bloat the store.
+//
+// # Shared counters
+//
+// A rate limiter keeps its counters in a limit.Store: by default a
+// limit.MemoryStore of its own, so counters are per process and N instances
+// behind a load balancer admit up to N times the limit, as the seed warns.
+// WithStore takes any limit.Store, such as the Redis store of limit/redis,
+// and then every instance using the same store shares one budget per key.
+// Counter keys start with the plugin's name and change with its type, tag,
+// key and interval. A store error rejects the request with 503 unless
+// WithStoreErrorHandler lets it through.
+//
+// In-flight counts are always per process, whatever the store: an in-flight
+// count shared across instances would need a lease that outlives a crashed
+// instance, which limit.Store does not model. With N instances a key may
+// hold up to N times max requests at once.
+//
+// # Where it differs from the seed
+//
+//   - The over-limit body is "exceed limit <value>/<max>", as the project's
+//     design says, not the seed's "Plugin limit, exceed limit <value>/<max>".
+//   - For rate, <value> is the sliding-window estimate in the unit of max:
+//     the per-second estimate the seed compares times max(interval, 1), that
+//     is prev*(1-w) + curr*w for intervals of a second or more, counting this
+//     request, with at most two decimals ("exceed limit 600.5/600"). For
+//     inflight it is the count including this request ("exceed limit 21/20").
+//   - A rejected request is not counted by the rate limiter (the seed counts
+//     it), so a client over its limit regains its budget as the window
+//     slides, however fast it retries.
+//   - max = 0 rejects everything for rate too, not only for inflight (the
+//     seed's rate limiter with weight 0 would admit a whole first window).
+//   - max is at most 4294967295 and interval at least a microsecond (the
+//     resolution the window is counted at) and at most limit.MaxWindow, the
+//     bounds of package limit.
+//   - category and max are required in the TOML form, and unknown keys are
+//     errors: a typo must not silently fall back to a default.
+//   - When several plugins apply, the request must pass them all in order;
+//     a rejection by a later one releases earlier in-flight counts but does
+//     not undo earlier rate counts.
+package httplimit
