@@ -1,9 +1,9 @@
 package limit
 
 import (
-	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -103,25 +103,32 @@ type Policy struct {
 	Weight uint8
 }
 
-// Validate reports whether p can be used.
+// Validate reports whether p can be used, naming every problem.
 func (p Policy) Validate() error {
-	var errs []error
+	if probs := p.problems(); len(probs) > 0 {
+		return fmt.Errorf("limit: invalid policy: %s", strings.Join(probs, "; "))
+	}
+	return nil
+}
+
+func (p Policy) problems() []string {
+	var probs []string
 	if int(p.Algorithm) >= len(algorithmNames) {
-		errs = append(errs, fmt.Errorf("limit: unknown algorithm %d", uint8(p.Algorithm)))
+		probs = append(probs, fmt.Sprintf("unknown algorithm %d", uint8(p.Algorithm)))
 	}
 	if p.Max > MaxPolicyValue {
-		errs = append(errs, fmt.Errorf("limit: policy max %d exceeds %d", p.Max, uint64(MaxPolicyValue)))
+		probs = append(probs, fmt.Sprintf("max %d exceeds %d", p.Max, uint64(MaxPolicyValue)))
 	}
 	if p.Window < time.Microsecond {
-		errs = append(errs, fmt.Errorf("limit: policy window %v is shorter than 1µs", p.Window))
+		probs = append(probs, fmt.Sprintf("window %v is shorter than 1µs", p.Window))
 	}
 	if p.Window > MaxWindow {
-		errs = append(errs, fmt.Errorf("limit: policy window %v exceeds %v", p.Window, MaxWindow))
+		probs = append(probs, fmt.Sprintf("window %v exceeds %v", p.Window, MaxWindow))
 	}
 	if p.Weighted && p.Weight > 100 {
-		errs = append(errs, fmt.Errorf("limit: policy weight %d exceeds 100", p.Weight))
+		probs = append(probs, fmt.Sprintf("weight %d exceeds 100", p.Weight))
 	}
-	return errors.Join(errs...)
+	return probs
 }
 
 // Decide applies cost hits at now to state s under p and returns the new

@@ -179,3 +179,66 @@ func TestGCRA(t *testing.T) {
 		t.Errorf("final state = %+v, want %+v", s, want)
 	}
 }
+
+func TestPolicyValidate(t *testing.T) {
+	tests := []struct {
+		p    Policy
+		want string
+	}{
+		{Policy{Max: 1, Window: s1}, ""},
+		{Policy{Algorithm: AlgorithmSlidingWindow, Max: MaxPolicyValue, Window: MaxWindow, Weighted: true, Weight: 100}, ""},
+		{Policy{}, "limit: invalid policy: window 0s is shorter than 1µs"},
+		{Policy{Algorithm: 9, Max: MaxPolicyValue + 1, Window: MaxWindow + 1, Weighted: true, Weight: 101},
+			"limit: invalid policy: unknown algorithm 9; max 4294967296 exceeds 4294967295; window 1193046h28m15.000000001s exceeds 1193046h28m15s; weight 101 exceeds 100"},
+	}
+	for _, tc := range tests {
+		err := tc.p.Validate()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%+v.Validate() = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestAlgorithmNames(t *testing.T) {
+	for _, a := range []Algorithm{AlgorithmFixedWindow, AlgorithmSlidingWindow, AlgorithmTokenBucket, AlgorithmGCRA} {
+		text, err := a.MarshalText()
+		if err != nil {
+			t.Fatalf("%v.MarshalText: %v", a, err)
+		}
+		var back Algorithm
+		if err := back.UnmarshalText(text); err != nil || back != a {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, back, err, a)
+		}
+	}
+	if a, err := ParseAlgorithm(""); err != nil || a != AlgorithmFixedWindow {
+		t.Errorf(`ParseAlgorithm("") = %v, %v; want fixed_window`, a, err)
+	}
+	if _, err := ParseAlgorithm("leaky_bucket"); err == nil {
+		t.Error(`ParseAlgorithm("leaky_bucket") = nil error, want an error`)
+	}
+	if s := Algorithm(9).String(); s != "Algorithm(9)" {
+		t.Errorf("Algorithm(9).String() = %q", s)
+	}
+}
+
+func TestUnits(t *testing.T) {
+	for u := UnitUnknown; u <= UnitWeek; u++ {
+		back, err := ParseUnit(u.String())
+		if err != nil || back != u {
+			t.Errorf("ParseUnit(%q) = %v, %v; want %v", u.String(), back, err, u)
+		}
+		if u != UnitUnknown && UnitForSeconds(u.Seconds()) != u {
+			t.Errorf("UnitForSeconds(%d) = %v, want %v", u.Seconds(), UnitForSeconds(u.Seconds()), u)
+		}
+	}
+	if Unit(8).Seconds() != 0 || Unit(-1).String() != "Unit(-1)" {
+		t.Error("out-of-range units must have no length and a numeric name")
+	}
+	if _, err := ParseUnit("FORTNIGHT"); err == nil {
+		t.Error(`ParseUnit("FORTNIGHT") = nil error, want an error`)
+	}
+}

@@ -85,6 +85,11 @@
 //     for that descriptor.
 //   - A CEL condition whose evaluation fails for any reason (not only a
 //     missing key) is false, rather than failing the request.
+//   - Variables are descriptor entry keys; of limitador 2.x's CEL variable
+//     expressions only descriptors[0]['key'], descriptors[0]["key"] and
+//     descriptors[0].key are accepted (they name the entry key).
+//   - A 7-day window reports WEEK, which Envoy's rls.proto has gained; a
+//     server built on a go-control-plane without it should send UNKNOWN.
 //   - Seed 002's sliding window counts a rejected request; this one does not
 //     (a rejected hit consumes nothing, for every algorithm).
 //   - The token bucket and GCRA refill one token every ceil(window/max)

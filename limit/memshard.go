@@ -5,62 +5,69 @@ import (
 	"sync"
 )
 
-// memShard is one lock's worth of the memory store. States live in the map
-// itself, so a decision costs one lookup and one write to the same, now
-// cached, map group.
+// memShard is one lock's worth of the memory store: an open-addressing hash
+// table with linear probing. A slot holds the key's hash, the key and the
+// packed state, so a decision usually touches one cache line of the table and
+// the key's bytes, and updates the state in place.
 type memShard struct {
 	mu        sync.Mutex
-	m         map[string]*memEntry
-	swept     int64 // the latest instant expired keys were removed at, Unix µs
+	slots     []memSlot // length a power of two, or 0
+	n         int       // occupied slots
+	swept     int64     // the latest instant expired keys were removed at, Unix µs
 	nextSweep int64
-	free      []*memEntry // entries of deleted keys, for reuse
-	chunk     []memEntry  // entries not handed out yet
+	rng       uint64
+	_         [16]byte // keep shards on separate cache lines
 }
 
-const memChunk = 128
-
-// alloc returns an unused entry; entries come in chunks so that a million
-// counters are a few thousand objects.
-func (sh *memShard) alloc() *memEntry {
-	if n := len(sh.free); n > 0 {
-		e := sh.free[n-1]
-		sh.free = sh.free[:n-1]
-		return e
-	}
-	if len(sh.chunk) == 0 {
-		sh.chunk = make([]memEntry, memChunk)
-	}
-	e := &sh.chunk[0]
-	sh.chunk = sh.chunk[1:]
-	return e
-}
-
-func (sh *memShard) remove(key string, e *memEntry) {
-	delete(sh.m, key)
-	*e = memEntry{}
-	sh.free = append(sh.free, e)
-}
-
-// memEntry is a State packed into 24 bytes (counts never exceed
-// MaxPolicyValue) with its expiry.
-type memEntry struct {
+// memSlot is 48 bytes. hash 0 marks an empty slot (no key hashes to 0).
+// Counts never exceed MaxPolicyValue, so they fit in 32 bits.
+type memSlot struct {
+	hash    uint64
+	key     string
 	time    int64
 	count   uint32
 	prev    uint32
 	expires int64 // Unix µs from which the state is as good as fresh
 }
 
-func entry(s State, expires int64) memEntry {
-	return memEntry{time: s.Time, count: uint32(min(s.Count, MaxPolicyValue)), prev: uint32(min(s.Prev, MaxPolicyValue)), expires: expires}
+func (sl *memSlot) state() State {
+	return State{Time: sl.time, Count: uint64(sl.count), Prev: uint64(sl.prev)}
 }
 
-// get returns the entry stored for key, or nil, and its state.
-func (sh *memShard) get(key string) (*memEntry, State) {
-	e := sh.m[key]
-	if e == nil {
+func (sl *memSlot) set(s State, expires int64) {
+	sl.time, sl.count, sl.prev, sl.expires = s.Time, uint32(min(s.Count, MaxPolicyValue)), uint32(min(s.Prev, MaxPolicyValue)), expires
+}
+
+// home is the slot a hash probes first. The low bits pick the shard, so the
+// table uses the high ones.
+func (sh *memShard) home(h uint64) uint64 {
+	return (h >> 32) & uint64(len(sh.slots)-1)
+}
+
+// find returns the slot of key, or nil.
+func (sh *memShard) find(h uint64, key string) *memSlot {
+	if len(sh.slots) == 0 {
+		return nil
+	}
+	mask := uint64(len(sh.slots) - 1)
+	for i := sh.home(h); ; i = (i + 1) & mask {
+		sl := &sh.slots[i]
+		if sl.hash == 0 {
+			return nil
+		}
+		if sl.hash == h && sl.key == key {
+			return sl
+		}
+	}
+}
+
+// get returns the slot of key (nil when absent) and its state.
+func (sh *memShard) get(h uint64, key string) (*memSlot, State) {
+	sl := sh.find(h, key)
+	if sl == nil {
 		return nil, State{}
 	}
-	return e, State{Time: e.time, Count: uint64(e.count), Prev: uint64(e.prev)}
+	return sl, sl.state()
 }
 
 // put stores s for key until expires, deciding at instant t. A new key
@@ -68,58 +75,104 @@ func (sh *memShard) get(key string) (*memEntry, State) {
 // shard it then evicts the sampled key closest to expiry that is not in
 // keep. put returns false when nothing could be evicted (every key is in
 // keep), leaving the key unstored: the shard never exceeds capacity.
-func (sh *memShard) put(key string, s State, expires, t int64, capacity int, sweepEvery int64, keep []Update) bool {
-	if e := sh.m[key]; e != nil {
-		*e = entry(s, expires)
+func (sh *memShard) put(h uint64, key string, s State, expires, t int64, capacity int, sweepEvery int64, keep []Update) bool {
+	if sl := sh.find(h, key); sl != nil {
+		sl.set(s, expires)
 		return true
 	}
 	if t >= sh.nextSweep {
 		sh.sweep(t)
 		sh.nextSweep = t + sweepEvery
 	}
-	if len(sh.m) >= capacity && !sh.evict(keep) {
+	if sh.n >= capacity && !sh.evict(keep) {
 		return false
 	}
-	e := sh.alloc()
-	*e = entry(s, expires)
-	sh.m[strings.Clone(key)] = e // never alias a caller's buffer
+	if (sh.n+1)*4 > len(sh.slots)*3 {
+		sh.grow()
+	}
+	sl := sh.insertSlot(h)
+	sl.hash, sl.key = h, strings.Clone(key) // never alias a caller's buffer
+	sl.set(s, expires)
+	sh.n++
 	return true
+}
+
+// insertSlot returns the empty slot where a new key of hash h goes.
+func (sh *memShard) insertSlot(h uint64) *memSlot {
+	mask := uint64(len(sh.slots) - 1)
+	i := sh.home(h)
+	for sh.slots[i].hash != 0 {
+		i = (i + 1) & mask
+	}
+	return &sh.slots[i]
+}
+
+// grow doubles the table (16 slots at first) and re-inserts every key.
+func (sh *memShard) grow() {
+	old := sh.slots
+	sh.slots = make([]memSlot, max(16, 2*len(old)))
+	for i := range old {
+		if old[i].hash != 0 {
+			*sh.insertSlot(old[i].hash) = old[i]
+		}
+	}
+}
+
+// deleteAt empties slot i, shifting back the keys after it that would
+// otherwise become unreachable (deletion without tombstones).
+func (sh *memShard) deleteAt(i uint64) {
+	mask := uint64(len(sh.slots) - 1)
+	for j := (i + 1) & mask; sh.slots[j].hash != 0; j = (j + 1) & mask {
+		k := sh.home(sh.slots[j].hash)
+		// The key at j stays when its home lies cyclically in (i, j].
+		if i <= j && i < k && k <= j || i > j && (i < k || k <= j) {
+			continue
+		}
+		sh.slots[i] = sh.slots[j]
+		i = j
+	}
+	sh.slots[i] = memSlot{}
+	sh.n--
 }
 
 // sweep removes every key that expired at or before now, and remembers now
 // so that no key is created again before it (see MemoryStore).
 func (sh *memShard) sweep(now int64) {
-	for k, e := range sh.m {
-		if e.expires <= now {
-			sh.remove(k, e)
+	for i := 0; i < len(sh.slots); {
+		if sl := &sh.slots[i]; sl.hash != 0 && sl.expires <= now {
+			sh.deleteAt(uint64(i))
+			continue // slot i may now hold a shifted key
 		}
+		i++
 	}
 	sh.swept = max(sh.swept, now)
 }
 
 const evictionSamples = 16
 
-// evict removes, among the first keys of a map iteration (which starts at a
-// random place), the one closest to expiry, skipping keys in keep. It
-// returns false when it found nothing to remove.
+// evict removes, among up to 16 keys found from a random slot on, the one
+// closest to expiry, skipping keys in keep. It returns false when it found
+// nothing to remove.
 func (sh *memShard) evict(keep []Update) bool {
-	var victim string
-	var victimEntry *memEntry
-	var soonest int64
-	found, seen := false, 0
-	for k, e := range sh.m {
-		if inBatch(k, keep) {
+	if sh.n == 0 {
+		return false
+	}
+	mask := uint64(len(sh.slots) - 1)
+	start := sh.random() & mask
+	victim, found, seen := uint64(0), false, 0
+	for step := uint64(0); step <= mask && seen < evictionSamples; step++ {
+		i := (start + step) & mask
+		sl := &sh.slots[i]
+		if sl.hash == 0 || inBatch(sl.key, keep) {
 			continue
 		}
-		if !found || e.expires < soonest {
-			victim, victimEntry, soonest, found = k, e, e.expires, true
-		}
-		if seen++; seen == evictionSamples {
-			break
+		seen++
+		if !found || sl.expires < sh.slots[victim].expires {
+			victim, found = i, true
 		}
 	}
 	if found {
-		sh.remove(victim, victimEntry)
+		sh.deleteAt(victim)
 	}
 	return found
 }
@@ -131,4 +184,12 @@ func inBatch(key string, batch []Update) bool {
 		}
 	}
 	return false
+}
+
+// random is xorshift64*.
+func (sh *memShard) random() uint64 {
+	sh.rng ^= sh.rng >> 12
+	sh.rng ^= sh.rng << 25
+	sh.rng ^= sh.rng >> 27
+	return sh.rng * 2685821657736338717
 }

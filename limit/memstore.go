@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -32,15 +33,16 @@ type MemoryOptions struct {
 }
 
 // MemoryStore is the in-process Store: counters in 256 shards (fewer when
-// MaxKeys is below 16,384), each a mutex and a map from key to state. A
-// decision locks only the shards of its keys, in increasing order, so there
-// is no global lock and batches spanning shards cannot deadlock.
+// MaxKeys is below 16,384), each a mutex and an open-addressing hash table
+// holding keys and states inline. A decision locks only the shards of its
+// keys, in increasing order, so there is no global lock and batches spanning
+// shards cannot deadlock.
 //
 // Counters expire when their state is back to fresh (Decision.ResetAfter).
 // Expired counters are swept a shard at a time while writing to it, at most
 // once per SweepInterval, or by Sweep. When a shard is full, a new counter
 // first triggers a sweep (if one is due), then evicts the counter closest to
-// expiry among 16 sampled at random. Evicting a live counter forgets its
+// expiry among 16 found from a random slot on. Evicting a live counter forgets its
 // hits, so under more live keys than the bound the store errs towards
 // admitting; it never refuses a new key, which would reject every new
 // client, and never grows past the bound.
@@ -85,7 +87,7 @@ func NewMemoryStore(o MemoryOptions) *MemoryStore {
 		sweepEvery: max(every.Microseconds(), 1),
 	}
 	for i := range m.shards {
-		m.shards[i].m = make(map[string]*memEntry)
+		m.shards[i].rng = maphash.Comparable(m.seed, i) | 1
 	}
 	return m
 }
@@ -101,7 +103,7 @@ func (m *MemoryStore) Update(_ context.Context, now time.Time, updates []Update,
 	}
 	for i := range updates {
 		if !validPolicy(updates[i].Policy) {
-			return fmt.Errorf("limit: update %d (key %q): %w", i, updates[i].Key, updates[i].Policy.Validate())
+			return fmt.Errorf("limit: update %d (key %q): %s", i, updates[i].Key, strings.Join(updates[i].Policy.problems(), "; "))
 		}
 	}
 	switch len(updates) {
@@ -118,7 +120,7 @@ func (m *MemoryStore) Update(_ context.Context, now time.Time, updates []Update,
 // UpdateOne applies a single update: Update without the slices.
 func (m *MemoryStore) UpdateOne(now time.Time, u Update) (Decision, error) {
 	if !validPolicy(u.Policy) {
-		return Decision{}, fmt.Errorf("limit: update (key %q): %w", u.Key, u.Policy.Validate())
+		return Decision{}, fmt.Errorf("limit: update (key %q): %s", u.Key, strings.Join(u.Policy.problems(), "; "))
 	}
 	return m.one(now, &u), nil
 }
@@ -128,24 +130,30 @@ func validPolicy(p Policy) bool {
 		p.Window >= time.Microsecond && p.Window <= MaxWindow && (!p.Weighted || p.Weight <= 100)
 }
 
-func (m *MemoryStore) shardOf(key string) int {
-	return int(maphash.String(m.seed, key) & m.mask)
+// hash returns the key's hash, never 0, and its shard.
+func (m *MemoryStore) hash(key string) (uint64, int) {
+	h := maphash.String(m.seed, key)
+	if h == 0 {
+		h = 1 // 0 marks an empty slot
+	}
+	return h, int(h & m.mask)
 }
 
 // one decides a single update under one shard lock.
 func (m *MemoryStore) one(now time.Time, u *Update) Decision {
-	sh := &m.shards[m.shardOf(u.Key)]
+	h, si := m.hash(u.Key)
+	sh := &m.shards[si]
 	nowUs := now.UnixMicro()
 	sh.mu.Lock()
-	e, cur := sh.get(u.Key)
-	t := sh.instant(nowUs, e != nil)
+	sl, cur := sh.get(h, u.Key)
+	t := sh.instant(nowUs, sl != nil)
 	s, d := u.Policy.Decide(cur, atTime(now, nowUs, t), u.Cost)
 	if d.Allowed && u.Cost > 0 { // only consumed hits change state
 		exp := t + d.ResetAfter.Microseconds()
-		if e != nil {
-			*e = entry(s, exp)
+		if sl != nil {
+			sl.set(s, exp)
 		} else {
-			sh.put(u.Key, s, exp, t, m.perShard, m.sweepEvery, nil)
+			sh.put(h, u.Key, s, exp, t, m.perShard, m.sweepEvery, nil)
 		}
 	}
 	sh.mu.Unlock()
@@ -165,19 +173,21 @@ func (sh *memShard) instant(nowUs int64, found bool) int64 {
 func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decision) {
 	n := len(updates)
 	var (
+		hashBuf  [maxBatchOnStack]uint64
 		shardBuf [maxBatchOnStack]int
 		lockBuf  [maxBatchOnStack]int
 		atBuf    [maxBatchOnStack]int64
 		origBuf  [maxBatchOnStack]State
 		workBuf  [maxBatchOnStack]State
 	)
-	shardOf, locks, ats, orig, work := shardBuf[:0], lockBuf[:0], atBuf[:0], origBuf[:0], workBuf[:0]
+	hashes, shardOf, locks, ats, orig, work := hashBuf[:0], shardBuf[:0], lockBuf[:0], atBuf[:0], origBuf[:0], workBuf[:0]
 	if n > maxBatchOnStack {
-		shardOf, locks, ats = make([]int, 0, n), make([]int, 0, n), make([]int64, 0, n)
+		hashes, shardOf, locks, ats = make([]uint64, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int64, 0, n)
 		orig, work = make([]State, 0, n), make([]State, 0, n)
 	}
 	for i := range updates {
-		s := m.shardOf(updates[i].Key)
+		h, s := m.hash(updates[i].Key)
+		hashes = append(hashes, h)
 		shardOf = append(shardOf, s)
 		locks = append(locks, s)
 	}
@@ -192,8 +202,8 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 	for i := range updates {
 		u := &updates[i]
 		sh := &m.shards[shardOf[i]]
-		e, cur := sh.get(u.Key)
-		t := sh.instant(nowUs, e != nil)
+		sl, cur := sh.get(hashes[i], u.Key)
+		t := sh.instant(nowUs, sl != nil)
 		ats = append(ats, t)
 		orig = append(orig, cur)
 		for j := i - 1; j >= 0; j-- {
@@ -214,7 +224,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 				continue
 			}
 			exp := ats[i] + decisions[i].ResetAfter.Microseconds()
-			m.shards[shardOf[i]].put(updates[i].Key, work[i], exp, ats[i], m.perShard, m.sweepEvery, updates)
+			m.shards[shardOf[i]].put(hashes[i], updates[i].Key, work[i], exp, ats[i], m.perShard, m.sweepEvery, updates)
 		}
 	} else {
 		// Nothing is consumed: describe the admitted ones as checks.
@@ -289,7 +299,7 @@ func (m *MemoryStore) Len() int {
 	for i := range m.shards {
 		sh := &m.shards[i]
 		sh.mu.Lock()
-		n += len(sh.m)
+		n += sh.n
 		sh.mu.Unlock()
 	}
 	return n

@@ -324,7 +324,7 @@ func TestMemoryStoreBound(t *testing.T) {
 		t.Errorf("Len = %d, far below the bound %d", got, DefaultMaxKeys)
 	}
 	for i := range m.shards {
-		if n := len(m.shards[i].m); n > m.perShard {
+		if n := m.shards[i].n; n > m.perShard {
 			t.Fatalf("shard %d holds %d keys, more than %d", i, n, m.perShard)
 		}
 	}

@@ -1,0 +1,209 @@
+package redis
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/rlpkit/rlpkit/limit"
+)
+
+// linearDedup is the batch size up to which distinct keys are found by
+// comparing with each other rather than with a map.
+const linearDedup = 32
+
+// batch is the per-call scratch of one Update, reused through a pool.
+type batch struct {
+	keys   []string      // distinct keys, prefixed: the script's KEYS
+	names  []string      // the same keys as given, for deduplication
+	keyOf  []int         // update index -> key index
+	ttl    []int64       // per key: TTL in ms when written, 0 if never
+	ends   []int         // per key: end of its prefixed form in kbuf
+	kbuf   []byte        // prefixed keys
+	args   []byte        // the script's ARGV[1]
+	stored []limit.State // per key: the state the script read
+	work   []limit.State // per key: the state while replaying
+}
+
+func (b *batch) reset() {
+	clear(b.keys)
+	clear(b.names)
+	b.keys, b.names, b.keyOf, b.ttl, b.ends = b.keys[:0], b.names[:0], b.keyOf[:0], b.ttl[:0], b.ends[:0]
+	b.kbuf, b.args, b.stored, b.work = b.kbuf[:0], b.args[:0], b.stored[:0], b.work[:0]
+}
+
+// build fills keys and args for updates at nowUs.
+func (b *batch) build(s *Store, nowUs int64, updates []limit.Update) {
+	var index map[string]int
+	if len(updates) > linearDedup {
+		index = make(map[string]int, len(updates))
+	}
+	for i := range updates {
+		u := &updates[i]
+		k := -1
+		if index != nil {
+			if j, ok := index[u.Key]; ok {
+				k = j
+			}
+		} else {
+			for j, name := range b.names {
+				if name == u.Key {
+					k = j
+					break
+				}
+			}
+		}
+		if k < 0 {
+			k = len(b.names)
+			b.names = append(b.names, u.Key)
+			b.ttl = append(b.ttl, 0)
+			if index != nil {
+				index[u.Key] = k
+			}
+			if s.prefix != "" {
+				b.kbuf = append(b.kbuf, s.prefix...)
+				b.kbuf = append(b.kbuf, u.Key...)
+				b.ends = append(b.ends, len(b.kbuf))
+			}
+		}
+		b.keyOf = append(b.keyOf, k)
+		if u.Cost > 0 {
+			b.ttl[k] = max(b.ttl[k], ttlMillis(u.Policy)+s.marginMs)
+		}
+	}
+	if s.prefix == "" {
+		b.keys = append(b.keys, b.names...)
+	} else {
+		// kbuf no longer grows: the keys can view it until the call ends.
+		start := 0
+		for _, end := range b.ends {
+			b.keys = append(b.keys, unsafe.String(&b.kbuf[start], end-start))
+			start = end
+		}
+	}
+
+	a := b.args
+	a = strconv.AppendInt(a, nowUs, 10)
+	if s.serverTime {
+		a = append(a, " 1 "...)
+	} else {
+		a = append(a, " 0 "...)
+	}
+	a = strconv.AppendInt(a, int64(len(updates)), 10)
+	for i := range updates {
+		u := &updates[i]
+		p := &u.Policy
+		a = append(a, ' ')
+		a = strconv.AppendInt(a, int64(b.keyOf[i]+1), 10)
+		a = append(a, ' ')
+		a = strconv.AppendUint(a, uint64(p.Algorithm), 10)
+		a = append(a, ' ')
+		a = strconv.AppendUint(a, p.Max, 10)
+		a = append(a, ' ')
+		a = strconv.AppendInt(a, p.Window.Microseconds(), 10)
+		a = append(a, ' ')
+		if p.Algorithm == limit.AlgorithmSlidingWindow && p.Weighted {
+			a = strconv.AppendUint(a, uint64(p.Weight), 10)
+		} else {
+			a = append(a, "-1"...)
+		}
+		a = append(a, ' ')
+		// Any cost above the largest max is rejected whatever the state;
+		// bounding it keeps the script's numbers exact.
+		a = strconv.AppendUint(a, min(u.Cost, limit.MaxPolicyValue+1), 10)
+	}
+	for _, ttl := range b.ttl {
+		a = append(a, ' ')
+		a = strconv.AppendInt(a, ttl, 10)
+	}
+	b.args = a
+}
+
+// ttlMillis returns the span in ms for which a counter's state can matter
+// after a write under p, from the instant of the write.
+func ttlMillis(p limit.Policy) int64 {
+	w := p.Window.Microseconds()
+	switch p.Algorithm {
+	case limit.AlgorithmSlidingWindow:
+		return ceilMillis(2 * w)
+	case limit.AlgorithmTokenBucket, limit.AlgorithmGCRA:
+		if p.Max == 0 {
+			return ceilMillis(w)
+		}
+		per := (w + int64(p.Max) - 1) / int64(p.Max)
+		return ceilMillis(per * int64(p.Max))
+	default:
+		return ceilMillis(w)
+	}
+}
+
+// parse reads the script's reply: the instant it decided at, whether it
+// admitted the batch, and the states it read (into b.stored).
+func (b *batch) parse(reply string) (nowUs int64, admitted bool, err error) {
+	head, rest, _ := strings.Cut(reply, "\n")
+	nowStr, flag, ok := strings.Cut(head, " ")
+	if !ok || (flag != "0" && flag != "1") {
+		return 0, false, fmt.Errorf("limit/redis: malformed script reply %q", head)
+	}
+	if nowUs, err = strconv.ParseInt(nowStr, 10, 64); err != nil {
+		return 0, false, fmt.Errorf("limit/redis: malformed instant in script reply %q", head)
+	}
+	for k := range b.keys {
+		var line string
+		if k == len(b.keys)-1 {
+			line, rest = rest, ""
+		} else if line, rest, ok = strings.Cut(rest, "\n"); !ok {
+			return 0, false, fmt.Errorf("limit/redis: script reply has %d states for %d keys", k+1, len(b.keys))
+		}
+		st, err := parseState(line)
+		if err != nil {
+			return 0, false, fmt.Errorf("limit/redis: key %q: %w", b.keys[k], err)
+		}
+		b.stored = append(b.stored, st)
+	}
+	return nowUs, flag == "1", nil
+}
+
+// parseState reads a stored state, "time count prev"; "" is the zero state.
+func parseState(s string) (limit.State, error) {
+	if s == "" {
+		return limit.State{}, nil
+	}
+	t, rest, ok1 := strings.Cut(s, " ")
+	c, p, ok2 := strings.Cut(rest, " ")
+	if ok1 && ok2 {
+		ti, err1 := strconv.ParseInt(t, 10, 64)
+		ci, err2 := strconv.ParseUint(c, 10, 64)
+		pi, err3 := strconv.ParseUint(p, 10, 64)
+		if err1 == nil && err2 == nil && err3 == nil {
+			return limit.State{Time: ti, Count: ci, Prev: pi}, nil
+		}
+	}
+	return limit.State{}, fmt.Errorf("malformed counter state %q", s)
+}
+
+// replay computes the decisions from the states the script read, as the
+// memory store does, and reports whether every update is admitted.
+func (b *batch) replay(now time.Time, updates []limit.Update, decisions []limit.Decision) bool {
+	b.work = append(b.work, b.stored...)
+	admitted := true
+	for i := range updates {
+		u := &updates[i]
+		k := b.keyOf[i]
+		var d limit.Decision
+		b.work[k], d = u.Policy.Decide(b.work[k], now, u.Cost)
+		decisions[i] = d
+		admitted = admitted && d.Allowed
+	}
+	if !admitted {
+		// Nothing was consumed: describe the admitted ones as checks.
+		for i := range updates {
+			if decisions[i].Allowed {
+				_, decisions[i] = updates[i].Policy.Decide(b.stored[b.keyOf[i]], now, 0)
+			}
+		}
+	}
+	return admitted
+}

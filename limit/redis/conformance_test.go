@@ -1,0 +1,28 @@
+package redis
+
+import (
+	"testing"
+
+	"github.com/rlpkit/rlpkit/internal/redistest"
+	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/storetest"
+)
+
+// TestConformance runs limit's shared store table against a real Redis, as
+// limit's own tests run it against the memory store.
+func TestConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv)
+	tests := []struct {
+		name string
+		o    Options
+	}{
+		{"defaults", Options{}},
+		{"key prefix", Options{KeyPrefix: "rlpkit:"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) limit.Store { return newStore(t, c, tc.o) })
+		})
+	}
+}

@@ -1,0 +1,66 @@
+// Package redis is a limit.Store on Redis, for rate limits shared by many
+// gateway replicas or RLS servers: the counters of limit's fixed window,
+// sliding window (both estimates), token bucket and GCRA, kept in Redis
+// through github.com/redis/go-redis/v9, with the same decisions as
+// limit.MemoryStore for the same traffic.
+//
+// It is not a rate-limit service (package rls serves Envoy's protocol over
+// limit.Evaluator and a Store) and has no in-flight limiter: limit.InFlight
+// counts holders in process and is not a Store algorithm.
+//
+// # One round trip
+//
+// Every Store.Update is one EVALSHA of one Lua script, whatever the number
+// of updates: the script reads every counter of the batch, decides whether
+// all are admitted, writes the changed ones (all or none) with their TTL,
+// and returns the states it read. The decisions (remaining, reset and retry
+// durations, the estimates) are then computed in Go by limit.Policy.Decide
+// over those states, so they are the memory store's by construction; the
+// script only reproduces the admission test, in integer microseconds below
+// 2^53 (exact in Lua's doubles) and, for the sliding window, in the
+// double-precision order limit documents. Should the two ever disagree,
+// Update returns an error. When the server has lost the script (restart,
+// SCRIPT FLUSH, failover) go-redis answers NOSCRIPT and the script is sent
+// once with EVAL: two round trips, once per server.
+//
+// # Keys and Redis Cluster
+//
+// The limit Evaluator starts every counter key with the request domain's
+// hash tag, "{namespace}", so the keys of one request live in one Cluster
+// slot. With a Cluster or Ring client, Update rejects a batch whose keys
+// have several hash tags: a script touches one slot, and running one script
+// per slot would lose the all-or-nothing guarantee. A standalone or
+// Sentinel client takes any keys.
+//
+// Every written key gets a TTL (see Store), so idle counters disappear;
+// keys are never read past their TTL because a state that old decides as
+// the zero state does. The margin (Options.TTLMargin) covers clients whose
+// instants lag the freshest one.
+//
+// # Time
+//
+// By default Update decides at its now argument, so tests inject a clock
+// and replicas should run NTP. With Options.ServerTime the script reads the
+// server's clock (Redis TIME; scripts replicate their effects, Redis 5 and
+// later), every replica agrees, and now is ignored. Instants must lie
+// between 1970 and 2112 (2^52 µs) for the arithmetic to stay exact.
+//
+// # Failures
+//
+// Errors are returned, never taken as allowed or rejected: an unreachable
+// server, a deadline, a key holding something else than a counter. Context
+// deadlines bound an Update when the client was made with
+// ContextTimeoutEnabled (NewClient does). A connection dropped after the
+// script ran but before its reply arrived leaves the hits counted, and
+// go-redis may then retry the script on a new connection, counting them
+// twice: an outage errs towards rejecting, never towards admitting more.
+//
+// # Where it differs from its sources
+//
+// Seed 004's Redis limiter is a GET then an INCR, two round trips that
+// race (two clients read the same count and both increment) and keys
+// without a TTL, as it says itself; here one atomic script both checks and
+// counts, and every key expires. Unlike envoyproxy/ratelimit, a rejected
+// hit is never counted and a request with several counters changes all or
+// none of them.
+package redis

@@ -1,0 +1,175 @@
+package redis
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rlpkit/rlpkit/limit"
+)
+
+// DefaultTTLMargin is what a key's TTL adds to the span its state matters
+// for, unless Options.TTLMargin says otherwise.
+const DefaultTTLMargin = 2 * time.Second
+
+// maxNowMicros bounds the instants Update accepts: from the Unix epoch to
+// 2^52 µs (in 2112), so that the script's arithmetic in doubles is exact.
+const maxNowMicros = 1 << 52
+
+//go:embed update.lua
+var updateLua string
+
+// updateScript is the script every Update runs, by its SHA-1 (EVALSHA),
+// falling back to EVAL when the server has not cached it (NOSCRIPT).
+var updateScript = goredis.NewScript(updateLua)
+
+// Options configures a Store. The zero value gives the defaults.
+type Options struct {
+	// KeyPrefix is prepended to every counter key, to share a Redis with
+	// other data ("rlpkit:"). It must not contain '{' or '}', so that the
+	// keys keep their own hash tags.
+	KeyPrefix string
+	// ServerTime makes every Update decide at the Redis server's clock,
+	// read with TIME inside the script, so that clients with skewed clocks
+	// agree; the now argument of Update is then ignored, and the decisions'
+	// durations count from the server's instant.
+	ServerTime bool
+	// TTLMargin is added to every key's TTL (see Store); 0 means
+	// DefaultTTLMargin. It must not be negative.
+	TTLMargin time.Duration
+}
+
+// Store is a limit.Store that keeps counters in Redis, through a go-redis
+// UniversalClient: a standalone server, Sentinel or Cluster.
+//
+// Each Update is one script run (EVALSHA; EVAL once more when the server
+// has not cached the script) whatever the number of updates: the script
+// reads every counter, decides whether every update is admitted and, if
+// so, writes the changed counters; otherwise it writes nothing. It returns
+// the states it read and Store replays limit.Policy.Decide on them, so its
+// decisions are exactly the memory store's.
+//
+// A counter is stored as a string "time count prev" (limit.State) with a
+// TTL, set on every write, of the span its state can matter for plus
+// Options.TTLMargin: the window (fixed window), two windows (sliding
+// window, which reads the previous one) or the time to refill a full bucket
+// (token bucket, GCRA, at most the window plus max µs).
+//
+// With a Cluster or Ring client, all keys of one Update must share one hash
+// tag ("{namespace}" on the Evaluator's keys), since a script can only touch
+// one slot; Update returns an error otherwise rather than splitting the
+// batch, which would lose its all-or-nothing guarantee.
+//
+// A Store is safe for concurrent use; create it with New.
+type Store struct {
+	client     goredis.UniversalClient
+	prefix     string
+	serverTime bool
+	marginMs   int64
+	sharded    bool
+	scratch    sync.Pool // *batch
+}
+
+var _ limit.Store = (*Store)(nil)
+
+// New returns a Store on client. Deadlines of the contexts given to Update
+// bound its calls only when the client honours them: create it with
+// ContextTimeoutEnabled set, as NewClient does.
+func New(client goredis.UniversalClient, o Options) (*Store, error) {
+	var errs []error
+	if client == nil {
+		errs = append(errs, errors.New("limit/redis: nil client"))
+	}
+	if strings.ContainsAny(o.KeyPrefix, "{}") {
+		errs = append(errs, fmt.Errorf("limit/redis: key prefix %q contains a brace, which would change the keys' hash tags", o.KeyPrefix))
+	}
+	if o.TTLMargin < 0 {
+		errs = append(errs, fmt.Errorf("limit/redis: negative TTL margin %v", o.TTLMargin))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	margin := o.TTLMargin
+	if margin == 0 {
+		margin = DefaultTTLMargin
+	}
+	_, standalone := client.(*goredis.Client)
+	return &Store{
+		client:     client,
+		prefix:     o.KeyPrefix,
+		serverTime: o.ServerTime,
+		marginMs:   ceilMillis(margin.Microseconds()),
+		sharded:    !standalone,
+	}, nil
+}
+
+// Update implements limit.Store in one round trip to Redis (two when the
+// server has lost the script, after a restart or SCRIPT FLUSH). It returns
+// an error for invalid input (decisions shorter than updates, an invalid
+// policy, keys of several hash tags on a sharded client, an instant before
+// 1970 or after 2112 without ServerTime) and when Redis does not answer
+// within ctx; no counter changes then, except that a reply lost after the
+// script ran (a dropped connection) leaves its changes in place.
+func (s *Store) Update(ctx context.Context, now time.Time, updates []limit.Update, decisions []limit.Decision) error {
+	if len(decisions) < len(updates) {
+		return fmt.Errorf("limit/redis: %d decisions for %d updates", len(decisions), len(updates))
+	}
+	for i := range updates {
+		if err := updates[i].Policy.Validate(); err != nil {
+			return fmt.Errorf("limit/redis: update %d (key %q): %w", i, updates[i].Key, err)
+		}
+	}
+	if len(updates) == 0 {
+		return nil
+	}
+	nowUs := now.UnixMicro()
+	if !s.serverTime && (nowUs < 0 || nowUs >= maxNowMicros) {
+		return fmt.Errorf("limit/redis: instant %v is outside the range the store computes exactly (1970 to 2112)", now)
+	}
+	if s.sharded {
+		if err := sameHashTag(updates); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("limit/redis: %w", err)
+	}
+
+	b, _ := s.scratch.Get().(*batch)
+	if b == nil {
+		b = new(batch)
+	}
+	defer s.release(b)
+	b.build(s, nowUs, updates)
+	reply, err := updateScript.Run(ctx, s.client, b.keys, b.args).Text()
+	if err != nil {
+		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), err)
+	}
+	at, admitted, err := b.parse(reply)
+	if err != nil {
+		return err
+	}
+	if s.serverTime {
+		now = time.UnixMicro(at)
+	}
+	if got := b.replay(now, updates, decisions); got != admitted {
+		return fmt.Errorf("limit/redis: the script admitted=%v but limit.Policy.Decide admitted=%v over the same states (keys %q)", admitted, got, b.keys)
+	}
+	return nil
+}
+
+func (s *Store) release(b *batch) {
+	b.reset()
+	s.scratch.Put(b)
+}
+
+// ceilMillis converts microseconds to milliseconds, rounding up.
+func ceilMillis(us int64) int64 {
+	return (us + 999) / 1000
+}
