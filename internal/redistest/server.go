@@ -3,10 +3,13 @@ package redistest
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,8 +31,9 @@ type Server struct {
 	// across Restart.
 	Addr string
 
-	bin string
-	dir string
+	bin     string
+	dir     string
+	cluster bool
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -43,6 +47,20 @@ type Server struct {
 // then it fails it.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, false)
+}
+
+// StartCluster is Start for a one-node Redis Cluster holding all 16,384
+// slots, so that cluster clients and their slot rules can be tested. Kill,
+// Restart, Pause and Resume work as for Start; Restart assigns the slots
+// again.
+func StartCluster(t testing.TB) *Server {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, cluster bool) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv(RequireEnv) == "1" {
@@ -50,7 +68,7 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skipf("redistest: redis-server is not on PATH (set %s=1 to fail instead): %v", RequireEnv, err)
 	}
-	s := &Server{bin: bin, dir: t.TempDir()}
+	s := &Server{bin: bin, dir: t.TempDir(), cluster: cluster}
 	t.Cleanup(s.Kill)
 	// A free port found by listening may be taken by someone else before
 	// redis-server binds it: try a few.
@@ -113,7 +131,7 @@ func (s *Server) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, port, _ := net.SplitHostPort(s.Addr)
-	cmd := exec.Command(s.bin,
+	args := []string{
 		"--bind", "127.0.0.1",
 		"--port", port,
 		"--save", "",
@@ -122,7 +140,16 @@ func (s *Server) start() error {
 		"--daemonize", "no",
 		"--loglevel", "warning",
 		"--logfile", "",
-	)
+	}
+	if s.cluster {
+		// A fresh node each time: no cluster state survives a restart.
+		conf := "nodes-" + port + ".conf"
+		if err := os.Remove(filepath.Join(s.dir, conf)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", conf)
+	}
+	cmd := exec.Command(s.bin, args...)
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = sysProcAttr()
@@ -135,7 +162,11 @@ func (s *Server) start() error {
 		close(done)
 	}()
 	s.cmd, s.done, s.log = cmd, done, log
-	if err := waitReady(s.Addr, done); err != nil {
+	err := waitReady(s.Addr, done)
+	if err == nil && s.cluster {
+		err = assignSlots(s.Addr, done)
+	}
+	if err != nil {
 		s.killLocked()
 		return fmt.Errorf("redis-server on %s: %w; log:\n%s", s.Addr, err, log.String())
 	}
@@ -170,25 +201,80 @@ func waitReady(addr string, exited <-chan struct{}) error {
 	return fmt.Errorf("no PONG within %v: %v", startTimeout, last)
 }
 
+// assignSlots gives every slot to the node at addr and waits until the
+// cluster says it is ok.
+func assignSlots(addr string, exited <-chan struct{}) error {
+	if line, err := inline(addr, "CLUSTER ADDSLOTSRANGE 0 16383"); err != nil || line != "+OK" {
+		return fmt.Errorf("CLUSTER ADDSLOTSRANGE answered %q: %v", line, err)
+	}
+	deadline := time.Now().Add(startTimeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return fmt.Errorf("exited while assigning slots")
+		default:
+		}
+		// CLUSTER INFO is a bulk string; its first line is cluster_state.
+		if line, err := inlineBulk(addr, "CLUSTER INFO"); err == nil && line == "cluster_state:ok" {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return fmt.Errorf("cluster_state not ok within %v", startTimeout)
+}
+
 // ping sends PING over a fresh connection and expects +PONG.
 func ping(addr string) error {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
+	line, err := inline(addr, "PING")
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if line != "+PONG\r\n" {
+	if line != "+PONG" {
 		return fmt.Errorf("PING answered %q", line)
 	}
 	return nil
+}
+
+// inline sends an inline command over a fresh connection and returns the
+// first line of the reply, without its CRLF.
+func inline(addr, command string) (string, error) {
+	lines, err := inlineLines(addr, command, 1)
+	if err != nil {
+		return "", err
+	}
+	return lines[0], nil
+}
+
+// inlineBulk is inline for a command answering a bulk string: it returns
+// the first line of the string.
+func inlineBulk(addr, command string) (string, error) {
+	lines, err := inlineLines(addr, command, 2)
+	if err != nil {
+		return "", err
+	}
+	return lines[1], nil
+}
+
+func inlineLines(addr, command string, n int) ([]string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte(command + "\r\n")); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReader(c)
+	var lines []string
+	for range n {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, strings.TrimSuffix(line, "\r\n"))
+	}
+	return lines, nil
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.

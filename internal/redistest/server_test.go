@@ -194,3 +194,30 @@ func TestStartWithoutRedisServer(t *testing.T) {
 		})
 	}
 }
+
+func TestCluster(t *testing.T) {
+	s := StartCluster(t)
+	check := func() {
+		t.Helper()
+		info, err := inlineBulk(s.Addr, "CLUSTER INFO")
+		if err != nil || info != "cluster_state:ok" {
+			t.Fatalf("CLUSTER INFO = %q, %v, want cluster_state:ok", info, err)
+		}
+		if got := mustDo(t, s.Addr, "CONFIG", "GET", "cluster-enabled"); got != "cluster-enabled yes" {
+			t.Fatalf("CONFIG GET cluster-enabled = %q, want yes", got)
+		}
+	}
+	check()
+	if got := mustDo(t, s.Addr, "SET", "{a}k", "v"); got != "+OK" {
+		t.Fatalf("SET {a}k = %q, want +OK", got)
+	}
+	// Keys of two slots in one command are refused, as in any cluster.
+	if got := mustDo(t, s.Addr, "MGET", "{a}k", "{b}k"); !strings.HasPrefix(got, "-CROSSSLOT") {
+		t.Fatalf("MGET across slots = %q, want -CROSSSLOT", got)
+	}
+	s.Restart(t)
+	check()
+	if got := mustDo(t, s.Addr, "GET", "{a}k"); got != "$-1" {
+		t.Fatalf("GET after Restart = %q, want $-1 (no data survives)", got)
+	}
+}
