@@ -163,9 +163,12 @@ func (p Policy) Decide(s State, now time.Time, cost uint64) (State, Decision) {
 //     Time the instant up to which refills have been credited;
 //   - GCRA: Time is the theoretical arrival time (TAT).
 type State struct {
-	Time  int64
+	// Time is an instant in Unix microseconds (see above).
+	Time int64
+	// Count is the current window's hits, or the tokens taken.
 	Count uint64
-	Prev  uint64
+	// Prev is the previous window's hits (sliding window only).
+	Prev uint64
 }
 
 // Decision is the outcome of applying hits to a counter.

@@ -57,6 +57,7 @@ func compileCEL(src string) (cel.Program, error) {
 // costEstimator bounds the sizes of descriptors for cost estimation.
 type costEstimator struct{}
 
+// EstimateSize bounds descriptors, their maps and their strings.
 func (costEstimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 	switch p := n.Path(); {
 	case len(p) == 1 && p[0] == "descriptors":
@@ -69,6 +70,7 @@ func (costEstimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 	return nil
 }
 
+// EstimateCallCost leaves every call to cel-go's own estimates.
 func (costEstimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
 	return nil
 }
@@ -83,6 +85,7 @@ type activation struct {
 
 var _ interpreter.Activation = (*activation)(nil)
 
+// ResolveName resolves descriptors; nothing else is bound.
 func (a *activation) ResolveName(name string) (any, bool) {
 	if name != "descriptors" {
 		return nil, false
@@ -97,6 +100,7 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	return a.list, true
 }
 
+// Parent returns nil: the activation has no parent.
 func (a *activation) Parent() interpreter.Activation { return nil }
 
 // reset prepares a for another descriptor.

@@ -29,14 +29,19 @@ type Descriptor struct {
 
 // Entry is one descriptor entry.
 type Entry struct {
-	Key   string
+	// Key is the entry's key, such as "remote_address" or "user".
+	Key string
+	// Value is the entry's value.
 	Value string
 }
 
 // Override is a per-descriptor limit: Envoy's RateLimitDescriptor.RateLimitOverride.
 type Override struct {
+	// RequestsPerUnit is the number of hits admitted per Unit.
 	RequestsPerUnit uint32
-	Unit            Unit
+	// Unit is the window; UnitUnknown or a value outside the enum makes the
+	// override void.
+	Unit Unit
 }
 
 // lookup returns the value of the last entry with key.

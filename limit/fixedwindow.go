@@ -7,7 +7,9 @@ import "time"
 // rate-limit service counts. The zero value admits nothing. A FixedWindow is a
 // plain value; Decide is pure and safe for concurrent use.
 type FixedWindow struct {
-	Max    uint64
+	// Max is the number of hits admitted per window, at most MaxPolicyValue.
+	Max uint64
+	// Window is the window's length, used at microsecond resolution.
 	Window time.Duration
 }
 

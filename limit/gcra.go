@@ -13,7 +13,10 @@ import "time"
 // Rounding T up means GCRA never admits faster than Max per Window; rates
 // above one hit per microsecond are capped there.
 type GCRA struct {
-	Max    uint64
+	// Max is the burst and the number of hits per Window, at most
+	// MaxPolicyValue.
+	Max uint64
+	// Window is the period of Max, used at microsecond resolution.
 	Window time.Duration
 }
 

@@ -33,10 +33,15 @@ import (
 // operations), so a Lua script doing the same operations reproduces them bit
 // for bit.
 type SlidingWindow struct {
-	Max      uint64
-	Window   time.Duration
+	// Max is the number of hits admitted per window, at most MaxPolicyValue.
+	Max uint64
+	// Window is the window's length, used at microsecond resolution.
+	Window time.Duration
+	// Weighted selects seed 002's estimate instead of the proportional one.
 	Weighted bool
-	Weight   uint8
+	// Weight is the current window's weight in percent (0-100) when
+	// Weighted is set.
+	Weight uint8
 }
 
 // Decide applies cost hits at now to s. See Policy.Decide for the contract.

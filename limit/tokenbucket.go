@@ -16,7 +16,10 @@ import "time"
 // faster than Max per Window; rates above one token per microsecond are
 // capped there.
 type TokenBucket struct {
-	Max    uint64
+	// Max is the bucket's capacity (the burst) and the tokens refilled per
+	// Window, at most MaxPolicyValue.
+	Max uint64
+	// Window is the refill period of Max, used at microsecond resolution.
 	Window time.Duration
 }
 
