@@ -25,6 +25,9 @@ Usage:
       Print the RLS descriptors a rate-limit filter generates for a request.
   rlpkit validate PATH...
       Check Gateways, HTTPRoutes, RateLimitPolicies and Namespaces; print every problem.
+  rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:8081] [--metrics-addr ADDR] [--response-headers]
+      Serve Envoy's Rate Limit Service over gRPC, enforcing the limits of a limits file or of
+      a compiled topology; reload them when they change.
 
 Run "rlpkit COMMAND -h" for a command's flags.
 Exit status: 0 success, 1 invalid input, 2 usage error.
@@ -45,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd = runValidate
 	case "compile":
 		cmd = runCompile
+	case "serve":
+		cmd = runServe
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

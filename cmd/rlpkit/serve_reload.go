@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rlpkit/rlpkit/rls"
+)
+
+// fingerprint describes the inputs as the file system reports them: every
+// file's path, size, modification time and mode, directories walked
+// recursively, symbolic links followed to what they name (so that a
+// Kubernetes ConfigMap volume, which swaps a link, counts as changed). A
+// missing input is part of the fingerprint too. Two equal fingerprints mean
+// the inputs are, in all likelihood, unchanged; nothing is read.
+func fingerprint(inputs []string) string {
+	var b strings.Builder
+	stat := func(path string) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			fmt.Fprintf(&b, "%q: %v\n", path, err)
+			return
+		}
+		fmt.Fprintf(&b, "%q %d %d %v\n", path, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+	}
+	for _, in := range inputs {
+		fi, err := os.Stat(in)
+		if err != nil || !fi.IsDir() {
+			stat(in)
+			continue
+		}
+		err = filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				fmt.Fprintf(&b, "%q: %v\n", path, err)
+				return nil
+			}
+			if !d.IsDir() {
+				stat(path)
+			}
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintf(&b, "%q: %v\n", in, err)
+		}
+	}
+	return b.String()
+}
+
+// watch polls the inputs every interval until ctx is done and, when their
+// fingerprint has changed and then stayed the same for one more interval
+// (so that a file being written is not read half-way), loads them and swaps
+// the service's limits. Invalid inputs keep the limits in force; the reason
+// is logged once per change. An interval of 0 disables reloading.
+func watch(ctx context.Context, src limitSource, interval time.Duration, svc *rls.Service, m *serveMetrics, log *slog.Logger) {
+	if interval <= 0 {
+		return
+	}
+	last := fingerprint(src.inputs())
+	pending := last
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		fp := fingerprint(src.inputs())
+		switch {
+		case fp == last:
+			pending = last
+		case fp != pending:
+			pending = fp // changed: wait for it to settle
+		default:
+			last = fp
+			reload(src, svc, m, log)
+		}
+	}
+}
+
+// reload loads the inputs and swaps them in, or keeps the limits in force.
+func reload(src limitSource, svc *rls.Service, m *serveMetrics, log *slog.Logger) {
+	limits, err := src.load()
+	if err == nil {
+		err = svc.SetLimits(limits)
+	}
+	if err != nil {
+		m.reloadFailed()
+		log.Error("reload failed; keeping the limits in force", "inputs", src.String(), "limits", svc.Limits(), "err", err.Error())
+		return
+	}
+	m.loaded(len(limits))
+	log.Info("limits reloaded", "inputs", src.String(), "limits", len(limits))
+}
