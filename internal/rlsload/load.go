@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	rlcommon "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
+	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+)
+
+// config is the command line.
+type config struct {
+	addr             string
+	duration, warmup time.Duration
+	timeout          time.Duration
+	concurrency      int
+	conns            int
+	users            int
+	descriptors      int
+	domain           string
+	redisURL         string
+}
+
+// report is what a run measured.
+type report struct {
+	calls, ok, over int
+	errors          map[string]int
+	elapsed         time.Duration
+	latencies       []time.Duration // sorted
+	concurrency     int
+	descriptors     int
+	redis           *redisStats // nil without -redis
+}
+
+// load sends calls for the warm-up and then for the measured duration.
+func load(ctx context.Context, c config) (*report, error) {
+	clients := make([]rlsv3.RateLimitServiceClient, c.conns)
+	for i := range clients {
+		conn, err := grpc.NewClient(c.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return nil, fmt.Errorf("rlsload: %w", err)
+		}
+		defer conn.Close()
+		clients[i] = rlsv3.NewRateLimitServiceClient(conn)
+	}
+	reqs := requests(c)
+	if _, err := clients[0].ShouldRateLimit(ctx, reqs[0]); err != nil {
+		return nil, fmt.Errorf("rlsload: first call to %s: %w", c.addr, err)
+	}
+	if c.warmup > 0 {
+		if _, err := phase(ctx, c, clients, reqs, c.warmup, false); err != nil {
+			return nil, err
+		}
+	}
+	var rs *redisClient
+	if c.redisURL != "" {
+		var err error
+		if rs, err = newRedisClient(c.redisURL); err != nil {
+			return nil, err
+		}
+		defer rs.close()
+		if err := rs.reset(ctx); err != nil {
+			return nil, err
+		}
+	}
+	r, err := phase(ctx, c, clients, reqs, c.duration, true)
+	if err != nil {
+		return nil, err
+	}
+	if rs != nil {
+		if r.redis, err = rs.stats(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// requests builds one request per user, reused for the whole run.
+func requests(c config) []*rlsv3.RateLimitRequest {
+	reqs := make([]*rlsv3.RateLimitRequest, c.users)
+	for u := range reqs {
+		req := &rlsv3.RateLimitRequest{Domain: c.domain}
+		user := "u" + strconv.Itoa(u)
+		for i := range c.descriptors {
+			d := &rlcommon.RateLimitDescriptor{Entries: []*rlcommon.RateLimitDescriptor_Entry{{Key: "user", Value: user}}}
+			if i > 0 {
+				d.Entries = append(d.Entries, &rlcommon.RateLimitDescriptor_Entry{Key: "n", Value: strconv.Itoa(i)})
+			}
+			req.Descriptors = append(req.Descriptors, d)
+		}
+		reqs[u] = req
+	}
+	return reqs
+}
+
+// phase keeps c.concurrency calls in flight for d and, when measure is set,
+// reports them.
+func phase(ctx context.Context, c config, clients []rlsv3.RateLimitServiceClient, reqs []*rlsv3.RateLimitRequest, d time.Duration, measure bool) (*report, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var next atomic.Int64
+	type result struct {
+		lat      []time.Duration
+		ok, over int
+		errors   map[string]int
+	}
+	results := make([]result, c.concurrency)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range c.concurrency {
+		wg.Go(func() {
+			res := &results[w]
+			res.errors = map[string]int{}
+			client := clients[w%len(clients)]
+			for ctx.Err() == nil {
+				req := reqs[int(next.Add(1))%len(reqs)]
+				cctx, ccancel := context.WithTimeout(context.Background(), c.timeout)
+				t0 := time.Now()
+				resp, err := client.ShouldRateLimit(cctx, req)
+				lat := time.Since(t0)
+				ccancel()
+				if !measure {
+					continue
+				}
+				res.lat = append(res.lat, lat)
+				switch {
+				case err != nil:
+					res.errors[status.Code(err).String()]++
+				case resp.GetOverallCode() == rlsv3.RateLimitResponse_OK:
+					res.ok++
+				default:
+					res.over++
+				}
+			}
+		})
+	}
+	wg.Wait()
+	r := &report{errors: map[string]int{}, elapsed: time.Since(start), concurrency: c.concurrency, descriptors: c.descriptors}
+	for _, res := range results {
+		r.latencies = append(r.latencies, res.lat...)
+		r.ok += res.ok
+		r.over += res.over
+		for k, v := range res.errors {
+			r.errors[k] += v
+		}
+	}
+	r.calls = len(r.latencies)
+	slices.Sort(r.latencies)
+	return r, nil
+}
+
+// percentile returns the p-th percentile (0-100) of the sorted latencies.
+func (r *report) percentile(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	i := int(p / 100 * float64(len(r.latencies)-1))
+	return r.latencies[i]
+}
+
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "calls          %d in %v (%d in flight, %d descriptors each)\n", r.calls, r.elapsed.Round(time.Millisecond), r.concurrency, r.descriptors)
+	fmt.Fprintf(w, "decisions/s    %.0f\n", float64(r.calls)/r.elapsed.Seconds())
+	fmt.Fprintf(w, "latency        p50 %v  p90 %v  p99 %v  p99.9 %v  max %v\n",
+		r.percentile(50), r.percentile(90), r.percentile(99), r.percentile(99.9), r.percentile(100))
+	fmt.Fprintf(w, "answers        OK %d  OVER_LIMIT %d", r.ok, r.over)
+	keys := make([]string, 0, len(r.errors))
+	for k := range r.errors {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %s %d", k, r.errors[k])
+	}
+	fmt.Fprintln(w)
+	if r.redis != nil {
+		var parts []string
+		for _, c := range r.redis.commands {
+			parts = append(parts, fmt.Sprintf("%s %d", c.name, c.calls))
+		}
+		fmt.Fprintf(w, "redis commands %d (%s), %.3f per decision\n", r.redis.total, strings.Join(parts, ", "), float64(r.redis.total)/float64(max(r.calls, 1)))
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// redisClient reads the command statistics of the server's Redis.
+type redisClient struct{ c *redis.Client }
+
+func newRedisClient(url string) (*redisClient, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("rlsload: -redis: %w", err)
+	}
+	return &redisClient{redis.NewClient(opt)}, nil
+}
+
+func (r *redisClient) close() { r.c.Close() }
+
+// reset zeroes Redis's statistics.
+func (r *redisClient) reset(ctx context.Context) error {
+	if err := r.c.ConfigResetStat(ctx).Err(); err != nil {
+		return fmt.Errorf("rlsload: redis CONFIG RESETSTAT: %w", err)
+	}
+	return nil
+}
+
+// redisStats counts the commands Redis ran since reset, except this
+// program's own (CONFIG, INFO).
+type redisStats struct {
+	total    int
+	commands []commandCount
+}
+
+type commandCount struct {
+	name  string
+	calls int
+}
+
+func (r *redisClient) stats(ctx context.Context) (*redisStats, error) {
+	info, err := r.c.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return nil, fmt.Errorf("rlsload: redis INFO commandstats: %w", err)
+	}
+	s, err := parseCommandStats(info)
+	if err != nil {
+		return nil, fmt.Errorf("rlsload: redis INFO commandstats: %w", err)
+	}
+	return s, nil
+}
+
+// parseCommandStats reads lines such as
+// "cmdstat_evalsha:calls=12,usec=340,usec_per_call=28.33,...".
+func parseCommandStats(info string) (*redisStats, error) {
+	s := &redisStats{}
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		name = strings.TrimPrefix(name, "cmdstat_")
+		if name == "config" || name == "info" || strings.HasPrefix(name, "config|") || strings.HasPrefix(name, "info|") {
+			continue
+		}
+		calls := -1
+		for _, field := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(field, "calls="); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return nil, fmt.Errorf("%q: %w", line, err)
+				}
+				calls = n
+			}
+		}
+		if calls < 0 {
+			return nil, fmt.Errorf("%q: no calls field", line)
+		}
+		s.total += calls
+		s.commands = append(s.commands, commandCount{name, calls})
+	}
+	slices.SortFunc(s.commands, func(a, b commandCount) int { return b.calls - a.calls })
+	return s, nil
+}
