@@ -44,6 +44,10 @@
 //     than a clear error.
 //   - Limits whose window is not a whole Envoy unit report unit UNKNOWN
 //     rather than a unit with a unit_multiplier.
+//   - Retry-After and RateLimit-Reset both come from duration_until_reset,
+//     which for the token bucket, GCRA and the sliding window is the time
+//     until the counter is back to its initial state: a client told to wait
+//     that long may have been admitted sooner, never later.
 //   - RateLimit-Limit carries the limit alone, without the optional quota
 //     policy ("10, 10;w=60"), as Envoy's reference service writes it.
 package rls
