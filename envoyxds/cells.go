@@ -87,22 +87,34 @@ func (c cell) covers(d cell) bool {
 
 func (c cell) isAny() bool { return c.path.kind == atomAny && c.method == "" }
 
-// cellSet is a union of cells, without duplicates or cells covered by others, in the order
-// first added.
+// cellSet is a union of cells, without duplicates or cells covered by others.
 type cellSet []cell
 
-// add inserts c unless a member covers it, and drops the members c covers.
-func (s cellSet) add(c cell) cellSet {
-	if s.coversCell(c) {
-		return s
-	}
-	out := s[:0:0]
-	for _, m := range s {
-		if !c.covers(m) {
-			out = append(out, m)
+// reduce returns the cells, in order, without duplicates and without the cells another one
+// covers. It takes time quadratic in len(cells).
+func reduce(cells []cell) cellSet {
+	seen := make(map[cell]bool, len(cells))
+	uniq := cells[:0:0]
+	for _, c := range cells {
+		if !seen[c] {
+			seen[c] = true
+			uniq = append(uniq, c)
 		}
 	}
-	return append(out, c)
+	var out cellSet
+	for i, c := range uniq {
+		covered := false
+		for j, d := range uniq {
+			if i != j && d.covers(c) {
+				covered = true // distinct cells never cover each other both ways
+				break
+			}
+		}
+		if !covered {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // coversCell reports whether one member covers c.
@@ -126,17 +138,23 @@ func (s cellSet) outside(t cellSet) cellSet {
 	return out
 }
 
-// intersect returns the cells matching a request that both sets match.
-func (s cellSet) intersect(t cellSet) cellSet {
-	var out cellSet
+// intersect returns the cells matching a request that both sets match, or false when there
+// are more than limit of them before reduction: the work is bounded by limit squared.
+func (s cellSet) intersect(t cellSet, limit int) (cellSet, bool) {
+	var out []cell
+	seen := make(map[cell]bool)
 	for _, a := range s {
 		for _, b := range t {
-			if c, ok := a.intersect(b); ok {
-				out = out.add(c)
+			if c, ok := a.intersect(b); ok && !seen[c] {
+				if len(out) == limit {
+					return nil, false
+				}
+				seen[c] = true
+				out = append(out, c)
 			}
 		}
 	}
-	return out
+	return reduce(out), true
 }
 
 // key identifies the set, for grouping actions with the same conditions.

@@ -144,7 +144,7 @@ func TestKnownDifferences(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				envoy = envoyCalls(t, cfg, &tc.req)
+				envoy = newChecker(t, cfg).envoy(t, &tc.req)
 			}
 			if diff := cmp.Diff(tc.envoy, envoy, ignoreFilterName); diff != "" {
 				t.Errorf("Envoy's calls (-want +got):\n%s", diff)
@@ -175,7 +175,7 @@ func TestKnownDifferencesStillDiffer(t *testing.T) {
 		var req testRequest
 		decodeStrict(t, file, readFile(t, file), &req)
 		want := wantCalls(engine, engine.Generate(req.descriptorRequest()))
-		if cmp.Equal(want, envoyCalls(t, cfg, &req), ignoreFilterName) {
+		if cmp.Equal(want, newChecker(t, cfg).envoy(t, &req), ignoreFilterName) {
 			t.Errorf("%s: Envoy and descriptor agree; remove it from knownDifferences", key)
 		}
 	}

@@ -75,11 +75,12 @@
 // overrides the filter's domain, so policies with different domains share one filter. A
 // filter instance talks to one rate-limit service, so there is one filter per distinct
 // upstreamCluster: named FilterName when there is one, "envoy.filters.http.ratelimit/CLUSTER"
-// otherwise; each route configures the filter of its policy's cluster, and the other filters
-// send nothing for it. A filter's own domain is that of the first policy using its cluster;
-// it only applies to routes not generated here. failure_mode_deny is the PluginConfig's.
-// Envoy accepts limit inside RateLimitPerRoute from the release matching the v1.40 API;
-// older releases reject the configuration at load time.
+// otherwise; each route configures the filter of its policy's cluster by that name (so the
+// filters must keep their names), and the other filters send nothing for it. A filter's own
+// domain is that of the first policy using its cluster; it only applies to routes not
+// generated here. failure_mode_deny is the PluginConfig's. RateLimit.limit inside a
+// RateLimitPerRoute is honoured by Envoy since envoyproxy/envoy#45613, which the v1.40 API
+// documents; older releases do not apply it, so run an Envoy of that API or later.
 //
 // # Actions, limit and cost
 //
@@ -101,7 +102,9 @@
 //   - a hits_addend number above MaxHitsAddend (1e9), which Envoy rejects;
 //   - a cost metadata key whose namespace or keys hold ":" or ")", which the
 //     %DYNAMIC_METADATA(...)% format cannot name;
-//   - a policy whose rules need more than Options.MaxRoutes routes in a virtual host;
+//   - a policy whose rules need more than Options.MaxRoutes routes in a virtual host, or
+//     combine more than that many (path, method) pairs on the way there, which bounds the
+//     work Translate does;
 //   - with Options.Strict, every caveat.
 //
 // It also fails when Options.Route fails or removes the route action, or when the result

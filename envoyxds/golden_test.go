@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/rlpkit/rlpkit/descriptor"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -91,10 +89,7 @@ func TestGoldenRequestsEquivalent(t *testing.T) {
 	for _, dir := range goldenCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			cfg := loadConfig(t, filepath.Join(dir, "input.yaml"))
-			engine, err := descriptor.Compile(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := newChecker(t, cfg)
 			file := filepath.Join(dir, "requests.json")
 			var reqs []testRequest
 			decodeStrict(t, file, readFile(t, file), &reqs)
@@ -106,7 +101,7 @@ func TestGoldenRequestsEquivalent(t *testing.T) {
 				if name == "" {
 					t.Fatalf("%s: request %d has no name", file, i)
 				}
-				t.Run(name, func(t *testing.T) { checkEquivalent(t, cfg, engine, &reqs[i]) })
+				t.Run(name, func(t *testing.T) { c.check(t, &reqs[i]) })
 			}
 		})
 	}
@@ -124,10 +119,7 @@ func TestDescriptorGoldenEquivalent(t *testing.T) {
 		dir := filepath.Dir(file)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			cfg := loadConfig(t, file)
-			engine, err := descriptor.Compile(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := newChecker(t, cfg)
 			reqFiles, _ := filepath.Glob(filepath.Join(dir, "*.request.json"))
 			if len(reqFiles) == 0 {
 				t.Fatalf("%s has no requests", dir)
@@ -141,7 +133,7 @@ func TestDescriptorGoldenEquivalent(t *testing.T) {
 					}
 					var req testRequest
 					decodeStrict(t, rf, readFile(t, rf), &req)
-					checkEquivalent(t, cfg, engine, &req)
+					c.check(t, &req)
 				})
 			}
 		})

@@ -213,18 +213,43 @@ func wantCalls(e *descriptor.Engine, res *descriptor.Result) []rlsCall {
 // ignoreFilterName compares calls without the name of the filter that made them.
 var ignoreFilterName = cmpopts.IgnoreFields(rlsCall{}, "Filter")
 
-// envoyCalls translates cfg (setting every route's metadata to the request's route metadata,
-// as a proxy's routes would carry it) and returns what Envoy sends for req.
-func envoyCalls(t testing.TB, cfg *descriptor.PluginConfig, req *testRequest) []rlsCall {
+// checker compares Envoy with descriptor on requests for one configuration. It translates
+// the configuration once per distinct route metadata, which it sets on every route, as a
+// proxy's routes would carry it.
+type checker struct {
+	cfg    *descriptor.PluginConfig
+	engine *descriptor.Engine
+	outs   map[string]*Output
+}
+
+func newChecker(t testing.TB, cfg *descriptor.PluginConfig) *checker {
 	t.Helper()
-	md := req.routeMetadata(t)
-	out, err := Translate(cfg, Options{Route: func(policy int, r *routev3.Route) error {
-		r.Action = &routev3.Route_Route{Route: DefaultRoute("backend")}
-		r.Metadata = md
-		return nil
-	}})
+	engine, err := descriptor.Compile(cfg)
 	if err != nil {
-		t.Fatalf("Translate: %v", err)
+		t.Fatalf("Compile: %v", err)
+	}
+	return &checker{cfg: cfg, engine: engine, outs: make(map[string]*Output)}
+}
+
+// envoy returns what Envoy sends for req.
+func (c *checker) envoy(t testing.TB, req *testRequest) []rlsCall {
+	t.Helper()
+	key, err := json.Marshal(req.RouteMetadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, ok := c.outs[string(key)]
+	if !ok {
+		md := req.routeMetadata(t)
+		out, err = Translate(c.cfg, Options{Route: func(policy int, r *routev3.Route) error {
+			r.Action = &routev3.Route_Route{Route: DefaultRoute("backend")}
+			r.Metadata = md
+			return nil
+		}})
+		if err != nil {
+			t.Fatalf("Translate: %v", err)
+		}
+		c.outs[string(key)] = out
 	}
 	calls, err := simulate(out, req.envoyRequest(t))
 	if err != nil {
@@ -233,12 +258,12 @@ func envoyCalls(t testing.TB, cfg *descriptor.PluginConfig, req *testRequest) []
 	return calls
 }
 
-// checkEquivalent asserts that Envoy, configured by Translate, sends exactly the call
-// descriptor makes for req.
-func checkEquivalent(t testing.TB, cfg *descriptor.PluginConfig, engine *descriptor.Engine, req *testRequest) {
+// check asserts that Envoy, configured by Translate, sends exactly the call descriptor
+// makes for req.
+func (c *checker) check(t testing.TB, req *testRequest) {
 	t.Helper()
-	want := wantCalls(engine, engine.Generate(req.descriptorRequest()))
-	got := envoyCalls(t, cfg, req)
+	want := wantCalls(c.engine, c.engine.Generate(req.descriptorRequest()))
+	got := c.envoy(t, req)
 	if diff := cmp.Diff(want, got, ignoreFilterName); diff != "" {
 		js, _ := json.Marshal(req)
 		t.Errorf("request %s: Envoy's rate-limit calls differ from descriptor's (-descriptor +Envoy):\n%s", js, diff)

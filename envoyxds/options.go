@@ -37,8 +37,8 @@ type Options struct {
 	Route func(policy int, r *routev3.Route) error
 
 	// MaxRoutes bounds the routes of one virtual host (a policy's rules may need many, see
-	// the package documentation); 0 means DefaultMaxRoutes. A configuration that needs more
-	// is refused.
+	// the package documentation), and the (path, method) pairs Translate combines on the way;
+	// 0 or less means DefaultMaxRoutes. A configuration that needs more is refused.
 	MaxRoutes int
 
 	// Strict refuses a configuration that has caveats instead of translating it.

@@ -48,7 +48,10 @@ var errTooManyRoutes = errors.New("too many routes")
 // routes match every request of the policy's route match (each request's own set has a
 // route for it), so a request the policy takes never reaches a less specific policy's routes.
 func policyRoutes(pol *descriptor.Policy, plan policyPlan, budget int) ([]routeSpec, error) {
-	always, units := planActions(pol, plan.enabled)
+	always, units, err := planActions(pol, plan.enabled, budget)
+	if err != nil {
+		return nil, err
+	}
 	var out []routeSpec
 	matches := pol.RouteMatches
 	if len(matches) == 0 {
@@ -80,8 +83,9 @@ func policyRoutes(pol *descriptor.Policy, plan policyPlan, budget int) ([]routeS
 // planActions sorts the gateway actions that have configurations into those that apply to
 // every request of the virtual host (no rules, or a rule that matches everything) and units
 // of actions with the same conditions. Actions none of whose rules can match here are left
-// out: their configurations never apply.
-func planActions(pol *descriptor.Policy, enabled [][]bool) (always []int, units []unit) {
+// out: their configurations never apply. An action with more than limit cells (paths times
+// methods) is refused, which bounds the work of enumerate.
+func planActions(pol *descriptor.Policy, enabled [][]bool, limit int) (always []int, units []unit, err error) {
 	byKey := make(map[string]int)
 	for g := range pol.GatewayActions {
 		ga := &pol.GatewayActions[g]
@@ -92,14 +96,18 @@ func planActions(pol *descriptor.Policy, enabled [][]bool) (always []int, units 
 			always = append(always, g)
 			continue
 		}
-		var cells cellSet
+		var all []cell
 		for r := range ga.Rules {
-			if enabled[g][r] {
-				for _, c := range ruleCells(&ga.Rules[r]) {
-					cells = cells.add(c)
-				}
+			if !enabled[g][r] {
+				continue
 			}
+			rule := &ga.Rules[r]
+			if max(1, len(rule.Paths))*max(1, len(rule.Methods)) > limit-len(all) {
+				return nil, nil, errTooManyRoutes
+			}
+			all = append(all, ruleCells(rule)...)
 		}
+		cells := reduce(all)
 		switch {
 		case len(cells) == 0:
 			continue
@@ -115,7 +123,7 @@ func planActions(pol *descriptor.Policy, enabled [][]bool) (always []int, units 
 		byKey[k] = len(units)
 		units = append(units, unit{cells: cells, actions: []int{g}})
 	}
-	return always, units
+	return always, units, nil
 }
 
 // ruleCells returns the cells of a rule: every path with every method.
@@ -156,9 +164,9 @@ func routeMatchBase(m *descriptor.RouteMatch) (cellSet, []*routev3.HeaderMatcher
 			atoms = []pathAtom{{kind: atomExact, value: v}, {kind: atomPrefix, value: v + "/"}}
 		}
 	}
-	var cells cellSet
+	var cells []cell
 	for _, a := range atoms {
-		cells = cells.add(cell{path: a, method: m.Method})
+		cells = append(cells, cell{path: a, method: m.Method})
 	}
 	var headers []*routev3.HeaderMatcher
 	for _, h := range m.Headers {
@@ -170,7 +178,7 @@ func routeMatchBase(m *descriptor.RouteMatch) (cellSet, []*routev3.HeaderMatcher
 		}
 		headers = append(headers, hm)
 	}
-	return cells, headers
+	return reduce(cells), headers
 }
 
 // enumerate returns the blocks for the units under a route match, the largest sets of units
@@ -191,7 +199,10 @@ func enumerate(units []unit, base cellSet, budget int) ([]block, error) {
 			}
 			return nil
 		}
-		in := cur.intersect(units[i].cells)
+		in, ok := cur.intersect(units[i].cells, budget)
+		if !ok {
+			return errTooManyRoutes
+		}
 		for _, x := range excluded {
 			in = in.outside(units[x].cells)
 		}

@@ -235,6 +235,30 @@ func TestRoutesScale(t *testing.T) {
 	}
 }
 
+// TestTranslateBoundsWork checks that rules with many (path, method) pairs are refused
+// rather than combined: 100 paths times 50 methods is more than DefaultMaxRoutes.
+func TestTranslateBoundsWork(t *testing.T) {
+	rule := descriptor.Rule{}
+	for i := range 100 {
+		rule.Paths = append(rule.Paths, fmt.Sprintf("/p%d", i))
+	}
+	for i := range 50 {
+		rule.Methods = append(rule.Methods, fmt.Sprintf("M%d", i))
+	}
+	cfg := &descriptor.PluginConfig{RateLimitPolicies: []descriptor.Policy{{
+		RateLimitDomain: "d", UpstreamCluster: "rl", Hostnames: []string{"*"},
+		GatewayActions: []descriptor.GatewayAction{{
+			Rules:          []descriptor.Rule{rule},
+			Configurations: []descriptor.Configuration{{Actions: []descriptor.Action{{RemoteAddress: &descriptor.RemoteAddress{}}}}},
+		}},
+	}}}
+	out, err := Translate(cfg, Options{})
+	var list Errors
+	if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Detail, "more than 4096 routes") {
+		t.Errorf("Translate(100 paths x 50 methods) = %v, %v; want a refusal naming the 4096 routes limit", out, err)
+	}
+}
+
 func TestRouteHook(t *testing.T) {
 	cfg := parseConfig(t, "two rules", []byte(twoRulesConfig))
 	t.Run("sets the action", func(t *testing.T) {
