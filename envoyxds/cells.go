@@ -1,6 +1,10 @@
 package envoyxds
 
-import "strings"
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
 
 // atomKind is the kind of a pathAtom.
 type atomKind uint8
@@ -157,15 +161,13 @@ func (s cellSet) intersect(t cellSet, limit int) (cellSet, bool) {
 	return reduce(out), true
 }
 
-// key identifies the set, for grouping actions with the same conditions.
+// key identifies the set whatever the order of its cells, for grouping actions with the
+// same conditions.
 func (s cellSet) key() string {
-	var b strings.Builder
-	for _, c := range s {
-		b.WriteByte(byte('0' + c.path.kind))
-		b.WriteString(c.path.value)
-		b.WriteByte(0)
-		b.WriteString(c.method)
-		b.WriteByte(0)
+	parts := make([]string, len(s))
+	for i, c := range s {
+		parts[i] = strconv.Itoa(int(c.path.kind)) + strconv.Quote(c.path.value) + strconv.Quote(c.method)
 	}
-	return b.String()
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
 }

@@ -8,6 +8,7 @@ import (
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	ratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -27,61 +28,15 @@ func Translate(cfg *descriptor.PluginConfig, opts Options) (*Output, error) {
 	if err := descriptor.Validate(cfg); err != nil {
 		return nil, invalid(err)
 	}
-	maxRoutes := opts.MaxRoutes
-	if maxRoutes <= 0 {
-		maxRoutes = DefaultMaxRoutes
+	if opts.MaxRoutes <= 0 {
+		opts.MaxRoutes = DefaultMaxRoutes
 	}
-
 	t := &translator{cfg: cfg, opts: opts, perRoute: make(map[string]*anypb.Any)}
-	t.rateLimits = make([][][]*routev3.RateLimit, len(cfg.RateLimitPolicies))
-	for i := range cfg.RateLimitPolicies {
-		pol := &cfg.RateLimitPolicies[i]
-		for j := range pol.RouteMatches {
-			for k := range pol.RouteMatches[j].Headers {
-				t.c.caveat(policyPath(i).child("routeMatches").index(j).child("headers").index(k),
-					`Envoy matches a repeated header against its values joined with ",", where descriptor matches its first value only`)
-			}
-		}
-		t.rateLimits[i] = make([][]*routev3.RateLimit, len(pol.GatewayActions))
-		for g := range pol.GatewayActions {
-			gp := policyPath(i).child("gatewayActions").index(g)
-			for k := range pol.GatewayActions[g].Configurations {
-				rl := t.c.rateLimit(gp.child("configurations").index(k), &pol.GatewayActions[g].Configurations[k], opts.Route != nil)
-				t.rateLimits[i][g] = append(t.rateLimits[i][g], rl)
-			}
-		}
-	}
+	t.translateConfigurations()
 	t.filterOf, t.clusters = filterNames(cfg)
-
-	rc := &routev3.RouteConfiguration{Name: opts.RouteConfigName, IgnorePortInHostMatching: true}
-	if rc.Name == "" {
-		rc.Name = DefaultRouteConfigName
-	}
-	refused := make(map[int]bool)
-	vhostNames := make(map[string]bool)
-	for _, plan := range planVirtualHosts(cfg) {
-		vh := &routev3.VirtualHost{Name: t.vhostName(plan, vhostNames), Domains: envoyDomains(plan.domains)}
-		budget := maxRoutes
-		for _, pp := range plan.chain {
-			specs, err := policyRoutes(&cfg.RateLimitPolicies[pp.index], pp, budget)
-			if err != nil {
-				if !refused[pp.index] {
-					refused[pp.index] = true
-					t.c.refuse(policyPath(pp.index), fmt.Sprintf("in the virtual host of %q its rules need more than %d routes (Options.MaxRoutes): "+
-						"every set of gateway actions whose rules can match one request together needs routes of its own", plan.domains[0], maxRoutes))
-				}
-				break
-			}
-			budget -= len(specs)
-			for n, spec := range specs {
-				r, err := t.route(pp.index, n, spec)
-				if err != nil {
-					return nil, err
-				}
-				vh.Routes = append(vh.Routes, r)
-			}
-		}
-		rc.VirtualHosts = append(rc.VirtualHosts, vh)
+	rc, err := t.routeConfiguration()
+	if err != nil {
+		return nil, err
 	}
 	if len(t.c.errs) > 0 {
 		return nil, t.c.errs
@@ -96,23 +51,11 @@ func Translate(cfg *descriptor.PluginConfig, opts Options) (*Output, error) {
 	if err := rc.ValidateAll(); err != nil {
 		return nil, fmt.Errorf("envoyxds: the generated RouteConfiguration is invalid: %w", err)
 	}
-
-	out := &Output{RouteConfiguration: rc, Caveats: t.c.caveats}
-	for _, cluster := range t.clusters {
-		fc := filterConfig(cfg, cluster)
-		if err := fc.ValidateAll(); err != nil {
-			return nil, fmt.Errorf("envoyxds: the rate-limit filter for cluster %q is invalid: %w", cluster, err)
-		}
-		f, err := httpFilter(filterName(cluster, len(t.clusters)), fc)
-		if err != nil {
-			return nil, err
-		}
-		if err := f.ValidateAll(); err != nil {
-			return nil, fmt.Errorf("envoyxds: the HTTP filter for cluster %q is invalid: %w", cluster, err)
-		}
-		out.HTTPFilters = append(out.HTTPFilters, f)
+	filters, err := t.httpFilters()
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return &Output{RouteConfiguration: rc, HTTPFilters: filters, Caveats: t.c.caveats}, nil
 }
 
 // translator holds what Translate computes once and uses for every route.
@@ -124,6 +67,86 @@ type translator struct {
 	filterOf   []string                 // filter name of each policy
 	clusters   []string
 	perRoute   map[string]*anypb.Any // packed RateLimitPerRoute by policy and gateway actions
+}
+
+// translateConfigurations translates every configuration of every policy into a RateLimit,
+// collecting refusals and caveats, and reports the caveats of route match headers.
+func (t *translator) translateConfigurations() {
+	t.rateLimits = make([][][]*routev3.RateLimit, len(t.cfg.RateLimitPolicies))
+	for i := range t.cfg.RateLimitPolicies {
+		pol := &t.cfg.RateLimitPolicies[i]
+		for j := range pol.RouteMatches {
+			for k := range pol.RouteMatches[j].Headers {
+				t.c.caveat(policyPath(i).child("routeMatches").index(j).child("headers").index(k),
+					`Envoy matches a repeated header against its values joined with ",", where descriptor matches its first value only`)
+			}
+		}
+		t.rateLimits[i] = make([][]*routev3.RateLimit, len(pol.GatewayActions))
+		for g := range pol.GatewayActions {
+			gp := policyPath(i).child("gatewayActions").index(g)
+			for k := range pol.GatewayActions[g].Configurations {
+				rl := t.c.rateLimit(gp.child("configurations").index(k), &pol.GatewayActions[g].Configurations[k], t.opts.Route != nil)
+				t.rateLimits[i][g] = append(t.rateLimits[i][g], rl)
+			}
+		}
+	}
+}
+
+// routeConfiguration builds the virtual hosts and their routes. A policy whose rules need too
+// many routes is refused (once) through the collector; an error is returned only when
+// Options.Route fails or packing fails.
+func (t *translator) routeConfiguration() (*routev3.RouteConfiguration, error) {
+	rc := &routev3.RouteConfiguration{Name: t.opts.RouteConfigName, IgnorePortInHostMatching: true}
+	if rc.Name == "" {
+		rc.Name = DefaultRouteConfigName
+	}
+	refused := make(map[int]bool)
+	vhostNames := make(map[string]bool)
+	for _, plan := range planVirtualHosts(t.cfg) {
+		vh := &routev3.VirtualHost{Name: t.vhostName(plan, vhostNames), Domains: envoyDomains(plan.domains)}
+		budget := t.opts.MaxRoutes
+		for _, pp := range plan.chain {
+			specs, err := policyRoutes(&t.cfg.RateLimitPolicies[pp.index], pp, budget)
+			if err != nil {
+				if !refused[pp.index] {
+					refused[pp.index] = true
+					t.c.refuse(policyPath(pp.index), fmt.Sprintf("in the virtual host of %q its rules need more than %d routes (Options.MaxRoutes): "+
+						"every set of gateway actions whose rules can match one request together needs routes of its own", plan.domains[0], t.opts.MaxRoutes))
+				}
+				break
+			}
+			budget -= len(specs)
+			for n, spec := range specs {
+				r, err := t.route(pp.index, n, spec)
+				if err != nil {
+					return nil, err
+				}
+				vh.Routes = append(vh.Routes, r)
+			}
+		}
+		rc.VirtualHosts = append(rc.VirtualHosts, vh)
+	}
+	return rc, nil
+}
+
+// httpFilters builds and validates one rate-limit filter per upstream cluster.
+func (t *translator) httpFilters() ([]*hcmv3.HttpFilter, error) {
+	var out []*hcmv3.HttpFilter
+	for _, cluster := range t.clusters {
+		fc := filterConfig(t.cfg, cluster)
+		if err := fc.ValidateAll(); err != nil {
+			return nil, fmt.Errorf("envoyxds: the rate-limit filter for cluster %q is invalid: %w", cluster, err)
+		}
+		f, err := httpFilter(filterName(cluster, len(t.clusters)), fc)
+		if err != nil {
+			return nil, err
+		}
+		if err := f.ValidateAll(); err != nil {
+			return nil, fmt.Errorf("envoyxds: the HTTP filter for cluster %q is invalid: %w", cluster, err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // label names policy i in generated names: its name, or its field path.
