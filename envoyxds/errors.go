@@ -22,8 +22,8 @@ func (e *FieldError) Error() string {
 	return "envoyxds: " + e.Field + ": " + e.Detail
 }
 
-// Errors is every refusal of one Translate call, in field order. Its Error method prints one
-// refusal per line.
+// Errors is every refusal of one Translate call, policy by policy. Its Error method prints
+// one refusal per line.
 type Errors []*FieldError
 
 // Error joins the refusals, one per line.
@@ -47,10 +47,10 @@ func (es Errors) Unwrap() []error {
 	return out
 }
 
-// Caveat is a place where the translated Envoy configuration is exact for the requests and
-// metadata the PluginConfig describes, but where Envoy treats some other input differently
-// from package descriptor (for instance malformed metadata). Translate reports every caveat;
-// with Options.Strict it refuses them instead.
+// Caveat is a field of a PluginConfig for which Envoy treats some requests differently from
+// package descriptor (a missing cost in metadata, a repeated header, ...), although the
+// translation is exact for the others. Translate reports every caveat; with Options.Strict
+// it refuses them instead.
 type Caveat struct {
 	// Field is the path of the field concerned.
 	Field string

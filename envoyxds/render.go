@@ -36,10 +36,11 @@ func indent(compactJSON []byte) []byte {
 }
 
 // Marshal renders m as protojson with Envoy's field names (snake_case), indented with two
-// spaces and ending in a newline. The output is byte-stable across builds and protobuf
-// versions: protojson.MarshalOptions{Multiline: true} is deliberately not (it varies its
-// whitespace), so Marshal writes compact protojson, whose field and map-key order is
-// deterministic, and re-indents it with encoding/json.
+// spaces and ending in a newline. The output is the same for the same message, run after run:
+// protojson.MarshalOptions{Multiline: true} is deliberately not byte-stable (it varies its
+// whitespace between builds), so Marshal writes compact protojson, whose field order (by
+// field number) and map-key order (sorted) are deterministic, removes its whitespace and
+// re-indents it with encoding/json.
 func Marshal(m proto.Message) ([]byte, error) {
 	c, err := compact(m)
 	if err != nil {
