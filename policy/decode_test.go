@@ -111,6 +111,11 @@ func TestReadInputs(t *testing.T) {
 		t.Errorf("Read(duplicate) = %v, want %s", err, want)
 	}
 
+	// Stdin is "-"; without one, that is a problem too.
+	if _, err := Read([]string{"-"}, nil); err == nil || err.Error() != "-: no standard input to read" {
+		t.Errorf("Read(-, nil stdin) = %v, want -: no standard input to read", err)
+	}
+
 	// A missing path is a problem, and the other inputs are still read.
 	set, err = Read([]string{filepath.Join(dir, "missing"), filepath.Join(dir, "b")}, nil)
 	if err == nil || !strings.Contains(err.Error(), "missing: stat: no such file or directory") || len(set.Namespaces) != 1 {

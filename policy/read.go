@@ -17,6 +17,10 @@ func Read(paths []string, stdin io.Reader) (*Set, error) {
 	r := newReader()
 	for _, p := range paths {
 		if p == "-" {
+			if stdin == nil {
+				r.fail(Source{File: "-"}, "", "", "no standard input to read")
+				continue
+			}
 			data, err := io.ReadAll(stdin)
 			if err != nil {
 				r.fail(Source{File: "-"}, "", "", err.Error())

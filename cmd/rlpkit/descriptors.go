@@ -20,11 +20,11 @@ policy is null when no policy matched (the rate-limit service would not be calle
 With --explain, a readable trace of every decision goes to stderr.`
 
 // runDescriptors implements "rlpkit descriptors".
-func runDescriptors(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	return exitFor("descriptors", descriptors(args, stdout, stderr), stderr)
+func runDescriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return exitFor("descriptors", descriptors(args, stdin, stdout, stderr), stderr)
 }
 
-func descriptors(args []string, stdout, stderr io.Writer) error {
+func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("descriptors")
 	config := fs.String("config", "", "the PluginConfig `file` (YAML or JSON, either schema)")
 	gateway := fs.String("gateway", "", "compile the topology in PATH... and use the PluginConfig of Gateway `ns/name`")
@@ -79,7 +79,7 @@ func descriptors(args []string, stdout, stderr io.Writer) error {
 	if *config != "" {
 		engine, err = loadPluginConfig(*config)
 	} else {
-		engine, err = gatewayEngine(paths, *gateway)
+		engine, err = gatewayEngine(paths, stdin, *gateway)
 	}
 	if err != nil {
 		return err
@@ -148,8 +148,8 @@ func jsonKind(v any) string {
 
 // gatewayEngine compiles the topology in paths and returns the descriptor engine of the
 // PluginConfig compiled for the Gateway ns/name.
-func gatewayEngine(paths []string, gateway string) (*descriptor.Engine, error) {
-	res, err := compileTopology(paths, nil, merge.Options{})
+func gatewayEngine(paths []string, stdin io.Reader, gateway string) (*descriptor.Engine, error) {
+	res, err := compileTopology(paths, stdin, merge.Options{})
 	if err != nil {
 		return nil, err
 	}
