@@ -1,7 +1,9 @@
 package redis
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +24,7 @@ type batch struct {
 	ttl    []int64       // per key: TTL in ms when written, 0 if never
 	ends   []int         // per key: end of its prefixed form in kbuf
 	kbuf   []byte        // prefixed keys
-	args   []byte        // the script's ARGV[1]
+	args   []byte        // the script's ARGV[1], doubles (see appendNum)
 	stored []limit.State // per key: the state the script read
 	work   []limit.State // per key: the state while replaying
 }
@@ -85,40 +87,42 @@ func (b *batch) build(s *Store, nowUs int64, updates []limit.Update) {
 	}
 
 	a := b.args
-	a = strconv.AppendInt(a, nowUs, 10)
-	if s.serverTime {
-		a = append(a, " 1 "...)
-	} else {
-		a = append(a, " 0 "...)
-	}
-	a = strconv.AppendInt(a, int64(len(updates)), 10)
+	a = appendNum(a, nowUs)
+	a = appendNum(a, boolNum(s.serverTime))
+	a = appendNum(a, int64(len(updates)))
 	for i := range updates {
 		u := &updates[i]
 		p := &u.Policy
-		a = append(a, ' ')
-		a = strconv.AppendInt(a, int64(b.keyOf[i]+1), 10)
-		a = append(a, ' ')
-		a = strconv.AppendUint(a, uint64(p.Algorithm), 10)
-		a = append(a, ' ')
-		a = strconv.AppendUint(a, p.Max, 10)
-		a = append(a, ' ')
-		a = strconv.AppendInt(a, p.Window.Microseconds(), 10)
-		a = append(a, ' ')
+		a = appendNum(a, int64(b.keyOf[i]+1))
+		a = appendNum(a, int64(p.Algorithm))
+		a = appendNum(a, int64(p.Max))
+		a = appendNum(a, p.Window.Microseconds())
 		if p.Algorithm == limit.AlgorithmSlidingWindow && p.Weighted {
-			a = strconv.AppendUint(a, uint64(p.Weight), 10)
+			a = appendNum(a, int64(p.Weight))
 		} else {
-			a = append(a, "-1"...)
+			a = appendNum(a, -1)
 		}
-		a = append(a, ' ')
 		// Any cost above the largest max is rejected whatever the state;
 		// bounding it keeps the script's numbers exact.
-		a = strconv.AppendUint(a, min(u.Cost, limit.MaxPolicyValue+1), 10)
+		a = appendNum(a, int64(min(u.Cost, limit.MaxPolicyValue+1)))
 	}
 	for _, ttl := range b.ttl {
-		a = append(a, ' ')
-		a = strconv.AppendInt(a, ttl, 10)
+		a = appendNum(a, ttl)
 	}
 	b.args = a
+}
+
+// appendNum appends v as the script reads its arguments: a little-endian
+// IEEE double. Every v passed is an integer below 2^53, so it is exact.
+func appendNum(a []byte, v int64) []byte {
+	return binary.LittleEndian.AppendUint64(a, math.Float64bits(float64(v)))
+}
+
+func boolNum(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ttlMillis returns the span in ms for which a counter's state can matter

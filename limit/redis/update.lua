@@ -2,12 +2,12 @@
 -- states it read, so that the caller can replay limit.Policy.Decide on them.
 --
 -- KEYS: the distinct counter keys of the batch.
--- ARGV[1]: decimal integers separated by spaces:
+-- ARGV[1]: little-endian IEEE doubles, all integers below 2^53:
 --   now (Unix µs), servertime (1: use TIME instead of now), n (updates),
 --   then per update: key (index into KEYS), algorithm, max, window (µs),
 --   weight (-1: proportional sliding window, else 0-100), cost,
 --   then per key: its TTL in milliseconds when written.
--- A stored state is "time count prev" (see limit.State).
+-- A stored state is the text "time count prev" (see limit.State).
 -- The reply is "now allowed" (allowed 1 or 0), then per key a line holding
 -- the state read, empty when the key did not exist.
 --
@@ -18,20 +18,15 @@
 
 local MAXV = 4294967295 -- limit.MaxPolicyValue
 
-local tok = {}
-for v in string.gmatch(ARGV[1], '%S+') do
-  tok[#tok + 1] = v
-end
-
-local now = tonumber(tok[1])
-if tok[2] == '1' then
+local args = ARGV[1]
+local now, servertime, nu, pos = struct.unpack('<ddd', args)
+if servertime == 1 then
   if redis.replicate_commands then
     redis.replicate_commands()
   end
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-local nu = tonumber(tok[3])
 local nk = #KEYS
 
 -- floor(a/b) for integers, b > 0, exact while a < 2^53.
@@ -143,19 +138,16 @@ for k = 1, nk do
 end
 
 local ok = true
-local i = 4
 for _ = 1, nu do
-  local k = tonumber(tok[i])
-  local alg, max, w = tonumber(tok[i + 1]), tonumber(tok[i + 2]), tonumber(tok[i + 3])
-  local weight, cost = tonumber(tok[i + 4]), tonumber(tok[i + 5])
-  i = i + 6
+  local k, alg, max, w, weight, cost
+  k, alg, max, w, weight, cost, pos = struct.unpack('<dddddd', args, pos)
   local n = cost
   if n == 0 then
     n = 1
   end
   local f = decide[alg]
   if not f then
-    return redis.error_reply('limit/redis: unknown algorithm ' .. tok[i - 5])
+    return redis.error_reply(string.format('limit/redis: unknown algorithm %d', alg))
   end
   local admitted, st, sc, sp = f(T[k], C[k], P[k], max, w, weight, n, cost)
   if not admitted then
@@ -169,8 +161,10 @@ end
 
 if ok then
   for k = 1, nk do
+    local ttl
+    ttl, pos = struct.unpack('<d', args, pos)
     if dirty[k] then
-      redis.call('SET', KEYS[k], string.format('%d %d %d', T[k], C[k], P[k]), 'PX', tok[i + k - 1])
+      redis.call('SET', KEYS[k], string.format('%d %d %d', T[k], C[k], P[k]), 'PX', string.format('%d', ttl))
     end
   end
 end

@@ -1,0 +1,82 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rlpkit/rlpkit/internal/redistest"
+	"github.com/rlpkit/rlpkit/limit"
+)
+
+// roundTrips is a go-redis hook counting commands and pipelines sent.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (r *roundTrips) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		r.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// BenchmarkUpdate measures one Update over loopback, serially (latency)
+// and from 8 goroutines per core (throughput), with the round trips per
+// Update as a metric. The script's time on the server is in
+// cmdstat_evalsha of INFO commandstats.
+func BenchmarkUpdate(b *testing.B) {
+	srv := redistest.Start(b)
+	c := newClient(b, srv)
+	var rt roundTrips
+	c.AddHook(&rt)
+	s := newStore(b, c, Options{})
+	ctx := context.Background()
+	for _, n := range []int{1, 5} {
+		updates := batchOf(fmt.Sprint("bench", n), n)
+		for i := range updates {
+			updates[i].Policy.Max = limit.MaxPolicyValue
+			updates[i].Policy.Window = time.Hour
+		}
+		if err := s.Update(ctx, t0, updates, make([]limit.Decision, n)); err != nil { // load the script
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("updates=%d", n), func(b *testing.B) {
+			ds := make([]limit.Decision, n)
+			b.ReportAllocs()
+			start := rt.n.Load()
+			for i := 0; b.Loop(); i++ {
+				if err := s.Update(ctx, t0.Add(time.Duration(i)*time.Microsecond), updates, ds); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
+		})
+		b.Run(fmt.Sprintf("updates=%d/parallel", n), func(b *testing.B) {
+			b.SetParallelism(8) // requests in flight: 8 per core
+			b.ReportAllocs()
+			start := rt.n.Load()
+			b.RunParallel(func(pb *testing.PB) {
+				ds := make([]limit.Decision, n)
+				for pb.Next() {
+					if err := s.Update(ctx, t0, updates, ds); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package redis
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlpkit/rlpkit/internal/redistest"
+	"github.com/rlpkit/rlpkit/limit"
+)
+
+func TestNewErrors(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv)
+	tests := []struct {
+		name    string
+		nilC    bool
+		o       Options
+		wantErr string // "" for none
+	}{
+		{name: "defaults", o: Options{}},
+		{name: "all options", o: Options{KeyPrefix: "rl:", ServerTime: true, TTLMargin: time.Minute}},
+		{name: "nil client", nilC: true, wantErr: "nil client"},
+		{name: "brace in prefix", o: Options{KeyPrefix: "rl{x}:"}, wantErr: `key prefix "rl{x}:"`},
+		{name: "closing brace in prefix", o: Options{KeyPrefix: "}"}, wantErr: "brace"},
+		{name: "negative margin", o: Options{TTLMargin: -time.Second}, wantErr: "negative TTL margin -1s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := c
+			if tc.nilC {
+				cl = nil
+			}
+			_, err := New(cl, tc.o)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("New(%+v) = %v, want no error", tc.o, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "limit/redis: ") {
+				t.Fatalf("New(%+v) = %v, want an error containing %q", tc.o, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestUpdateErrors covers the failures storetest does not: instants the
+// script cannot compute exactly, and keys that hold something else.
+func TestUpdateErrors(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv)
+	ctx := context.Background()
+	s := newStore(t, c, Options{})
+	p := limit.Policy{Max: 5, Window: time.Minute}
+	if err := c.LPush(ctx, "{err}list", "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "{err}junk", "not a state", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		now     time.Time
+		key     string
+		wantErr string
+	}{
+		{"before 1970", time.Unix(-1, 0), "{err}k", "outside the range"},
+		{"zero time", time.Time{}, "{err}k", "outside the range"},
+		{"after 2112", time.UnixMicro(1 << 52), "{err}k", "outside the range"},
+		{"key of another type", t0, "{err}list", "WRONGTYPE"},
+		{"key holding another string", t0, "{err}junk", "does not hold a counter state"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			batch := []limit.Update{{Key: "{err}fine", Policy: p, Cost: 1}, {Key: tc.key, Policy: p, Cost: 1}}
+			err := s.Update(ctx, tc.now, batch, make([]limit.Decision, 2))
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "limit/redis: ") {
+				t.Fatalf("Update(%v, %q) = %v, want an error containing %q", tc.now, tc.key, err, tc.wantErr)
+			}
+			if n := c.Exists(ctx, "{err}fine").Val(); n != 0 {
+				t.Errorf("a failed Update wrote {err}fine")
+			}
+		})
+	}
+	// The last instant accepted.
+	if err := s.Update(ctx, time.UnixMicro(1<<52-1), []limit.Update{{Key: "{err}late", Policy: p, Cost: 1}}, make([]limit.Decision, 1)); err != nil {
+		t.Errorf("Update at 2^52-1 µs: %v", err)
+	}
+}
+
+func TestHashTag(t *testing.T) {
+	tests := []struct {
+		key, want string
+	}{
+		{"{ns}key", "ns"},
+		{"prefix:{ns}key", "ns"},
+		{"{ns}{other}", "ns"},
+		{"{}key", "{}key"},
+		{"no tag", "no tag"},
+		{"{unclosed", "{unclosed"},
+		{"}{ns}", "ns"},
+		{"{a{b}c}", "a{b"},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := hashTag(tc.key); got != tc.want {
+			t.Errorf("hashTag(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}
+
+func TestParseState(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    limit.State
+		wantErr bool
+	}{
+		{in: "", want: limit.State{}},
+		{in: "1699920000000000 3 2", want: limit.State{Time: 1699920000000000, Count: 3, Prev: 2}},
+		{in: "-5 0 0", want: limit.State{Time: -5}},
+		{in: "1 2", wantErr: true},
+		{in: "1 2 3 4", wantErr: true},
+		{in: "a 2 3", wantErr: true},
+		{in: "1 -2 3", wantErr: true},
+		{in: "1  2", wantErr: true},
+	}
+	for _, tc := range tests {
+		got, err := parseState(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("parseState(%q) error = %v, want error %v", tc.in, err, tc.wantErr)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("parseState(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseReply(t *testing.T) {
+	tests := []struct {
+		name      string
+		keys      int
+		reply     string
+		wantNow   int64
+		wantOK    bool
+		wantState []limit.State
+		wantErr   bool
+	}{
+		{name: "one key, none stored", keys: 1, reply: "17 1\n", wantNow: 17, wantOK: true, wantState: []limit.State{{}}},
+		{name: "two keys", keys: 2, reply: "17 0\n1 2 3\n", wantNow: 17, wantState: []limit.State{{Time: 1, Count: 2, Prev: 3}, {}}},
+		{name: "too few states", keys: 3, reply: "17 0\n\n", wantErr: true},
+		{name: "bad flag", keys: 1, reply: "17 2\n", wantErr: true},
+		{name: "bad instant", keys: 1, reply: "x 1\n", wantErr: true},
+		{name: "bad state", keys: 1, reply: "17 1\nfoo", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &batch{keys: make([]string, tc.keys)}
+			now, ok, err := b.parse(tc.reply)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("parse(%q) error = %v, want error %v", tc.reply, err, tc.wantErr)
+			}
+			if tc.wantErr {
+				return
+			}
+			if now != tc.wantNow || ok != tc.wantOK {
+				t.Errorf("parse(%q) = %d, %v, want %d, %v", tc.reply, now, ok, tc.wantNow, tc.wantOK)
+			}
+			if diff := cmp.Diff(tc.wantState, b.stored); diff != "" {
+				t.Errorf("parse(%q) states (-want +got):\n%s", tc.reply, diff)
+			}
+		})
+	}
+}
+
+func TestTTLMillis(t *testing.T) {
+	tests := []struct {
+		name string
+		p    limit.Policy
+		want int64
+	}{
+		{"fixed window", limit.Policy{Max: 3, Window: time.Minute}, 60_000},
+		{"fixed window under 1ms", limit.Policy{Max: 3, Window: 1500 * time.Microsecond}, 2},
+		{"sliding window", limit.Policy{Algorithm: limit.AlgorithmSlidingWindow, Max: 3, Window: time.Minute}, 120_000},
+		{"token bucket", limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 7, Window: time.Second}, 1001}, // 142,858µs x 7
+		{"token bucket max 0", limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 0, Window: time.Second}, 1000},
+		{"gcra", limit.Policy{Algorithm: limit.AlgorithmGCRA, Max: 3, Window: time.Second}, 1001}, // 333,334µs x 3
+		{"largest", limit.Policy{Algorithm: limit.AlgorithmSlidingWindow, Max: 1, Window: limit.MaxWindow}, 2 * limit.MaxWindow.Milliseconds()},
+	}
+	for _, tc := range tests {
+		if got := ttlMillis(tc.p); got != tc.want {
+			t.Errorf("ttlMillis(%s %+v) = %d, want %d", tc.name, tc.p, got, tc.want)
+		}
+	}
+}
