@@ -19,6 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -27,8 +28,9 @@ const serveSynopsis = `rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:
 Serves Envoy's Rate Limit Service (envoy.service.ratelimit.v3.RateLimitService) over gRPC,
 with gRPC health and reflection, enforcing either the limits of a limits FILE (limitador's
 format, YAML or JSON) or the limits of every Gateway compiled from the topology in PATH...
-(files and directories, as "rlpkit compile" reads them). Counters are kept in memory.
-The inputs are reloaded when they change; invalid new inputs keep the limits in force and
+(files and directories, as "rlpkit compile" reads them). Counters are kept in memory, or
+with --redis in Redis, shared by every server using it (redis://host:port/db, rediss://
+for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAME). The inputs are reloaded when they change; invalid new inputs keep the limits in force and
 the reason is logged. Logs go to stderr. SIGINT or SIGTERM stops the server gracefully.`
 
 // serveOptions is the command line of "rlpkit serve".
@@ -39,9 +41,17 @@ type serveOptions struct {
 	metricsAddr     string
 	responseHeaders bool
 	maxKeys         int
+	redisURL        string
+	redisKeyPrefix  string
+	redisServerTime bool
+	storeTimeout    time.Duration
 	logFormat       string
 	reloadInterval  time.Duration
 	shutdownTimeout time.Duration
+
+	// wrapStore, when set, wraps the counter store; tests use it to hold
+	// calls in flight.
+	wrapStore func(limit.Store) limit.Store
 }
 
 // runServe implements "rlpkit serve": it serves until SIGINT or SIGTERM.
@@ -75,6 +85,10 @@ func parseServe(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics at this `address` (default: none)")
 	fs.BoolVar(&o.responseHeaders, "response-headers", false, "add RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and Retry-After to responses")
 	fs.IntVar(&o.maxKeys, "max-keys", 0, "the memory store's bound on counters (0: 1,000,000)")
+	fs.StringVar(&o.redisURL, "redis", "", "keep the counters in the Redis at this `URL` instead of in memory")
+	fs.StringVar(&o.redisKeyPrefix, "redis-key-prefix", "", "a `prefix` for every Redis key, to share a Redis with other data")
+	fs.BoolVar(&o.redisServerTime, "redis-server-time", true, "decide at Redis's clock (TIME), so that servers with skewed clocks agree")
+	fs.DurationVar(&o.storeTimeout, "redis-timeout", time.Second, "the longest a call waits for Redis, whatever its own deadline")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text or json")
 	fs.DurationVar(&o.reloadInterval, "reload-interval", time.Second, "how often to look for changed inputs (0: never)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long a graceful stop waits for calls in flight")
@@ -96,6 +110,12 @@ func parseServe(args []string, stdout io.Writer) (serveOptions, error) {
 		return o, usagef("--reload-interval %v: want 0 or more", o.reloadInterval)
 	case o.shutdownTimeout <= 0:
 		return o, usagef("--shutdown-timeout %v: want more than 0", o.shutdownTimeout)
+	case o.storeTimeout <= 0:
+		return o, usagef("--redis-timeout %v: want more than 0", o.storeTimeout)
+	case o.redisURL == "" && (o.redisKeyPrefix != "" || !o.redisServerTime):
+		return o, usagef("--redis-key-prefix and --redis-server-time need --redis")
+	case o.redisURL != "" && o.maxKeys != 0:
+		return o, usagef("--max-keys bounds the memory store; it has no effect with --redis")
 	}
 	return o, nil
 }
@@ -124,8 +144,20 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	if err != nil {
 		return err
 	}
+	cs, err := openStore(o, log)
+	if err != nil {
+		return err
+	}
+	defer cs.close()
+	var store limit.Store = cs.Store
+	if cs.kind == "redis" {
+		store = boundedStore{Store: store, timeout: o.storeTimeout}
+	}
+	if o.wrapStore != nil {
+		store = o.wrapStore(store)
+	}
 	metrics := newServeMetrics()
-	store := metrics.instrument(newMemoryStore(o.maxKeys), log)
+	store = metrics.instrument(store, log)
 	svc, err := rls.New(limits, rls.Options{Store: store, ResponseHeaders: o.responseHeaders, Observe: metrics.observe})
 	if err != nil {
 		return err
@@ -167,7 +199,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		defer close(watchDone)
 		watch(watchCtx, src, o.reloadInterval, svc, metrics, log)
 	}()
-	log.Info("serving", "addr", lis.Addr().String(), "metrics_addr", metricsAt, "store", "memory",
+	log.Info("serving", "addr", lis.Addr().String(), "metrics_addr", metricsAt, "store", cs.kind,
 		"limits", len(limits), "inputs", src.String())
 	if ready != nil {
 		ready(lis.Addr().String(), metricsAt)

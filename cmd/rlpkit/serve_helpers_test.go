@@ -52,14 +52,28 @@ type testServer struct {
 // returns once it listens, with a client connected to it.
 func startServe(t *testing.T, args ...string) *testServer {
 	t.Helper()
+	return startServeWith(t, nil, args...)
+}
+
+// startServeWith is startServe with the parsed options changed by tweak
+// before serving, as serveUntil would serve them.
+func startServeWith(t *testing.T, tweak func(*serveOptions), args ...string) *testServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{log: &lockedBuffer{}, cancel: cancel, exit: make(chan int, 1)}
 	ready := make(chan struct{})
 	go func() {
-		s.exit <- serveUntil(ctx, args, io.Discard, s.log, func(addr, metricsAddr string) {
-			s.addr, s.metricsAddr = addr, metricsAddr
-			close(ready)
-		})
+		o, err := parseServe(args, io.Discard)
+		if err == nil {
+			if tweak != nil {
+				tweak(&o)
+			}
+			err = serve(ctx, o, newLogger(s.log, o.logFormat), func(addr, metricsAddr string) {
+				s.addr, s.metricsAddr = addr, metricsAddr
+				close(ready)
+			})
+		}
+		s.exit <- exitFor("serve", err, s.log)
 	}()
 	select {
 	case <-ready:

@@ -1,9 +1,87 @@
 package main
 
-import "github.com/rlpkit/rlpkit/limit"
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
 
-// newMemoryStore returns the in-process store, bounded by maxKeys counters
-// (0: limit.DefaultMaxKeys).
-func newMemoryStore(maxKeys int) limit.Store {
-	return limit.NewMemoryStore(limit.MemoryOptions{MaxKeys: maxKeys})
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/redis"
+)
+
+// counterStore is the store serve keeps its counters in, with what it needs
+// to describe and close it.
+type counterStore struct {
+	limit.Store
+	kind  string // "memory" or "redis"
+	close func() error
+}
+
+// openStore returns the memory store, or with --redis the Redis store. A
+// Redis that does not answer yet is not an error: the server starts, answers
+// Unavailable until Redis answers, and says so in the log.
+func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
+	if o.redisURL == "" {
+		mem := limit.NewMemoryStore(limit.MemoryOptions{MaxKeys: o.maxKeys})
+		return &counterStore{Store: mem, kind: "memory", close: func() error { return nil }}, nil
+	}
+	// go-redis logs every failed dial; the store's errors are logged (at most
+	// every few seconds) by serveMetrics.instrument, so its own lines are
+	// debug detail.
+	goredis.SetLogger(redisLogger{log})
+	client, err := redis.NewClient(o.redisURL)
+	if err != nil {
+		return nil, usagef("--redis: %v", err)
+	}
+	store, err := redis.New(client, redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime})
+	if err != nil {
+		client.Close()
+		return nil, usagef("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.storeTimeout)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		log.Warn("Redis does not answer; calls answer Unavailable until it does", "err", err.Error())
+	}
+	return &counterStore{Store: store, kind: "redis", close: client.Close}, nil
+}
+
+// boundedStore gives every update at most timeout, so that a Redis that hangs
+// does not hold calls whose callers set no deadline (or a longer one). When
+// the caller has a deadline, the update gets nine tenths of the time left
+// (keeping at most maxAnswerReserve for the answer to travel back), so that a
+// Redis that cannot be reached is answered Unavailable while the caller still
+// listens, rather than leaving it to time out.
+type boundedStore struct {
+	limit.Store
+	timeout time.Duration
+}
+
+const maxAnswerReserve = 100 * time.Millisecond
+
+func (s boundedStore) Update(ctx context.Context, now time.Time, updates []limit.Update, decisions []limit.Decision) error {
+	budget := s.timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		budget = s.budget(time.Until(deadline))
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	return s.Store.Update(ctx, now, updates, decisions)
+}
+
+// budget is the time an update may take when the caller's deadline is left
+// away.
+func (s boundedStore) budget(left time.Duration) time.Duration {
+	return min(s.timeout, left-max(0, min(left/10, maxAnswerReserve)))
+}
+
+// redisLogger takes go-redis's log lines (a process-wide setting) into serve's
+// log at debug level.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client", "detail", fmt.Sprintf(format, v...))
 }
