@@ -81,7 +81,7 @@ func (m *routeMatch) match(req *Request, reqPath string) bool {
 	}
 	for i := range m.headers {
 		h := &m.headers[i]
-		v, ok := headerValue(req, h.name)
+		v, ok := joinedHeaderValue(req, h.name)
 		if !ok {
 			return false
 		}

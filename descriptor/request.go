@@ -37,8 +37,8 @@ type Headers interface {
 }
 
 // MultiValueHeaders is implemented by Headers that can return every value of a repeated
-// header. header_value_match uses it to compare repeated headers joined with ",", as Envoy
-// does; without it only the first value is compared.
+// header. header_value_match and routeMatches use it to compare repeated headers joined with
+// ",", as Envoy does; without it only the first value is compared.
 type MultiValueHeaders interface {
 	Headers
 	// Values returns every value of the header with the lower-case name.

@@ -33,8 +33,10 @@ type RouteMatch struct {
 	// Method matches the request method exactly.
 	// +optional
 	Method string `json:"method,omitempty"`
-	// Headers must all match. Names compare case-insensitively; when a header is repeated,
-	// only its first value is considered, as Gateway API specifies.
+	// Headers must all match. Names compare case-insensitively; a repeated header is
+	// compared as its values joined with ",", as RFC 7230 section 3.2.2 combines them
+	// (Gateway API leaves repeated headers to the implementation and points there; Envoy
+	// does the same).
 	// +optional
 	Headers []RouteHeaderMatch `json:"headers,omitempty"`
 }

@@ -23,21 +23,6 @@ rateLimitPolicies:
       hits_addend: {dynamic_metadata: {metadata_key: {key: t, path: [{key: cost}]}}}
 `
 
-const routeHeaderConfig = `
-rateLimitPolicies:
-- name: canary
-  rateLimitDomain: canary
-  upstreamCluster: rl
-  hostnames: ["*"]
-  routeMatches: [{headers: [{name: x-canary, value: "true"}]}]
-  gatewayActions: [{configurations: [{actions: [{generic_key: {descriptor_key: route, descriptor_value: canary}}]}]}]
-- name: rest
-  rateLimitDomain: rest
-  upstreamCluster: rl
-  hostnames: ["*"]
-  gatewayActions: [{configurations: [{actions: [{generic_key: {descriptor_key: route, descriptor_value: rest}}]}]}]
-`
-
 const routeEntryConfig = `
 rateLimitPolicies:
 - rateLimitDomain: team
@@ -106,13 +91,6 @@ func TestKnownDifferences(t *testing.T) {
 			descriptor: []rlsCall{{Cluster: "rl", Domain: "tenants", Descriptors: []simDescriptor{{Entries: acme, HitsAddend: u64(1)}}}},
 			envoy: []rlsCall{{Cluster: "rl", Domain: "tenants", Descriptors: []simDescriptor{{Entries: acme, HitsAddend: u64(1),
 				Limit: &descriptor.Override{RequestsPerUnit: 5, Unit: descriptor.UnitUnknown}}}}},
-		},
-		{
-			name:       "repeated route match header",
-			config:     routeHeaderConfig,
-			req:        testRequest{Method: "GET", Host: "a", Path: "/", Headers: map[string][]string{"x-canary": {"true", "false"}}},
-			descriptor: []rlsCall{{Cluster: "rl", Domain: "canary", Descriptors: []simDescriptor{{Entries: []descriptor.Entry{{Key: "route", Value: "canary"}}}}}},
-			envoy:      []rlsCall{{Cluster: "rl", Domain: "rest", Descriptors: []simDescriptor{{Entries: []descriptor.Entry{{Key: "route", Value: "rest"}}}}}},
 		},
 		{
 			name:        "route metadata without Options.Route",

@@ -117,8 +117,6 @@
 //   - Cost from dynamic metadata: Envoy drops the descriptor when the value is absent, not
 //     a number or numeric string, negative or above 1e9, and truncates a fractional cost;
 //     descriptor sends the descriptor with cost 1 in all those cases.
-//   - Route match headers: Envoy matches a repeated header against its values joined with
-//     ","; descriptor matches the first value.
 //   - metadata actions with source ROUTE_ENTRY read the metadata of the route Envoy matched:
 //     the generated routes carry none unless Options.Route sets it (reported only when
 //     Options.Route is nil).

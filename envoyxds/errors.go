@@ -48,7 +48,7 @@ func (es Errors) Unwrap() []error {
 }
 
 // Caveat is a field of a PluginConfig for which Envoy treats some requests differently from
-// package descriptor (a missing cost in metadata, a repeated header, ...), although the
+// package descriptor (a missing cost in metadata, route metadata, ...), although the
 // translation is exact for the others. Translate reports every caveat; with Options.Strict
 // it refuses them instead.
 type Caveat struct {

@@ -70,17 +70,11 @@ type translator struct {
 }
 
 // translateConfigurations translates every configuration of every policy into a RateLimit,
-// collecting refusals and caveats, and reports the caveats of route match headers.
+// collecting refusals and caveats.
 func (t *translator) translateConfigurations() {
 	t.rateLimits = make([][][]*routev3.RateLimit, len(t.cfg.RateLimitPolicies))
 	for i := range t.cfg.RateLimitPolicies {
 		pol := &t.cfg.RateLimitPolicies[i]
-		for j := range pol.RouteMatches {
-			for k := range pol.RouteMatches[j].Headers {
-				t.c.caveat(policyPath(i).child("routeMatches").index(j).child("headers").index(k),
-					`Envoy matches a repeated header against its values joined with ",", where descriptor matches its first value only`)
-			}
-		}
 		t.rateLimits[i] = make([][]*routev3.RateLimit, len(pol.GatewayActions))
 		for g := range pol.GatewayActions {
 			gp := policyPath(i).child("gatewayActions").index(g)

@@ -83,10 +83,14 @@ rateLimitPolicies:
 - rateLimitDomain: d
   upstreamCluster: rl
   hostnames: ["*"]
-  routeMatches: [{headers: [{name: x-a, value: "1"}]}]`,
+  gatewayActions:
+  - configurations:
+    - actions: [{remote_address: {}}]
+      hits_addend: {dynamic_metadata: {metadata_key: {key: t, path: [{key: cost}]}}}`,
 			opts: Options{Strict: true},
-			want: []string{`envoyxds: rateLimitPolicies[0].routeMatches[0].headers[0]: refused by Options.Strict: ` +
-				`Envoy matches a repeated header against its values joined with ",", where descriptor matches its first value only`},
+			want: []string{`envoyxds: rateLimitPolicies[0].gatewayActions[0].configurations[0].hits_addend.dynamic_metadata: refused by Options.Strict: ` +
+				`Envoy drops the descriptor when the cost in dynamic metadata is absent, or is not a number (or a string holding one) from 0 to 1000000000, ` +
+				`where descriptor sends it with cost 1; and Envoy truncates a fractional cost, where descriptor charges 1`},
 		},
 	}
 	for _, tc := range tests {
