@@ -16,34 +16,37 @@
 // and returns the states it read. The decisions (remaining, reset and retry
 // durations, the estimates) are then computed in Go by limit.Policy.Decide
 // over those states, so they are the memory store's by construction; the
-// script only reproduces the admission test, in integer microseconds below
-// 2^53 (exact in Lua's doubles) and, for the sliding window, in the
-// double-precision order limit documents. Should the two ever disagree,
-// Update returns an error. When the server has lost the script (restart,
-// SCRIPT FLUSH, failover) go-redis answers NOSCRIPT and the script is sent
-// once with EVAL: two round trips, once per server.
+// script only reproduces the admission test and the new states, in integer
+// microseconds below 2^53 (exact in Lua's doubles) and, for the sliding
+// window, in the double-precision order limit documents. Should the two
+// ever disagree, Update returns an error. When the server has lost the
+// script (restart, SCRIPT FLUSH, failover) it answers NOSCRIPT and go-redis
+// sends the script once with EVAL: two round trips, once per server.
 //
 // # Keys and Redis Cluster
 //
 // The limit Evaluator starts every counter key with the request domain's
 // hash tag, "{namespace}", so the keys of one request live in one Cluster
-// slot. With a Cluster or Ring client, Update rejects a batch whose keys
-// have several hash tags: a script touches one slot, and running one script
-// per slot would lose the all-or-nothing guarantee. A standalone or
-// Sentinel client takes any keys.
+// slot. A script can touch only one slot, so with any client other than a
+// plain *redis.Client (a Cluster or Ring client, or a wrapper) Update
+// refuses a batch whose keys have several hash tags, with an error naming
+// two of them. It does not split the batch into one script per slot: that
+// would lose the all-or-nothing guarantee. A standalone or Sentinel client
+// (*redis.Client) takes any keys.
 //
-// Every written key gets a TTL (see Store), so idle counters disappear;
-// keys are never read past their TTL because a state that old decides as
-// the zero state does. The margin (Options.TTLMargin) covers clients whose
-// instants lag the freshest one.
+// Every written key gets a TTL (see Store), so idle counters disappear.
+// Forgetting a counter whose TTL has passed changes no decision: by then
+// its state decides as a fresh counter does. The margin (Options.TTLMargin)
+// covers clients whose instants lag the freshest one.
 //
 // # Time
 //
 // By default Update decides at its now argument, so tests inject a clock
-// and replicas should run NTP. With Options.ServerTime the script reads the
-// server's clock (Redis TIME; scripts replicate their effects, Redis 5 and
-// later), every replica agrees, and now is ignored. Instants must lie
-// between 1970 and 2112 (2^52 µs) for the arithmetic to stay exact.
+// and replicas should keep their clocks in step (NTP). With
+// Options.ServerTime the script reads the server's clock (Redis TIME),
+// every replica agrees, and now is ignored. Instants must lie between 1970
+// and 2112 (2^52 µs) for the arithmetic to stay exact; Update refuses
+// others.
 //
 // # Failures
 //
@@ -55,12 +58,15 @@
 // go-redis may then retry the script on a new connection, counting them
 // twice: an outage errs towards rejecting, never towards admitting more.
 //
+// The script uses only Redis 5 features (EVALSHA, the struct library,
+// effects replication for TIME); it is tested with Redis 7.
+//
 // # Where it differs from its sources
 //
 // Seed 004's Redis limiter is a GET then an INCR, two round trips that
-// race (two clients read the same count and both increment) and keys
-// without a TTL, as it says itself; here one atomic script both checks and
-// counts, and every key expires. Unlike envoyproxy/ratelimit, a rejected
-// hit is never counted and a request with several counters changes all or
-// none of them.
+// race (two clients read the same count and both increment), with keys
+// that never expire, as it notes itself; here one atomic script both
+// checks and counts, and every key expires. Unlike envoyproxy/ratelimit, a
+// rejected hit is never counted, and a request with several counters
+// changes all or none of them.
 package redis

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,32 @@ func TestTTLMillis(t *testing.T) {
 		if got := ttlMillis(tc.p); got != tc.want {
 			t.Errorf("ttlMillis(%s %+v) = %d, want %d", tc.name, tc.p, got, tc.want)
 		}
+	}
+}
+
+// TestFinishDisagreement feeds finish a reply whose admission flag
+// contradicts the states it carries: Update must fail rather than pick one.
+func TestFinishDisagreement(t *testing.T) {
+	p := limit.Policy{Max: 2, Window: time.Minute}
+	updates := []limit.Update{{Key: "{f}k", Policy: p, Cost: 1}}
+	start := t0.Truncate(time.Minute).UnixMicro()
+	tests := []struct {
+		name    string
+		reply   string
+		wantErr bool
+	}{
+		{"agree, admitted", fmt.Sprintf("%d 1\n%d 1 0", t0.UnixMicro(), start), false},
+		{"agree, rejected", fmt.Sprintf("%d 0\n%d 2 0", t0.UnixMicro(), start), false},
+		{"script admitted a full counter", fmt.Sprintf("%d 1\n%d 2 0", t0.UnixMicro(), start), true},
+		{"script rejected an empty counter", fmt.Sprintf("%d 0\n", t0.UnixMicro()), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &batch{keys: []string{"{f}k"}, keyOf: []int{0}}
+			err := b.finish(false, t0, tc.reply, updates, make([]limit.Decision, 1))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("finish(%q) = %v, want error %v", tc.reply, err, tc.wantErr)
+			}
+		})
 	}
 }

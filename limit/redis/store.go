@@ -151,11 +151,18 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []limit.Updat
 	if err != nil {
 		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), err)
 	}
+	return b.finish(s.serverTime, now, reply, updates, decisions)
+}
+
+// finish turns the script's reply into decisions: it replays
+// limit.Policy.Decide over the states the script read, at the instant it
+// decided at, and checks that both agree on admitting the batch.
+func (b *batch) finish(serverTime bool, now time.Time, reply string, updates []limit.Update, decisions []limit.Decision) error {
 	at, admitted, err := b.parse(reply)
 	if err != nil {
 		return err
 	}
-	if s.serverTime {
+	if serverTime {
 		now = time.UnixMicro(at)
 	}
 	if got := b.replay(now, updates, decisions); got != admitted {
