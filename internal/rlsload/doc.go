@@ -1,8 +1,11 @@
 // Command rlsload drives a running Rate Limit Service (such as "rlpkit
 // serve") with ShouldRateLimit calls over gRPC and reports decisions per
 // second and the latency distribution; given the Redis the server uses, it
-// also reports the Redis commands the server sent per decision, read from
-// INFO commandstats (reset before the run).
+// also reports the script calls (EVALSHA, EVAL: one round trip each) per
+// decision and every command Redis ran, read from INFO commandstats (reset
+// before the run). INFO counts the commands a script runs too (GET, SET,
+// TIME for limit/redis), so the round trips are the script calls; the
+// commands a server sends are pinned in cmd/rlpkit's tests with MONITOR.
 //
 // Usage:
 //

@@ -12,15 +12,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 
+	"github.com/rlpkit/rlpkit/internal/redistest"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/redis"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
 // serve starts an RLS on loopback with one limit of max per user.
 func serve(t *testing.T, max uint32) string {
 	t.Helper()
+	return serveOn(t, max, limit.NewMemoryStore(limit.MemoryOptions{}))
+}
+
+func serveOn(t *testing.T, max uint32, store limit.Store) string {
+	t.Helper()
 	svc, err := rls.New([]limit.Limit{{Namespace: "load", MaxValue: max, Seconds: 31536000, Variables: []string{"user"}}},
-		rls.Options{Store: limit.NewMemoryStore(limit.MemoryOptions{})})
+		rls.Options{Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +59,33 @@ func TestRun(t *testing.T) {
 	}
 	if strings.Contains(out, "OVER_LIMIT 0\n") || strings.Contains(out, "redis") {
 		t.Errorf("report: want OVER_LIMIT answers and no Redis line:\n%s", out)
+	}
+}
+
+// TestRunRedis reports the script calls per decision of a server on Redis:
+// exactly one, with two descriptors per call.
+func TestRunRedis(t *testing.T) {
+	r := redistest.Start(t)
+	client, err := redis.NewClient(r.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	store, err := redis.New(client, redis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, 1000000, store)
+	var stdout, stderr bytes.Buffer
+	args := []string{"-addr", addr, "-duration", "300ms", "-warmup", "50ms", "-concurrency", "4", "-descriptors", "2", "-redis", r.URL()}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("run(%v) = %d, stderr %s", args, code, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{", 1.000 per decision\n", "redis commands ", "evalsha "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
 	}
 }
 

@@ -85,6 +85,21 @@ func parseCommandStats(info string) (*redisStats, error) {
 		s.total += calls
 		s.commands = append(s.commands, commandCount{name, calls})
 	}
-	slices.SortFunc(s.commands, func(a, b commandCount) int { return b.calls - a.calls })
+	slices.SortFunc(s.commands, func(a, b commandCount) int {
+		if a.calls != b.calls {
+			return b.calls - a.calls
+		}
+		return strings.Compare(a.name, b.name)
+	})
 	return s, nil
+}
+
+// isScriptCall reports whether a command runs a script: each is one round
+// trip, and the commands the script runs inside Redis are counted apart.
+func isScriptCall(name string) bool {
+	switch name {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
+		return true
+	}
+	return false
 }
