@@ -8,17 +8,21 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/rlpkit/rlpkit/envoyxds"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
-const compileSynopsis = `rlpkit compile [-o yaml|json] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] PATH...
+const compileSynopsis = `rlpkit compile [-o yaml|json|envoy] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] PATH...
 
 Reads Gateways, HTTPRoutes, RateLimitPolicies and Namespaces (files, directories, "-" for
 stdin), merges the policies along Gateway -> HTTPRoute and prints, per Gateway, the
 PluginConfig of its rate-limit filter and the limits of its rate-limit service, and every
 policy's status:
 {gateways: [{gateway, pluginConfig, limits}], policies: [{name, conditions}]}.
+With -o envoy it prints instead, per Gateway, the configuration of Envoy's own rate-limit
+filter (package envoyxds) as protojson: {gateways: [{gateway, envoy: {route_configuration,
+http_filters}}]}; where Envoy would treat some requests differently, a caveat goes to stderr.
 With --explain, where each effective gateway action and rate limit of the route came from
 goes to stderr.`
 
@@ -29,7 +33,7 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compile")
-	output := fs.String("o", "yaml", "output `format`: yaml or json")
+	output := fs.String("o", "yaml", "output `format`: yaml, json, or envoy")
 	upstream := fs.String("upstream-cluster", merge.DefaultUpstreamCluster, "the Envoy `cluster` of the rate-limit service")
 	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached")
 	explain := fs.String("explain", "", "print the provenance of the effective configuration of `ns/route` to stderr")
@@ -37,8 +41,10 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *output != "yaml" && *output != "json" {
-		return usagef("-o %q: want yaml or json", *output)
+	switch *output {
+	case "yaml", "json", "envoy":
+	default:
+		return usagef("-o %q: want yaml, json or envoy", *output)
 	}
 	if len(paths) == 0 {
 		return usagef("at least one PATH is required")
@@ -54,12 +60,48 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprint(stderr, text)
 	}
-	out, err := render(compileOutput(res), *output)
+	var out []byte
+	if *output == "envoy" {
+		out, err = renderEnvoy(res, stderr)
+	} else {
+		out, err = render(compileOutput(res), *output)
+	}
 	if err != nil {
 		return err
 	}
 	_, err = stdout.Write(out)
 	return err
+}
+
+// renderEnvoy translates each Gateway's PluginConfig into Envoy's rate-limit filter
+// configuration and prints it as deterministic protojson; caveats go to stderr.
+func renderEnvoy(res *merge.Result, stderr io.Writer) ([]byte, error) {
+	type gatewayEnvoy struct {
+		Gateway string          `json:"gateway"`
+		Envoy   json.RawMessage `json:"envoy"`
+	}
+	out := struct {
+		Gateways []gatewayEnvoy `json:"gateways"`
+	}{Gateways: []gatewayEnvoy{}}
+	for _, gw := range res.Gateways {
+		translated, err := envoyxds.Translate(&gw.PluginConfig, envoyxds.Options{RouteConfigName: gw.Gateway})
+		if err != nil {
+			return nil, fmt.Errorf("Gateway %s: %w", gw.Gateway, err)
+		}
+		for _, c := range translated.Caveats {
+			fmt.Fprintf(stderr, "caveat: Gateway %s: %s\n", gw.Gateway, c)
+		}
+		js, err := translated.Render()
+		if err != nil {
+			return nil, fmt.Errorf("Gateway %s: %w", gw.Gateway, err)
+		}
+		out.Gateways = append(out.Gateways, gatewayEnvoy{Gateway: gw.Gateway, Envoy: js})
+	}
+	js, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(js, '\n'), nil
 }
 
 // compileTopology reads the inputs and compiles them; any problem of the inputs is an error.
