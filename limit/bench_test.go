@@ -142,7 +142,7 @@ func BenchmarkEvaluator(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			e, err := NewEvaluator([]Limit{
 				{Namespace: "toystore", MaxValue: 1 << 31, Seconds: 60, Conditions: []string{tc.cond}, Variables: []string{"user"}},
-				{Namespace: "toystore", MaxValue: 1 << 31, Seconds: 1, Variables: []string{"user", "path"}},
+				{Namespace: "toystore", MaxValue: 1 << 31, Seconds: 120, Variables: []string{"user", "path"}},
 				{Namespace: "toystore", MaxValue: 1 << 31, Seconds: 3600},
 			}, NewMemoryStore(MemoryOptions{}))
 			if err != nil {
