@@ -30,8 +30,10 @@ with gRPC health and reflection, enforcing either the limits of a limits FILE (l
 format, YAML or JSON) or the limits of every Gateway compiled from the topology in PATH...
 (files and directories, as "rlpkit compile" reads them). Counters are kept in memory, or
 with --redis in Redis, shared by every server using it (redis://host:port/db, rediss://
-for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAME). The inputs are reloaded when they change; invalid new inputs keep the limits in force and
-the reason is logged. Logs go to stderr. SIGINT or SIGTERM stops the server gracefully.`
+for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAME); when
+Redis cannot answer, calls answer Unavailable. The inputs are reloaded when they change;
+invalid new inputs keep the limits in force and the reason is logged. Logs go to stderr.
+SIGINT or SIGTERM stops the server gracefully.`
 
 // serveOptions is the command line of "rlpkit serve".
 type serveOptions struct {
@@ -88,7 +90,7 @@ func parseServe(args []string, stdout io.Writer) (serveOptions, error) {
 	fs.StringVar(&o.redisURL, "redis", "", "keep the counters in the Redis at this `URL` instead of in memory")
 	fs.StringVar(&o.redisKeyPrefix, "redis-key-prefix", "", "a `prefix` for every Redis key, to share a Redis with other data")
 	fs.BoolVar(&o.redisServerTime, "redis-server-time", true, "decide at Redis's clock (TIME), so that servers with skewed clocks agree")
-	fs.DurationVar(&o.storeTimeout, "redis-timeout", time.Second, "the longest a call waits for Redis, whatever its own deadline")
+	fs.DurationVar(&o.storeTimeout, "redis-timeout", time.Second, "the longest a call waits for Redis; one with a deadline waits at most 9/10 of its time left")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text or json")
 	fs.DurationVar(&o.reloadInterval, "reload-interval", time.Second, "how often to look for changed inputs (0: never)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long a graceful stop waits for calls in flight")
