@@ -62,8 +62,14 @@
 // A rate limiter keeps its counters in a limit.Store: by default a
 // limit.MemoryStore of its own, so counters are per process and N instances
 // behind a load balancer admit up to N times the limit, as the seed warns.
-// WithStore takes any limit.Store, such as the Redis store of limit/redis,
-// and then every instance using the same store shares one budget per key.
+// WithStore takes any limit.Store, and then every instance using the same
+// store shares one budget per key; with limit/redis that is one Redis:
+//
+//	client, _ := redis.NewClient("redis://10.0.0.5:6379/0") // limit/redis
+//	store, _ := redis.New(client, redis.Options{KeyPrefix: "proxy:"})
+//	set, err := httplimit.Load(data, httplimit.WithStore(store))
+//
+// This package does not import limit/redis: any Store works.
 // Counter keys start with the plugin's name and change with its type, tag,
 // key and interval. A store error rejects the request with 503 unless
 // WithStoreErrorHandler lets it through.
