@@ -11,9 +11,12 @@ import (
 // is safe for concurrent use; create it with NewLimiter.
 type Limiter struct {
 	mu     sync.Mutex
-	policy Policy
 	state  State
+	policy Policy
 	clock  func() time.Time
+	// The token bucket's parameters, worked out once.
+	window, per int64
+	max         uint64
 }
 
 // NewLimiter returns a limiter for p whose convenience methods read
@@ -27,7 +30,9 @@ func NewLimiterWithClock(p Policy, clock func() time.Time) (*Limiter, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Limiter{policy: p, clock: clock}, nil
+	l := &Limiter{policy: p, clock: clock, window: windowMicros(p.Window), max: clampMax(p.Max)}
+	l.per = refillInterval(l.max, l.window)
+	return l, nil
 }
 
 // AllowN applies cost hits at now and returns the decision (cost 0 checks
@@ -35,8 +40,12 @@ func NewLimiterWithClock(p Policy, clock func() time.Time) (*Limiter, error) {
 // state backwards.
 func (l *Limiter) AllowN(now time.Time, cost uint64) Decision {
 	l.mu.Lock()
-	s, d := l.policy.Decide(l.state, now, cost)
-	l.state = s
+	var d Decision
+	if l.policy.Algorithm == AlgorithmTokenBucket {
+		d = tokenBucketStep(&l.state, now.UnixMicro(), cost, l.window, l.max, l.per)
+	} else {
+		l.state, d = l.policy.Decide(l.state, now, cost)
+	}
 	l.mu.Unlock()
 	return d
 }

@@ -35,20 +35,28 @@ func refillInterval(max uint64, w int64) int64 {
 func (a TokenBucket) Decide(s State, now time.Time, cost uint64) (State, Decision) {
 	w := windowMicros(a.Window)
 	max := clampMax(a.Max)
-	per := refillInterval(max, w)
-	orig := s
-	nowUs := now.UnixMicro()
+	d := tokenBucketStep(&s, now.UnixMicro(), cost, w, max, refillInterval(max, w))
+	return s, d
+}
+
+// tokenBucketStep is TokenBucket.Decide with its parameters worked out
+// (window w and refill interval per in microseconds), updating *sp in place
+// when hits are consumed.
+func tokenBucketStep(sp *State, nowUs int64, cost uint64, w int64, max uint64, per int64) Decision {
+	s := *sp
 	t := max64(nowUs, s.Time)
 	if s.Count > max {
 		s.Count = max // a bucket cannot lack more than its capacity
 	}
 	if s.Count == 0 {
 		s.Time = t
-	} else if credited := uint64((t - s.Time) / per); credited >= s.Count {
-		s = State{Time: t}
-	} else {
-		s.Count -= credited
-		s.Time += int64(credited) * per
+	} else if elapsed := t - s.Time; elapsed >= per {
+		if credited := uint64(elapsed / per); credited >= s.Count {
+			s = State{Time: t}
+		} else {
+			s.Count -= credited
+			s.Time += int64(credited) * per
+		}
 	}
 
 	n := need(cost)
@@ -56,6 +64,9 @@ func (a TokenBucket) Decide(s State, now time.Time, cost uint64) (State, Decisio
 	if n <= sub(max, s.Count) {
 		d.Allowed = true
 		s.Count += cost
+		if cost > 0 {
+			*sp = s // only consumed hits change state
+		}
 	} else if n > max {
 		d.RetryAfter = micros(w)
 	} else {
@@ -66,8 +77,8 @@ func (a TokenBucket) Decide(s State, now time.Time, cost uint64) (State, Decisio
 	if s.Count > 0 {
 		d.ResetAfter = micros(int64(s.Count)*per - (t - s.Time))
 	}
-	if !d.Allowed || cost == 0 {
-		s = orig // nothing consumed: the state stays as it was
+	if t != nowUs {
+		d = skewed(d, t, nowUs, n > max)
 	}
-	return s, skewed(d, t, nowUs, n > max)
+	return d
 }
