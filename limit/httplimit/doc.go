@@ -54,7 +54,8 @@
 //
 // tag "header" is the first value of the header named by key; "cookie" and
 // "query" are read exactly as (*http.Request).Cookie and url.Values.Get read
-// them, without allocating. A value longer than 128 bytes is stored by its
+// them, allocating only to unescape a query value that needs it (a fuzz test
+// holds them to net/http's answers). A value longer than 128 bytes is stored by its
 // SHA-256, so huge values cannot bloat the store.
 //
 // # Shared counters
