@@ -13,6 +13,28 @@ import (
 // loadPluginConfig reads a PluginConfig file (YAML or JSON, either schema) and compiles it.
 // Every problem is reported as "file:line: field: detail", one per line.
 func loadPluginConfig(file string) (*descriptor.Engine, error) {
+	doc, err := readDocument(file, "a PluginConfig file holds one document", "no PluginConfig in the file")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := descriptor.Decode(doc.JSON)
+	if err == nil {
+		var engine *descriptor.Engine
+		if engine, err = descriptor.Compile(cfg); err == nil {
+			return engine, nil
+		}
+	}
+	var list descriptor.Errors
+	if !errors.As(err, &list) {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return nil, locate(file, doc, list, func(e *descriptor.FieldError) string { return e.Field })
+}
+
+// readDocument reads a file that holds one YAML or JSON document. The messages say what is
+// wrong when the file holds several documents (tooMany, after "file:line: ") or none
+// (empty, after "file: ").
+func readDocument(file, tooMany, empty string) (*yamljson.Document, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
@@ -27,29 +49,24 @@ func loadPluginConfig(file string) (*descriptor.Engine, error) {
 			continue
 		}
 		if doc != nil {
-			return nil, fmt.Errorf("%s:%d: a PluginConfig file holds one document", file, docs[i].StartLine)
+			return nil, fmt.Errorf("%s:%d: %s", file, docs[i].StartLine, tooMany)
 		}
 		doc = &docs[i]
 	}
 	if doc == nil {
-		return nil, fmt.Errorf("%s: no PluginConfig in the file", file)
+		return nil, fmt.Errorf("%s: %s", file, empty)
 	}
-	cfg, err := descriptor.Decode(doc.JSON)
-	if err == nil {
-		var engine *descriptor.Engine
-		if engine, err = descriptor.Compile(cfg); err == nil {
-			return engine, nil
-		}
-	}
-	var list descriptor.Errors
-	if !errors.As(err, &list) {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
+	return doc, nil
+}
+
+// locate reports a list of field errors found in doc, one a line, each prefixed with
+// "file:line: " for the line of its field.
+func locate[E error](file string, doc *yamljson.Document, list []E, field func(E) string) error {
 	lines := make([]string, len(list))
-	for i, fe := range list {
-		lines[i] = fmt.Sprintf("%s:%d: %s", file, doc.Line(fe.Field), fe.Error())
+	for i, e := range list {
+		lines[i] = fmt.Sprintf("%s:%d: %s", file, doc.Line(field(e)), e.Error())
 	}
-	return nil, errors.New(strings.Join(lines, "\n"))
+	return errors.New(strings.Join(lines, "\n"))
 }
 
 // prefixLines puts "file: " before every line of err.

@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/merge"
-	"github.com/rlpkit/rlpkit/yamljson"
 )
 
 // limitSource is where serve's limits come from: a limits file or a topology.
@@ -56,26 +54,9 @@ func (s limitSource) load() ([]limit.Limit, error) {
 // document holding a list of limits. Problems are reported as
 // "file:line: limit: [i].field: what is wrong", one a line.
 func loadLimitsFile(file string) ([]limit.Limit, error) {
-	data, err := os.ReadFile(file)
+	doc, err := readDocument(file, "a limits file holds one document, a list of limits", "no limits in the file; write [] for none")
 	if err != nil {
 		return nil, err
-	}
-	docs, err := yamljson.Convert(data)
-	if err != nil {
-		return nil, prefixLines(file, err)
-	}
-	var doc *yamljson.Document
-	for i := range docs {
-		if docs[i].Empty() {
-			continue
-		}
-		if doc != nil {
-			return nil, fmt.Errorf("%s:%d: a limits file holds one document, a list of limits", file, docs[i].StartLine)
-		}
-		doc = &docs[i]
-	}
-	if doc == nil {
-		return nil, fmt.Errorf("%s: no limits in the file; write [] for none", file)
 	}
 	limits, err := limit.DecodeLimits(doc.JSON)
 	if err == nil {
@@ -85,9 +66,5 @@ func loadLimitsFile(file string) ([]limit.Limit, error) {
 	if !errors.As(err, &list) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	lines := make([]string, len(list))
-	for i, fe := range list {
-		lines[i] = fmt.Sprintf("%s:%d: %s", file, doc.Line(fe.Path), fe.Error())
-	}
-	return nil, errors.New(strings.Join(lines, "\n"))
+	return nil, locate(file, doc, list, func(e *limit.FieldError) string { return e.Path })
 }
