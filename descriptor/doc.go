@@ -9,7 +9,7 @@
 //
 //	cfg, err := descriptor.Decode(jsonBytes) // strict; YAML: convert with yamljson first
 //	engine, err := descriptor.Compile(cfg)   // validates; immutable, safe for concurrent use
-//	req := descriptor.FromHTTP(r)            // or fill a Request from the proxy's own headers
+//	req := fromhttp.Request(r)               // package fromhttp; or fill a Request from the proxy's own headers
 //	var res descriptor.Result
 //	engine.GenerateInto(&req, &res)          // allocation-free once res is warm
 //	if res.ShouldCall() { /* send res.Domain, res.Descriptors to the RLS */ }

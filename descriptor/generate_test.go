@@ -1,9 +1,7 @@
 package descriptor
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -135,48 +133,4 @@ func TestEngineConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-}
-
-func TestFromHTTP(t *testing.T) {
-	e := mustCompile(t, toystore(1))
-	r := httptest.NewRequest("DELETE", "http://shop.toystore.com:8080/admin/toy?force=1", nil)
-	r.Header.Set("X-User", "carol")
-	r.RemoteAddr = "198.51.100.4:41000"
-	req := FromHTTP(r)
-	if req.Path != "/admin/toy?force=1" || req.Host != "shop.toystore.com:8080" || req.RemoteAddress != "198.51.100.4:41000" {
-		t.Errorf("FromHTTP = %+v", req)
-	}
-	res := e.Generate(&req)
-	got, _ := json.Marshal(res)
-	want := `{"policy":"default/toystore-0","domain":"gw/gw#default/toystore-0","descriptors":[{"entries":[{"key":"admin","value":"yes"}]},{"entries":[{"key":"vhaction","value":"yes"},{"key":"user","value":"carol"}]}],"hits_addend":0}`
-	if string(got) != want {
-		t.Errorf("Generate(FromHTTP) = %s, want %s", got, want)
-	}
-	if n := testing.AllocsPerRun(100, func() { req.Headers.Get("x-user") }); n != 0 {
-		t.Errorf("HTTPHeaders.Get: %v allocations, want 0", n)
-	}
-}
-
-func TestHTTPHeaders(t *testing.T) {
-	h := HTTPHeaders{"X-Api-Key": {"k1", "k2"}, "Content-Type": {"json"}}
-	tests := []struct {
-		name   string
-		want   string
-		wantOK bool
-	}{
-		{"x-api-key", "k1", true},
-		{"content-type", "json", true},
-		{"x-missing", "", false},
-	}
-	for _, tc := range tests {
-		got, ok := h.Get(tc.name)
-		if got != tc.want || ok != tc.wantOK {
-			t.Errorf("Get(%q) = %q, %v, want %q, %v", tc.name, got, ok, tc.want, tc.wantOK)
-		}
-	}
-	long := "x-" + string(make([]byte, 0)) + "a-very-long-header-name-that-does-not-fit-the-stack-buffer-of-sixty-four"
-	h["X-A-Very-Long-Header-Name-That-Does-Not-Fit-The-Stack-Buffer-Of-Sixty-Four"] = []string{"v"}
-	if got, ok := h.Get(long); !ok || got != "v" {
-		t.Errorf("Get(%q) = %q, %v, want v, true", long, got, ok)
-	}
 }

@@ -1,8 +1,8 @@
 package descriptor
 
 // Request is what descriptor generation reads of an HTTP request. Fill it from the proxy's
-// own structures; none of its fields is copied or retained after the call. FromHTTP fills
-// one from a *http.Request.
+// own structures; none of its fields is copied or retained after the call. Package fromhttp
+// fills one from a *http.Request.
 type Request struct {
 	// Method is the request method (":method").
 	Method string

@@ -1,22 +1,27 @@
-package descriptor
+// Package fromhttp fills a descriptor.Request from a *http.Request, for Go proxies and tests.
+// It is apart from package descriptor so that a proxy-wasm filter, which has no net/http,
+// does not link it.
+package fromhttp
 
 import (
 	"net/http"
 	"net/textproto"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/descriptor"
 )
 
-// FromHTTP fills a Request from an incoming *http.Request without allocating: the path is the
+// Request fills a descriptor.Request from an incoming *http.Request without allocating: the path is the
 // request target as received (RequestURI; for an absolute-form target such as
 // "http://host/path?q" the part from the path on) or, for a request built by a client, the
 // URL's escaped path; the remote address is r.RemoteAddr. Dynamic and route metadata are left
 // for the caller to set.
-func FromHTTP(r *http.Request) Request {
-	return Request{
+func Request(r *http.Request) descriptor.Request {
+	return descriptor.Request{
 		Method:        r.Method,
 		Host:          r.Host,
 		Path:          requestPath(r),
-		Headers:       HTTPHeaders(r.Header),
+		Headers:       Headers(r.Header),
 		RemoteAddress: r.RemoteAddr,
 	}
 }
@@ -42,14 +47,14 @@ func requestPath(r *http.Request) string {
 	return p // "*" (OPTIONS) or authority form (CONNECT)
 }
 
-// HTTPHeaders adapts an http.Header to Headers without allocating. Like http.Header.Get it
+// Headers adapts an http.Header to descriptor.Headers without allocating. Like http.Header.Get it
 // finds keys in canonical form, which is how net/http stores received headers.
-type HTTPHeaders http.Header
+type Headers http.Header
 
-var _ MultiValueHeaders = HTTPHeaders(nil)
+var _ descriptor.MultiValueHeaders = Headers(nil)
 
 // Get returns the first value of the header with the lower-case name.
-func (h HTTPHeaders) Get(name string) (string, bool) {
+func (h Headers) Get(name string) (string, bool) {
 	vs := h.Values(name)
 	if len(vs) == 0 {
 		return "", false
@@ -58,7 +63,7 @@ func (h HTTPHeaders) Get(name string) (string, bool) {
 }
 
 // Values returns every value of the header with the lower-case name.
-func (h HTTPHeaders) Values(name string) []string {
+func (h Headers) Values(name string) []string {
 	// Canonicalise into a stack buffer; indexing a map with string(bytes) does not allocate.
 	var buf [64]byte
 	if len(name) <= len(buf) {
