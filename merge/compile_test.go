@@ -38,6 +38,8 @@ func TestShuffledInputsGiveIdenticalOutput(t *testing.T) {
 
 func compileJSON(t *testing.T, input string) []byte {
 	t.Helper()
+	// Some cases hold invalid objects on purpose (an Invalid policy); their problems are part
+	// of what Compile reports, so the decoding error is not a failure here.
 	set, _ := policy.Decode("input.yaml", []byte(input))
 	res, err := Compile(set, Options{})
 	if err != nil {
