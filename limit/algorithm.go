@@ -139,15 +139,25 @@ func (p Policy) problems() []string {
 // decision is allowed with a cost. An invalid policy (see Validate) is
 // clamped to the nearest valid one.
 func (p Policy) Decide(s State, now time.Time, cost uint64) (State, Decision) {
+	var d Decision
+	p.step(&s, now.UnixMicro(), cost, &d)
+	return s, d
+}
+
+// step is Decide at nowUs (Unix microseconds) in place: it writes the
+// decision to *d and changes *s only when hits are consumed, that is when
+// d.Allowed and cost > 0.
+func (p *Policy) step(s *State, nowUs int64, cost uint64, d *Decision) {
+	w, max := windowMicros(p.Window), clampMax(p.Max)
 	switch p.Algorithm {
 	case AlgorithmSlidingWindow:
-		return SlidingWindow{Max: p.Max, Window: p.Window, Weighted: p.Weighted, Weight: p.Weight}.Decide(s, now, cost)
+		SlidingWindow{Weighted: p.Weighted, Weight: p.Weight}.step(s, nowUs, cost, w, max, d)
 	case AlgorithmTokenBucket:
-		return TokenBucket{Max: p.Max, Window: p.Window}.Decide(s, now, cost)
+		tokenBucketStep(s, nowUs, cost, w, max, refillInterval(max, w), d)
 	case AlgorithmGCRA:
-		return GCRA{Max: p.Max, Window: p.Window}.Decide(s, now, cost)
+		gcraStep(s, nowUs, cost, w, max, refillInterval(max, w), d)
 	default:
-		return FixedWindow{Max: p.Max, Window: p.Window}.Decide(s, now, cost)
+		fixedWindowStep(s, nowUs, cost, w, max, d)
 	}
 }
 
@@ -205,11 +215,11 @@ func windowMicros(d time.Duration) int64 {
 	return us
 }
 
-// skewed adds to d's durations the time by which the caller's instant
-// (nowUs) lies before the instant t the algorithm decided at, so that they
-// count from the caller's instant. When the hits never fit, RetryAfter (the
-// window) stays.
-func skewed(d Decision, t, nowUs int64, never bool) Decision {
+// skew adds to d's durations the time by which the caller's instant (nowUs)
+// lies before the instant t the algorithm decided at, so that they count
+// from the caller's instant. When the hits never fit, RetryAfter (the window)
+// stays.
+func skew(d *Decision, t, nowUs int64, never bool) {
 	if skew := t - nowUs; skew > 0 {
 		if d.ResetAfter > 0 {
 			d.ResetAfter += micros(skew)
@@ -218,6 +228,11 @@ func skewed(d Decision, t, nowUs int64, never bool) Decision {
 			d.RetryAfter += micros(skew)
 		}
 	}
+}
+
+// skewed is skew on a copy.
+func skewed(d Decision, t, nowUs int64, never bool) Decision {
+	skew(&d, t, nowUs, never)
 	return d
 }
 

@@ -20,28 +20,36 @@ type FixedWindow struct {
 // an earlier one (a stale now) counts in s's window, so state never moves
 // backwards. The hits are admitted when Count+cost <= Max.
 func (a FixedWindow) Decide(s State, now time.Time, cost uint64) (State, Decision) {
-	w := windowMicros(a.Window)
-	max := clampMax(a.Max)
-	orig := s
-	nowUs := now.UnixMicro()
-	t := max64(nowUs, s.Time)
-	if start := floorDiv(t, w) * w; start > s.Time {
-		s = State{Time: start}
+	var d Decision
+	fixedWindowStep(&s, now.UnixMicro(), cost, windowMicros(a.Window), clampMax(a.Max), &d)
+	return s, d
+}
+
+// fixedWindowStep is FixedWindow.Decide at nowUs with its parameters worked
+// out (window w in microseconds, max clamped). It writes the decision to *d
+// and changes *s only when hits are consumed.
+func fixedWindowStep(s *State, nowUs int64, cost uint64, w int64, max uint64, d *Decision) {
+	cur := *s
+	t := max64(nowUs, cur.Time)
+	if start := floorDiv(t, w) * w; start > cur.Time {
+		cur = State{Time: start}
 	}
-	reset := s.Time + w - t
-	d := Decision{Used: float64(addSat(s.Count, cost)), ResetAfter: micros(reset)}
+	reset := cur.Time + w - t
 	n := need(cost)
-	if n <= sub(max, s.Count) {
+	*d = Decision{Used: float64(addSat(cur.Count, cost)), ResetAfter: micros(reset)}
+	if n <= sub(max, cur.Count) {
 		d.Allowed = true
-		s.Count += cost
+		cur.Count += cost
+		if cost > 0 {
+			*s = cur // only consumed hits change state
+		}
 	} else if n > max {
 		d.RetryAfter = micros(w)
 	} else {
 		d.RetryAfter = micros(reset)
 	}
-	d.Remaining = sub(max, s.Count)
-	if !d.Allowed || cost == 0 {
-		s = orig // nothing consumed: the state stays as it was
+	d.Remaining = sub(max, cur.Count)
+	if t != nowUs {
+		skew(d, t, nowUs, n > max)
 	}
-	return s, skewed(d, t, nowUs, n > max)
 }

@@ -22,30 +22,32 @@ type GCRA struct {
 
 // Decide applies cost hits at now to s. See Policy.Decide for the contract.
 func (a GCRA) Decide(s State, now time.Time, cost uint64) (State, Decision) {
-	w := windowMicros(a.Window)
+	var d Decision
 	max := clampMax(a.Max)
-	per := refillInterval(max, w)
+	w := windowMicros(a.Window)
+	gcraStep(&s, now.UnixMicro(), cost, w, max, refillInterval(max, w), &d)
+	return s, d
+}
+
+// gcraStep is GCRA.Decide at t with its parameters worked out (window w and
+// emission interval per in microseconds, max clamped). It writes the
+// decision to *d and changes *s only when hits are consumed.
+func gcraStep(s *State, t int64, cost uint64, w int64, max uint64, per int64, d *Decision) {
 	limit := int64(max) * per // the furthest TAT may run ahead of now
-	t := now.UnixMicro()
 	tat := max64(s.Time, t)
 
 	n := need(cost)
-	var d Decision
+	*d = Decision{Used: float64(tat-t)/float64(per) + float64(cost)}
 	if n > max {
-		d.Used = float64(tat-t)/float64(per) + float64(cost)
 		d.RetryAfter = micros(w)
-	} else {
-		next := tat + int64(n)*per
-		d.Used = float64(tat-t)/float64(per) + float64(cost)
-		if next-t <= limit {
-			d.Allowed = true
-			if cost > 0 {
-				tat = next
-				s.Time = next
-			}
-		} else {
-			d.RetryAfter = micros(next - t - limit)
+	} else if next := tat + int64(n)*per; next-t <= limit {
+		d.Allowed = true
+		if cost > 0 {
+			tat = next
+			s.Time = next
 		}
+	} else {
+		d.RetryAfter = micros(next - t - limit)
 	}
 	if ahead := tat - t; ahead > 0 {
 		d.ResetAfter = micros(ahead)
@@ -55,7 +57,6 @@ func (a GCRA) Decide(s State, now time.Time, cost uint64) (State, Decision) {
 	} else {
 		d.Remaining = max
 	}
-	return s, d
 }
 
 func max64(a, b int64) int64 {

@@ -42,7 +42,7 @@ func (l *Limiter) AllowN(now time.Time, cost uint64) Decision {
 	l.mu.Lock()
 	var d Decision
 	if l.policy.Algorithm == AlgorithmTokenBucket {
-		d = tokenBucketStep(&l.state, now.UnixMicro(), cost, l.window, l.max, l.per)
+		tokenBucketStep(&l.state, now.UnixMicro(), cost, l.window, l.max, l.per, &d)
 	} else {
 		l.state, d = l.policy.Decide(l.state, now, cost)
 	}

@@ -144,17 +144,22 @@ func (m *MemoryStore) one(now time.Time, u *Update) Decision {
 	h, si := m.hash(u.Key)
 	sh := &m.shards[si]
 	nowUs := now.UnixMicro()
+	var d Decision
 	sh.mu.Lock()
-	sl, cur := sh.get(h, u.Key)
-	t := sh.instant(nowUs, sl != nil)
-	s, d := u.Policy.Decide(cur, atTime(now, nowUs, t), u.Cost)
-	if d.Allowed && u.Cost > 0 { // only consumed hits change state
-		exp := t + d.ResetAfter.Microseconds()
-		if sl != nil {
-			sl.set(s, exp)
-		} else {
-			sh.put(h, u.Key, s, exp, t, m.perShard, m.sweepEvery, nil)
+	if sl := sh.find(h, u.Key); sl != nil {
+		s := sl.state()
+		u.Policy.step(&s, nowUs, u.Cost, &d)
+		if d.Allowed && u.Cost > 0 { // only consumed hits change state
+			sl.set(s, nowUs+d.ResetAfter.Microseconds())
 		}
+		sh.mu.Unlock()
+		return d
+	}
+	t := sh.instant(nowUs, false)
+	var s State
+	u.Policy.step(&s, t, u.Cost, &d)
+	if d.Allowed && u.Cost > 0 {
+		sh.put(h, u.Key, s, t+d.ResetAfter.Microseconds(), t, m.perShard, m.sweepEvery, nil)
 	}
 	sh.mu.Unlock()
 	return skewedStore(d, t, nowUs, u)
@@ -212,10 +217,9 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 				break
 			}
 		}
-		s, d := u.Policy.Decide(cur, atTime(now, nowUs, t), u.Cost)
-		work = append(work, s)
-		decisions[i] = d
-		allowed = allowed && d.Allowed
+		u.Policy.step(&cur, t, u.Cost, &decisions[i])
+		work = append(work, cur)
+		allowed = allowed && decisions[i].Allowed
 	}
 
 	if allowed {
@@ -230,7 +234,8 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 		// Nothing is consumed: describe the admitted ones as checks.
 		for i := range updates {
 			if decisions[i].Allowed {
-				_, decisions[i] = updates[i].Policy.Decide(orig[i], atTime(now, nowUs, ats[i]), 0)
+				s := orig[i]
+				updates[i].Policy.step(&s, ats[i], 0, &decisions[i])
 			}
 		}
 	}
@@ -241,14 +246,6 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 	for i := range updates {
 		decisions[i] = skewedStore(decisions[i], ats[i], nowUs, &updates[i])
 	}
-}
-
-// atTime returns now when t is its instant, else t as a time.
-func atTime(now time.Time, nowUs, t int64) time.Time {
-	if t == nowUs {
-		return now
-	}
-	return time.UnixMicro(t)
 }
 
 // lastOfKey reports whether updates[i] is the last update of its key.

@@ -48,10 +48,16 @@ type SlidingWindow struct {
 // A stale now (before the current window) is taken as the start of the
 // current window, so state never moves backwards.
 func (a SlidingWindow) Decide(s State, now time.Time, cost uint64) (State, Decision) {
-	w := windowMicros(a.Window)
-	max := clampMax(a.Max)
-	orig := s
-	nowUs := now.UnixMicro()
+	var d Decision
+	a.step(&s, now.UnixMicro(), cost, windowMicros(a.Window), clampMax(a.Max), &d)
+	return s, d
+}
+
+// step is Decide at nowUs with the window w in microseconds and max
+// clamped. It writes the decision to *d and changes *sp only when hits are
+// consumed.
+func (a SlidingWindow) step(sp *State, nowUs int64, cost uint64, w int64, max uint64, d *Decision) {
+	s := *sp
 	t := max64(nowUs, s.Time)
 	if start := floorDiv(t, w) * w; start > s.Time {
 		prev := uint64(0)
@@ -64,14 +70,16 @@ func (a SlidingWindow) Decide(s State, now time.Time, cost uint64) (State, Decis
 	left := w - elapsed // time until the current window ends, in (0, w]
 	n := need(cost)
 
-	var d Decision
 	if a.Weighted {
-		d = a.weighted(s, w, left, max, cost, n)
+		*d = a.weighted(s, w, left, max, cost, n)
 	} else {
-		d = a.proportional(s, w, elapsed, left, max, cost, n)
+		*d = a.proportional(s, w, elapsed, left, max, cost, n)
 	}
 	if d.Allowed {
 		s.Count += cost
+		if cost > 0 {
+			*sp = s // only consumed hits change state
+		}
 	}
 	switch {
 	case s.Count > 0:
@@ -82,10 +90,9 @@ func (a SlidingWindow) Decide(s State, now time.Time, cost uint64) (State, Decis
 	if !d.Allowed && d.RetryAfter <= 0 {
 		d.RetryAfter = time.Microsecond
 	}
-	if !d.Allowed || cost == 0 {
-		s = orig // nothing consumed: the state stays as it was
+	if t != nowUs {
+		skew(d, t, nowUs, n > max)
 	}
-	return s, skewed(d, t, nowUs, n > max)
 }
 
 // proportional decides with Cloudflare's estimate.

@@ -35,14 +35,15 @@ func refillInterval(max uint64, w int64) int64 {
 func (a TokenBucket) Decide(s State, now time.Time, cost uint64) (State, Decision) {
 	w := windowMicros(a.Window)
 	max := clampMax(a.Max)
-	d := tokenBucketStep(&s, now.UnixMicro(), cost, w, max, refillInterval(max, w))
+	var d Decision
+	tokenBucketStep(&s, now.UnixMicro(), cost, w, max, refillInterval(max, w), &d)
 	return s, d
 }
 
-// tokenBucketStep is TokenBucket.Decide with its parameters worked out
-// (window w and refill interval per in microseconds), updating *sp in place
-// when hits are consumed.
-func tokenBucketStep(sp *State, nowUs int64, cost uint64, w int64, max uint64, per int64) Decision {
+// tokenBucketStep is TokenBucket.Decide at nowUs with its parameters worked
+// out (window w and refill interval per in microseconds, max clamped). It
+// writes the decision to *d and changes *sp only when hits are consumed.
+func tokenBucketStep(sp *State, nowUs int64, cost uint64, w int64, max uint64, per int64, d *Decision) {
 	s := *sp
 	t := max64(nowUs, s.Time)
 	if s.Count > max {
@@ -60,7 +61,7 @@ func tokenBucketStep(sp *State, nowUs int64, cost uint64, w int64, max uint64, p
 	}
 
 	n := need(cost)
-	d := Decision{Used: float64(addSat(s.Count, cost))}
+	*d = Decision{Used: float64(addSat(s.Count, cost))}
 	if n <= sub(max, s.Count) {
 		d.Allowed = true
 		s.Count += cost
@@ -78,7 +79,6 @@ func tokenBucketStep(sp *State, nowUs int64, cost uint64, w int64, max uint64, p
 		d.ResetAfter = micros(int64(s.Count)*per - (t - s.Time))
 	}
 	if t != nowUs {
-		d = skewed(d, t, nowUs, n > max)
+		skew(d, t, nowUs, n > max)
 	}
-	return d
 }
