@@ -1,107 +1,180 @@
 package limit
 
 import (
-	"strings"
+	"math"
 	"sync"
 )
 
 // memShard is one lock's worth of the memory store: an open-addressing hash
-// table with linear probing. A slot holds the key's hash, the key and the
-// packed state, so a decision usually touches one cache line of the table and
+// table with linear probing whose 32-byte slots hold a hash tag, the
+// counter's state and the place of its key in a byte arena. Slots and arena
+// hold no pointers, so the garbage collector never scans them, and a table
+// of 100,000 counters fits in about 4 MB: a decision touches one slot and
 // the key's bytes, and updates the state in place.
 type memShard struct {
 	mu        sync.Mutex
 	slots     []memSlot // length a power of two, or 0
+	keys      []byte    // the arena: every stored key's bytes
+	garbage   int       // arena bytes no slot refers to any more
 	n         int       // occupied slots
 	swept     int64     // the latest instant expired keys were removed at, Unix µs
 	nextSweep int64
 	rng       uint64
-	_         [16]byte // keep shards on separate cache lines
+	_         [32]byte // 128 bytes: shards never share a cache line
 }
 
-// memSlot is 48 bytes. hash 0 marks an empty slot (no key hashes to 0).
-// Counts never exceed MaxPolicyValue, so they fit in 32 bits.
+// memSlot is 32 bytes, two to a cache line.
 type memSlot struct {
-	hash    uint64
-	key     string
+	tag     uint32 // the hash's high half, never 0; 0 marks an empty slot
+	expires uint32 // Unix seconds, rounded up, from which the state is as good as fresh
+	keyOff  uint32 // the key is keys[keyOff : keyOff+keyLen]
+	keyLen  uint32
 	time    int64
-	count   uint32
+	count   uint32 // counts never exceed MaxPolicyValue, so they fit in 32 bits
 	prev    uint32
-	expires int64 // Unix µs from which the state is as good as fresh
+}
+
+// memLimits are a shard's bounds, the same for every shard of a store.
+type memLimits struct {
+	keys       int   // stored keys
+	keyBytes   int   // arena bytes, at most math.MaxUint32
+	sweepEvery int64 // µs between sweeps on write
 }
 
 func (sl *memSlot) state() State {
 	return State{Time: sl.time, Count: uint64(sl.count), Prev: uint64(sl.prev)}
 }
 
+// set stores s, fresh again from the instant expires (Unix µs).
 func (sl *memSlot) set(s State, expires int64) {
-	sl.time, sl.count, sl.prev, sl.expires = s.Time, uint32(min(s.Count, MaxPolicyValue)), uint32(min(s.Prev, MaxPolicyValue)), expires
+	sl.time, sl.count, sl.prev = s.Time, uint32(min(s.Count, MaxPolicyValue)), uint32(min(s.Prev, MaxPolicyValue))
+	sl.expires = expirySeconds(expires)
 }
 
-// home is the slot a hash probes first. The low bits pick the shard, so the
-// table uses the high ones.
-func (sh *memShard) home(h uint64) uint64 {
-	return (h >> 32) & uint64(len(sh.slots)-1)
+// expirySeconds rounds an instant in Unix µs up to whole seconds, clamped to
+// what a slot holds. Keeping a counter up to a second past its expiry
+// changes no answer: by then its state is as good as fresh.
+func expirySeconds(us int64) uint32 {
+	if us <= 0 {
+		return 0
+	}
+	s := (us + 999_999) / 1_000_000
+	if s > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(s)
+}
+
+// keyIs reports whether sl holds key.
+func (sh *memShard) keyIs(sl *memSlot, key string) bool {
+	return int(sl.keyLen) == len(key) && string(sh.keys[sl.keyOff:sl.keyOff+sl.keyLen]) == key
+}
+
+// home is the slot a tag probes first.
+func (sh *memShard) home(tag uint32) uint32 {
+	return tag & uint32(len(sh.slots)-1)
 }
 
 // find returns the slot of key, or nil.
-func (sh *memShard) find(h uint64, key string) *memSlot {
+func (sh *memShard) find(tag uint32, key string) *memSlot {
 	if len(sh.slots) == 0 {
 		return nil
 	}
-	mask := uint64(len(sh.slots) - 1)
-	for i := sh.home(h); ; i = (i + 1) & mask {
+	mask := uint32(len(sh.slots) - 1)
+	for i := sh.home(tag); ; i = (i + 1) & mask {
 		sl := &sh.slots[i]
-		if sl.hash == 0 {
+		if sl.tag == 0 {
 			return nil
 		}
-		if sl.hash == h && sl.key == key {
+		if sl.tag == tag && sh.keyIs(sl, key) {
 			return sl
 		}
 	}
 }
 
 // get returns the slot of key (nil when absent) and its state.
-func (sh *memShard) get(h uint64, key string) (*memSlot, State) {
-	sl := sh.find(h, key)
+func (sh *memShard) get(tag uint32, key string) (*memSlot, State) {
+	sl := sh.find(tag, key)
 	if sl == nil {
 		return nil, State{}
 	}
 	return sl, sl.state()
 }
 
-// put stores s for key until expires, deciding at instant t. A new key
-// first sweeps expired keys (at most once per sweep interval); in a full
-// shard it then evicts the sampled key closest to expiry that is not in
-// keep. put returns false when nothing could be evicted (every key is in
-// keep), leaving the key unstored: the shard never exceeds capacity.
-func (sh *memShard) put(h uint64, key string, s State, expires, t int64, capacity int, sweepEvery int64, keep []Update) bool {
-	if sl := sh.find(h, key); sl != nil {
+// put stores s for key until expires (Unix µs), deciding at instant t. A
+// new key first sweeps expired keys (at most once per sweep interval); in a
+// full shard it then evicts the sampled key closest to expiry that is not in
+// keep, and evicts more while the arena has no room for the key. put returns
+// false when nothing could be evicted (every key is in keep), leaving the
+// key unstored: the shard never exceeds its bounds.
+func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *memLimits, keep []Update) bool {
+	if sl := sh.find(tag, key); sl != nil {
 		sl.set(s, expires)
 		return true
 	}
 	if t >= sh.nextSweep {
 		sh.sweep(t)
-		sh.nextSweep = t + sweepEvery
+		sh.nextSweep = t + lim.sweepEvery
 	}
-	if sh.n >= capacity && !sh.evict(keep) {
+	if sh.n >= lim.keys && !sh.evict(keep) {
 		return false
 	}
-	if (sh.n+1)*4 > len(sh.slots)*3 {
+	if !sh.makeRoom(len(key), lim.keyBytes, keep) {
+		return false
+	}
+	if (sh.n+1)*8 > len(sh.slots)*7 {
 		sh.grow()
 	}
-	sl := sh.insertSlot(h)
-	sl.hash, sl.key = h, strings.Clone(key) // never alias a caller's buffer
+	sl := sh.insertSlot(tag)
+	sl.tag, sl.keyOff, sl.keyLen = tag, uint32(len(sh.keys)), uint32(len(key))
+	sh.keys = append(sh.keys, key...) // a copy: never alias a caller's buffer
 	sl.set(s, expires)
 	sh.n++
 	return true
 }
 
-// insertSlot returns the empty slot where a new key of hash h goes.
-func (sh *memShard) insertSlot(h uint64) *memSlot {
-	mask := uint64(len(sh.slots) - 1)
-	i := sh.home(h)
-	for sh.slots[i].hash != 0 {
+// makeRoom makes the arena able to take n more bytes within max: it
+// compacts when at least half the arena is garbage, and when that is not
+// enough compacts and evicts until it is. It returns false, evicting
+// nothing, when n exceeds max, and false when no eviction can make room.
+func (sh *memShard) makeRoom(n, max int, keep []Update) bool {
+	if n > max {
+		return false
+	}
+	if sh.garbage > 0 && sh.garbage >= len(sh.keys)/2 {
+		sh.compact()
+	}
+	for len(sh.keys)+n > max {
+		if sh.garbage > 0 {
+			sh.compact()
+			continue
+		}
+		if !sh.evict(keep) {
+			return false
+		}
+	}
+	return true
+}
+
+// compact copies the live keys into a new arena, dropping the garbage.
+func (sh *memShard) compact() {
+	keys := make([]byte, 0, len(sh.keys)-sh.garbage)
+	for i := range sh.slots {
+		sl := &sh.slots[i]
+		if sl.tag != 0 {
+			off := len(keys)
+			keys = append(keys, sh.keys[sl.keyOff:sl.keyOff+sl.keyLen]...)
+			sl.keyOff = uint32(off)
+		}
+	}
+	sh.keys, sh.garbage = keys, 0
+}
+
+// insertSlot returns the empty slot where a new key of tag goes.
+func (sh *memShard) insertSlot(tag uint32) *memSlot {
+	mask := uint32(len(sh.slots) - 1)
+	i := sh.home(tag)
+	for sh.slots[i].tag != 0 {
 		i = (i + 1) & mask
 	}
 	return &sh.slots[i]
@@ -112,18 +185,19 @@ func (sh *memShard) grow() {
 	old := sh.slots
 	sh.slots = make([]memSlot, max(16, 2*len(old)))
 	for i := range old {
-		if old[i].hash != 0 {
-			*sh.insertSlot(old[i].hash) = old[i]
+		if old[i].tag != 0 {
+			*sh.insertSlot(old[i].tag) = old[i]
 		}
 	}
 }
 
 // deleteAt empties slot i, shifting back the keys after it that would
 // otherwise become unreachable (deletion without tombstones).
-func (sh *memShard) deleteAt(i uint64) {
-	mask := uint64(len(sh.slots) - 1)
-	for j := (i + 1) & mask; sh.slots[j].hash != 0; j = (j + 1) & mask {
-		k := sh.home(sh.slots[j].hash)
+func (sh *memShard) deleteAt(i uint32) {
+	sh.garbage += int(sh.slots[i].keyLen)
+	mask := uint32(len(sh.slots) - 1)
+	for j := (i + 1) & mask; sh.slots[j].tag != 0; j = (j + 1) & mask {
+		k := sh.home(sh.slots[j].tag)
 		// The key at j stays when its home lies cyclically in (i, j].
 		if i <= j && i < k && k <= j || i > j && (i < k || k <= j) {
 			continue
@@ -135,12 +209,14 @@ func (sh *memShard) deleteAt(i uint64) {
 	sh.n--
 }
 
-// sweep removes every key that expired at or before now, and remembers now
-// so that no key is created again before it (see MemoryStore).
+// sweep removes every key that expired at or before now (Unix µs), and
+// remembers now so that no key is created again before it (see
+// MemoryStore).
 func (sh *memShard) sweep(now int64) {
+	sec := floorDiv(now, 1_000_000)
 	for i := 0; i < len(sh.slots); {
-		if sl := &sh.slots[i]; sl.hash != 0 && sl.expires <= now {
-			sh.deleteAt(uint64(i))
+		if sl := &sh.slots[i]; sl.tag != 0 && int64(sl.expires) <= sec {
+			sh.deleteAt(uint32(i))
 			continue // slot i may now hold a shifted key
 		}
 		i++
@@ -157,13 +233,13 @@ func (sh *memShard) evict(keep []Update) bool {
 	if sh.n == 0 {
 		return false
 	}
-	mask := uint64(len(sh.slots) - 1)
-	start := sh.random() & mask
-	victim, found, seen := uint64(0), false, 0
-	for step := uint64(0); step <= mask && seen < evictionSamples; step++ {
+	mask := uint32(len(sh.slots) - 1)
+	start := uint32(sh.random()) & mask
+	victim, found, seen := uint32(0), false, 0
+	for step := uint32(0); step <= mask && seen < evictionSamples; step++ {
 		i := (start + step) & mask
 		sl := &sh.slots[i]
-		if sl.hash == 0 || inBatch(sl.key, keep) {
+		if sl.tag == 0 || sh.inBatch(sl, keep) {
 			continue
 		}
 		seen++
@@ -177,9 +253,10 @@ func (sh *memShard) evict(keep []Update) bool {
 	return found
 }
 
-func inBatch(key string, batch []Update) bool {
+// inBatch reports whether sl holds the key of one of batch's updates.
+func (sh *memShard) inBatch(sl *memSlot, batch []Update) bool {
 	for i := range batch {
-		if batch[i].Key == key {
+		if sh.keyIs(sl, batch[i].Key) {
 			return true
 		}
 	}

@@ -13,23 +13,24 @@ func TestMemShardTable(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	sh := &memShard{rng: 1}
 	want := map[string]int64{} // key -> expires
-	hashOf := func(key string) uint64 {
-		var h uint64
+	hashOf := func(key string) uint32 {
+		var h uint32
 		for _, c := range key {
-			h = h*31 + uint64(c)
+			h = h*31 + uint32(c)
 		}
-		return (0xFFFF_FFF8+h%7)<<32 | 1 // seven homes at the end of any table
+		return 0xFFFF_FFF8 + h%7 // seven homes at the end of any table
 	}
 	const capacity = 50
+	lim := &memLimits{keys: capacity, keyBytes: 1 << 20, sweepEvery: 1 << 62}
 	now := int64(0)
 	for step := range 20_000 {
-		now += int64(r.IntN(3))
+		now += int64(r.IntN(3)) * 1e6
 		switch op := r.IntN(10); {
 		case op < 6: // put a key, new or not
 			key := fmt.Sprint("k", r.IntN(120))
-			exp := now + int64(1+r.IntN(40))
+			exp := now + int64(1+r.IntN(40))*1e6
 			_, existed := want[key]
-			if !sh.put(hashOf(key), key, State{Count: 1}, exp, now, capacity, 1<<62, nil) {
+			if !sh.put(hashOf(key), key, State{Count: 1}, exp, now, lim, nil) {
 				t.Fatalf("step %d: put(%s) refused with nothing to keep", step, key)
 			}
 			if !existed && len(want) >= capacity {
@@ -64,20 +65,75 @@ func TestMemShardTable(t *testing.T) {
 		}
 		for k, exp := range want {
 			sl := sh.find(hashOf(k), k)
-			if sl == nil || sl.expires != exp {
+			if sl == nil || int64(sl.expires)*1e6 != exp {
 				t.Fatalf("step %d: key %s lost or wrong (%+v), want expiry %d", step, k, sl, exp)
 			}
 		}
+		checkArena(t, sh)
+	}
+}
+
+// checkArena checks that the arena holds exactly the live keys and the
+// garbage counted, and that no two slots share bytes.
+func checkArena(t *testing.T, sh *memShard) {
+	t.Helper()
+	live := 0
+	owner := make([]int, len(sh.keys))
+	for i := range sh.slots {
+		sl := &sh.slots[i]
+		if sl.tag == 0 {
+			continue
+		}
+		live += int(sl.keyLen)
+		for b := sl.keyOff; b < sl.keyOff+sl.keyLen; b++ {
+			if owner[b] != 0 {
+				t.Fatalf("arena byte %d belongs to slots %d and %d", b, owner[b]-1, i)
+			}
+			owner[b] = i + 1
+		}
+	}
+	if live+sh.garbage != len(sh.keys) {
+		t.Fatalf("arena: %d live + %d garbage bytes, want %d", live, sh.garbage, len(sh.keys))
+	}
+}
+
+// TestMemShardArenaBound fills a shard whose arena holds 64 bytes with keys
+// of 10 to 30 bytes: keys are evicted to make room, the arena never exceeds
+// its bound, and a key longer than the bound is refused.
+func TestMemShardArenaBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	sh := &memShard{rng: 1}
+	lim := &memLimits{keys: 100, keyBytes: 64, sweepEvery: 1 << 62}
+	for i := range 2_000 {
+		key := fmt.Sprintf("%0*d", 10+r.IntN(21), i)
+		if !sh.put(uint32(i+1), key, State{Count: 1}, 1e9, 0, lim, nil) {
+			t.Fatalf("put %d (%d bytes) refused", i, len(key))
+		}
+		if sh.find(uint32(i+1), key) == nil {
+			t.Fatalf("key %d not stored", i)
+		}
+		if len(sh.keys) > lim.keyBytes {
+			t.Fatalf("arena holds %d bytes, bound %d", len(sh.keys), lim.keyBytes)
+		}
+		checkArena(t, sh)
+	}
+	n := sh.n
+	if sh.put(9999, string(make([]byte, 65)), State{}, 1e9, 0, lim, nil) {
+		t.Error("put of a key longer than the arena = true, want false")
+	}
+	if sh.n != n {
+		t.Errorf("a refused key evicted %d keys, want none", n-sh.n)
 	}
 }
 
 func TestMemShardEvictKeepsBatchKeys(t *testing.T) {
 	sh := &memShard{rng: 1}
+	lim := &memLimits{keys: 2, keyBytes: 1 << 20, sweepEvery: 1 << 62}
 	keep := []Update{{Key: "a"}, {Key: "b"}}
 	for i, k := range []string{"a", "b"} {
-		sh.put(uint64(i+1)<<32|1, k, State{}, 10, 0, 2, 1<<62, nil)
+		sh.put(uint32(i+1), k, State{}, 10, 0, lim, nil)
 	}
-	if sh.put(3<<32|1, "c", State{}, 10, 0, 2, 1<<62, keep) {
+	if sh.put(3, "c", State{}, 10, 0, lim, keep) {
 		t.Error("put in a full shard whose keys are all in the batch = true, want false (never exceed capacity)")
 	}
 	if sh.n != 2 {

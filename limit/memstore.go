@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -34,18 +35,22 @@ type MemoryOptions struct {
 
 // MemoryStore is the in-process Store: counters in 256 shards (fewer when
 // MaxKeys is below 16,384), each a mutex and an open-addressing hash table
-// holding keys and states inline. A decision locks only the shards of its
-// keys, in increasing order, so there is no global lock and batches spanning
-// shards cannot deadlock.
+// of 32-byte slots holding the states inline and the keys in a byte arena,
+// with no pointers for the garbage collector to scan. A decision locks only
+// the shards of its keys, in increasing order, so there is no global lock
+// and batches spanning shards cannot deadlock.
 //
-// Counters expire when their state is back to fresh (Decision.ResetAfter).
-// Expired counters are swept a shard at a time while writing to it, at most
-// once per SweepInterval, or by Sweep. When a shard is full, a new counter
-// first triggers a sweep (if one is due), then evicts the counter closest to
-// expiry among 16 found from a random slot on. Evicting a live counter forgets its
+// Counters expire when their state is back to fresh (Decision.ResetAfter),
+// kept at the precision of whole seconds, rounded up. Expired counters are
+// swept a shard at a time while writing to it, at most once per
+// SweepInterval, or by Sweep. When a shard is full, a new counter first
+// triggers a sweep (if one is due), then evicts the counter closest to expiry
+// among 16 found from a random slot on. Evicting a live counter forgets its
 // hits, so under more live keys than the bound the store errs towards
 // admitting; it never refuses a new key, which would reject every new
-// client, and never grows past the bound.
+// client, and never grows past the bound. A shard's arena holds at most 4 GiB
+// of keys; a key that does not fit even in an emptied shard is decided as a
+// fresh counter and not stored.
 //
 // Stored counters handle a stale now as Policy.Decide does, so the store
 // answers exactly as Decide over the stored state would. A counter is never
@@ -56,11 +61,10 @@ type MemoryOptions struct {
 //
 // A MemoryStore is safe for concurrent use; create it with NewMemoryStore.
 type MemoryStore struct {
-	seed       maphash.Seed
-	shards     []memShard
-	mask       uint64
-	perShard   int
-	sweepEvery int64 // µs
+	seed   maphash.Seed
+	shards []memShard
+	mask   uint64
+	lim    memLimits // per shard
 }
 
 var _ Store = (*MemoryStore)(nil)
@@ -80,11 +84,14 @@ func NewMemoryStore(o MemoryOptions) *MemoryStore {
 		every = DefaultSweepInterval
 	}
 	m := &MemoryStore{
-		seed:       maphash.MakeSeed(),
-		shards:     make([]memShard, n),
-		mask:       uint64(n - 1),
-		perShard:   maxKeys / n,
-		sweepEvery: max(every.Microseconds(), 1),
+		seed:   maphash.MakeSeed(),
+		shards: make([]memShard, n),
+		mask:   uint64(n - 1),
+		lim: memLimits{
+			keys:       maxKeys / n,
+			keyBytes:   math.MaxUint32,
+			sweepEvery: max(every.Microseconds(), 1),
+		},
 	}
 	for i := range m.shards {
 		m.shards[i].rng = maphash.Comparable(m.seed, i) | 1
@@ -130,13 +137,15 @@ func validPolicy(p Policy) bool {
 		p.Window >= time.Microsecond && p.Window <= MaxWindow && (!p.Weighted || p.Weight <= 100)
 }
 
-// hash returns the key's hash, never 0, and its shard.
-func (m *MemoryStore) hash(key string) (uint64, int) {
+// hash returns the key's tag in its shard's table (never 0) and its shard:
+// the high and the low half of one hash.
+func (m *MemoryStore) hash(key string) (uint32, int) {
 	h := maphash.String(m.seed, key)
-	if h == 0 {
-		h = 1 // 0 marks an empty slot
+	tag := uint32(h >> 32)
+	if tag == 0 {
+		tag = 1 // 0 marks an empty slot
 	}
-	return h, int(h & m.mask)
+	return tag, int(h & m.mask)
 }
 
 // one decides a single update under one shard lock.
@@ -159,7 +168,7 @@ func (m *MemoryStore) one(now time.Time, u *Update) Decision {
 	var s State
 	u.Policy.step(&s, t, u.Cost, &d)
 	if d.Allowed && u.Cost > 0 {
-		sh.put(h, u.Key, s, t+d.ResetAfter.Microseconds(), t, m.perShard, m.sweepEvery, nil)
+		sh.put(h, u.Key, s, t+d.ResetAfter.Microseconds(), t, &m.lim, nil)
 	}
 	sh.mu.Unlock()
 	return skewedStore(d, t, nowUs, u)
@@ -178,7 +187,7 @@ func (sh *memShard) instant(nowUs int64, found bool) int64 {
 func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decision) {
 	n := len(updates)
 	var (
-		hashBuf  [maxBatchOnStack]uint64
+		hashBuf  [maxBatchOnStack]uint32
 		shardBuf [maxBatchOnStack]int
 		lockBuf  [maxBatchOnStack]int
 		atBuf    [maxBatchOnStack]int64
@@ -187,7 +196,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 	)
 	hashes, shardOf, locks, ats, orig, work := hashBuf[:0], shardBuf[:0], lockBuf[:0], atBuf[:0], origBuf[:0], workBuf[:0]
 	if n > maxBatchOnStack {
-		hashes, shardOf, locks, ats = make([]uint64, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int64, 0, n)
+		hashes, shardOf, locks, ats = make([]uint32, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int64, 0, n)
 		orig, work = make([]State, 0, n), make([]State, 0, n)
 	}
 	for i := range updates {
@@ -228,7 +237,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 				continue
 			}
 			exp := ats[i] + decisions[i].ResetAfter.Microseconds()
-			m.shards[shardOf[i]].put(hashes[i], updates[i].Key, work[i], exp, ats[i], m.perShard, m.sweepEvery, updates)
+			m.shards[shardOf[i]].put(hashes[i], updates[i].Key, work[i], exp, ats[i], &m.lim, updates)
 		}
 	} else {
 		// Nothing is consumed: describe the admitted ones as checks.
@@ -304,4 +313,4 @@ func (m *MemoryStore) Len() int {
 
 // MaxKeys returns the store's bound on stored counters: the configured
 // MaxKeys rounded down to a multiple of the shard count.
-func (m *MemoryStore) MaxKeys() int { return m.perShard * len(m.shards) }
+func (m *MemoryStore) MaxKeys() int { return m.lim.keys * len(m.shards) }

@@ -324,8 +324,8 @@ func TestMemoryStoreBound(t *testing.T) {
 		t.Errorf("Len = %d, far below the bound %d", got, DefaultMaxKeys)
 	}
 	for i := range m.shards {
-		if n := m.shards[i].n; n > m.perShard {
-			t.Fatalf("shard %d holds %d keys, more than %d", i, n, m.perShard)
+		if n := m.shards[i].n; n > m.lim.keys {
+			t.Fatalf("shard %d holds %d keys, more than %d", i, n, m.lim.keys)
 		}
 	}
 }
