@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"hash/maphash"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,6 +114,28 @@ func BenchmarkMemoryStoreKeyed(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkMemoryStoreFootprint reports the heap a memory store takes per
+// counter: 100,000 counters with keys like the evaluator's (about 60 bytes).
+func BenchmarkMemoryStoreFootprint(b *testing.B) {
+	p := Policy{Max: MaxPolicyValue, Window: time.Hour}
+	key := make([]byte, 0, 64)
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		m := NewMemoryStore(MemoryOptions{})
+		for i := range benchKeys {
+			key = append(key[:0], "{toystore}\x00fixed_window\x003600\x00\x00user\x00user-"...)
+			key = strconv.AppendInt(key, int64(i), 10)
+			m.UpdateOne(t0, Update{Key: string(key), Policy: p, Cost: 1})
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/benchKeys, "B/key")
+		runtime.KeepAlive(m)
 	}
 }
 

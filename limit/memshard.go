@@ -8,8 +8,8 @@ import (
 // memShard is one lock's worth of the memory store: an open-addressing hash
 // table with linear probing whose 32-byte slots hold a hash tag, the
 // counter's state and the place of its key in a byte arena. Slots and arena
-// hold no pointers, so the garbage collector never scans them, and a table
-// of 100,000 counters fits in about 4 MB: a decision touches one slot and
+// hold no pointers, so the garbage collector never scans them, and the
+// slots of 100,000 counters take about 4 MB: a decision touches one slot and
 // the key's bytes, and updates the state in place.
 type memShard struct {
 	mu        sync.Mutex
