@@ -193,11 +193,12 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 		atBuf    [maxBatchOnStack]int64
 		origBuf  [maxBatchOnStack]State
 		workBuf  [maxBatchOnStack]State
+		slotBuf  [maxBatchOnStack]*memSlot
 	)
-	hashes, shardOf, locks, ats, orig, work := hashBuf[:0], shardBuf[:0], lockBuf[:0], atBuf[:0], origBuf[:0], workBuf[:0]
+	hashes, shardOf, locks, ats, orig, work, slots := hashBuf[:0], shardBuf[:0], lockBuf[:0], atBuf[:0], origBuf[:0], workBuf[:0], slotBuf[:0]
 	if n > maxBatchOnStack {
 		hashes, shardOf, locks, ats = make([]uint32, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int64, 0, n)
-		orig, work = make([]State, 0, n), make([]State, 0, n)
+		orig, work, slots = make([]State, 0, n), make([]State, 0, n), make([]*memSlot, 0, n)
 	}
 	for i := range updates {
 		h, s := m.hash(updates[i].Key)
@@ -218,6 +219,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 		sh := &m.shards[shardOf[i]]
 		sl, cur := sh.get(hashes[i], u.Key)
 		t := sh.instant(nowUs, sl != nil)
+		slots = append(slots, sl)
 		ats = append(ats, t)
 		orig = append(orig, cur)
 		for j := i - 1; j >= 0; j-- {
@@ -232,12 +234,18 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 	}
 
 	if allowed {
+		// Stored counters first, in the slots found above: storing a new
+		// counter may move slots.
 		for i := range updates {
-			if !lastOfKey(updates, i) || !consumes(updates, updates[i].Key) {
-				continue
+			if slots[i] != nil && lastOfKey(updates, i) && consumes(updates, updates[i].Key) {
+				slots[i].set(work[i], ats[i]+decisions[i].ResetAfter.Microseconds())
 			}
-			exp := ats[i] + decisions[i].ResetAfter.Microseconds()
-			m.shards[shardOf[i]].put(hashes[i], updates[i].Key, work[i], exp, ats[i], &m.lim, updates)
+		}
+		for i := range updates {
+			if slots[i] == nil && lastOfKey(updates, i) && consumes(updates, updates[i].Key) {
+				exp := ats[i] + decisions[i].ResetAfter.Microseconds()
+				m.shards[shardOf[i]].put(hashes[i], updates[i].Key, work[i], exp, ats[i], &m.lim, updates)
+			}
 		}
 	} else {
 		// Nothing is consumed: describe the admitted ones as checks.

@@ -106,6 +106,41 @@ func TestMemoryStoreBatchSameKeyTwice(t *testing.T) {
 	}
 }
 
+// TestMemoryStoreBatchWhileGrowing sends batches that mix stored and new
+// counters of one shard, so that storing the new ones grows the table in
+// the middle of a batch: every counter must count its hits.
+func TestMemoryStoreBatchWhileGrowing(t *testing.T) {
+	m := NewMemoryStore(MemoryOptions{MaxKeys: 127}) // one shard
+	p := Policy{Max: 100, Window: time.Hour}
+	counts := map[string]uint64{}
+	for round := range 40 {
+		keys := []string{"stored-a", fmt.Sprint("new-", round, "-x"), "stored-b", fmt.Sprint("new-", round, "-y"), "stored-a"}
+		updates := make([]Update, len(keys))
+		for i, k := range keys {
+			updates[i] = Update{Key: k, Policy: p, Cost: 1}
+		}
+		decisions := make([]Decision, len(keys))
+		if err := m.Update(ctx, t0, updates, decisions); err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range keys {
+			counts[k]++
+			if !decisions[i].Allowed || decisions[i].Used != float64(counts[k]) {
+				t.Fatalf("round %d: update %d (%s) = %+v, want allowed with %d used", round, i, k, decisions[i], counts[k])
+			}
+		}
+	}
+	for k, n := range counts {
+		d, _ := m.UpdateOne(t0, Update{Key: k, Policy: p})
+		if d.Used != float64(n) {
+			t.Errorf("%s counted %v hits, want %d", k, d.Used, n)
+		}
+	}
+	if got, want := m.Len(), len(counts); got != want {
+		t.Errorf("Len = %d, want %d", got, want)
+	}
+}
+
 func TestMemoryStoreErrors(t *testing.T) {
 	m := NewMemoryStore(MemoryOptions{})
 	tests := []struct {
