@@ -151,7 +151,7 @@ func (p *Policy) step(s *State, nowUs int64, cost uint64, d *Decision) {
 	w, max := windowMicros(p.Window), clampMax(p.Max)
 	switch p.Algorithm {
 	case AlgorithmSlidingWindow:
-		SlidingWindow{Weighted: p.Weighted, Weight: p.Weight}.step(s, nowUs, cost, w, max, d)
+		SlidingWindow{Max: p.Max, Window: p.Window, Weighted: p.Weighted, Weight: p.Weight}.step(s, nowUs, cost, w, max, d)
 	case AlgorithmTokenBucket:
 		tokenBucketStep(s, nowUs, cost, w, max, refillInterval(max, w), d)
 	case AlgorithmGCRA:
@@ -228,12 +228,6 @@ func skew(d *Decision, t, nowUs int64, never bool) {
 			d.RetryAfter += micros(skew)
 		}
 	}
-}
-
-// skewed is skew on a copy.
-func skewed(d Decision, t, nowUs int64, never bool) Decision {
-	skew(&d, t, nowUs, never)
-	return d
 }
 
 // clampMax bounds a policy max to MaxPolicyValue.

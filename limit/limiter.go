@@ -44,7 +44,7 @@ func (l *Limiter) AllowN(now time.Time, cost uint64) Decision {
 	if l.policy.Algorithm == AlgorithmTokenBucket {
 		tokenBucketStep(&l.state, now.UnixMicro(), cost, l.window, l.max, l.per, &d)
 	} else {
-		l.state, d = l.policy.Decide(l.state, now, cost)
+		l.policy.step(&l.state, now.UnixMicro(), cost, &d)
 	}
 	l.mu.Unlock()
 	return d

@@ -171,7 +171,8 @@ func (m *MemoryStore) one(now time.Time, u *Update) Decision {
 		sh.put(h, u.Key, s, t+d.ResetAfter.Microseconds(), t, &m.lim, nil)
 	}
 	sh.mu.Unlock()
-	return skewedStore(d, t, nowUs, u)
+	skewStore(&d, t, nowUs, u)
+	return d
 }
 
 // instant returns the instant to decide at: the caller's, except that a new
@@ -261,7 +262,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 		m.shards[locks[k]].mu.Unlock()
 	}
 	for i := range updates {
-		decisions[i] = skewedStore(decisions[i], ats[i], nowUs, &updates[i])
+		skewStore(&decisions[i], ats[i], nowUs, &updates[i])
 	}
 }
 
@@ -285,13 +286,12 @@ func consumes(updates []Update, key string) bool {
 	return false
 }
 
-// skewedStore makes d's durations count from the caller's instant when the
+// skewStore makes d's durations count from the caller's instant when the
 // store decided at a later one.
-func skewedStore(d Decision, t, nowUs int64, u *Update) Decision {
-	if t == nowUs {
-		return d
+func skewStore(d *Decision, t, nowUs int64, u *Update) {
+	if t != nowUs {
+		skew(d, t, nowUs, need(u.Cost) > clampMax(u.Policy.Max))
 	}
-	return skewed(d, t, nowUs, need(u.Cost) > clampMax(u.Policy.Max))
 }
 
 // Sweep removes every counter that expired at or before now, one shard at a
