@@ -140,3 +140,80 @@ func TestMemShardEvictKeepsBatchKeys(t *testing.T) {
 		t.Errorf("shard holds %d keys, want 2", sh.n)
 	}
 }
+
+// FuzzMemShard drives a shard with a small key and arena bound through the
+// operations its input spells (two bytes each: an operation and an
+// argument) and checks it against a map: a stored key is findable with its
+// expiry, a key disappears only when swept, evicted by a full shard or
+// pushed out of a full arena, and the bounds hold.
+func FuzzMemShard(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 2, 0, 3, 1, 0, 2, 0})
+	f.Add([]byte("put many keys, sweep some, evict others: \x00\x07\x00\x08\x02\x09\x00\xff\x01\x10"))
+	f.Add(func() []byte {
+		b := make([]byte, 0, 400)
+		for i := range 200 {
+			b = append(b, byte(i%3), byte(i*37))
+		}
+		return b
+	}())
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		sh := &memShard{rng: 1}
+		lim := &memLimits{keys: 24, keyBytes: 256, sweepEvery: 1 << 62}
+		want := map[string]int64{} // key -> expiry, whole seconds in µs
+		// Nine homes at the end of any table: long probe runs that wrap.
+		tagOf := func(key string) uint32 { return 0xFFFF_FFF0 + uint32(len(key)%9) }
+		now := int64(0)
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i]%4, int(ops[i+1])
+			now += int64(arg%3) * 1e6
+			switch op {
+			case 0, 1: // put a key of 1 to 40 bytes, new or not
+				key := fmt.Sprintf("%0*d", 1+arg%40, arg%50)
+				exp := now + int64(1+arg%20)*1e6
+				full := sh.n >= lim.keys
+				roomy := len(sh.keys)-sh.garbage+len(key) <= lim.keyBytes
+				_, existed := want[key]
+				if !sh.put(tagOf(key), key, State{Count: 1}, exp, now, lim, nil) {
+					t.Fatalf("op %d: put(%q) refused with nothing to keep", i/2, key)
+				}
+				want[key] = exp
+				lost := 0
+				for k := range want {
+					if sh.find(tagOf(k), k) == nil {
+						delete(want, k)
+						lost++
+					}
+				}
+				if lost > 0 && (existed || !full && roomy) {
+					t.Fatalf("op %d: put(%q) lost %d keys (existed %v, full %v, arena roomy %v)", i/2, key, lost, existed, full, roomy)
+				}
+			case 2:
+				sh.sweep(now)
+				for k, exp := range want {
+					if exp <= now {
+						delete(want, k)
+					}
+				}
+			case 3:
+				if sh.evict(nil) != (len(want) > 0) {
+					t.Fatalf("op %d: evict with %d keys did not evict exactly one", i/2, len(want))
+				}
+				for k := range want {
+					if sh.find(tagOf(k), k) == nil {
+						delete(want, k)
+						break
+					}
+				}
+			}
+			if sh.n != len(want) || sh.n > lim.keys || len(sh.keys) > lim.keyBytes {
+				t.Fatalf("op %d: %d keys (want %d, bound %d), %d arena bytes (bound %d)", i/2, sh.n, len(want), lim.keys, len(sh.keys), lim.keyBytes)
+			}
+			for k, exp := range want {
+				if sl := sh.find(tagOf(k), k); sl == nil || int64(sl.expires)*1e6 != exp {
+					t.Fatalf("op %d: key %q lost or wrong (%+v), want expiry %d", i/2, k, sl, exp)
+				}
+			}
+			checkArena(t, sh)
+		}
+	})
+}
