@@ -31,7 +31,8 @@ func lookupMetadata(req *Request, ref *metadataRef) any {
 
 // readOverride reads a {requests_per_unit, unit} struct, as Envoy's dynamic metadata limit
 // override: requests_per_unit must be a number (truncated to an integer, as Envoy does) in
-// the uint32 range and unit an Envoy unit name; anything else attaches nothing.
+// the uint32 range and unit a name of envoy.type.v3.RateLimitUnit (which has no WEEK);
+// anything else attaches nothing.
 func readOverride(req *Request, ref *metadataRef) (Override, bool) {
 	obj, ok := lookupMetadata(req, ref).(map[string]any)
 	if !ok {
@@ -43,7 +44,7 @@ func readOverride(req *Request, ref *metadataRef) (Override, bool) {
 	}
 	name, _ := obj["unit"].(string)
 	unit, ok := ParseUnit(name)
-	if !ok {
+	if !ok || unit == UnitWeek {
 		return Override{}, false
 	}
 	return Override{RequestsPerUnit: uint32(n), Unit: unit}, true

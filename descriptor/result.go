@@ -13,44 +13,6 @@ type Entry struct {
 	Value string `json:"value"`
 }
 
-// Unit is the time unit of a limit override, as Envoy's envoy.type.v3.RateLimitUnit.
-type Unit int32
-
-// The units of RateLimitUnit, with Envoy's numbering.
-const (
-	UnitUnknown Unit = iota
-	UnitSecond
-	UnitMinute
-	UnitHour
-	UnitDay
-	UnitMonth
-	UnitYear
-)
-
-var unitNames = [...]string{"UNKNOWN", "SECOND", "MINUTE", "HOUR", "DAY", "MONTH", "YEAR"}
-
-// String returns the unit's Envoy name ("SECOND").
-func (u Unit) String() string {
-	if u >= 0 && int(u) < len(unitNames) {
-		return unitNames[u]
-	}
-	return fmt.Sprintf("Unit(%d)", int32(u))
-}
-
-// ParseUnit returns the unit with Envoy name s. UNKNOWN is not a usable unit and is refused,
-// like any other name.
-func ParseUnit(s string) (Unit, bool) {
-	for i := UnitSecond; i <= UnitYear; i++ {
-		if unitNames[i] == s {
-			return i, true
-		}
-	}
-	return UnitUnknown, false
-}
-
-// MarshalText encodes the unit by name.
-func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
-
 // Override is a limit attached to one descriptor (Envoy's RateLimitDescriptor.RateLimitOverride):
 // the service uses it instead of its configured limit.
 type Override struct {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // DecodeLimits reads a list of limits in limitador's file format from JSON:
@@ -103,9 +105,9 @@ func decodeLimit(item json.RawMessage, path string, l *Limit, errs *ErrorList) {
 		case "algorithm":
 			var s string
 			if decodeString(raw, fpath, &s, errs) {
-				a, err := ParseAlgorithm(s)
+				a, err := counter.ParseAlgorithm(s)
 				if err != nil {
-					errs.add(fpath, strings.TrimPrefix(err.Error(), "limit: "))
+					errs.add(fpath, strings.TrimPrefix(err.Error(), "counter: "))
 				}
 				l.Algorithm = a
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 func TestDecodeLimits(t *testing.T) {
@@ -22,7 +24,7 @@ func TestDecodeLimits(t *testing.T) {
 	want := []Limit{
 		{Namespace: "toystore", MaxValue: 5, Seconds: 10,
 			Conditions: []string{"method == 'GET'", "descriptors[0]['path'].startsWith('/toy')"},
-			Variables:  []string{"user", "descriptors[0]['plan']"}, Name: "per-user", Algorithm: AlgorithmTokenBucket},
+			Variables:  []string{"user", "descriptors[0]['plan']"}, Name: "per-user", Algorithm: counter.AlgorithmTokenBucket},
 		{Namespace: "toystore", MaxValue: 1000, Seconds: 60, Variables: []string{}},
 		{Namespace: "other", MaxValue: 0, Seconds: 1},
 	}
@@ -102,7 +104,7 @@ func TestDecodeLimitsErrors(t *testing.T) {
 func TestIdentity(t *testing.T) {
 	base := Limit{Namespace: "a", Seconds: 60, Conditions: []string{"x == 'y'"}, Variables: []string{"u"}}
 	same := []Limit{
-		{Namespace: "a", Seconds: 60, MaxValue: 99, Name: "n", Algorithm: AlgorithmGCRA, Conditions: []string{`x=="y"`, "x == y"}, Variables: []string{"descriptors[0]['u']", "u"}},
+		{Namespace: "a", Seconds: 60, MaxValue: 99, Name: "n", Algorithm: counter.AlgorithmGCRA, Conditions: []string{`x=="y"`, "x == y"}, Variables: []string{"descriptors[0]['u']", "u"}},
 	}
 	different := []Limit{
 		{Namespace: "b", Seconds: 60, Conditions: []string{"x == 'y'"}, Variables: []string{"u"}},
@@ -153,7 +155,7 @@ func FuzzDecodeLimits(f *testing.F) {
 		if err := ValidateLimits(limits); err != nil {
 			t.Fatalf("DecodeLimits accepted limits that ValidateLimits rejects: %v", err)
 		}
-		if _, err := NewEvaluator(limits, NewMemoryStore(MemoryOptions{MaxKeys: 64})); err != nil {
+		if _, err := NewEvaluator(limits, counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: 64})); err != nil {
 			t.Fatalf("DecodeLimits accepted limits that NewEvaluator rejects: %v", err)
 		}
 	})

@@ -1,5 +1,9 @@
 package limit
 
+import (
+	"github.com/rlpkit/rlpkit/descriptor"
+)
+
 // Request is the input of one rate-limit decision: Envoy's RateLimitRequest.
 type Request struct {
 	// Domain selects the limits whose Namespace equals it. It must not be
@@ -41,7 +45,7 @@ type Override struct {
 	RequestsPerUnit uint32
 	// Unit is the window; UnitUnknown or a value outside the enum makes the
 	// override void.
-	Unit Unit
+	Unit descriptor.Unit
 }
 
 // lookup returns the value of the last entry with key.

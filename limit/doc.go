@@ -1,12 +1,20 @@
-// Package limit is the enforcement core of rlpkit: the limits a rate-limit
-// service enforces, their evaluation with the semantics of Envoy's Rate Limit
-// Service (RLS), and the counting algorithms and stores behind it, which the
-// HTTP middleware (limit/httplimit) uses directly.
+// Package limit is what a rate-limit service needs on top of counting: the
+// limits it enforces, in limitador's limits-file format (Limit,
+// DecodeLimits, ValidateLimits), their conditions (ParseCondition: the
+// legacy KEY == VALUE form and CEL), and their evaluation with the semantics
+// of Envoy's Rate Limit Service (RLS): the Evaluator and the request and
+// response vocabulary (Request, Descriptor, Entry, Override, Response,
+// DescriptorStatus, RateLimit, Code).
 //
-// It is not an RLS server (package rls maps go-control-plane messages onto
-// Evaluator), does not read YAML, and keeps no goroutines or globals beyond
-// an immutable CEL environment built on first use. It imports only the
-// standard library and cel-go.
+// It does not count: the algorithms, Policy, State, Decision, the Store
+// interface and the memory store are in limit/counter, which imports only
+// the standard library, so that programs that only count (limit/httplimit,
+// limit/redis) do not link CEL. Give an Evaluator a counter.MemoryStore or a
+// limit/redis store. It is not an RLS server either (package rls maps
+// go-control-plane messages onto Evaluator), does not read YAML, and keeps
+// no goroutines or globals beyond an immutable CEL environment built on
+// first use. It imports the standard library, cel-go, limit/counter and
+// descriptor (for its Unit, the one definition of rate-limit time units).
 //
 // # Evaluation
 //
@@ -42,31 +50,6 @@
 // github.com/google/cel-go under a cost limit. A condition on a missing key
 // is false.
 //
-// # Algorithms
-//
-// Five algorithms share one contract. Each is a small value type
-// (FixedWindow, SlidingWindow, TokenBucket, GCRA) whose Decide method is a
-// pure function of a small State, the instant now and a cost, returning the
-// new State and a Decision (allowed, used, remaining, reset-after,
-// retry-after); InFlight counts concurrent holders and returns a release
-// func. Time is always an argument. State never moves backwards when an older
-// now arrives, so stale timestamps mint nothing (golang.org/x/time/rate lets
-// them mint tokens). Policy bundles an algorithm with its parameters and
-// Limiter applies one to a single key.
-//
-// All algorithm arithmetic is on integer Unix microseconds and integer
-// counts below 2^53, except the sliding window's estimates, which are IEEE
-// doubles computed in a documented order; a Redis Lua script can reproduce
-// every decision exactly.
-//
-// # Stores
-//
-// A Store applies one request's counter updates as a batch, all or nothing:
-// when any counter would go over, none is incremented. MemoryStore is the
-// in-process store: sharded, no global lock, expired counters swept a shard
-// at a time, and a bound on stored counters (default 1,000,000) that is
-// never exceeded. The Redis store lives in limit/redis.
-//
 // # Where it differs from its sources
 //
 //   - limitador binds descriptors to every descriptor of the request and
@@ -90,9 +73,6 @@
 //     descriptors[0].key are accepted (they name the entry key).
 //   - A 7-day window reports WEEK, which Envoy's rls.proto has gained; a
 //     server built on a go-control-plane without it should send UNKNOWN.
-//   - Seed 002's sliding window counts a rejected request; this one does not
-//     (a rejected hit consumes nothing, for every algorithm).
-//   - The token bucket and GCRA refill one token every ceil(window/max)
-//     microseconds, so they never admit faster than max per window, and
-//     rates above one hit per microsecond are capped there.
+//   - The algorithms' own differences from their sources are listed in
+//     limit/counter.
 package limit

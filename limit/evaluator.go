@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // Code is a rate-limit answer: Envoy's RateLimitResponse.Code, with the same
@@ -91,7 +93,7 @@ var ErrEmptyDomain = errors.New("limit: request has an empty domain")
 // so they carry over.
 type Evaluator struct {
 	domains map[string]*domainLimits
-	store   Store
+	store   counter.Store
 	clock   func() time.Time
 	scratch sync.Pool
 }
@@ -104,8 +106,8 @@ type domainLimits struct {
 // nothing in the steady state.
 type scratch struct {
 	keys    []byte // every counter key of the request, back to back
-	updates []Update
-	decs    []Decision
+	updates []counter.Update
+	decs    []counter.Decision
 	owner   []int // descriptor index of each update
 	limits  []*RateLimit
 	act     activation
@@ -121,7 +123,7 @@ func WithClock(clock func() time.Time) Option {
 
 // NewEvaluator validates limits (see ValidateLimits) and returns an
 // evaluator over them and store.
-func NewEvaluator(limits []Limit, store Store, opts ...Option) (*Evaluator, error) {
+func NewEvaluator(limits []Limit, store counter.Store, opts ...Option) (*Evaluator, error) {
 	if store == nil {
 		return nil, errors.New("limit: NewEvaluator needs a store")
 	}
@@ -180,7 +182,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 			start := len(sc.keys)
 			sc.keys = appendOverrideKey(sc.keys, req.Domain, d)
 			window := time.Duration(d.Limit.Unit.Seconds()) * time.Second
-			sc.add(i, start, Policy{Max: uint64(d.Limit.RequestsPerUnit), Window: window}, cost,
+			sc.add(i, start, counter.Policy{Max: uint64(d.Limit.RequestsPerUnit), Window: window}, cost,
 				&RateLimit{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: d.Limit.Unit})
 			continue
 		}
@@ -210,10 +212,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 }
 
 // add records an update whose key is sc.keys[start:].
-func (sc *scratch) add(owner, start int, p Policy, cost uint64, rl *RateLimit) {
+func (sc *scratch) add(owner, start int, p counter.Policy, cost uint64, rl *RateLimit) {
 	key := sc.keys[start:]
-	sc.updates = append(sc.updates, Update{Key: unsafe.String(unsafe.SliceData(key), len(key)), Policy: p, Cost: cost})
-	sc.decs = append(sc.decs, Decision{})
+	sc.updates = append(sc.updates, counter.Update{Key: unsafe.String(unsafe.SliceData(key), len(key)), Policy: p, Cost: cost})
+	sc.decs = append(sc.decs, counter.Decision{})
 	sc.owner = append(sc.owner, owner)
 	sc.limits = append(sc.limits, rl)
 }

@@ -3,11 +3,22 @@ package limit
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
+
+// t0 is a whole day (UTC), so windows of a second, a minute, an hour and a
+// day start at it.
+var t0 = time.Unix(1_699_920_000, 0)
+
+const s1 = time.Second
 
 var toystore = []Limit{
 	{Namespace: "toystore", Name: "get-per-user", MaxValue: 2, Seconds: 60, Conditions: []string{"method == 'GET'"}, Variables: []string{"user"}},
@@ -18,7 +29,7 @@ var toystore = []Limit{
 
 func newEvaluator(t *testing.T, limits []Limit) *Evaluator {
 	t.Helper()
-	e, err := NewEvaluator(limits, NewMemoryStore(MemoryOptions{}))
+	e, err := NewEvaluator(limits, counter.NewMemoryStore(counter.MemoryOptions{}))
 	if err != nil {
 		t.Fatalf("NewEvaluator: %v", err)
 	}
@@ -44,7 +55,7 @@ func evaluate(t *testing.T, e *Evaluator, at time.Duration, req Request) *Respon
 	return resp
 }
 
-func limitOf(name string, max uint32, u Unit) *RateLimit {
+func limitOf(name string, max uint32, u descriptor.Unit) *RateLimit {
 	return &RateLimit{Name: name, RequestsPerUnit: max, Unit: u}
 }
 
@@ -55,15 +66,15 @@ func TestEvaluator(t *testing.T) {
 		{Entries: entries("path", "/admin/toys")},
 		{Entries: entries("method", "POST")},
 	}}
-	all := limitOf("all", 5, UnitMinute)
+	all := limitOf("all", 5, descriptor.UnitMinute)
 	steps := []struct {
 		at   time.Duration
 		want Response
 	}{
 		{0, Response{Code: CodeOK, Statuses: []DescriptorStatus{
 			// get-per-user has 1 left, all has 2 left after this request's three hits.
-			{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, UnitMinute), LimitRemaining: 1, DurationUntilReset: 60 * s1},
-			{Code: CodeOK, CurrentLimit: limitOf("admin", 1, UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1},
+			{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, descriptor.UnitMinute), LimitRemaining: 1, DurationUntilReset: 60 * s1},
+			{Code: CodeOK, CurrentLimit: limitOf("admin", 1, descriptor.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1},
 			{Code: CodeOK, CurrentLimit: all, LimitRemaining: 2, DurationUntilReset: 60 * s1},
 		}}},
 		// admin is used up, and all would take a sixth hit from the third
@@ -71,8 +82,8 @@ func TestEvaluator(t *testing.T) {
 		// admitted descriptor reports its counters without this request; an
 		// over one as they stood within the request.
 		{10 * s1, Response{Code: CodeOverLimit, Statuses: []DescriptorStatus{
-			{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, UnitMinute), LimitRemaining: 1, DurationUntilReset: 50 * s1},
-			{Code: CodeOverLimit, CurrentLimit: limitOf("admin", 1, UnitHour), LimitRemaining: 0, DurationUntilReset: 3590 * s1},
+			{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, descriptor.UnitMinute), LimitRemaining: 1, DurationUntilReset: 50 * s1},
+			{Code: CodeOverLimit, CurrentLimit: limitOf("admin", 1, descriptor.UnitHour), LimitRemaining: 0, DurationUntilReset: 3590 * s1},
 			{Code: CodeOverLimit, CurrentLimit: all, LimitRemaining: 0, DurationUntilReset: 50 * s1},
 		}}},
 	}
@@ -88,7 +99,7 @@ func TestEvaluator(t *testing.T) {
 		{Entries: entries("method", "GET", "user", "alice")},
 	}})
 	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{
-		{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, UnitMinute), LimitRemaining: 0, DurationUntilReset: 40 * s1},
+		{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, descriptor.UnitMinute), LimitRemaining: 0, DurationUntilReset: 40 * s1},
 		{Code: CodeOK, CurrentLimit: all, LimitRemaining: 0, DurationUntilReset: 40 * s1},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -103,8 +114,8 @@ func TestEvaluatorNoLimits(t *testing.T) {
 		got := evaluate(t, e, 0, Request{Domain: domain, Descriptors: []Descriptor{{Entries: entries("a", "b")}, {}}})
 		if domain == "other" { // the "other" limit applies to every descriptor
 			want = &Response{Code: CodeOverLimit, Statuses: []DescriptorStatus{
-				{Code: CodeOK, CurrentLimit: limitOf("other", 1, UnitSecond), LimitRemaining: 1, DurationUntilReset: s1},
-				{Code: CodeOverLimit, CurrentLimit: limitOf("other", 1, UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
+				{Code: CodeOK, CurrentLimit: limitOf("other", 1, descriptor.UnitSecond), LimitRemaining: 1, DurationUntilReset: s1},
+				{Code: CodeOverLimit, CurrentLimit: limitOf("other", 1, descriptor.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
 			}}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -119,7 +130,7 @@ func TestEvaluatorNoLimits(t *testing.T) {
 func TestEvaluatorHitsAddend(t *testing.T) {
 	limits := []Limit{{Namespace: "d", Name: "n", MaxValue: 10, Seconds: 60, Variables: []string{"k"}}}
 	e := newEvaluator(t, limits)
-	lim := limitOf("n", 10, UnitMinute)
+	lim := limitOf("n", 10, descriptor.UnitMinute)
 	status := func(code Code, remaining uint32) DescriptorStatus {
 		return DescriptorStatus{Code: code, CurrentLimit: lim, LimitRemaining: remaining, DurationUntilReset: 60 * s1}
 	}
@@ -156,24 +167,24 @@ func TestEvaluatorHitsAddend(t *testing.T) {
 func TestEvaluatorOverride(t *testing.T) {
 	limits := []Limit{{Namespace: "d", Name: "configured", MaxValue: 100, Seconds: 60, Variables: []string{"user"}}}
 	e := newEvaluator(t, limits)
-	override := func(n uint32, u Unit) *Override { return &Override{RequestsPerUnit: n, Unit: u} }
+	override := func(n uint32, u descriptor.Unit) *Override { return &Override{RequestsPerUnit: n, Unit: u} }
 	steps := []struct {
 		name string
 		d    Descriptor
 		want DescriptorStatus
 	}{
-		{"override replaces the configured limit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, UnitHour)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 1, UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
-		{"and is over on the next hit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, UnitHour)},
-			DescriptorStatus{Code: CodeOverLimit, CurrentLimit: limitOf("", 1, UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+		{"override replaces the configured limit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, descriptor.UnitHour)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 1, descriptor.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+		{"and is over on the next hit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, descriptor.UnitHour)},
+			DescriptorStatus{Code: CodeOverLimit, CurrentLimit: limitOf("", 1, descriptor.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
 		{"the configured counter was not touched", Descriptor{Entries: entries("user", "bob")},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
-		{"override applies without a configured limit", Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, UnitSecond)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 5, UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
-		{"another window is another counter", Descriptor{Entries: entries("user", "bob"), Limit: override(2, UnitDay)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 2, UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
-		{"an unknown unit is ignored", Descriptor{Entries: entries("user", "bob"), Limit: override(1, UnitUnknown)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, UnitMinute), LimitRemaining: 98, DurationUntilReset: 60 * s1}},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, descriptor.UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
+		{"override applies without a configured limit", Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, descriptor.UnitSecond)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 5, descriptor.UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
+		{"another window is another counter", Descriptor{Entries: entries("user", "bob"), Limit: override(2, descriptor.UnitDay)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 2, descriptor.UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
+		{"an unknown unit is ignored", Descriptor{Entries: entries("user", "bob"), Limit: override(1, descriptor.UnitUnknown)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, descriptor.UnitMinute), LimitRemaining: 98, DurationUntilReset: 60 * s1}},
 	}
 	for _, st := range steps {
 		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{st.d}})
@@ -186,10 +197,10 @@ func TestEvaluatorOverride(t *testing.T) {
 func TestEvaluatorUnits(t *testing.T) {
 	tests := []struct {
 		seconds uint32
-		want    Unit
+		want    descriptor.Unit
 	}{
-		{1, UnitSecond}, {60, UnitMinute}, {3600, UnitHour}, {86400, UnitDay},
-		{604800, UnitWeek}, {2592000, UnitMonth}, {31536000, UnitYear}, {10, UnitUnknown}, {120, UnitUnknown},
+		{1, descriptor.UnitSecond}, {60, descriptor.UnitMinute}, {3600, descriptor.UnitHour}, {86400, descriptor.UnitDay},
+		{604800, descriptor.UnitWeek}, {2592000, descriptor.UnitMonth}, {31536000, descriptor.UnitYear}, {10, descriptor.UnitUnknown}, {120, descriptor.UnitUnknown},
 	}
 	for _, tc := range tests {
 		e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 3, Seconds: tc.seconds}})
@@ -218,7 +229,9 @@ func TestEvaluatorKeysAreUnambiguous(t *testing.T) {
 
 type failingStore struct{ err error }
 
-func (s failingStore) Update(context.Context, time.Time, []Update, []Decision) error { return s.err }
+func (s failingStore) Update(context.Context, time.Time, []counter.Update, []counter.Decision) error {
+	return s.err
+}
 
 func TestEvaluatorStoreError(t *testing.T) {
 	boom := errors.New("connection refused")
@@ -237,7 +250,7 @@ func TestEvaluatorStoreError(t *testing.T) {
 }
 
 func TestNewEvaluatorErrors(t *testing.T) {
-	_, err := NewEvaluator([]Limit{{Namespace: "", Seconds: 1}, {Namespace: "a", Seconds: 0}}, NewMemoryStore(MemoryOptions{}))
+	_, err := NewEvaluator([]Limit{{Namespace: "", Seconds: 1}, {Namespace: "a", Seconds: 0}}, counter.NewMemoryStore(counter.MemoryOptions{}))
 	want := "limit: [0].namespace: must not be empty\nlimit: [1].seconds: must be greater than 0"
 	if err == nil || err.Error() != want {
 		t.Errorf("NewEvaluator = %v, want %q", err, want)
@@ -265,4 +278,23 @@ func TestEvaluatorExactUnderConcurrency(t *testing.T) {
 	if admitted != 1000 {
 		t.Errorf("admitted %d, want exactly 1000", admitted)
 	}
+}
+
+// hammer runs f from g goroutines n times each and counts the trues.
+func hammer(g, n int, f func(g, i int) bool) int {
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for gi := range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				if f(gi, i) {
+					admitted.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return int(admitted.Load())
 }

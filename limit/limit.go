@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // Limit is one rate limit in limitador's file format. Its identity is
@@ -34,7 +36,7 @@ type Limit struct {
 	Name string `json:"name,omitempty" yaml:"name,omitempty"`
 	// Algorithm is the counting algorithm; the zero value is the fixed
 	// window.
-	Algorithm Algorithm `json:"algorithm,omitempty" yaml:"algorithm,omitempty"`
+	Algorithm counter.Algorithm `json:"algorithm,omitempty" yaml:"algorithm,omitempty"`
 }
 
 // Identity returns a string that is equal for two limits exactly when they

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // RateLimit is the limit reported in a descriptor status: Envoy's
@@ -16,7 +19,7 @@ type RateLimit struct {
 	RequestsPerUnit uint32
 	// Unit is the window as an Envoy unit, UnitUnknown when the window is
 	// none of them.
-	Unit Unit
+	Unit descriptor.Unit
 }
 
 // compiledLimit is a validated Limit ready for matching.
@@ -25,7 +28,7 @@ type compiledLimit struct {
 	conds  []*Condition
 	vars   []string // entry keys, sorted and unique
 	prefix string   // counter key prefix; the variables' values follow
-	policy Policy
+	policy counter.Policy
 	status RateLimit
 	cel    bool // some condition is CEL
 }
@@ -85,7 +88,7 @@ func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLi
 	if l.Seconds == 0 {
 		errs.add(path+".seconds", "must be greater than 0")
 	}
-	if int(l.Algorithm) >= len(algorithmNames) {
+	if !l.Algorithm.Valid() {
 		errs.add(path+".algorithm", fmt.Sprintf("unknown algorithm %d", uint8(l.Algorithm)))
 	}
 	cl := &compiledLimit{index: index}
@@ -107,8 +110,8 @@ func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLi
 		return nil
 	}
 	cl.vars = canonicalVariables(l.Variables)
-	cl.policy = Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second}
-	cl.status = RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: UnitForSeconds(l.Seconds)}
+	cl.policy = counter.Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second}
+	cl.status = RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: descriptor.UnitForSeconds(l.Seconds)}
 	b := appendHashTag(nil, l.Namespace)
 	b = append(b, 'L', algorithmKeyByte(l.Algorithm))
 	cl.prefix = string(appendIdentityRest(b, l.Seconds, canonicalConditions(l.Conditions), cl.vars))
@@ -117,7 +120,7 @@ func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLi
 
 // algorithmKeyByte tags counter keys with their algorithm, so that a limit
 // whose algorithm changes starts new counters instead of misreading state.
-func algorithmKeyByte(a Algorithm) byte { return 'a' + byte(a) }
+func algorithmKeyByte(a counter.Algorithm) byte { return 'a' + byte(a) }
 
 // appendHashTag appends "{" namespace "}" with "{", "}" and "%" escaped as
 // %7B, %7D and %25, so the tag is the whole namespace and Redis Cluster

@@ -1,7 +1,7 @@
 // Package rls is Envoy's Rate Limit Service over rlpkit's limits: it answers
 // envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit with
 // go-control-plane's message types by evaluating the request with a
-// limit.Evaluator over a limit.Store (the memory store or limit/redis).
+// limit.Evaluator over a counter.Store (the memory store or limit/redis).
 //
 // It is not a server: it opens no listener, starts no goroutine, reads no
 // file and exports no metrics. `rlpkit serve` does all of that around a

@@ -9,6 +9,7 @@ import (
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -18,7 +19,7 @@ func Example() {
 	limits := []limit.Limit{{Namespace: "shop", MaxValue: 2, Seconds: 60, Variables: []string{"user"}, Name: "per user"}}
 	now := time.Date(2024, 1, 1, 12, 0, 15, 0, time.UTC)
 	svc, err := rls.New(limits, rls.Options{
-		Store:           limit.NewMemoryStore(limit.MemoryOptions{}),
+		Store:           counter.NewMemoryStore(counter.MemoryOptions{}),
 		Clock:           func() time.Time { return now },
 		ResponseHeaders: true,
 	})

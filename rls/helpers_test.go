@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // t0 is 10 s into a minute, so a 60 s window resets in 50 s.
@@ -23,7 +24,7 @@ func fixedClock(t time.Time) func() time.Time { return func() time.Time { return
 // newService returns a service over a fresh memory store at the instant t0.
 func newService(t testing.TB, limits []limit.Limit, headers bool) *Service {
 	t.Helper()
-	s, err := New(limits, Options{Store: limit.NewMemoryStore(limit.MemoryOptions{}), Clock: fixedClock(t0), ResponseHeaders: headers})
+	s, err := New(limits, Options{Store: counter.NewMemoryStore(counter.MemoryOptions{}), Clock: fixedClock(t0), ResponseHeaders: headers})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -75,7 +76,7 @@ const (
 // failingStore answers every update with err.
 type failingStore struct{ err error }
 
-func (f failingStore) Update(context.Context, time.Time, []limit.Update, []limit.Decision) error {
+func (f failingStore) Update(context.Context, time.Time, []counter.Update, []counter.Decision) error {
 	return f.err
 }
 

@@ -7,6 +7,7 @@ import (
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 
+	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 )
 
@@ -52,7 +53,7 @@ func (sc *scratch) convert(req *rlsv3.RateLimitRequest) error {
 			ld.HitsAddend = &sc.hits[i]
 		}
 		if o := d.GetLimit(); o != nil {
-			sc.overrides[i] = limit.Override{RequestsPerUnit: o.GetRequestsPerUnit(), Unit: limit.Unit(o.GetUnit())}
+			sc.overrides[i] = limit.Override{RequestsPerUnit: o.GetRequestsPerUnit(), Unit: descriptor.Unit(o.GetUnit())}
 			ld.Limit = &sc.overrides[i]
 		}
 		sc.req.Descriptors[i] = ld

@@ -13,13 +13,14 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // Options configures a Service. Store is required; the zero value of every
 // other field is a sensible default.
 type Options struct {
 	// Store keeps the counters. Required.
-	Store limit.Store
+	Store counter.Store
 	// Clock gives the instant of each decision; nil means time.Now. A store
 	// with a clock of its own (Redis TIME) may use that instead.
 	Clock func() time.Time

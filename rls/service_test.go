@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 var shopLimits = []limit.Limit{
@@ -149,7 +150,7 @@ func TestShouldRateLimitErrors(t *testing.T) {
 	multipliedOne.Limit.UnitMultiplier = wrapperspb.UInt32(1)
 	tests := []struct {
 		name  string
-		store limit.Store
+		store counter.Store
 		req   *rlsv3.RateLimitRequest
 		code  codes.Code
 		msg   string
@@ -170,7 +171,7 @@ func TestShouldRateLimitErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			store := tc.store
 			if store == nil {
-				store = limit.NewMemoryStore(limit.MemoryOptions{})
+				store = counter.NewMemoryStore(counter.MemoryOptions{})
 			}
 			var outcomes []Outcome
 			s, err := New(shopLimits, Options{Store: store, Clock: fixedClock(t0), Observe: func(o Outcome) { outcomes = append(outcomes, o) }})
@@ -201,7 +202,7 @@ func TestNew(t *testing.T) {
 		t.Errorf("New(limits, no store) error = %v, want rls: New needs a store", err)
 	}
 	bad := []limit.Limit{{Namespace: "shop", MaxValue: 1, Seconds: 0}}
-	_, err := New(bad, Options{Store: limit.NewMemoryStore(limit.MemoryOptions{})})
+	_, err := New(bad, Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
 	if err == nil || !strings.Contains(err.Error(), "[0].seconds") {
 		t.Errorf("New(seconds 0) error = %v, want one naming [0].seconds", err)
 	}

@@ -19,7 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -53,7 +53,7 @@ type serveOptions struct {
 
 	// wrapStore, when set, wraps the counter store; tests use it to hold
 	// calls in flight.
-	wrapStore func(limit.Store) limit.Store
+	wrapStore func(counter.Store) counter.Store
 }
 
 // runServe implements "rlpkit serve": it serves until SIGINT or SIGTERM.
@@ -151,7 +151,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		return err
 	}
 	defer cs.close()
-	var store limit.Store = cs.Store
+	var store counter.Store = cs.Store
 	if cs.kind == "redis" {
 		store = boundedStore{Store: store, timeout: o.storeTimeout}
 	}

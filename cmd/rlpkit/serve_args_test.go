@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // TestServeExitCodes checks the exit status of the ways serve refuses to
@@ -62,7 +63,7 @@ func TestServeExitCodes(t *testing.T) {
 func TestLoadLimitsFile(t *testing.T) {
 	dir := t.TempDir()
 	want := []limit.Limit{
-		{Namespace: "shop", MaxValue: 10, Seconds: 60, Conditions: []string{"path == '/cart'"}, Variables: []string{"user"}, Name: "cart", Algorithm: limit.AlgorithmGCRA},
+		{Namespace: "shop", MaxValue: 10, Seconds: 60, Conditions: []string{"path == '/cart'"}, Variables: []string{"user"}, Name: "cart", Algorithm: counter.AlgorithmGCRA},
 		{Namespace: "shop", MaxValue: 5, Seconds: 1},
 	}
 	tests := []struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc/codes"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -110,14 +110,14 @@ func (m *serveMetrics) reloadFailed() {
 // instrument wraps s to time its updates, count its errors and log them, at
 // most one line per storeLogInterval while failing and one line when it
 // answers again.
-func (m *serveMetrics) instrument(s limit.Store, log *slog.Logger) limit.Store {
+func (m *serveMetrics) instrument(s counter.Store, log *slog.Logger) counter.Store {
 	return &instrumentedStore{Store: s, m: m, log: log}
 }
 
 const storeLogInterval = 5 * time.Second
 
 type instrumentedStore struct {
-	limit.Store
+	counter.Store
 	m          *serveMetrics
 	log        *slog.Logger
 	failing    atomic.Bool
@@ -125,7 +125,7 @@ type instrumentedStore struct {
 	suppressed atomic.Int64 // errors not logged since
 }
 
-func (s *instrumentedStore) Update(ctx context.Context, now time.Time, updates []limit.Update, decisions []limit.Decision) error {
+func (s *instrumentedStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	start := time.Now()
 	err := s.Store.Update(ctx, now, updates, decisions)
 	end := time.Now()

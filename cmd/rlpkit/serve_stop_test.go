@@ -10,13 +10,13 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // gateStore holds every update until release is closed (or its call ends),
 // and says on entered when one arrives.
 type gateStore struct {
-	limit.Store
+	counter.Store
 	entered chan struct{}
 	release chan struct{}
 }
@@ -26,10 +26,10 @@ func newGate() *gateStore {
 }
 
 func (g *gateStore) wrap(o *serveOptions) {
-	o.wrapStore = func(s limit.Store) limit.Store { g.Store = s; return g }
+	o.wrapStore = func(s counter.Store) counter.Store { g.Store = s; return g }
 }
 
-func (g *gateStore) Update(ctx context.Context, now time.Time, updates []limit.Update, decisions []limit.Decision) error {
+func (g *gateStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	select {
 	case g.entered <- struct{}{}:
 	default:

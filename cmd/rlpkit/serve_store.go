@@ -8,14 +8,14 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/redis"
 )
 
 // counterStore is the store serve keeps its counters in, with what it needs
 // to describe and close it.
 type counterStore struct {
-	limit.Store
+	counter.Store
 	kind  string // "memory" or "redis"
 	close func() error
 }
@@ -25,7 +25,7 @@ type counterStore struct {
 // Unavailable until Redis answers, and says so in the log.
 func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	if o.redisURL == "" {
-		mem := limit.NewMemoryStore(limit.MemoryOptions{MaxKeys: o.maxKeys})
+		mem := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: o.maxKeys})
 		return &counterStore{Store: mem, kind: "memory", close: func() error { return nil }}, nil
 	}
 	// go-redis logs every failed dial; the store's errors are logged (at most
@@ -56,13 +56,13 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 // Redis that cannot be reached is answered Unavailable while the caller still
 // listens, rather than leaving it to time out.
 type boundedStore struct {
-	limit.Store
+	counter.Store
 	timeout time.Duration
 }
 
 const maxAnswerReserve = 100 * time.Millisecond
 
-func (s boundedStore) Update(ctx context.Context, now time.Time, updates []limit.Update, decisions []limit.Decision) error {
+func (s boundedStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	budget := s.timeout
 	if deadline, ok := ctx.Deadline(); ok {
 		budget = s.budget(time.Until(deadline))

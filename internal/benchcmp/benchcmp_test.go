@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 	"golang.org/x/time/rate"
 )
 
 // BenchmarkSingleKey compares one token bucket decision with a clock read:
-// golang.org/x/time/rate's Limiter.Allow and limit.Limiter.Allow, both with
+// golang.org/x/time/rate's Limiter.Allow and counter.Limiter.Allow, both with
 // burst 1,000 and 1,000,000 tokens per second so that most calls admit.
 func BenchmarkSingleKey(b *testing.B) {
 	b.Run("x-time-rate", func(b *testing.B) {
@@ -23,7 +23,7 @@ func BenchmarkSingleKey(b *testing.B) {
 		}
 	})
 	b.Run("limit", func(b *testing.B) {
-		l, err := limit.NewLimiter(limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 1000, Window: time.Millisecond})
+		l, err := counter.NewLimiter(counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 1000, Window: time.Millisecond})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func BenchmarkSingleKey(b *testing.B) {
 		})
 	})
 	b.Run("limit-parallel", func(b *testing.B) {
-		l, err := limit.NewLimiter(limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 1000, Window: time.Millisecond})
+		l, err := counter.NewLimiter(counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 1000, Window: time.Millisecond})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -84,10 +84,10 @@ func BenchmarkKeyed(b *testing.B) {
 		})
 	})
 	b.Run("memory-store", func(b *testing.B) {
-		p := limit.Policy{Algorithm: limit.AlgorithmFixedWindow, Max: limit.MaxPolicyValue, Window: time.Hour}
-		m := limit.NewMemoryStore(limit.MemoryOptions{})
+		p := counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: counter.MaxPolicyValue, Window: time.Hour}
+		m := counter.NewMemoryStore(counter.MemoryOptions{})
 		for _, k := range keys {
-			m.UpdateOne(time.Now(), limit.Update{Key: k, Policy: p, Cost: 1})
+			m.UpdateOne(time.Now(), counter.Update{Key: k, Policy: p, Cost: 1})
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -95,7 +95,7 @@ func BenchmarkKeyed(b *testing.B) {
 			i := offset.Add(7919)
 			for pb.Next() {
 				i++
-				if _, err := m.UpdateOne(time.Now(), limit.Update{Key: keys[i%keyCount], Policy: p, Cost: 1}); err != nil {
+				if _, err := m.UpdateOne(time.Now(), counter.Update{Key: keys[i%keyCount], Policy: p, Cost: 1}); err != nil {
 					b.Error(err)
 					return
 				}
@@ -125,7 +125,7 @@ func TestStaleTimestamps(t *testing.T) {
 		}
 	}
 
-	ll, err := limit.NewLimiter(limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 10, Window: time.Second})
+	ll, err := counter.NewLimiter(counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 10, Window: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/redis"
 	"github.com/rlpkit/rlpkit/rls"
 )
@@ -21,10 +22,10 @@ import (
 // serve starts an RLS on loopback with one limit of max per user.
 func serve(t *testing.T, max uint32) string {
 	t.Helper()
-	return serveOn(t, max, limit.NewMemoryStore(limit.MemoryOptions{}))
+	return serveOn(t, max, counter.NewMemoryStore(counter.MemoryOptions{}))
 }
 
-func serveOn(t *testing.T, max uint32, store limit.Store) string {
+func serveOn(t *testing.T, max uint32, store counter.Store) string {
 	t.Helper()
 	svc, err := rls.New([]limit.Limit{{Namespace: "load", MaxValue: max, Seconds: 31536000, Variables: []string{"user"}}},
 		rls.Options{Store: store})

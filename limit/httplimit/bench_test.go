@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // discard is a ResponseWriter that costs next to nothing, so the
@@ -59,7 +59,7 @@ func serve(b *testing.B, h http.Handler, r *http.Request) {
 // ns/op.
 func BenchmarkMiddleware(b *testing.B) {
 	rate := func(tag Tag, key string) Config {
-		return validConfig(func(c *Config) { c.Tag, c.Key, c.Max = tag, key, limit.MaxPolicyValue })
+		return validConfig(func(c *Config) { c.Tag, c.Key, c.Max = tag, key, counter.MaxPolicyValue })
 	}
 	inflight := func(tag Tag, key string) Config {
 		return validConfig(func(c *Config) { c.Type, c.Tag, c.Key, c.Max = TypeInflight, tag, key, 1 })
@@ -105,7 +105,7 @@ func BenchmarkMiddlewareParallel(b *testing.B) {
 	}
 	b.Run("bare", func(b *testing.B) { run(b, bareHandler) })
 	b.Run("rate/ip", func(b *testing.B) {
-		c := validConfig(func(c *Config) { c.Max = limit.MaxPolicyValue })
+		c := validConfig(func(c *Config) { c.Max = counter.MaxPolicyValue })
 		run(b, mustNew(b, "p", c).Handler(bareHandler))
 	})
 }

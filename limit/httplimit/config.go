@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // Type selects the limiter of a plugin: "rate" or "inflight".
@@ -79,11 +79,11 @@ type Config struct {
 	Key string
 	// Max is the number of requests allowed per Interval (rate) or at once
 	// (inflight). It must not be negative, and at most 4294967295
-	// (limit.MaxPolicyValue). 0 rejects every request that has a key.
+	// (counter.MaxPolicyValue). 0 rejects every request that has a key.
 	Max int64
 	// Interval is the rate window: greater than zero, at least a
 	// microsecond (the resolution the window is counted at) and at most
-	// limit.MaxWindow. Inflight ignores it but it must still be valid.
+	// counter.MaxWindow. Inflight ignores it but it must still be valid.
 	Interval time.Duration
 	// Weight is how much the current window counts against the previous
 	// one, in percent, 0 to 100. 0 uses the previous window alone.
@@ -134,16 +134,16 @@ func (c Config) Validate() error {
 	switch {
 	case c.Max < 0:
 		add("max", "must not be negative, got %d", c.Max)
-	case c.Max > limit.MaxPolicyValue:
-		add("max", "must be at most %d, got %d", uint64(limit.MaxPolicyValue), c.Max)
+	case c.Max > counter.MaxPolicyValue:
+		add("max", "must be at most %d, got %d", uint64(counter.MaxPolicyValue), c.Max)
 	}
 	switch {
 	case c.Interval <= 0:
 		add("interval", "must be greater than 0, got %q", c.Interval.String())
 	case c.Interval < time.Microsecond:
 		add("interval", "must be at least 1µs, got %q", c.Interval.String())
-	case c.Interval > limit.MaxWindow:
-		add("interval", "must be at most %q, got %q", limit.MaxWindow.String(), c.Interval.String())
+	case c.Interval > counter.MaxWindow:
+		add("interval", "must be at most %q, got %q", counter.MaxWindow.String(), c.Interval.String())
 	}
 	if c.Weight < 0 || c.Weight > 100 {
 		add("weight", "must be between 0 and 100, got %d", c.Weight)
@@ -156,10 +156,10 @@ func (c Config) Validate() error {
 	return errs.errOrNil()
 }
 
-// policy returns the limit package's policy for a valid rate config.
-func (c Config) policy() limit.Policy {
-	return limit.Policy{
-		Algorithm: limit.AlgorithmSlidingWindow,
+// policy returns the counter package's policy for a valid rate config.
+func (c Config) policy() counter.Policy {
+	return counter.Policy{
+		Algorithm: counter.AlgorithmSlidingWindow,
 		Max:       uint64(c.Max),
 		Window:    c.Interval,
 		Weighted:  true,

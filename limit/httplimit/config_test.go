@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 func TestDefaultConfig(t *testing.T) {
@@ -99,7 +99,7 @@ func TestConfigValidate(t *testing.T) {
 		},
 		{
 			name: "interval too long",
-			c:    validConfig(func(c *Config) { c.Interval = limit.MaxWindow + time.Second }),
+			c:    validConfig(func(c *Config) { c.Interval = counter.MaxWindow + time.Second }),
 			want: ErrorList{{Path: "interval", Message: `must be at most "1193046h28m15s", got "1193046h28m16s"`}},
 		},
 		{

@@ -28,7 +28,7 @@
 //     "exceed limit <value>/<max>" and, for a rate limiter,
 //     Retry-After: the interval in seconds (rounded up to a whole second).
 //   - max = 0 rejects every request that has a key, for both types.
-//   - rate uses limit.SlidingWindow in seed 002's weighted mode:
+//   - rate uses counter.SlidingWindow in seed 002's weighted mode:
 //     value = (prev*(1-w) + curr*w) / interval against the budget
 //     max / max(interval, 1) (seconds); weight 0 uses the previous window
 //     alone. Windows are aligned to the Unix epoch.
@@ -60,10 +60,10 @@
 //
 // # Shared counters
 //
-// A rate limiter keeps its counters in a limit.Store: by default a
-// limit.MemoryStore of its own, so counters are per process and N instances
+// A rate limiter keeps its counters in a counter.Store: by default a
+// counter.MemoryStore of its own, so counters are per process and N instances
 // behind a load balancer admit up to N times the limit, as the seed warns.
-// WithStore takes any limit.Store, and then every instance using the same
+// WithStore takes any counter.Store, and then every instance using the same
 // store shares one budget per key; with limit/redis that is one Redis:
 //
 //	client, _ := redis.NewClient("redis://10.0.0.5:6379/0") // limit/redis
@@ -77,7 +77,7 @@
 //
 // In-flight counts are always per process, whatever the store: an in-flight
 // count shared across instances would need a lease that outlives a crashed
-// instance, which limit.Store does not model. With N instances a key may
+// instance, which counter.Store does not model. With N instances a key may
 // hold up to N times max requests at once.
 //
 // # Where it differs from the seed
@@ -95,8 +95,8 @@
 //   - max = 0 rejects everything for rate too, not only for inflight (the
 //     seed's rate limiter with weight 0 would admit a whole first window).
 //   - max is at most 4294967295 and interval at least a microsecond (the
-//     resolution the window is counted at) and at most limit.MaxWindow, the
-//     bounds of package limit.
+//     resolution the window is counted at) and at most counter.MaxWindow, the
+//     bounds of package limit/counter.
 //   - category and max are required in the TOML form, and unknown keys are
 //     errors: a typo must not silently fall back to a default.
 //   - When several plugins apply, the request must pass them all in order;

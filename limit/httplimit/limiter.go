@@ -12,7 +12,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // Limiter is one limit plugin: a rate or in-flight limiter with its key. Its
@@ -28,14 +28,14 @@ type Limiter struct {
 	cookieNameOK bool   // Key is a token, for TagCookie
 
 	// rate
-	policy     limit.Policy
-	store      limit.Store
-	mem        *limit.MemoryStore // store, when it is a memory store
-	scale      float64            // max(interval in seconds, 1)
+	policy     counter.Policy
+	store      counter.Store
+	mem        *counter.MemoryStore // store, when it is a memory store
+	scale      float64              // max(interval in seconds, 1)
 	retryAfter string
 
 	// inflight
-	inflight *limit.InFlight
+	inflight *counter.InFlight
 }
 
 // New returns the limiter of the plugin named name (the name of its
@@ -69,14 +69,14 @@ func New(name string, c Config, opts ...Option) (*Limiter, error) {
 		l.policy = c.policy()
 		l.store = l.opts.store
 		if l.store == nil {
-			l.store = limit.NewMemoryStore(limit.MemoryOptions{})
+			l.store = counter.NewMemoryStore(counter.MemoryOptions{})
 		}
-		l.mem, _ = l.store.(*limit.MemoryStore)
+		l.mem, _ = l.store.(*counter.MemoryStore)
 		l.scale = math.Max(c.Interval.Seconds(), 1)
 		secs := (c.Interval + time.Second - 1) / time.Second
 		l.retryAfter = strconv.FormatInt(int64(secs), 10)
 	case TypeInflight:
-		l.inflight = limit.NewInFlight(uint64(c.Max))
+		l.inflight = counter.NewInFlight(uint64(c.Max))
 	}
 	return l, nil
 }
@@ -109,8 +109,8 @@ var errUnavailable = &rejection{status: http.StatusServiceUnavailable, body: "ra
 // allocates nothing on the memory store's path.
 type scratch struct {
 	key       []byte
-	updates   [1]limit.Update
-	decisions [1]limit.Decision
+	updates   [1]counter.Update
+	decisions [1]counter.Decision
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{key: make([]byte, 0, 128)} }}
@@ -134,9 +134,9 @@ func (l *Limiter) admit(r *http.Request) (release func(), rej *rejection) {
 		}
 		return release, nil
 	}
-	u := limit.Update{Key: unsafe.String(unsafe.SliceData(key), len(key)), Policy: l.policy, Cost: 1}
+	u := counter.Update{Key: unsafe.String(unsafe.SliceData(key), len(key)), Policy: l.policy, Cost: 1}
 	now := l.opts.clock()
-	var d limit.Decision
+	var d counter.Decision
 	var err error
 	if l.mem != nil {
 		d, err = l.mem.UpdateOne(now, u)
@@ -144,7 +144,7 @@ func (l *Limiter) admit(r *http.Request) (release func(), rej *rejection) {
 		sc.updates[0] = u
 		err = l.store.Update(r.Context(), now, sc.updates[:], sc.decisions[:])
 		d = sc.decisions[0]
-		sc.updates[0] = limit.Update{}
+		sc.updates[0] = counter.Update{}
 	}
 	if err != nil {
 		if l.opts.onStoreErr != nil && l.opts.onStoreErr(r, fmt.Errorf("httplimit: plugin %s: %w", l.name, err)) {

@@ -5,14 +5,14 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // Option configures a Limiter (and every limiter of a Set).
 type Option func(*options)
 
 type options struct {
-	store      limit.Store
+	store      counter.Store
 	clock      func() time.Time
 	trusted    []netip.Prefix
 	onStoreErr func(*http.Request, error) bool
@@ -21,13 +21,13 @@ type options struct {
 
 // WithStore makes rate limiters keep their counters in s, for example the
 // Redis store of limit/redis, so that several instances of a program share
-// one budget. The default is a limit.MemoryStore per limiter: counters per
+// one budget. The default is a counter.MemoryStore per limiter: counters per
 // process, so with N instances behind a load balancer a client gets up to N
 // times the limit. A nil s keeps the default.
 //
 // In-flight limiters ignore it: their counts are always per process (see the
 // package documentation).
-func WithStore(s limit.Store) Option {
+func WithStore(s counter.Store) Option {
 	return func(o *options) { o.store = s }
 }
 

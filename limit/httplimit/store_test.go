@@ -9,19 +9,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // genericStore hides a MemoryStore behind the Store interface, so the
 // limiter takes the path every other store takes, and records the keys.
 type genericStore struct {
-	mem  *limit.MemoryStore
+	mem  *counter.MemoryStore
 	mu   sync.Mutex
 	keys []string
 	err  error
 }
 
-func (s *genericStore) Update(ctx context.Context, now time.Time, updates []limit.Update, decisions []limit.Decision) error {
+func (s *genericStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	s.mu.Lock()
 	for _, u := range updates {
 		s.keys = append(s.keys, strings.Clone(u.Key))
@@ -34,13 +34,13 @@ func (s *genericStore) Update(ctx context.Context, now time.Time, updates []limi
 	return s.mem.Update(ctx, now, updates, decisions)
 }
 
-var _ limit.Store = (*genericStore)(nil)
+var _ counter.Store = (*genericStore)(nil)
 
 func TestStoreSharedBudget(t *testing.T) {
 	// Two instances of one plugin on one store share its budget, as
 	// instances on one Redis would.
 	clock := newFakeClock()
-	store := &genericStore{mem: limit.NewMemoryStore(limit.MemoryOptions{})}
+	store := &genericStore{mem: counter.NewMemoryStore(counter.MemoryOptions{})}
 	c := validConfig(func(c *Config) { c.Max, c.Weight = 4, 100 })
 	a := front(mustNew(t, "perIP", c, WithStore(store), WithClock(clock.Now)), StepRequest, &upstream{})
 	b := front(mustNew(t, "perIP", c, WithStore(store), WithClock(clock.Now)), StepProxyUpstream, &upstream{})
@@ -65,7 +65,7 @@ func TestStoreSharedBudget(t *testing.T) {
 
 func TestStoreSeparatesPlugins(t *testing.T) {
 	clock := newFakeClock()
-	store := limit.NewMemoryStore(limit.MemoryOptions{})
+	store := counter.NewMemoryStore(counter.MemoryOptions{})
 	c := validConfig(func(c *Config) { c.Max, c.Weight = 1, 100 })
 	a := front(mustNew(t, "a", c, WithStore(store), WithClock(clock.Now)), StepRequest, &upstream{})
 	b := front(mustNew(t, "b", c, WithStore(store), WithClock(clock.Now)), StepRequest, &upstream{})
@@ -90,7 +90,7 @@ func TestStoreErrors(t *testing.T) {
 	for _, step := range steps {
 		for _, tc := range tests {
 			t.Run(string(step)+"/"+tc.name, func(t *testing.T) {
-				store := &genericStore{mem: limit.NewMemoryStore(limit.MemoryOptions{}), err: boom}
+				store := &genericStore{mem: counter.NewMemoryStore(counter.MemoryOptions{}), err: boom}
 				var seen []error
 				opts := []Option{WithStore(store)}
 				if tc.handler != nil {
@@ -137,7 +137,7 @@ func TestStorePathsAgree(t *testing.T) {
 		return out
 	}
 	fast := run()
-	generic := run(WithStore(&genericStore{mem: limit.NewMemoryStore(limit.MemoryOptions{})}))
+	generic := run(WithStore(&genericStore{mem: counter.NewMemoryStore(counter.MemoryOptions{})}))
 	for i := range fast {
 		if fast[i] != generic[i] {
 			t.Errorf("request %d: memory store %+v, Store interface %+v", i, fast[i], generic[i])

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // linearDedup is the batch size up to which distinct keys are found by
@@ -18,15 +18,15 @@ const linearDedup = 32
 
 // batch is the per-call scratch of one Update, reused through a pool.
 type batch struct {
-	keys   []string      // distinct keys, prefixed: the script's KEYS
-	names  []string      // the same keys as given, for deduplication
-	keyOf  []int         // update index -> key index
-	ttl    []int64       // per key: TTL in ms when written, 0 if never
-	ends   []int         // per key: end of its prefixed form in kbuf
-	kbuf   []byte        // prefixed keys
-	args   []byte        // the script's ARGV[1], doubles (see appendNum)
-	stored []limit.State // per key: the state the script read
-	work   []limit.State // per key: the state while replaying
+	keys   []string        // distinct keys, prefixed: the script's KEYS
+	names  []string        // the same keys as given, for deduplication
+	keyOf  []int           // update index -> key index
+	ttl    []int64         // per key: TTL in ms when written, 0 if never
+	ends   []int           // per key: end of its prefixed form in kbuf
+	kbuf   []byte          // prefixed keys
+	args   []byte          // the script's ARGV[1], doubles (see appendNum)
+	stored []counter.State // per key: the state the script read
+	work   []counter.State // per key: the state while replaying
 }
 
 func (b *batch) reset() {
@@ -37,7 +37,7 @@ func (b *batch) reset() {
 }
 
 // build fills keys and args for updates at nowUs.
-func (b *batch) build(s *Store, nowUs int64, updates []limit.Update) {
+func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 	var index map[string]int
 	if len(updates) > linearDedup {
 		index = make(map[string]int, len(updates))
@@ -97,14 +97,14 @@ func (b *batch) build(s *Store, nowUs int64, updates []limit.Update) {
 		a = appendNum(a, int64(p.Algorithm))
 		a = appendNum(a, int64(p.Max))
 		a = appendNum(a, p.Window.Microseconds())
-		if p.Algorithm == limit.AlgorithmSlidingWindow && p.Weighted {
+		if p.Algorithm == counter.AlgorithmSlidingWindow && p.Weighted {
 			a = appendNum(a, int64(p.Weight))
 		} else {
 			a = appendNum(a, -1)
 		}
 		// Any cost above the largest max is rejected whatever the state;
 		// bounding it keeps the script's numbers exact.
-		a = appendNum(a, int64(min(u.Cost, limit.MaxPolicyValue+1)))
+		a = appendNum(a, int64(min(u.Cost, counter.MaxPolicyValue+1)))
 	}
 	for _, ttl := range b.ttl {
 		a = appendNum(a, ttl)
@@ -127,12 +127,12 @@ func boolNum(b bool) int64 {
 
 // ttlMillis returns the span in ms for which a counter's state can matter
 // after a write under p, from the instant of the write.
-func ttlMillis(p limit.Policy) int64 {
+func ttlMillis(p counter.Policy) int64 {
 	w := p.Window.Microseconds()
 	switch p.Algorithm {
-	case limit.AlgorithmSlidingWindow:
+	case counter.AlgorithmSlidingWindow:
 		return ceilMillis(2 * w)
-	case limit.AlgorithmTokenBucket, limit.AlgorithmGCRA:
+	case counter.AlgorithmTokenBucket, counter.AlgorithmGCRA:
 		if p.Max == 0 {
 			return ceilMillis(w)
 		}
@@ -171,9 +171,9 @@ func (b *batch) parse(reply string) (nowUs int64, admitted bool, err error) {
 }
 
 // parseState reads a stored state, "time count prev"; "" is the zero state.
-func parseState(s string) (limit.State, error) {
+func parseState(s string) (counter.State, error) {
 	if s == "" {
-		return limit.State{}, nil
+		return counter.State{}, nil
 	}
 	t, rest, ok1 := strings.Cut(s, " ")
 	c, p, ok2 := strings.Cut(rest, " ")
@@ -182,21 +182,21 @@ func parseState(s string) (limit.State, error) {
 		ci, err2 := strconv.ParseUint(c, 10, 64)
 		pi, err3 := strconv.ParseUint(p, 10, 64)
 		if err1 == nil && err2 == nil && err3 == nil {
-			return limit.State{Time: ti, Count: ci, Prev: pi}, nil
+			return counter.State{Time: ti, Count: ci, Prev: pi}, nil
 		}
 	}
-	return limit.State{}, fmt.Errorf("malformed counter state %q", s)
+	return counter.State{}, fmt.Errorf("malformed counter state %q", s)
 }
 
 // replay computes the decisions from the states the script read, as the
 // memory store does, and reports whether every update is admitted.
-func (b *batch) replay(now time.Time, updates []limit.Update, decisions []limit.Decision) bool {
+func (b *batch) replay(now time.Time, updates []counter.Update, decisions []counter.Decision) bool {
 	b.work = append(b.work, b.stored...)
 	admitted := true
 	for i := range updates {
 		u := &updates[i]
 		k := b.keyOf[i]
-		var d limit.Decision
+		var d counter.Decision
 		b.work[k], d = u.Policy.Decide(b.work[k], now, u.Cost)
 		decisions[i] = d
 		admitted = admitted && d.Allowed

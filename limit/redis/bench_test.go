@@ -10,7 +10,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // roundTrips is a go-redis hook counting commands and pipelines sent.
@@ -46,14 +46,14 @@ func BenchmarkUpdate(b *testing.B) {
 	for _, n := range []int{1, 5} {
 		updates := batchOf(fmt.Sprint("bench", n), n)
 		for i := range updates {
-			updates[i].Policy.Max = limit.MaxPolicyValue
+			updates[i].Policy.Max = counter.MaxPolicyValue
 			updates[i].Policy.Window = time.Hour
 		}
-		if err := s.Update(ctx, t0, updates, make([]limit.Decision, n)); err != nil { // load the script
+		if err := s.Update(ctx, t0, updates, make([]counter.Decision, n)); err != nil { // load the script
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("updates=%d", n), func(b *testing.B) {
-			ds := make([]limit.Decision, n)
+			ds := make([]counter.Decision, n)
 			b.ReportAllocs()
 			start := rt.n.Load()
 			for i := 0; b.Loop(); i++ {
@@ -68,7 +68,7 @@ func BenchmarkUpdate(b *testing.B) {
 			b.ReportAllocs()
 			start := rt.n.Load()
 			b.RunParallel(func(pb *testing.PB) {
-				ds := make([]limit.Decision, n)
+				ds := make([]counter.Decision, n)
 				for pb.Next() {
 					if err := s.Update(ctx, t0, updates, ds); err != nil {
 						b.Error(err)

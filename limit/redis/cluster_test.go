@@ -9,8 +9,8 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
-	"github.com/rlpkit/rlpkit/limit/storetest"
+	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/counter/storetest"
 )
 
 // newClusterStore starts a one-node Redis Cluster and returns a Store on a
@@ -33,8 +33,8 @@ func newClusterStore(t *testing.T) (*Store, goredis.UniversalClient, *redistest.
 // none) fit in one Cluster slot.
 type tagged struct{ s *Store }
 
-func (tg tagged) Update(ctx context.Context, now time.Time, updates []limit.Update, decisions []limit.Decision) error {
-	u := make([]limit.Update, len(updates))
+func (tg tagged) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
+	u := make([]counter.Update, len(updates))
 	for i := range updates {
 		u[i] = updates[i]
 		u[i].Key = "{storetest}" + updates[i].Key
@@ -47,14 +47,14 @@ func TestCluster(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("conformance", func(t *testing.T) {
-		storetest.Run(t, func(*testing.T) limit.Store { return tagged{s} })
+		storetest.Run(t, func(*testing.T) counter.Store { return tagged{s} })
 	})
 
 	t.Run("one round trip", func(t *testing.T) {
-		var hook counter
+		var hook commandCounter
 		c.AddHook(&hook)
 		updates := batchOf("cluster-rt", 5)
-		ds := make([]limit.Decision, len(updates))
+		ds := make([]counter.Decision, len(updates))
 		if err := s.Update(ctx, t0, updates, ds); err != nil {
 			t.Fatal(err)
 		}
@@ -70,13 +70,13 @@ func TestCluster(t *testing.T) {
 	})
 
 	t.Run("several hash tags are refused", func(t *testing.T) {
-		p := limit.Policy{Max: 5, Window: time.Minute}
-		updates := []limit.Update{
+		p := counter.Policy{Max: 5, Window: time.Minute}
+		updates := []counter.Update{
 			{Key: "{a}k", Policy: p, Cost: 1},
 			{Key: "{a}other", Policy: p, Cost: 1},
 			{Key: "{b}k", Policy: p, Cost: 1},
 		}
-		ds := make([]limit.Decision, len(updates))
+		ds := make([]counter.Decision, len(updates))
 		err := s.Update(ctx, t0, updates, ds)
 		if err == nil || !strings.Contains(err.Error(), `"{a}k" and "{b}k"`) {
 			t.Fatalf("Update across hash tags = %v, want an error naming {a}k and {b}k", err)
@@ -94,9 +94,9 @@ func TestCluster(t *testing.T) {
 		// A standalone client is not checked; the cluster node itself
 		// refuses keys of several slots, and the error reaches the caller.
 		plain := newStore(t, newClient(t, srv), Options{})
-		p := limit.Policy{Max: 5, Window: time.Minute}
-		updates := []limit.Update{{Key: "{c}k", Policy: p, Cost: 1}, {Key: "{d}k", Policy: p, Cost: 1}}
-		err := plain.Update(ctx, t0, updates, make([]limit.Decision, 2))
+		p := counter.Policy{Max: 5, Window: time.Minute}
+		updates := []counter.Update{{Key: "{c}k", Policy: p, Cost: 1}, {Key: "{d}k", Policy: p, Cost: 1}}
+		err := plain.Update(ctx, t0, updates, make([]counter.Decision, 2))
 		if err == nil || !strings.Contains(err.Error(), "CROSSSLOT") {
 			t.Fatalf("Update across slots on a standalone client = %v, want Redis's CROSSSLOT error", err)
 		}

@@ -4,12 +4,12 @@ import (
 	"testing"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
-	"github.com/rlpkit/rlpkit/limit/storetest"
+	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/counter/storetest"
 )
 
-// TestConformance runs limit's shared store table against a real Redis, as
-// limit's own tests run it against the memory store.
+// TestConformance runs counter's shared store table against a real Redis, as
+// counter's own tests run it against the memory store.
 func TestConformance(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv)
@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) limit.Store { return newStore(t, c, tc.o) })
+			storetest.Run(t, func(t *testing.T) counter.Store { return newStore(t, c, tc.o) })
 		})
 	}
 }

@@ -1,11 +1,11 @@
-// Package redis is a limit.Store on Redis, for rate limits shared by many
-// gateway replicas or RLS servers: the counters of limit's fixed window,
-// sliding window (both estimates), token bucket and GCRA, kept in Redis
+// Package redis is a counter.Store on Redis, for rate limits shared by many
+// gateway replicas or RLS servers: the counters of limit/counter's fixed
+// window, sliding window (both estimates), token bucket and GCRA, kept in Redis
 // through github.com/redis/go-redis/v9, with the same decisions as
-// limit.MemoryStore for the same traffic.
+// counter.MemoryStore for the same traffic.
 //
 // It is not a rate-limit service (package rls serves Envoy's protocol over
-// limit.Evaluator and a Store) and has no in-flight limiter: limit.InFlight
+// limit.Evaluator and a Store) and has no in-flight limiter: counter.InFlight
 // counts holders in process and is not a Store algorithm.
 //
 // # One round trip
@@ -14,12 +14,12 @@
 // of updates: the script reads every counter of the batch, decides whether
 // all are admitted, writes the changed ones (all or none) with their TTL,
 // and returns the states it read. The decisions (remaining, reset and retry
-// durations, the estimates) are then computed in Go by limit.Policy.Decide
+// durations, the estimates) are then computed in Go by counter.Policy.Decide
 // over those states, so they are the memory store's by construction; the
 // script only reproduces the admission test and the new states, in integer
 // microseconds below 2^53 (exact in Lua's doubles) and, for the sliding
-// window, in the double-precision order limit documents. Should the two
-// ever disagree, Update returns an error. When the server has lost the
+// window, in the double-precision order limit/counter documents. Should the
+// two ever disagree, Update returns an error. When the server has lost the
 // script (restart, SCRIPT FLUSH, failover) it answers NOSCRIPT and go-redis
 // sends the script once with EVAL: two round trips, once per server.
 //

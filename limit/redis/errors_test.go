@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 func TestNewErrors(t *testing.T) {
@@ -56,7 +56,7 @@ func TestUpdateErrors(t *testing.T) {
 	c := newClient(t, srv)
 	ctx := context.Background()
 	s := newStore(t, c, Options{})
-	p := limit.Policy{Max: 5, Window: time.Minute}
+	p := counter.Policy{Max: 5, Window: time.Minute}
 	if err := c.LPush(ctx, "{err}list", "x").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +77,8 @@ func TestUpdateErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			batch := []limit.Update{{Key: "{err}fine", Policy: p, Cost: 1}, {Key: tc.key, Policy: p, Cost: 1}}
-			err := s.Update(ctx, tc.now, batch, make([]limit.Decision, 2))
+			batch := []counter.Update{{Key: "{err}fine", Policy: p, Cost: 1}, {Key: tc.key, Policy: p, Cost: 1}}
+			err := s.Update(ctx, tc.now, batch, make([]counter.Decision, 2))
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "limit/redis: ") {
 				t.Fatalf("Update(%v, %q) = %v, want an error containing %q", tc.now, tc.key, err, tc.wantErr)
 			}
@@ -88,7 +88,7 @@ func TestUpdateErrors(t *testing.T) {
 		})
 	}
 	// The last instant accepted.
-	if err := s.Update(ctx, time.UnixMicro(1<<52-1), []limit.Update{{Key: "{err}late", Policy: p, Cost: 1}}, make([]limit.Decision, 1)); err != nil {
+	if err := s.Update(ctx, time.UnixMicro(1<<52-1), []counter.Update{{Key: "{err}late", Policy: p, Cost: 1}}, make([]counter.Decision, 1)); err != nil {
 		t.Errorf("Update at 2^52-1 µs: %v", err)
 	}
 }
@@ -117,12 +117,12 @@ func TestHashTag(t *testing.T) {
 func TestParseState(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    limit.State
+		want    counter.State
 		wantErr bool
 	}{
-		{in: "", want: limit.State{}},
-		{in: "1699920000000000 3 2", want: limit.State{Time: 1699920000000000, Count: 3, Prev: 2}},
-		{in: "-5 0 0", want: limit.State{Time: -5}},
+		{in: "", want: counter.State{}},
+		{in: "1699920000000000 3 2", want: counter.State{Time: 1699920000000000, Count: 3, Prev: 2}},
+		{in: "-5 0 0", want: counter.State{Time: -5}},
 		{in: "1 2", wantErr: true},
 		{in: "1 2 3 4", wantErr: true},
 		{in: "a 2 3", wantErr: true},
@@ -148,11 +148,11 @@ func TestParseReply(t *testing.T) {
 		reply     string
 		wantNow   int64
 		wantOK    bool
-		wantState []limit.State
+		wantState []counter.State
 		wantErr   bool
 	}{
-		{name: "one key, none stored", keys: 1, reply: "17 1\n", wantNow: 17, wantOK: true, wantState: []limit.State{{}}},
-		{name: "two keys", keys: 2, reply: "17 0\n1 2 3\n", wantNow: 17, wantState: []limit.State{{Time: 1, Count: 2, Prev: 3}, {}}},
+		{name: "one key, none stored", keys: 1, reply: "17 1\n", wantNow: 17, wantOK: true, wantState: []counter.State{{}}},
+		{name: "two keys", keys: 2, reply: "17 0\n1 2 3\n", wantNow: 17, wantState: []counter.State{{Time: 1, Count: 2, Prev: 3}, {}}},
 		{name: "too few states", keys: 3, reply: "17 0\n\n", wantErr: true},
 		{name: "bad flag", keys: 1, reply: "17 2\n", wantErr: true},
 		{name: "bad instant", keys: 1, reply: "x 1\n", wantErr: true},
@@ -181,16 +181,16 @@ func TestParseReply(t *testing.T) {
 func TestTTLMillis(t *testing.T) {
 	tests := []struct {
 		name string
-		p    limit.Policy
+		p    counter.Policy
 		want int64
 	}{
-		{"fixed window", limit.Policy{Max: 3, Window: time.Minute}, 60_000},
-		{"fixed window under 1ms", limit.Policy{Max: 3, Window: 1500 * time.Microsecond}, 2},
-		{"sliding window", limit.Policy{Algorithm: limit.AlgorithmSlidingWindow, Max: 3, Window: time.Minute}, 120_000},
-		{"token bucket", limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 7, Window: time.Second}, 1001}, // 142,858µs x 7
-		{"token bucket max 0", limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 0, Window: time.Second}, 1000},
-		{"gcra", limit.Policy{Algorithm: limit.AlgorithmGCRA, Max: 3, Window: time.Second}, 1001}, // 333,334µs x 3
-		{"largest", limit.Policy{Algorithm: limit.AlgorithmSlidingWindow, Max: 1, Window: limit.MaxWindow}, 2 * limit.MaxWindow.Milliseconds()},
+		{"fixed window", counter.Policy{Max: 3, Window: time.Minute}, 60_000},
+		{"fixed window under 1ms", counter.Policy{Max: 3, Window: 1500 * time.Microsecond}, 2},
+		{"sliding window", counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 3, Window: time.Minute}, 120_000},
+		{"token bucket", counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 7, Window: time.Second}, 1001}, // 142,858µs x 7
+		{"token bucket max 0", counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 0, Window: time.Second}, 1000},
+		{"gcra", counter.Policy{Algorithm: counter.AlgorithmGCRA, Max: 3, Window: time.Second}, 1001}, // 333,334µs x 3
+		{"largest", counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 1, Window: counter.MaxWindow}, 2 * counter.MaxWindow.Milliseconds()},
 	}
 	for _, tc := range tests {
 		if got := ttlMillis(tc.p); got != tc.want {
@@ -202,8 +202,8 @@ func TestTTLMillis(t *testing.T) {
 // TestFinishDisagreement feeds finish a reply whose admission flag
 // contradicts the states it carries: Update must fail rather than pick one.
 func TestFinishDisagreement(t *testing.T) {
-	p := limit.Policy{Max: 2, Window: time.Minute}
-	updates := []limit.Update{{Key: "{f}k", Policy: p, Cost: 1}}
+	p := counter.Policy{Max: 2, Window: time.Minute}
+	updates := []counter.Update{{Key: "{f}k", Policy: p, Cost: 1}}
 	start := t0.Truncate(time.Minute).UnixMicro()
 	tests := []struct {
 		name    string
@@ -218,7 +218,7 @@ func TestFinishDisagreement(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &batch{keys: []string{"{f}k"}, keyOf: []int{0}}
-			err := b.finish(false, t0, tc.reply, updates, make([]limit.Decision, 1))
+			err := b.finish(false, t0, tc.reply, updates, make([]counter.Decision, 1))
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("finish(%q) = %v, want error %v", tc.reply, err, tc.wantErr)
 			}

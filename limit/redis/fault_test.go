@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // TestServerKilled crashes Redis while goroutines are updating: every
@@ -23,12 +23,12 @@ func TestServerKilled(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Close() })
 	s := newStore(t, c, Options{})
-	p := limit.Policy{Max: 1_000_000, Window: time.Hour}
-	update := func(key string) (limit.Decision, error) {
+	p := counter.Policy{Max: 1_000_000, Window: time.Hour}
+	update := func(key string) (counter.Decision, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		ds := make([]limit.Decision, 1)
-		err := s.Update(ctx, t0, []limit.Update{{Key: key, Policy: p, Cost: 1}}, ds)
+		ds := make([]counter.Decision, 1)
+		err := s.Update(ctx, t0, []counter.Update{{Key: key, Policy: p, Cost: 1}}, ds)
 		return ds[0], err
 	}
 
@@ -80,7 +80,7 @@ func TestServerKilled(t *testing.T) {
 	}
 
 	srv.Restart(t)
-	var d limit.Decision
+	var d counter.Decision
 	for attempt := 0; ; attempt++ {
 		// Pooled connections to the dead server fail first; go-redis
 		// replaces them.
@@ -92,7 +92,7 @@ func TestServerKilled(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	want := limit.Decision{Allowed: true, Used: 1, Remaining: p.Max - 1, ResetAfter: time.Hour}
+	want := counter.Decision{Allowed: true, Used: 1, Remaining: p.Max - 1, ResetAfter: time.Hour}
 	if d != want {
 		t.Errorf("first Update after Restart = %+v, want %+v (the restarted server is empty)", d, want)
 	}
@@ -109,8 +109,8 @@ func TestServerHung(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Close() })
 	s := newStore(t, c, Options{})
-	u := []limit.Update{{Key: "{hung}k", Policy: limit.Policy{Max: 10, Window: time.Hour}, Cost: 1}}
-	ds := make([]limit.Decision, 1)
+	u := []counter.Update{{Key: "{hung}k", Policy: counter.Policy{Max: 10, Window: time.Hour}, Cost: 1}}
+	ds := make([]counter.Decision, 1)
 	if err := s.Update(context.Background(), t0, u, ds); err != nil {
 		t.Fatal(err)
 	}
@@ -146,8 +146,8 @@ func TestServerHung(t *testing.T) {
 func TestCanceledContext(t *testing.T) {
 	srv := redistest.Start(t)
 	s := newStore(t, newClient(t, srv), Options{})
-	u := []limit.Update{{Key: "{cancel}k", Policy: limit.Policy{Max: 10, Window: time.Hour}, Cost: 1}}
-	ds := make([]limit.Decision, 1)
+	u := []counter.Update{{Key: "{cancel}k", Policy: counter.Policy{Max: 10, Window: time.Hour}, Cost: 1}}
+	ds := make([]counter.Decision, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := s.Update(ctx, t0, u, ds); err == nil {

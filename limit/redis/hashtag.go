@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // hashTag returns the part of key Redis Cluster hashes: the text between
@@ -23,7 +23,7 @@ func hashTag(key string) string {
 
 // sameHashTag reports an error unless every update's key has the hash tag
 // of the first.
-func sameHashTag(updates []limit.Update) error {
+func sameHashTag(updates []counter.Update) error {
 	tag := hashTag(updates[0].Key)
 	for i := 1; i < len(updates); i++ {
 		if t := hashTag(updates[i].Key); t != tag {

@@ -31,15 +31,15 @@ func newStore(t testing.TB, c goredis.UniversalClient, o Options) *Store {
 	return s
 }
 
-// counter is a go-redis hook counting the commands a client sends, by name.
-type counter struct {
+// commandCounter is a go-redis hook counting the commands a client sends, by name.
+type commandCounter struct {
 	mu    sync.Mutex
 	names map[string]int
 }
 
-func (c *counter) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+func (c *commandCounter) DialHook(next goredis.DialHook) goredis.DialHook { return next }
 
-func (c *counter) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+func (c *commandCounter) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 	return func(ctx context.Context, cmd goredis.Cmder) error {
 		c.mu.Lock()
 		if c.names == nil {
@@ -51,7 +51,7 @@ func (c *counter) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
 	}
 }
 
-func (c *counter) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+func (c *commandCounter) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []goredis.Cmder) error {
 		c.mu.Lock()
 		if c.names == nil {
@@ -64,7 +64,7 @@ func (c *counter) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.
 }
 
 // take returns the counts since the last take and resets them.
-func (c *counter) take() map[string]int {
+func (c *commandCounter) take() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.names

@@ -13,44 +13,44 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // modelPolicies are the policies the model tests draw from: every algorithm
 // and sliding-window mode, the smallest and largest windows and maxima.
-var modelPolicies = []limit.Policy{
-	{Algorithm: limit.AlgorithmFixedWindow, Max: 7, Window: 3 * time.Second},
-	{Algorithm: limit.AlgorithmFixedWindow, Max: 1, Window: time.Microsecond},
-	{Algorithm: limit.AlgorithmFixedWindow, Max: limit.MaxPolicyValue, Window: limit.MaxWindow},
-	{Algorithm: limit.AlgorithmFixedWindow, Max: 0, Window: time.Second},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 7, Window: 3 * time.Second},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 5, Window: 1500 * time.Microsecond},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: limit.MaxPolicyValue, Window: 100 * 365 * 24 * time.Hour},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 7, Window: 3 * time.Second, Weighted: true, Weight: 50},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 12, Window: 500 * time.Millisecond, Weighted: true, Weight: 100},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 3, Window: 2 * time.Second, Weighted: true, Weight: 0},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 10, Window: 2500 * time.Millisecond, Weighted: true, Weight: 33},
-	{Algorithm: limit.AlgorithmTokenBucket, Max: 7, Window: 3 * time.Second},
-	{Algorithm: limit.AlgorithmTokenBucket, Max: 3, Window: 10 * time.Microsecond},
-	{Algorithm: limit.AlgorithmTokenBucket, Max: 1000, Window: time.Hour},
-	{Algorithm: limit.AlgorithmTokenBucket, Max: limit.MaxPolicyValue, Window: limit.MaxWindow},
-	{Algorithm: limit.AlgorithmGCRA, Max: 7, Window: 3 * time.Second},
-	{Algorithm: limit.AlgorithmGCRA, Max: 2, Window: 7 * time.Microsecond},
-	{Algorithm: limit.AlgorithmGCRA, Max: limit.MaxPolicyValue, Window: limit.MaxWindow},
+var modelPolicies = []counter.Policy{
+	{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: 3 * time.Second},
+	{Algorithm: counter.AlgorithmFixedWindow, Max: 1, Window: time.Microsecond},
+	{Algorithm: counter.AlgorithmFixedWindow, Max: counter.MaxPolicyValue, Window: counter.MaxWindow},
+	{Algorithm: counter.AlgorithmFixedWindow, Max: 0, Window: time.Second},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: 3 * time.Second},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 5, Window: 1500 * time.Microsecond},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: counter.MaxPolicyValue, Window: 100 * 365 * 24 * time.Hour},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: 3 * time.Second, Weighted: true, Weight: 50},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 12, Window: 500 * time.Millisecond, Weighted: true, Weight: 100},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 3, Window: 2 * time.Second, Weighted: true, Weight: 0},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 10, Window: 2500 * time.Millisecond, Weighted: true, Weight: 33},
+	{Algorithm: counter.AlgorithmTokenBucket, Max: 7, Window: 3 * time.Second},
+	{Algorithm: counter.AlgorithmTokenBucket, Max: 3, Window: 10 * time.Microsecond},
+	{Algorithm: counter.AlgorithmTokenBucket, Max: 1000, Window: time.Hour},
+	{Algorithm: counter.AlgorithmTokenBucket, Max: counter.MaxPolicyValue, Window: counter.MaxWindow},
+	{Algorithm: counter.AlgorithmGCRA, Max: 7, Window: 3 * time.Second},
+	{Algorithm: counter.AlgorithmGCRA, Max: 2, Window: 7 * time.Microsecond},
+	{Algorithm: counter.AlgorithmGCRA, Max: counter.MaxPolicyValue, Window: counter.MaxWindow},
 }
 
 // model is the Store contract written out over a map, with
-// limit.Policy.Decide doing the counting: what the script must reproduce.
+// counter.Policy.Decide doing the counting: what the script must reproduce.
 type model struct {
-	states map[string]limit.State
+	states map[string]counter.State
 }
 
-func (m *model) update(now time.Time, updates []limit.Update) []limit.Decision {
-	work := map[string]limit.State{}
+func (m *model) update(now time.Time, updates []counter.Update) []counter.Decision {
+	work := map[string]counter.State{}
 	for _, u := range updates {
 		work[u.Key] = m.states[u.Key]
 	}
-	ds := make([]limit.Decision, len(updates))
+	ds := make([]counter.Decision, len(updates))
 	all := true
 	for i, u := range updates {
 		work[u.Key], ds[i] = u.Policy.Decide(work[u.Key], now, u.Cost)
@@ -87,17 +87,17 @@ var modelRuns atomic.Int64
 
 func newModelRun(t testing.TB, c goredis.UniversalClient, keys int) *modelRun {
 	prefix := fmt.Sprintf("model%d:", modelRuns.Add(1))
-	r := &modelRun{t: t, c: c, store: newStore(t, c, Options{KeyPrefix: prefix}), prefix: prefix, m: model{states: map[string]limit.State{}}}
+	r := &modelRun{t: t, c: c, store: newStore(t, c, Options{KeyPrefix: prefix}), prefix: prefix, m: model{states: map[string]counter.State{}}}
 	for k := range keys {
 		r.keys = append(r.keys, fmt.Sprintf("{m}k%d", k))
 	}
 	return r
 }
 
-func (r *modelRun) step(now time.Time, updates []limit.Update) {
+func (r *modelRun) step(now time.Time, updates []counter.Update) {
 	r.t.Helper()
 	want := r.m.update(now, updates)
-	got := make([]limit.Decision, len(updates))
+	got := make([]counter.Decision, len(updates))
 	if err := r.store.Update(context.Background(), now, updates, got); err != nil {
 		r.t.Fatalf("Update(t=%d, %+v): %v", now.UnixMicro(), updates, err)
 	}
@@ -131,7 +131,7 @@ func TestMatchesModel(t *testing.T) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			r := newModelRun(t, c, 4)
-			policyOf := make([]limit.Policy, len(r.keys))
+			policyOf := make([]counter.Policy, len(r.keys))
 			for k := range policyOf {
 				policyOf[k] = modelPolicies[rng.IntN(len(modelPolicies))]
 			}
@@ -148,7 +148,7 @@ func TestMatchesModel(t *testing.T) {
 				if rng.IntN(50) == 0 { // sometimes a key changes policy
 					policyOf[rng.IntN(len(policyOf))] = modelPolicies[rng.IntN(len(modelPolicies))]
 				}
-				updates := make([]limit.Update, 1+rng.IntN(5))
+				updates := make([]counter.Update, 1+rng.IntN(5))
 				for i := range updates {
 					k := rng.IntN(len(r.keys))
 					cost := uint64(rng.IntN(4))
@@ -156,9 +156,9 @@ func TestMatchesModel(t *testing.T) {
 					case 0:
 						cost = math.MaxUint64
 					case 1:
-						cost = limit.MaxPolicyValue + uint64(rng.IntN(3))
+						cost = counter.MaxPolicyValue + uint64(rng.IntN(3))
 					}
-					updates[i] = limit.Update{Key: r.keys[k], Policy: policyOf[k], Cost: cost}
+					updates[i] = counter.Update{Key: r.keys[k], Policy: policyOf[k], Cost: cost}
 				}
 				r.step(now, updates)
 			}
@@ -190,7 +190,7 @@ func FuzzUpdate(f *testing.F) {
 				now = now.Add(step)
 			}
 			n := int(head&0x03) + 1
-			var updates []limit.Update
+			var updates []counter.Update
 			for range n {
 				if len(in) < 2 {
 					break
@@ -199,9 +199,9 @@ func FuzzUpdate(f *testing.F) {
 				in = in[2:]
 				cost := uint64(cb & 0x03)
 				if cb >= 250 {
-					cost = limit.MaxPolicyValue - 2 + uint64(cb-250)
+					cost = counter.MaxPolicyValue - 2 + uint64(cb-250)
 				}
-				updates = append(updates, limit.Update{
+				updates = append(updates, counter.Update{
 					Key:    r.keys[int(head>>4)%len(r.keys)^int(pb>>6)],
 					Policy: modelPolicies[int(pb)%len(modelPolicies)],
 					Cost:   cost,

@@ -12,20 +12,20 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 var t0 = time.Unix(1_699_920_000, 0)
 
 // batchOf returns n updates on distinct keys of one hash tag, cycling
 // through the algorithms.
-func batchOf(tag string, n int) []limit.Update {
-	algs := []limit.Algorithm{limit.AlgorithmFixedWindow, limit.AlgorithmSlidingWindow, limit.AlgorithmTokenBucket, limit.AlgorithmGCRA}
-	u := make([]limit.Update, n)
+func batchOf(tag string, n int) []counter.Update {
+	algs := []counter.Algorithm{counter.AlgorithmFixedWindow, counter.AlgorithmSlidingWindow, counter.AlgorithmTokenBucket, counter.AlgorithmGCRA}
+	u := make([]counter.Update, n)
 	for i := range u {
-		u[i] = limit.Update{
+		u[i] = counter.Update{
 			Key:    fmt.Sprintf("{%s}k%d", tag, i),
-			Policy: limit.Policy{Algorithm: algs[i%len(algs)], Max: 1_000_000, Window: time.Minute},
+			Policy: counter.Policy{Algorithm: algs[i%len(algs)], Max: 1_000_000, Window: time.Minute},
 			Cost:   1,
 		}
 	}
@@ -73,7 +73,7 @@ func delta(before, after map[string]int) map[string]int {
 func TestOneRoundTrip(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv)
-	var hook counter
+	var hook commandCounter
 	c.AddHook(&hook)
 	s := newStore(t, c, Options{})
 	ctx := context.Background()
@@ -81,7 +81,7 @@ func TestOneRoundTrip(t *testing.T) {
 	for _, n := range []int{1, 5, 20} {
 		t.Run(fmt.Sprint(n, " updates"), func(t *testing.T) {
 			updates := batchOf(fmt.Sprint("rt", n), n)
-			ds := make([]limit.Decision, n)
+			ds := make([]counter.Decision, n)
 			if err := s.Update(ctx, t0, updates, ds); err != nil { // may load the script
 				t.Fatal(err)
 			}
@@ -111,12 +111,12 @@ func TestOneRoundTrip(t *testing.T) {
 func TestNoScript(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv)
-	var hook counter
+	var hook commandCounter
 	c.AddHook(&hook)
 	s := newStore(t, c, Options{})
 	ctx := context.Background()
-	updates := []limit.Update{{Key: "{ns}k", Policy: limit.Policy{Max: 10, Window: time.Minute}, Cost: 1}}
-	ds := make([]limit.Decision, 1)
+	updates := []counter.Update{{Key: "{ns}k", Policy: counter.Policy{Max: 10, Window: time.Minute}, Cost: 1}}
+	ds := make([]counter.Decision, 1)
 	if err := c.Ping(ctx).Err(); err != nil { // the connection's set-up commands
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // TestServerTime decides at the server's clock: the now argument, however
@@ -19,16 +19,16 @@ func TestServerTime(t *testing.T) {
 	// A window of 100 years starting at the epoch: every instant of the
 	// test falls in the first one.
 	const w = 100 * 365 * 24 * time.Hour
-	p := limit.Policy{Max: 5, Window: w}
+	p := counter.Policy{Max: 5, Window: w}
 	key := "{time}k"
 
 	before, err := c.Time(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := make([]limit.Decision, 1)
+	ds := make([]counter.Decision, 1)
 	for _, now := range []time.Time{{}, time.Unix(0, 0), time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)} {
-		if err := s.Update(ctx, now, []limit.Update{{Key: key, Policy: p, Cost: 1}}, ds); err != nil {
+		if err := s.Update(ctx, now, []counter.Update{{Key: key, Policy: p, Cost: 1}}, ds); err != nil {
 			t.Fatalf("Update(now=%v): %v", now, err)
 		}
 	}
@@ -51,7 +51,7 @@ func TestServerTime(t *testing.T) {
 	}
 	// The window starts at the epoch, and the reset counts from the
 	// server's instant, which lies between before and after.
-	if want := (limit.State{Time: 0, Count: 3}); st != want {
+	if want := (counter.State{Time: 0, Count: 3}); st != want {
 		t.Errorf("stored state = %+v, want %+v", st, want)
 	}
 	end := time.Unix(0, 0).Add(w)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // TestStoresShareCounters runs two Stores, each with its own client, on one
@@ -20,21 +20,21 @@ func TestStoresShareCounters(t *testing.T) {
 	a := newStore(t, newClient(t, srv), Options{})
 	b := newStore(t, newClient(t, srv), Options{})
 	other := newStore(t, newClient(t, srv), Options{KeyPrefix: "other:"})
-	p := limit.Policy{Max: 3, Window: time.Minute}
-	hit := []limit.Update{{Key: "{share}k", Policy: p, Cost: 1}}
+	p := counter.Policy{Max: 3, Window: time.Minute}
+	hit := []counter.Update{{Key: "{share}k", Policy: p, Cost: 1}}
 	tests := []struct {
 		name  string
 		store *Store
-		want  limit.Decision
+		want  counter.Decision
 	}{
-		{"a", a, limit.Decision{Allowed: true, Used: 1, Remaining: 2, ResetAfter: time.Minute}},
-		{"b sees a's hit", b, limit.Decision{Allowed: true, Used: 2, Remaining: 1, ResetAfter: time.Minute}},
-		{"a sees b's hit", a, limit.Decision{Allowed: true, Used: 3, Remaining: 0, ResetAfter: time.Minute}},
-		{"b is over", b, limit.Decision{Used: 4, ResetAfter: time.Minute, RetryAfter: time.Minute}},
-		{"another prefix counts apart", other, limit.Decision{Allowed: true, Used: 1, Remaining: 2, ResetAfter: time.Minute}},
+		{"a", a, counter.Decision{Allowed: true, Used: 1, Remaining: 2, ResetAfter: time.Minute}},
+		{"b sees a's hit", b, counter.Decision{Allowed: true, Used: 2, Remaining: 1, ResetAfter: time.Minute}},
+		{"a sees b's hit", a, counter.Decision{Allowed: true, Used: 3, Remaining: 0, ResetAfter: time.Minute}},
+		{"b is over", b, counter.Decision{Used: 4, ResetAfter: time.Minute, RetryAfter: time.Minute}},
+		{"another prefix counts apart", other, counter.Decision{Allowed: true, Used: 1, Remaining: 2, ResetAfter: time.Minute}},
 	}
 	for _, tc := range tests {
-		ds := make([]limit.Decision, 1)
+		ds := make([]counter.Decision, 1)
 		if err := tc.store.Update(ctx, t0, hit, ds); err != nil {
 			t.Fatalf("%s: Update: %v", tc.name, err)
 		}
@@ -56,18 +56,18 @@ func TestExactAcrossStores(t *testing.T) {
 		requests   = 60
 		max        = 500
 	)
-	for _, alg := range []limit.Algorithm{limit.AlgorithmFixedWindow, limit.AlgorithmSlidingWindow, limit.AlgorithmTokenBucket, limit.AlgorithmGCRA} {
+	for _, alg := range []counter.Algorithm{counter.AlgorithmFixedWindow, counter.AlgorithmSlidingWindow, counter.AlgorithmTokenBucket, counter.AlgorithmGCRA} {
 		t.Run(alg.String(), func(t *testing.T) {
-			shared := limit.Policy{Algorithm: alg, Max: max, Window: time.Hour}
-			own := limit.Policy{Algorithm: alg, Max: 1_000_000, Window: time.Hour}
+			shared := counter.Policy{Algorithm: alg, Max: max, Window: time.Hour}
+			own := counter.Policy{Algorithm: alg, Max: 1_000_000, Window: time.Hour}
 			var admitted atomic.Int64
 			var wg sync.WaitGroup
 			for si, s := range stores {
 				for g := range goroutines {
 					wg.Go(func() {
-						own := limit.Update{Key: fmt.Sprintf("{exact-%s}own%d-%d", alg, si, g), Policy: own, Cost: 1}
-						batch := []limit.Update{own, {Key: fmt.Sprintf("{exact-%s}shared", alg), Policy: shared, Cost: 1}}
-						ds := make([]limit.Decision, 2)
+						own := counter.Update{Key: fmt.Sprintf("{exact-%s}own%d-%d", alg, si, g), Policy: own, Cost: 1}
+						batch := []counter.Update{own, {Key: fmt.Sprintf("{exact-%s}shared", alg), Policy: shared, Cost: 1}}
+						ds := make([]counter.Decision, 2)
 						mine := 0
 						for range requests {
 							if err := s.Update(context.Background(), t0, batch, ds); err != nil {
@@ -83,7 +83,7 @@ func TestExactAcrossStores(t *testing.T) {
 						// shared one. At a fixed instant every algorithm's Used
 						// for a check is the hits taken.
 						own.Cost = 0
-						if err := s.Update(context.Background(), t0, []limit.Update{own}, ds); err != nil {
+						if err := s.Update(context.Background(), t0, []counter.Update{own}, ds); err != nil {
 							t.Error(err)
 							return
 						}

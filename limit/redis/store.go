@@ -11,7 +11,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // DefaultTTLMargin is what a key's TTL adds to the span its state matters
@@ -45,17 +45,17 @@ type Options struct {
 	TTLMargin time.Duration
 }
 
-// Store is a limit.Store that keeps counters in Redis, through a go-redis
+// Store is a counter.Store that keeps counters in Redis, through a go-redis
 // UniversalClient: a standalone server, Sentinel or Cluster.
 //
 // Each Update is one script run (EVALSHA; EVAL once more when the server
 // has not cached the script) whatever the number of updates: the script
 // reads every counter, decides whether every update is admitted and, if
 // so, writes the changed counters; otherwise it writes nothing. It returns
-// the states it read and Store replays limit.Policy.Decide on them, so its
+// the states it read and Store replays counter.Policy.Decide on them, so its
 // decisions are exactly the memory store's.
 //
-// A counter is stored as a string "time count prev" (limit.State) with a
+// A counter is stored as a string "time count prev" (counter.State) with a
 // TTL, set on every write, of the span its state can matter for plus
 // Options.TTLMargin: the window (fixed window), two windows (sliding
 // window, which reads the previous one) or the time to refill a full bucket
@@ -76,7 +76,7 @@ type Store struct {
 	scratch    sync.Pool // *batch
 }
 
-var _ limit.Store = (*Store)(nil)
+var _ counter.Store = (*Store)(nil)
 
 // New returns a Store on client. Deadlines of the contexts given to Update
 // bound its calls only when the client honours them: create it with
@@ -109,14 +109,14 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	}, nil
 }
 
-// Update implements limit.Store in one round trip to Redis (two when the
+// Update implements counter.Store in one round trip to Redis (two when the
 // server has lost the script, after a restart or SCRIPT FLUSH). It returns
 // an error for invalid input (decisions shorter than updates, an invalid
 // policy, keys of several hash tags on a sharded client, an instant before
 // 1970 or after 2112 without ServerTime) and when Redis does not answer
 // within ctx; no counter changes then, except that a reply lost after the
 // script ran (a dropped connection) leaves its changes in place.
-func (s *Store) Update(ctx context.Context, now time.Time, updates []limit.Update, decisions []limit.Decision) error {
+func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	if len(decisions) < len(updates) {
 		return fmt.Errorf("limit/redis: %d decisions for %d updates", len(decisions), len(updates))
 	}
@@ -155,9 +155,9 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []limit.Updat
 }
 
 // finish turns the script's reply into decisions: it replays
-// limit.Policy.Decide over the states the script read, at the instant it
+// counter.Policy.Decide over the states the script read, at the instant it
 // decided at, and checks that both agree on admitting the batch.
-func (b *batch) finish(serverTime bool, now time.Time, reply string, updates []limit.Update, decisions []limit.Decision) error {
+func (b *batch) finish(serverTime bool, now time.Time, reply string, updates []counter.Update, decisions []counter.Decision) error {
 	at, admitted, err := b.parse(reply)
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func (b *batch) finish(serverTime bool, now time.Time, reply string, updates []l
 		now = time.UnixMicro(at)
 	}
 	if got := b.replay(now, updates, decisions); got != admitted {
-		return fmt.Errorf("limit/redis: the script admitted=%v but limit.Policy.Decide admitted=%v over the same states (keys %q)", admitted, got, b.keys)
+		return fmt.Errorf("limit/redis: the script admitted=%v but counter.Policy.Decide admitted=%v over the same states (keys %q)", admitted, got, b.keys)
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // TestTTL checks that every key written has a TTL of its policy's span
@@ -19,31 +19,31 @@ func TestTTL(t *testing.T) {
 	tests := []struct {
 		name    string
 		margin  time.Duration
-		policy  limit.Policy
+		policy  counter.Policy
 		wantTTL int64 // ms
 	}{
-		{"fixed window", 0, limit.Policy{Algorithm: limit.AlgorithmFixedWindow, Max: 7, Window: time.Hour}, hour + 2000},
-		{"sliding window keeps the previous one", 0, limit.Policy{Algorithm: limit.AlgorithmSlidingWindow, Max: 7, Window: time.Hour}, 2*hour + 2000},
-		{"weighted sliding window", 0, limit.Policy{Algorithm: limit.AlgorithmSlidingWindow, Max: 7, Window: time.Hour, Weighted: true, Weight: 30}, 2*hour + 2000},
+		{"fixed window", 0, counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: time.Hour}, hour + 2000},
+		{"sliding window keeps the previous one", 0, counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: time.Hour}, 2*hour + 2000},
+		{"weighted sliding window", 0, counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: time.Hour, Weighted: true, Weight: 30}, 2*hour + 2000},
 		// ceil(3.6e9µs/7) * 7 = 3,600,000,005µs, rounded up to ms.
-		{"token bucket refills a full bucket", 0, limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 7, Window: time.Hour}, hour + 1 + 2000},
-		{"gcra", 0, limit.Policy{Algorithm: limit.AlgorithmGCRA, Max: 7, Window: time.Hour}, hour + 1 + 2000},
-		{"margin option", 30 * time.Second, limit.Policy{Max: 7, Window: time.Hour}, hour + 30000},
-		{"sub-millisecond window", 0, limit.Policy{Max: 7, Window: 10 * time.Microsecond}, 1 + 2000},
+		{"token bucket refills a full bucket", 0, counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 7, Window: time.Hour}, hour + 1 + 2000},
+		{"gcra", 0, counter.Policy{Algorithm: counter.AlgorithmGCRA, Max: 7, Window: time.Hour}, hour + 1 + 2000},
+		{"margin option", 30 * time.Second, counter.Policy{Max: 7, Window: time.Hour}, hour + 30000},
+		{"sub-millisecond window", 0, counter.Policy{Max: 7, Window: 10 * time.Microsecond}, 1 + 2000},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t, c, Options{TTLMargin: tc.margin})
 			key := "{ttl}" + tc.name
-			ds := make([]limit.Decision, 1)
-			check := []limit.Update{{Key: key, Policy: tc.policy, Cost: 0}}
+			ds := make([]counter.Decision, 1)
+			check := []counter.Update{{Key: key, Policy: tc.policy, Cost: 0}}
 			if err := s.Update(ctx, t0, check, ds); err != nil {
 				t.Fatal(err)
 			}
 			if n := c.Exists(ctx, key).Val(); n != 0 {
 				t.Fatalf("a check created key %q", key)
 			}
-			hit := []limit.Update{{Key: key, Policy: tc.policy, Cost: 1}}
+			hit := []counter.Update{{Key: key, Policy: tc.policy, Cost: 1}}
 			if err := s.Update(ctx, t0.Add(time.Duration(i)), hit, ds); err != nil {
 				t.Fatal(err)
 			}
@@ -60,11 +60,11 @@ func TestTTL(t *testing.T) {
 
 	t.Run("rejected batch writes nothing", func(t *testing.T) {
 		s := newStore(t, c, Options{})
-		batch := []limit.Update{
-			{Key: "{ttl}r/open", Policy: limit.Policy{Max: 5, Window: time.Hour}, Cost: 1},
-			{Key: "{ttl}r/closed", Policy: limit.Policy{Max: 0, Window: time.Hour}, Cost: 1},
+		batch := []counter.Update{
+			{Key: "{ttl}r/open", Policy: counter.Policy{Max: 5, Window: time.Hour}, Cost: 1},
+			{Key: "{ttl}r/closed", Policy: counter.Policy{Max: 0, Window: time.Hour}, Cost: 1},
 		}
-		ds := make([]limit.Decision, 2)
+		ds := make([]counter.Decision, 2)
 		if err := s.Update(ctx, t0, batch, ds); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package limit
+package counter
 
 import (
 	"fmt"
@@ -42,6 +42,9 @@ func (a Algorithm) String() string {
 	return fmt.Sprintf("Algorithm(%d)", uint8(a))
 }
 
+// Valid reports whether a is one of the algorithms above.
+func (a Algorithm) Valid() bool { return int(a) < len(algorithmNames) }
+
 // ParseAlgorithm returns the algorithm named s. The empty string is the
 // default, AlgorithmFixedWindow.
 func ParseAlgorithm(s string) (Algorithm, error) {
@@ -53,13 +56,13 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 			return Algorithm(i), nil
 		}
 	}
-	return 0, fmt.Errorf("limit: unknown algorithm %q (want fixed_window, sliding_window, token_bucket or gcra)", s)
+	return 0, fmt.Errorf("counter: unknown algorithm %q (want fixed_window, sliding_window, token_bucket or gcra)", s)
 }
 
 // MarshalText implements encoding.TextMarshaler.
 func (a Algorithm) MarshalText() ([]byte, error) {
 	if int(a) >= len(algorithmNames) {
-		return nil, fmt.Errorf("limit: unknown algorithm %d", uint8(a))
+		return nil, fmt.Errorf("counter: unknown algorithm %d", uint8(a))
 	}
 	return []byte(algorithmNames[a]), nil
 }
@@ -106,7 +109,7 @@ type Policy struct {
 // Validate reports whether p can be used, naming every problem.
 func (p Policy) Validate() error {
 	if probs := p.problems(); len(probs) > 0 {
-		return fmt.Errorf("limit: invalid policy: %s", strings.Join(probs, "; "))
+		return fmt.Errorf("counter: invalid policy: %s", strings.Join(probs, "; "))
 	}
 	return nil
 }

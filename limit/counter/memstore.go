@@ -1,4 +1,4 @@
-package limit
+package counter
 
 import (
 	"context"
@@ -106,11 +106,11 @@ const maxBatchOnStack = 16
 // than updates, or an invalid policy.
 func (m *MemoryStore) Update(_ context.Context, now time.Time, updates []Update, decisions []Decision) error {
 	if len(decisions) < len(updates) {
-		return fmt.Errorf("limit: %d decisions for %d updates", len(decisions), len(updates))
+		return fmt.Errorf("counter: %d decisions for %d updates", len(decisions), len(updates))
 	}
 	for i := range updates {
 		if !validPolicy(updates[i].Policy) {
-			return fmt.Errorf("limit: update %d (key %q): %s", i, updates[i].Key, strings.Join(updates[i].Policy.problems(), "; "))
+			return fmt.Errorf("counter: update %d (key %q): %s", i, updates[i].Key, strings.Join(updates[i].Policy.problems(), "; "))
 		}
 	}
 	switch len(updates) {
@@ -127,7 +127,7 @@ func (m *MemoryStore) Update(_ context.Context, now time.Time, updates []Update,
 // UpdateOne applies a single update: Update without the slices.
 func (m *MemoryStore) UpdateOne(now time.Time, u Update) (Decision, error) {
 	if !validPolicy(u.Policy) {
-		return Decision{}, fmt.Errorf("limit: update (key %q): %s", u.Key, strings.Join(u.Policy.problems(), "; "))
+		return Decision{}, fmt.Errorf("counter: update (key %q): %s", u.Key, strings.Join(u.Policy.problems(), "; "))
 	}
 	return m.one(now, &u), nil
 }

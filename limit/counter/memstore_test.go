@@ -1,4 +1,4 @@
-package limit
+package counter
 
 import (
 	"context"

@@ -1,10 +1,13 @@
-package limit
+package descriptor
 
 import "fmt"
 
-// Unit is a rate-limit time unit. Names and numbers match Envoy's
-// envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit, so a server
-// converts with a plain cast. The zero value is UnitUnknown.
+// Unit is a rate-limit time unit, the one definition rlpkit uses for limit
+// overrides (Envoy's envoy.type.v3.RateLimitUnit) and for the limits a
+// rate-limit service reports (RateLimitResponse.RateLimit.Unit): names and
+// numbers match Envoy's, so a server converts with a plain cast. Package
+// limit uses this type for its overrides and responses. The zero value is
+// UnitUnknown.
 type Unit int32
 
 const (
@@ -23,9 +26,11 @@ const (
 	UnitMonth Unit = 5
 	// UnitYear is 365 days (31,536,000 seconds).
 	UnitYear Unit = 6
-	// UnitWeek is 7 days (604,800 seconds). Envoy added WEEK after YEAR; a
-	// server built against an older go-control-plane that lacks it should
-	// report UNKNOWN instead.
+	// UnitWeek is 7 days (604,800 seconds). Envoy added WEEK after YEAR to
+	// RateLimitResponse.RateLimit.Unit only: envoy.type.v3.RateLimitUnit,
+	// the unit of an override, has no WEEK, so an override read from
+	// dynamic metadata never has it. A server built against an older
+	// go-control-plane that lacks it should report UNKNOWN instead.
 	UnitWeek Unit = 7
 )
 
@@ -34,13 +39,16 @@ var unitNames = [...]string{"UNKNOWN", "SECOND", "MINUTE", "HOUR", "DAY", "MONTH
 var unitSeconds = [...]uint32{0, 1, 60, 3600, 86400, 30 * 86400, 365 * 86400, 7 * 86400}
 
 // String returns Envoy's name of u: UNKNOWN, SECOND, MINUTE, HOUR, DAY, MONTH,
-// YEAR or WEEK.
+// YEAR or WEEK, and "Unit(N)" for values outside the enum.
 func (u Unit) String() string {
 	if u >= 0 && int(u) < len(unitNames) {
 		return unitNames[u]
 	}
 	return fmt.Sprintf("Unit(%d)", int32(u))
 }
+
+// MarshalText encodes the unit by name.
+func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
 
 // Seconds returns the length of u in seconds, or 0 for UnitUnknown and values
 // outside the enum.
@@ -62,12 +70,14 @@ func UnitForSeconds(seconds uint32) Unit {
 	return UnitUnknown
 }
 
-// ParseUnit returns the unit named s (Envoy's upper-case names).
-func ParseUnit(s string) (Unit, error) {
-	for u, name := range unitNames {
-		if s == name {
-			return Unit(u), nil
+// ParseUnit returns the unit with Envoy name s (upper case: SECOND, MINUTE,
+// HOUR, DAY, WEEK, MONTH or YEAR). UNKNOWN is not a usable unit and is
+// refused, like any other name.
+func ParseUnit(s string) (Unit, bool) {
+	for u := UnitSecond; int(u) < len(unitNames); u++ {
+		if unitNames[u] == s {
+			return u, true
 		}
 	}
-	return UnitUnknown, fmt.Errorf("limit: unknown unit %q (want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR)", s)
+	return UnitUnknown, false
 }

@@ -1,11 +1,11 @@
-// Package storetest checks that an implementation of limit.Store answers
-// exactly as limit.Policy.Decide does and honours the Store contract: all or
+// Package storetest checks that an implementation of counter.Store answers
+// exactly as counter.Policy.Decide does and honours the Store contract: all or
 // nothing batches, repeated keys, checks, exactness under concurrency and
 // errors for invalid input. The memory store runs it in this package's tests;
 // another store (limit/redis) runs it from its own:
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) limit.Store { return newTestStore(t) })
+//		storetest.Run(t, func(t *testing.T) counter.Store { return newTestStore(t) })
 //	}
 //
 // Every subtest asks newStore for a fresh store and uses keys unique to the
@@ -28,24 +28,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
 // t0 is a whole day (UTC): the windows used here all start at it.
 var t0 = time.Unix(1_699_920_000, 0)
 
-var policies = []limit.Policy{
-	{Algorithm: limit.AlgorithmFixedWindow, Max: 7, Window: 3 * time.Second},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 7, Window: 3 * time.Second},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 7, Window: 3 * time.Second, Weighted: true, Weight: 50},
-	{Algorithm: limit.AlgorithmSlidingWindow, Max: 12, Window: 500 * time.Millisecond, Weighted: true, Weight: 100},
-	{Algorithm: limit.AlgorithmTokenBucket, Max: 7, Window: 3 * time.Second},
-	{Algorithm: limit.AlgorithmGCRA, Max: 7, Window: 3 * time.Second},
-	{Algorithm: limit.AlgorithmFixedWindow, Max: 0, Window: time.Second},
+var policies = []counter.Policy{
+	{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: 3 * time.Second},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: 3 * time.Second},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: 3 * time.Second, Weighted: true, Weight: 50},
+	{Algorithm: counter.AlgorithmSlidingWindow, Max: 12, Window: 500 * time.Millisecond, Weighted: true, Weight: 100},
+	{Algorithm: counter.AlgorithmTokenBucket, Max: 7, Window: 3 * time.Second},
+	{Algorithm: counter.AlgorithmGCRA, Max: 7, Window: 3 * time.Second},
+	{Algorithm: counter.AlgorithmFixedWindow, Max: 0, Window: time.Second},
 }
 
 // Run runs the conformance tests against stores made by newStore.
-func Run(t *testing.T, newStore func(t *testing.T) limit.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) counter.Store) {
 	prefix := fmt.Sprintf("storetest-%d-", rand.Uint64())
 	key := func(t *testing.T, name string) string { return prefix + t.Name() + "/" + name }
 	ctx := context.Background()
@@ -56,7 +56,7 @@ func Run(t *testing.T, newStore func(t *testing.T) limit.Store) {
 				store := newStore(t)
 				k := key(t, "k")
 				r := rand.New(rand.NewPCG(uint64(i), 42))
-				var s limit.State
+				var s counter.State
 				now := t0
 				for step := range 2000 {
 					now = now.Add(time.Duration(r.IntN(300_000)) * time.Microsecond)
@@ -65,10 +65,10 @@ func Run(t *testing.T, newStore func(t *testing.T) limit.Store) {
 						at = now.Add(-time.Duration(r.IntN(2_000_000)) * time.Microsecond)
 					}
 					cost := uint64(r.IntN(3))
-					var want limit.Decision
+					var want counter.Decision
 					s, want = p.Decide(s, at, cost)
-					got := make([]limit.Decision, 1)
-					if err := store.Update(ctx, at, []limit.Update{{Key: k, Policy: p, Cost: cost}}, got); err != nil {
+					got := make([]counter.Decision, 1)
+					if err := store.Update(ctx, at, []counter.Update{{Key: k, Policy: p, Cost: cost}}, got); err != nil {
 						t.Fatalf("step %d: Update: %v", step, err)
 					}
 					if got[0] != want {
@@ -81,67 +81,67 @@ func Run(t *testing.T, newStore func(t *testing.T) limit.Store) {
 
 	t.Run("batch is all or nothing", func(t *testing.T) {
 		store := newStore(t)
-		wide := limit.Policy{Max: 10, Window: 10 * time.Second}
-		narrow := limit.Policy{Max: 1, Window: 10 * time.Second}
-		batch := []limit.Update{{Key: key(t, "wide"), Policy: wide, Cost: 1}, {Key: key(t, "narrow"), Policy: narrow, Cost: 1}}
-		expect(t, store, t0, batch, []limit.Decision{
+		wide := counter.Policy{Max: 10, Window: 10 * time.Second}
+		narrow := counter.Policy{Max: 1, Window: 10 * time.Second}
+		batch := []counter.Update{{Key: key(t, "wide"), Policy: wide, Cost: 1}, {Key: key(t, "narrow"), Policy: narrow, Cost: 1}}
+		expect(t, store, t0, batch, []counter.Decision{
 			{Allowed: true, Used: 1, Remaining: 9, ResetAfter: 10 * time.Second},
 			{Allowed: true, Used: 1, Remaining: 0, ResetAfter: 10 * time.Second},
 		})
 		// narrow is full: nothing is consumed and wide is described as a check.
-		expect(t, store, t0.Add(time.Second), batch, []limit.Decision{
+		expect(t, store, t0.Add(time.Second), batch, []counter.Decision{
 			{Allowed: true, Used: 1, Remaining: 9, ResetAfter: 9 * time.Second},
 			{Used: 2, Remaining: 0, ResetAfter: 9 * time.Second, RetryAfter: 9 * time.Second},
 		})
-		expect(t, store, t0.Add(2*time.Second), batch[:1], []limit.Decision{
+		expect(t, store, t0.Add(2*time.Second), batch[:1], []counter.Decision{
 			{Allowed: true, Used: 2, Remaining: 8, ResetAfter: 8 * time.Second},
 		})
 	})
 
 	t.Run("batch repeats a key", func(t *testing.T) {
 		store := newStore(t)
-		p := limit.Policy{Algorithm: limit.AlgorithmTokenBucket, Max: 3, Window: 3 * time.Second}
+		p := counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 3, Window: 3 * time.Second}
 		k := key(t, "k")
-		batch := []limit.Update{{Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 0}}
-		expect(t, store, t0, batch, []limit.Decision{
+		batch := []counter.Update{{Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 0}}
+		expect(t, store, t0, batch, []counter.Decision{
 			{Allowed: true, Used: 1, Remaining: 2, ResetAfter: time.Second},
 			{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
 			{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
 		})
-		expect(t, store, t0, batch[:2], []limit.Decision{
+		expect(t, store, t0, batch[:2], []counter.Decision{
 			{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
 			{Used: 4, Remaining: 0, ResetAfter: 3 * time.Second, RetryAfter: time.Second},
 		})
-		expect(t, store, t0, batch[2:], []limit.Decision{
+		expect(t, store, t0, batch[2:], []counter.Decision{
 			{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
 		})
 	})
 
 	t.Run("check consumes nothing", func(t *testing.T) {
 		store := newStore(t)
-		p := limit.Policy{Max: 1, Window: time.Minute}
-		check := []limit.Update{{Key: key(t, "k"), Policy: p, Cost: 0}}
-		hit := []limit.Update{{Key: key(t, "k"), Policy: p, Cost: 1}}
-		expect(t, store, t0, check, []limit.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
-		expect(t, store, t0, check, []limit.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
-		expect(t, store, t0, hit, []limit.Decision{{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Minute}})
-		expect(t, store, t0, check, []limit.Decision{{Used: 1, ResetAfter: time.Minute, RetryAfter: time.Minute}})
+		p := counter.Policy{Max: 1, Window: time.Minute}
+		check := []counter.Update{{Key: key(t, "k"), Policy: p, Cost: 0}}
+		hit := []counter.Update{{Key: key(t, "k"), Policy: p, Cost: 1}}
+		expect(t, store, t0, check, []counter.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
+		expect(t, store, t0, check, []counter.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
+		expect(t, store, t0, hit, []counter.Decision{{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Minute}})
+		expect(t, store, t0, check, []counter.Decision{{Used: 1, ResetAfter: time.Minute, RetryAfter: time.Minute}})
 	})
 
 	t.Run("exact under concurrency", func(t *testing.T) {
 		// 8 goroutines x 2,500 requests against a fixed window of max 1,000,
 		// each request also hitting a counter of its goroutine.
 		store := newStore(t)
-		shared := limit.Policy{Max: 1000, Window: time.Minute}
-		own := limit.Policy{Max: 100_000, Window: time.Minute}
+		shared := counter.Policy{Max: 1000, Window: time.Minute}
+		own := counter.Policy{Max: 100_000, Window: time.Minute}
 		var admitted atomic.Int64
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ds := make([]limit.Decision, 2)
-				batch := []limit.Update{{Key: key(t, fmt.Sprint("g", g)), Policy: own, Cost: 1}, {Key: key(t, "shared"), Policy: shared, Cost: 1}}
+				ds := make([]counter.Decision, 2)
+				batch := []counter.Update{{Key: key(t, fmt.Sprint("g", g)), Policy: own, Cost: 1}, {Key: key(t, "shared"), Policy: shared, Cost: 1}}
 				for range 2500 {
 					if err := store.Update(ctx, t0, batch, ds); err != nil {
 						t.Error(err)
@@ -161,33 +161,33 @@ func Run(t *testing.T, newStore func(t *testing.T) limit.Store) {
 
 	t.Run("errors", func(t *testing.T) {
 		store := newStore(t)
-		ok := limit.Policy{Max: 1, Window: time.Second}
+		ok := counter.Policy{Max: 1, Window: time.Second}
 		tests := []struct {
 			name    string
-			updates []limit.Update
+			updates []counter.Update
 			n       int
 		}{
-			{"fewer decisions than updates", []limit.Update{{Key: key(t, "a"), Policy: ok, Cost: 1}}, 0},
-			{"window under 1µs", []limit.Update{{Key: key(t, "a"), Policy: limit.Policy{Max: 1}, Cost: 1}}, 1},
-			{"max above MaxPolicyValue", []limit.Update{{Key: key(t, "a"), Policy: limit.Policy{Max: limit.MaxPolicyValue + 1, Window: time.Second}, Cost: 1}}, 1},
-			{"weight above 100", []limit.Update{{Key: key(t, "a"), Policy: limit.Policy{Algorithm: limit.AlgorithmSlidingWindow, Max: 1, Window: time.Second, Weighted: true, Weight: 101}, Cost: 1}}, 1},
+			{"fewer decisions than updates", []counter.Update{{Key: key(t, "a"), Policy: ok, Cost: 1}}, 0},
+			{"window under 1µs", []counter.Update{{Key: key(t, "a"), Policy: counter.Policy{Max: 1}, Cost: 1}}, 1},
+			{"max above MaxPolicyValue", []counter.Update{{Key: key(t, "a"), Policy: counter.Policy{Max: counter.MaxPolicyValue + 1, Window: time.Second}, Cost: 1}}, 1},
+			{"weight above 100", []counter.Update{{Key: key(t, "a"), Policy: counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 1, Window: time.Second, Weighted: true, Weight: 101}, Cost: 1}}, 1},
 		}
 		for _, tc := range tests {
-			if err := store.Update(ctx, t0, tc.updates, make([]limit.Decision, tc.n)); err == nil {
+			if err := store.Update(ctx, t0, tc.updates, make([]counter.Decision, tc.n)); err == nil {
 				t.Errorf("Update(%s) = nil, want an error", tc.name)
 			}
 		}
 		// Nothing was consumed by the failed updates.
-		expect(t, store, t0, []limit.Update{{Key: key(t, "a"), Policy: ok, Cost: 1}}, []limit.Decision{
+		expect(t, store, t0, []counter.Update{{Key: key(t, "a"), Policy: ok, Cost: 1}}, []counter.Decision{
 			{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Second},
 		})
 	})
 }
 
 // expect applies a batch and compares the decisions.
-func expect(t *testing.T, store limit.Store, now time.Time, batch []limit.Update, want []limit.Decision) {
+func expect(t *testing.T, store counter.Store, now time.Time, batch []counter.Update, want []counter.Decision) {
 	t.Helper()
-	got := make([]limit.Decision, len(batch))
+	got := make([]counter.Decision, len(batch))
 	if err := store.Update(context.Background(), now, batch, got); err != nil {
 		t.Fatalf("Update at t0+%v: %v", now.Sub(t0), err)
 	}

@@ -1,4 +1,4 @@
-package limit
+package counter
 
 import (
 	"testing"
@@ -187,9 +187,9 @@ func TestPolicyValidate(t *testing.T) {
 	}{
 		{Policy{Max: 1, Window: s1}, ""},
 		{Policy{Algorithm: AlgorithmSlidingWindow, Max: MaxPolicyValue, Window: MaxWindow, Weighted: true, Weight: 100}, ""},
-		{Policy{}, "limit: invalid policy: window 0s is shorter than 1µs"},
+		{Policy{}, "counter: invalid policy: window 0s is shorter than 1µs"},
 		{Policy{Algorithm: 9, Max: MaxPolicyValue + 1, Window: MaxWindow + 1, Weighted: true, Weight: 101},
-			"limit: invalid policy: unknown algorithm 9; max 4294967296 exceeds 4294967295; window 1193046h28m15.000000001s exceeds 1193046h28m15s; weight 101 exceeds 100"},
+			"counter: invalid policy: unknown algorithm 9; max 4294967296 exceeds 4294967295; window 1193046h28m15.000000001s exceeds 1193046h28m15s; weight 101 exceeds 100"},
 	}
 	for _, tc := range tests {
 		err := tc.p.Validate()
@@ -222,23 +222,5 @@ func TestAlgorithmNames(t *testing.T) {
 	}
 	if s := Algorithm(9).String(); s != "Algorithm(9)" {
 		t.Errorf("Algorithm(9).String() = %q", s)
-	}
-}
-
-func TestUnits(t *testing.T) {
-	for u := UnitUnknown; u <= UnitWeek; u++ {
-		back, err := ParseUnit(u.String())
-		if err != nil || back != u {
-			t.Errorf("ParseUnit(%q) = %v, %v; want %v", u.String(), back, err, u)
-		}
-		if u != UnitUnknown && UnitForSeconds(u.Seconds()) != u {
-			t.Errorf("UnitForSeconds(%d) = %v, want %v", u.Seconds(), UnitForSeconds(u.Seconds()), u)
-		}
-	}
-	if Unit(8).Seconds() != 0 || Unit(-1).String() != "Unit(-1)" {
-		t.Error("out-of-range units must have no length and a numeric name")
-	}
-	if _, err := ParseUnit("FORTNIGHT"); err == nil {
-		t.Error(`ParseUnit("FORTNIGHT") = nil error, want an error`)
 	}
 }

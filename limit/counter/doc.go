@@ -1,0 +1,56 @@
+// Package counter is rlpkit's rate-limit algorithms on a counter's state,
+// and the stores that keep counters: everything needed to count hits against
+// a limit, with nothing about where limits come from. It imports only the
+// standard library, so programs that only count (the HTTP middleware in
+// limit/httplimit, the Redis store in limit/redis, a Go service limiting its
+// own calls) link neither CEL nor a limits-file parser.
+//
+// It is not the place for limits files, conditions or Envoy's Rate Limit
+// Service (RLS) semantics: package limit reads limitador's limits format and
+// evaluates RLS requests on top of a Store from here, and package rls serves
+// them over gRPC. It keeps no goroutines or globals; MemoryStore sweeps
+// expired counters as it writes.
+//
+// # Algorithms
+//
+// Five algorithms share one contract. Each is a small value type
+// (FixedWindow, SlidingWindow, TokenBucket, GCRA) whose Decide method is a
+// pure function of a small State, the instant now and a cost, returning the
+// new State and a Decision (allowed, used, remaining, reset-after,
+// retry-after); InFlight counts concurrent holders and returns a release
+// func. Time is always an argument. State never moves backwards when an older
+// now arrives, so stale timestamps mint nothing (golang.org/x/time/rate lets
+// them mint tokens). Policy bundles an Algorithm with its parameters and
+// Limiter applies one to a single key, in the shape of
+// golang.org/x/time/rate.Limiter.
+//
+// All algorithm arithmetic is on integer Unix microseconds and integer
+// counts below 2^53, except the sliding window's estimates, which are IEEE
+// doubles computed in a documented order; a Redis Lua script can reproduce
+// every decision exactly.
+//
+// # Stores
+//
+// A Store applies one request's counter updates as a batch, all or nothing:
+// when any counter would go over, none is incremented. MemoryStore is the
+// in-process store: sharded, no global lock, expired counters swept a shard
+// at a time, and a bound on stored counters (DefaultMaxKeys, 1,000,000) that
+// is never exceeded. The Redis store lives in limit/redis; the conformance
+// checks every Store must pass are in limit/counter/storetest.
+//
+// # Where it differs from its sources
+//
+//   - The fixed window is aligned to the Unix epoch, as Envoy's reference
+//     rate-limit service counts.
+//   - The sliding window uses Cloudflare's proportional estimate by
+//     default; Weighted with a Weight reproduces the fixed-weight formula
+//     of pingap's limit plugin, (prev*(1-w)+curr*w)/interval. That plugin's
+//     sliding window counts a rejected request; this one does not (a
+//     rejected hit consumes nothing, for every algorithm).
+//   - A check (cost 0) is over when not even one more hit would be
+//     admitted: counters never exceed their maximum, unlike Envoy's
+//     reference service, which counts rejected hits.
+//   - The token bucket and GCRA refill one token every ceil(window/max)
+//     microseconds, so they never admit faster than max per window, and
+//     rates above one hit per microsecond are capped there.
+package counter

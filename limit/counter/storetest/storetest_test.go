@@ -1,0 +1,11 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+)
+
+func TestMemoryStore(t *testing.T) {
+	Run(t, func(*testing.T) counter.Store { return counter.NewMemoryStore(counter.MemoryOptions{}) })
+}
