@@ -4,7 +4,8 @@
 // legacy KEY == VALUE form and CEL), and their evaluation with the semantics
 // of Envoy's Rate Limit Service (RLS): the Evaluator and the request and
 // response vocabulary (Request, Descriptor, Entry, Override, Response,
-// DescriptorStatus, RateLimit, Code).
+// DescriptorStatus, RateLimit, Code). RequestFromResult turns what package
+// descriptor generates for an HTTP request into a Request.
 //
 // It does not count: the algorithms, Policy, State, Decision, the Store
 // interface and the memory store are in limit/counter, which imports only

@@ -69,7 +69,7 @@ type DescriptorStatus struct {
 var ErrEmptyDomain = errors.New("limit: request has an empty domain")
 
 // Evaluator answers rate-limit requests with the semantics of Envoy's rate
-// limit service over a set of limits and a Store:
+// limit service over a set of limits and a counter.Store:
 //
 //   - each descriptor is evaluated on its own against the limits whose
 //     namespace is the request's domain; a limit applies when all its
