@@ -12,12 +12,13 @@ import (
 )
 
 // Diagnose returns the warnings of set: every reason a valid HTTPRoute does not attach
-// through one of its parentRefs to a Gateway, every valid RateLimitPolicy whose target is missing or
-// invalid, conflicts with an older policy, or is a Gateway or HTTPRoute that no route is
-// attached through, and, when there are policies but no valid Gateway, one warning saying
-// so. Objects with validation problems are not diagnosed (their problems are errors). The
-// warnings are sorted by where their objects were read (see Warning), so the same objects
-// in any order give the same warnings. Compile returns them as Result.Warnings.
+// through one of its parentRefs to a Gateway; every valid RateLimitPolicy whose target is
+// missing or invalid, is taken by an older policy, or is a Gateway or HTTPRoute that no
+// route is attached through; and, when there are policies but no valid Gateway, one warning
+// saying so. Objects with validation problems are not diagnosed (their problems are
+// errors). The warnings are sorted by where their fields were read, then by object, field
+// and message, so the same objects in any order give the same warnings. Compile returns
+// them as Result.Warnings.
 func Diagnose(set *policy.Set) []Warning {
 	valid := validObjects(set)
 	d := &diagnosis{set: set, valid: valid, topo: newTopology(valid), attached: map[key]bool{}}
@@ -47,7 +48,7 @@ type diagnosis struct {
 
 func (d *diagnosis) warn(kind string, k key, field, format string, a ...any) {
 	obj := policy.ObjectKey{Kind: kind, Namespace: k.ns, Name: k.name}
-	src, _ := d.set.Source(obj)
+	src, _ := d.set.FieldSource(obj, field)
 	d.out = append(d.out, Warning{Source: src, Object: obj.String(), Field: field, Message: fmt.Sprintf(format, a...)})
 }
 

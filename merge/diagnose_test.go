@@ -10,9 +10,8 @@ import (
 	"github.com/rlpkit/rlpkit/policy"
 )
 
-// A Gateway with one listener per case of attachment. Every document is on one line, and a
-// warning names the line where its object's document starts: 1 for the first, the "---"
-// before it for the others (2*index).
+// A Gateway with one listener per case of attachment. Every document is on one line, so a
+// warning names line 1 + 2*index of its object.
 const (
 	diagGateway = `{apiVersion: gateway.networking.k8s.io/v1, kind: Gateway, metadata: {name: mygateway, namespace: gateway-system}, spec: {gatewayClassName: c, listeners: [` +
 		`{name: http, port: 80, protocol: HTTP, hostname: "*.toystore.com", allowedRoutes: {namespaces: {from: All}}}, ` +
@@ -45,35 +44,35 @@ func TestDiagnose(t *testing.T) {
 	}, {
 		name: "targetRef misspelt",
 		docs: []string{diagGateway, toystore, diagPolicyDoc("default", "toystore-rlp", "HTTPRoute", "toystor")},
-		want: []string{"in.yaml:4: RateLimitPolicy default/toystore-rlp: spec.targetRef: HTTPRoute default/toystor not found (did you mean default/toystore?)"},
+		want: []string{"in.yaml:5: RateLimitPolicy default/toystore-rlp: spec.targetRef: HTTPRoute default/toystor not found (did you mean default/toystore?)"},
 	}, {
 		name: "targetRef names a Gateway of another namespace",
 		docs: []string{diagGateway, toystore, diagPolicyDoc("default", "gw-rlp", "Gateway", "mygateway")},
-		want: []string{"in.yaml:4: RateLimitPolicy default/gw-rlp: spec.targetRef: Gateway default/mygateway not found (did you mean gateway-system/mygateway?); a policy targets only objects of its own namespace default: create it in the namespace of its target"},
+		want: []string{"in.yaml:5: RateLimitPolicy default/gw-rlp: spec.targetRef: Gateway default/mygateway not found (did you mean gateway-system/mygateway?); a policy targets only objects of its own namespace default: create it in the namespace of its target"},
 	}, {
 		name: "targetRef far from everything lists what there is",
 		docs: []string{diagGateway, toystore, diagPolicyDoc("default", "p", "HTTPRoute", "completely-different")},
-		want: []string{"in.yaml:4: RateLimitPolicy default/p: spec.targetRef: HTTPRoute default/completely-different not found; HTTPRoutes in the inputs: default/toystore"},
+		want: []string{"in.yaml:5: RateLimitPolicy default/p: spec.targetRef: HTTPRoute default/completely-different not found; HTTPRoutes in the inputs: default/toystore"},
 	}, {
 		name: "target invalid",
 		docs: []string{diagGateway, diagRoute("bad", `{parentRefs: [{name: mygateway, namespace: gateway-system}], hostnames: ["bad_host"]}`), diagPolicyDoc("default", "p", "HTTPRoute", "bad")},
-		want: []string{"in.yaml:4: RateLimitPolicy default/p: spec.targetRef: HTTPRoute default/bad is invalid, so the policy applies to no request until its errors are fixed (rlpkit validate lists them)"},
+		want: []string{"in.yaml:5: RateLimitPolicy default/p: spec.targetRef: HTTPRoute default/bad is invalid, so the policy applies to no request until its errors are fixed (rlpkit validate lists them)"},
 	}, {
 		name: "conflicting policy",
 		docs: []string{diagGateway, toystore, diagPolicyDoc("default", "a", "HTTPRoute", "toystore"), diagPolicyDoc("default", "b", "HTTPRoute", "toystore")},
-		want: []string{"in.yaml:6: RateLimitPolicy default/b: spec.targetRef: not used: default/a also targets HTTPRoute default/toystore and is older; only the oldest policy of a target is used; merge the two policies or delete one"},
+		want: []string{"in.yaml:7: RateLimitPolicy default/b: spec.targetRef: not used: default/a also targets HTTPRoute default/toystore and is older; only the oldest policy of a target is used; merge the two policies or delete one"},
 	}, {
 		name: "Gateway policy without routes",
 		docs: []string{diagGateway, diagPolicyDoc("gateway-system", "gw-rlp", "Gateway", "mygateway")},
-		want: []string{"in.yaml:2: RateLimitPolicy gateway-system/gw-rlp: spec.targetRef: no HTTPRoute is attached to Gateway gateway-system/mygateway, so the policy applies to no request; attach an HTTPRoute to it (spec.parentRefs)"},
+		want: []string{"in.yaml:3: RateLimitPolicy gateway-system/gw-rlp: spec.targetRef: no HTTPRoute is attached to Gateway gateway-system/mygateway, so the policy applies to no request; attach an HTTPRoute to it (spec.parentRefs)"},
 	}, {
 		name: "policies without a Gateway",
 		docs: []string{toystore, diagPolicyDoc("default", "toystore-rlp", "HTTPRoute", "toystore"), diagPolicyDoc("default", "more", "HTTPRoute", "toystore")},
 		want: []string{
 			"no valid Gateway in the inputs, so nothing is compiled and RateLimitPolicies default/more, default/toystore-rlp apply to no request; add the manifest of Gateway gateway-system/mygateway (named by the HTTPRoutes' parentRefs) to the inputs",
 			"in.yaml:1: HTTPRoute default/toystore: spec.parentRefs[0].name: Gateway gateway-system/mygateway not found; there is no valid Gateway in the inputs",
-			"in.yaml:2: RateLimitPolicy default/toystore-rlp: spec.targetRef: not used: default/more also targets HTTPRoute default/toystore and is older; only the oldest policy of a target is used; merge the two policies or delete one",
-			"in.yaml:4: RateLimitPolicy default/more: spec.targetRef: HTTPRoute default/toystore is not attached to any Gateway, so the policy applies to no request; see the warnings of the route",
+			"in.yaml:3: RateLimitPolicy default/toystore-rlp: spec.targetRef: not used: default/more also targets HTTPRoute default/toystore and is older; only the oldest policy of a target is used; merge the two policies or delete one",
+			"in.yaml:5: RateLimitPolicy default/more: spec.targetRef: HTTPRoute default/toystore is not attached to any Gateway, so the policy applies to no request; see the warnings of the route",
 		},
 	}, {
 		name: "route of a mesh: left alone",
@@ -81,51 +80,51 @@ func TestDiagnose(t *testing.T) {
 	}, {
 		name: "parentRef misspelt",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygatway, namespace: gateway-system}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0].name: Gateway gateway-system/mygatway not found (did you mean gateway-system/mygateway?)"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0].name: Gateway gateway-system/mygatway not found (did you mean gateway-system/mygateway?)"},
 	}, {
 		name: "parentRef without the Gateway's namespace",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0].name: Gateway default/mygateway not found (did you mean gateway-system/mygateway?); a parentRef without namespace names a Gateway of the route's namespace default: set spec.parentRefs[0].namespace"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0].name: Gateway default/mygateway not found (did you mean gateway-system/mygateway?); a parentRef without namespace names a Gateway of the route's namespace default: set spec.parentRefs[0].namespace"},
 	}, {
 		name: "parentRef names an invalid Gateway",
 		docs: []string{`{apiVersion: gateway.networking.k8s.io/v1, kind: Gateway, metadata: {name: gw, namespace: default}, spec: {gatewayClassName: c, listeners: [{name: http, port: 80, protocol: HTTP, hostname: "bad_host"}]}}`, diagRoute("r", `{parentRefs: [{name: gw}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0].name: Gateway default/gw is invalid, so the route attaches to it only once its errors are fixed (rlpkit validate lists them)"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0].name: Gateway default/gw is invalid, so the route attaches to it only once its errors are fixed (rlpkit validate lists them)"},
 	}, {
 		name: "sectionName names no listener",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, sectionName: https}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0].sectionName: not attached to Gateway gateway-system/mygateway: it has no listener named https; set sectionName to one of http, same, prod, grpc, tcp"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0].sectionName: not attached to Gateway gateway-system/mygateway: it has no listener named https; set sectionName to one of http, same, prod, grpc, tcp"},
 	}, {
 		name: "port matches no listener",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, port: 443}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0].port: not attached to Gateway gateway-system/mygateway: no listener listens on port 443; set port to one of 80, 8080, 8081, 8082, 9000 or leave it out"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0].port: not attached to Gateway gateway-system/mygateway: no listener listens on port 443; set port to one of 80, 8080, 8081, 8082, 9000 or leave it out"},
 	}, {
 		name: "port is not the named listener's",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, sectionName: http, port: 443}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0].sectionName: not attached to Gateway gateway-system/mygateway: listener http listens on port 80, not 443; set port to 80 or leave it out"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0].sectionName: not attached to Gateway gateway-system/mygateway: listener http listens on port 80, not 443; set port to 80 or leave it out"},
 	}, {
 		name: "listener protocol not HTTP",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, sectionName: tcp}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: listener tcp speaks TCP, not HTTP or HTTPS; name an HTTP or HTTPS listener (sectionName, port)"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: listener tcp speaks TCP, not HTTP or HTTPS; name an HTTP or HTTPS listener (sectionName, port)"},
 	}, {
 		name: "allowedRoutes Same excludes the namespace",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, sectionName: same}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: listener same admits routes of namespace gateway-system only (allowedRoutes.namespaces.from: Same); " + hintNamespace},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: listener same admits routes of namespace gateway-system only (allowedRoutes.namespaces.from: Same); " + hintNamespace},
 	}, {
 		name: "allowedRoutes Selector excludes the namespace",
 		docs: []string{diagGateway, `{apiVersion: v1, kind: Namespace, metadata: {name: default, labels: {env: dev}}}`, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, port: 8081}]}`)},
-		want: []string{"in.yaml:4: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: listener prod admits namespaces matching env=prod; namespace default has labels env=dev,kubernetes.io/metadata.name=default; " + hintNamespace},
+		want: []string{"in.yaml:5: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: listener prod admits namespaces matching env=prod; namespace default has labels env=dev,kubernetes.io/metadata.name=default; " + hintNamespace},
 	}, {
 		name: "allowedRoutes kinds exclude HTTPRoute",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, sectionName: grpc}]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: listener grpc admits kinds GRPCRoute, not HTTPRoute (allowedRoutes.kinds); add HTTPRoute to the listener's allowedRoutes.kinds"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: listener grpc admits kinds GRPCRoute, not HTTPRoute (allowedRoutes.kinds); add HTTPRoute to the listener's allowedRoutes.kinds"},
 	}, {
 		name: "hostnames intersect no listener",
 		docs: []string{diagGateway, diagRoute("toystore", `{parentRefs: [{name: mygateway, namespace: gateway-system, sectionName: http}], hostnames: ["*.toystore.org"]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/toystore: spec.hostnames: not attached to Gateway gateway-system/mygateway: hostnames *.toystore.org do not intersect listener http (*.toystore.com); give the route a hostname the listener serves (spec.hostnames)"},
+		want: []string{"in.yaml:3: HTTPRoute default/toystore: spec.hostnames: not attached to Gateway gateway-system/mygateway: hostnames *.toystore.org do not intersect listener http (*.toystore.com); give the route a hostname the listener serves (spec.hostnames)"},
 	}, {
 		name: "every listener refuses: one warning with every reason",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system}], hostnames: ["www.example.org"]}`)},
-		want: []string{"in.yaml:2: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: " +
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0]: not attached to Gateway gateway-system/mygateway: " +
 			"hostnames www.example.org do not intersect listener http (*.toystore.com); " +
 			"listener same admits routes of namespace gateway-system only (allowedRoutes.namespaces.from: Same); " +
 			"listener prod admits namespaces matching env=prod; namespace default has labels kubernetes.io/metadata.name=default; " +

@@ -51,7 +51,7 @@
 // namespace, allowedRoutes kinds without HTTPRoute, hostnames that do not intersect; a
 // policy whose target is not among the inputs (did you mean...?), is invalid, is taken by an
 // older policy, or has no route attached through it; and policies without any valid Gateway.
-// Warnings are sorted by where their objects were read, then by object, field and message.
+// Warnings are sorted by where their fields were read, then by object, field and message.
 //
 // # Where it differs from the sources
 //

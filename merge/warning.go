@@ -14,8 +14,9 @@ import (
 //
 //	policies.yaml:7: RateLimitPolicy default/toystore-rlp: spec.targetRef: HTTPRoute default/toystor not found (did you mean default/toystore?)
 type Warning struct {
-	// Source is where the object was read (see policy.Set.Source); the zero value when it
-	// was not read from a file, or when the warning concerns the inputs as a whole.
+	// Source is where the field was read (see policy.Set.FieldSource); the zero value when
+	// the object was not read from a file, or when the warning concerns the inputs as a
+	// whole.
 	Source policy.Source `json:"source,omitzero"`
 	// Object is "Kind namespace/name"; empty when the warning concerns the inputs as a
 	// whole.
@@ -42,7 +43,7 @@ func (w Warning) String() string {
 	return strings.Join(parts, ": ")
 }
 
-// compareWarnings orders warnings as their objects appear in the inputs (file, document,
+// compareWarnings orders warnings as their fields appear in the inputs (file, document,
 // line), then by object, field and message, so that the order does not depend on the order
 // of the objects in a Set.
 func compareWarnings(a, b Warning) int {
