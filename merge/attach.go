@@ -72,11 +72,7 @@ func (t *topology) attach(route *gatewayv1.HTTPRoute) []Attachment {
 		if !refersToGateway(ref) {
 			continue
 		}
-		ns := route.Namespace
-		if ref.Namespace != nil && *ref.Namespace != "" {
-			ns = string(*ref.Namespace)
-		}
-		gw, ok := t.gateways[key{ns, string(ref.Name)}]
+		gw, ok := t.gateways[parentGateway(route, ref)]
 		if !ok {
 			continue
 		}
@@ -115,6 +111,16 @@ func refersToGateway(ref gatewayv1.ParentReference) bool {
 		return false
 	}
 	return ref.Kind == nil || *ref.Kind == "Gateway"
+}
+
+// parentGateway returns the Gateway a parentRef of route names; its namespace defaults to
+// the route's.
+func parentGateway(route *gatewayv1.HTTPRoute, ref gatewayv1.ParentReference) key {
+	k := key{route.Namespace, string(ref.Name)}
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		k.ns = string(*ref.Namespace)
+	}
+	return k
 }
 
 // selects reports whether a parentRef selects listener l: its sectionName and port, when

@@ -71,10 +71,7 @@ func (d *diagnosis) route(r *gatewayv1.HTTPRoute) {
 // parentRef says why route r does not attach through its parentRef i, if it does not.
 func (d *diagnosis) parentRef(r *gatewayv1.HTTPRoute, rk key, i int, ref gatewayv1.ParentReference) {
 	path := fmt.Sprintf("spec.parentRefs[%d]", i)
-	gk := key{r.Namespace, string(ref.Name)}
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		gk.ns = string(*ref.Namespace)
-	}
+	gk := parentGateway(r, ref)
 	gw, ok := d.topo.gateways[gk]
 	if !ok {
 		if _, exists := d.set.Source(policy.ObjectKey{Kind: policy.KindGateway, Namespace: gk.ns, Name: gk.name}); exists {
@@ -95,7 +92,8 @@ func (d *diagnosis) parentRef(r *gatewayv1.HTTPRoute, rk key, i int, ref gateway
 		}
 	}
 	if len(selected) == 0 {
-		d.warn(policy.KindHTTPRoute, rk, unselectedField(path, ref), "not attached to Gateway %s: %s", gk, noListener(gw, ref))
+		field, why := noListener(gw, ref)
+		d.warn(policy.KindHTTPRoute, rk, path+"."+field, "not attached to Gateway %s: %s", gk, why)
 		return
 	}
 	var reasons, hints []string
@@ -117,16 +115,9 @@ func (d *diagnosis) parentRef(r *gatewayv1.HTTPRoute, rk key, i int, ref gateway
 	d.warn(policy.KindHTTPRoute, rk, field, "not attached to Gateway %s: %s; %s", gk, strings.Join(reasons, "; "), strings.Join(slices.Compact(hints), ", or "))
 }
 
-// unselectedField is the field of a parentRef that selects no listener.
-func unselectedField(path string, ref gatewayv1.ParentReference) string {
-	if ref.SectionName != nil {
-		return path + ".sectionName"
-	}
-	return path + ".port"
-}
-
-// noListener says why a parentRef selects no listener of gw, naming the listeners there are.
-func noListener(gw *gatewayv1.Gateway, ref gatewayv1.ParentReference) string {
+// noListener says why a parentRef selects no listener of gw, naming the listeners there are,
+// and which of its fields, sectionName or port, is wrong.
+func noListener(gw *gatewayv1.Gateway, ref gatewayv1.ParentReference) (field, why string) {
 	var names, ports []string
 	for _, l := range gw.Spec.Listeners {
 		names = append(names, string(l.Name))
@@ -138,11 +129,11 @@ func noListener(gw *gatewayv1.Gateway, ref gatewayv1.ParentReference) string {
 	ports = slices.Compact(ports)
 	switch {
 	case ref.SectionName != nil && len(ports) == 0:
-		return fmt.Sprintf("it has no listener named %s; set sectionName to one of %s", *ref.SectionName, strings.Join(names, ", "))
+		return "sectionName", fmt.Sprintf("it has no listener named %s; set sectionName to one of %s", *ref.SectionName, strings.Join(names, ", "))
 	case ref.SectionName != nil:
-		return fmt.Sprintf("listener %s listens on port %s, not %d; set port to %s or leave it out", *ref.SectionName, ports[0], *ref.Port, ports[0])
+		return "port", fmt.Sprintf("listener %s listens on port %s, not %d; set port to %s or leave it out", *ref.SectionName, strings.Join(ports, " and "), *ref.Port, strings.Join(ports, " or "))
 	}
-	return fmt.Sprintf("no listener listens on port %d; set port to one of %s or leave it out", *ref.Port, strings.Join(ports, ", "))
+	return "port", fmt.Sprintf("no listener listens on port %d; set port to one of %s or leave it out", *ref.Port, strings.Join(ports, ", "))
 }
 
 // policies diagnoses the valid policies: target missing or invalid, conflicts, and targets
@@ -201,11 +192,7 @@ func (d *diagnosis) noGateway() {
 			if !refersToGateway(ref) {
 				continue
 			}
-			ns := r.Namespace
-			if ref.Namespace != nil && *ref.Namespace != "" {
-				ns = string(*ref.Namespace)
-			}
-			named = append(named, ns+"/"+string(ref.Name))
+			named = append(named, parentGateway(r, ref).String())
 		}
 	}
 	slices.Sort(policies)

@@ -100,7 +100,7 @@ func TestDiagnose(t *testing.T) {
 	}, {
 		name: "port is not the named listener's",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, sectionName: http, port: 443}]}`)},
-		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0].sectionName: not attached to Gateway gateway-system/mygateway: listener http listens on port 80, not 443; set port to 80 or leave it out"},
+		want: []string{"in.yaml:3: HTTPRoute default/r: spec.parentRefs[0].port: not attached to Gateway gateway-system/mygateway: listener http listens on port 80, not 443; set port to 80 or leave it out"},
 	}, {
 		name: "listener protocol not HTTP",
 		docs: []string{diagGateway, diagRoute("r", `{parentRefs: [{name: mygateway, namespace: gateway-system, sectionName: tcp}]}`)},
