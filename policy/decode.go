@@ -66,7 +66,7 @@ type reader struct {
 }
 
 func newReader() *reader {
-	return &reader{set: &Set{sources: map[ObjectKey]Source{}, problems: map[ObjectKey]field.ErrorList{}}}
+	return &reader{set: &Set{sources: map[ObjectKey]Source{}, lines: map[ObjectKey]func(string) int{}, problems: map[ObjectKey]field.ErrorList{}}}
 }
 
 // Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
@@ -213,6 +213,7 @@ func (r *reader) addDocument(file string, doc *yamljson.Document, data []byte, p
 	}
 	problems = append(problems, invalid...)
 	r.set.sources[key] = at("")
+	r.set.lines[key] = func(path string) int { return at(path).Line }
 	if len(problems) > 0 {
 		r.set.problems[key] = problems
 	}

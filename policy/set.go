@@ -46,6 +46,7 @@ type Set struct {
 	Namespaces []*Namespace
 
 	sources  map[ObjectKey]Source
+	lines    map[ObjectKey]func(path string) int // field path -> line
 	problems map[ObjectKey]field.ErrorList
 }
 
@@ -53,6 +54,22 @@ type Set struct {
 func (s *Set) Source(k ObjectKey) (Source, bool) {
 	src, ok := s.sources[k]
 	return src, ok
+}
+
+// FieldSource returns where a field of the object was read: the line of the field path
+// ("spec.targetRef", "spec.parentRefs[0].name"), or of its deepest parent that is written
+// when the field is not, or where the object was read when path is empty.
+func (s *Set) FieldSource(k ObjectKey, path string) (Source, bool) {
+	src, ok := s.sources[k]
+	if !ok || path == "" {
+		return src, ok
+	}
+	if line := s.lines[k]; line != nil {
+		if l := line(path); l > 0 {
+			src.Line = l
+		}
+	}
+	return src, true
 }
 
 // Problems returns the validation problems of the object; nil when it is valid.

@@ -4,23 +4,27 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
-const validateSynopsis = `rlpkit validate PATH...
+const validateSynopsis = `rlpkit validate [--strict] PATH...
 
 Reads Gateways, HTTPRoutes, RateLimitPolicies and Namespaces from files, directories
 (every *.yaml, *.yml and *.json, recursively) and "-" (stdin), and prints every problem on
 stderr, one a line, as file:line: Kind namespace/name: field.path: what is wrong.
+Routes that attach to no Gateway and policies that apply to no request are warnings on
+stderr; --strict makes them fail too.
 Exit status 0 when everything is valid, 1 when anything is not.`
 
 // runValidate implements "rlpkit validate".
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return exitFor("validate", validate(args, stdin, stdout), stderr)
+	return exitFor("validate", validate(args, stdin, stdout, stderr), stderr)
 }
 
-func validate(args []string, stdin io.Reader, stdout io.Writer) error {
+func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate")
+	strict := fs.Bool("strict", false, "fail (exit 1) when there are warnings, e.g. in CI")
 	paths, err := parseFlags(fs, args, validateSynopsis, true, stdout)
 	if err != nil {
 		return err
@@ -30,6 +34,11 @@ func validate(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	set, err := policy.Read(paths, stdin)
 	if err != nil {
+		return err
+	}
+	warnings := merge.Diagnose(set)
+	printWarnings(stderr, warnings)
+	if err := strictError(*strict, warnings); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "%d Gateways, %d HTTPRoutes, %d RateLimitPolicies, %d Namespaces: valid\n",
