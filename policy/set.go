@@ -3,6 +3,9 @@ package policy
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 )
 
 // The kinds a Set holds.
@@ -45,6 +48,16 @@ type Set struct {
 	// Namespaces are the Namespaces read, in input order.
 	Namespaces []*Namespace
 
+	// PluginConfigs are the PluginConfig documents read and found valid, in input order.
+	// They are checked, not merged: they are what compiling makes.
+	PluginConfigs []*descriptor.PluginConfig
+	// LimitLists are the limits files (limitador's format) read and found valid, in input
+	// order. They are checked, not merged.
+	LimitLists [][]limit.Limit
+	// Notices say which inputs were skipped and why: other Kubernetes objects and files that
+	// are not Kubernetes objects, one per file. They are not problems.
+	Notices []Notice
+
 	sources  map[ObjectKey]Source
 	problems map[ObjectKey]field.ErrorList
 }
@@ -62,3 +75,16 @@ func (s *Set) Problems(k ObjectKey) field.ErrorList { return s.problems[k] }
 func PolicyKey(p *RateLimitPolicy) ObjectKey {
 	return ObjectKey{Kind: KindRateLimitPolicy, Namespace: p.Namespace, Name: p.Name}
 }
+
+// Notice says that a file, or some of its documents, was skipped: "skipped deploy.yaml:
+// apps/v1 Deployment". It is information, not a problem or a warning.
+type Notice struct {
+	// File is the input's name.
+	File string
+	// Detail says what was skipped: the object types ("apps/v1 Deployment, v1 Service") or
+	// "not a Kubernetes object".
+	Detail string
+}
+
+// String returns "skipped FILE: DETAIL".
+func (n Notice) String() string { return "skipped " + n.File + ": " + n.Detail }
