@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -104,6 +105,16 @@ func (r *reader) fail(src Source, object, path, detail string) {
 // add reads every document of one input.
 func (r *reader) add(file string, data []byte) {
 	docs, err := yamljson.Convert(data)
+	if err != nil && isTemplate(data) {
+		// A Helm template: not YAML until rendered, and of no kind rlpkit reads.
+		var ye *yamljson.Error
+		detail := "a template, not YAML"
+		if errors.As(err, &ye) && ye.Line > 0 {
+			detail = fmt.Sprintf("a template, not YAML (line %d: %s), that names no Gateway API or Kuadrant object", ye.Line, ye.Msg)
+		}
+		r.set.Notices = append(r.set.Notices, Notice{File: file, Detail: detail})
+		return
+	}
 	if err != nil {
 		var list []error
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -295,6 +306,17 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 		r.set.problems[key] = problems
 	}
 	addTo(r.set)
+}
+
+// oursRE finds, in a file that is not YAML, a sign that it was meant to hold what rlpkit
+// reads: an API group of the Gateway API or Kuadrant, a kind rlpkit reads, or a field of a
+// PluginConfig or a limits file.
+var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|RateLimitPolicy|Namespace|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
+
+// isTemplate says whether a file that is not YAML is a template (Helm's, or any that uses
+// "{{ }}") that names nothing rlpkit reads: such a file is skipped, any other is an error.
+func isTemplate(data []byte) bool {
+	return bytes.Contains(data, []byte("{{")) && !oursRE.Match(data)
 }
 
 // supportedKinds lists the kinds and versions rlpkit reads, for messages.

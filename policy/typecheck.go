@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -145,14 +146,17 @@ func (c *typeChecker) check(v any, t reflect.Type, p *field.Path) (any, bool) {
 func (c *typeChecker) integer(v any, p *field.Path, signed bool, bits int) (any, bool) {
 	n, ok := v.(json.Number)
 	if !ok {
-		return c.mismatch(v, p, "must be an integer")
+		return c.mismatch(v, p, "must be an integer"+integerHint(v, p))
 	}
 	lo, hi := "0", strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
 	if signed {
 		lo, hi = strconv.FormatInt(math.MinInt64>>(64-bits), 10), strconv.FormatInt(math.MaxInt64>>(64-bits), 10)
 	}
 	rangeErr := func() (any, bool) {
-		return c.mismatch(v, p, fmt.Sprintf("out of range: must be from %s to %s", lo, hi))
+		if strings.HasPrefix(string(n), "-") {
+			return c.mismatch(v, p, "out of range: must be at least "+lo)
+		}
+		return c.mismatch(v, p, "out of range: must be at most "+hi)
 	}
 	var err error
 	if signed {
@@ -178,6 +182,22 @@ func (c *typeChecker) integer(v any, p *field.Path, signed bool, bits int) (any,
 		return rangeErr()
 	}
 	return json.Number(strconv.FormatFloat(f, 'f', -1, 64)), true
+}
+
+// integerHint says how to write a string that was meant as an integer: a quoted number,
+// or a duration where a number of seconds goes.
+func integerHint(v any, p *field.Path) string {
+	str, ok := v.(string)
+	if !ok {
+		return ""
+	}
+	if _, err := strconv.ParseInt(strings.TrimSpace(str), 10, 64); err == nil {
+		return ", not a string: write " + strings.TrimSpace(str) + " without quotes"
+	}
+	if d, err := time.ParseDuration(str); err == nil && strings.HasSuffix(p.String(), "seconds") && d >= time.Second && d%time.Second == 0 {
+		return fmt.Sprintf(" number of seconds: write %d for %s", d/time.Second, str)
+	}
+	return ""
 }
 
 func mustFloat(s string) float64 {

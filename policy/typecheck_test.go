@@ -34,16 +34,16 @@ func TestDecodeValueTypes(t *testing.T) {
 		want: []string{
 			"p.yaml:8: RateLimitPolicy ns/p: spec.default.rateLimits[0].seconds: Invalid value: 0: must be greater than 0",
 			"p.yaml:9: RateLimitPolicy ns/p: spec.default.rateLimits[1].burst: unknown field",
-			`p.yaml:10: RateLimitPolicy ns/p: spec.default.rateLimits[2].seconds: Invalid value: "1m": must be an integer`,
+			`p.yaml:10: RateLimitPolicy ns/p: spec.default.rateLimits[2].seconds: Invalid value: "1m": must be an integer number of seconds: write 60 for 1m`,
 		},
 	}, {
 		name: "quoted number",
 		doc:  policyWithLimits("    - max_value: \"10\"\n      seconds: 60\n"),
-		want: []string{`p.yaml:8: RateLimitPolicy ns/p: spec.default.rateLimits[0].max_value: Invalid value: "10": must be an integer`},
+		want: []string{`p.yaml:8: RateLimitPolicy ns/p: spec.default.rateLimits[0].max_value: Invalid value: "10": must be an integer, not a string: write 10 without quotes`},
 	}, {
 		name: "25-digit number",
 		doc:  policyWithLimits("    - max_value: 1234567890123456789012345\n      seconds: 60\n"),
-		want: []string{"p.yaml:8: RateLimitPolicy ns/p: spec.default.rateLimits[0].max_value: Invalid value: 1234567890123456789012345: out of range: must be from -9223372036854775808 to 9223372036854775807"},
+		want: []string{"p.yaml:8: RateLimitPolicy ns/p: spec.default.rateLimits[0].max_value: Invalid value: 1234567890123456789012345: out of range: must be at most 9223372036854775807"},
 	}, {
 		name: "fraction",
 		doc:  policyWithLimits("    - max_value: 10\n      seconds: 1.5\n"),
@@ -100,7 +100,7 @@ func TestDecodeValueTypes(t *testing.T) {
 		want: []string{
 			`p.yaml:9: RateLimitPolicy ns/p: spec.default.gatewayActions[0].rules[0].paths: Invalid value: "/admin": must be a list`,
 			`p.yaml:14: RateLimitPolicy ns/p: spec.default.gatewayActions[0].configurations[0].actions[1].request_headers: Invalid value: list: must be an object`,
-			`p.yaml:16: RateLimitPolicy ns/p: spec.default.rateLimits[0].seconds: Invalid value: "60": must be an integer`,
+			`p.yaml:16: RateLimitPolicy ns/p: spec.default.rateLimits[0].seconds: Invalid value: "60": must be an integer, not a string: write 60 without quotes`,
 		},
 	}, {
 		name: "metadata and status",
@@ -144,7 +144,7 @@ spec:
     hostname: true
 `,
 		want: []string{
-			"p.yaml:9: Gateway ns/gw: spec.listeners[1].port: Invalid value: 99999999999: out of range: must be from -2147483648 to 2147483647",
+			"p.yaml:9: Gateway ns/gw: spec.listeners[1].port: Invalid value: 99999999999: out of range: must be at most 2147483647",
 			"p.yaml:11: Gateway ns/gw: spec.listeners[1].hostname: Invalid value: true: must be a string",
 		},
 	}, {

@@ -57,6 +57,10 @@ func locateSyntaxError(data []byte, e *Error) {
 		e.Msg += " (YAML indents with spaces, not tabs)"
 	case e.Msg == "found unexpected end of stream":
 		e.Msg += " (is a quote, [ or { opened on this line closed?)"
+	case e.Msg == "mapping values are not allowed in this context":
+		e.Msg += " (is this line indented deeper than it should be, or does a value hold \": \" and need quotes?)"
+	case e.Msg == "did not find expected key":
+		e.Msg += " (is this line indented like the lines around it?)"
 	}
 }
 

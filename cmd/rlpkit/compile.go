@@ -10,7 +10,6 @@ import (
 
 	"github.com/rlpkit/rlpkit/envoyxds"
 	"github.com/rlpkit/rlpkit/merge"
-	"github.com/rlpkit/rlpkit/policy"
 )
 
 const compileSynopsis = `rlpkit compile [-o yaml|json|envoy] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] PATH...
@@ -49,7 +48,7 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return usagef("at least one PATH is required")
 	}
-	res, err := compileTopology(paths, stdin, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
+	res, err := compileTopology(paths, stdin, stderr, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
 	if err != nil {
 		return err
 	}
@@ -105,8 +104,9 @@ func renderEnvoy(res *merge.Result, stderr io.Writer) ([]byte, error) {
 }
 
 // compileTopology reads the inputs and compiles them; any problem of the inputs is an error.
-func compileTopology(paths []string, stdin io.Reader, opts merge.Options) (*merge.Result, error) {
-	set, err := policy.Read(paths, stdin)
+// Notices of skipped files go to stderr.
+func compileTopology(paths []string, stdin io.Reader, stderr io.Writer, opts merge.Options) (*merge.Result, error) {
+	set, err := readInputs(paths, stdin, stderr)
 	if err != nil {
 		return nil, err
 	}

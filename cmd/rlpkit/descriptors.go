@@ -79,7 +79,7 @@ func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *config != "" {
 		engine, err = loadPluginConfig(*config)
 	} else {
-		engine, err = gatewayEngine(paths, stdin, *gateway)
+		engine, err = gatewayEngine(paths, stdin, stderr, *gateway)
 	}
 	if err != nil {
 		return err
@@ -148,8 +148,8 @@ func jsonKind(v any) string {
 
 // gatewayEngine compiles the topology in paths and returns the descriptor engine of the
 // PluginConfig compiled for the Gateway ns/name.
-func gatewayEngine(paths []string, stdin io.Reader, gateway string) (*descriptor.Engine, error) {
-	res, err := compileTopology(paths, stdin, merge.Options{})
+func gatewayEngine(paths []string, stdin io.Reader, stderr io.Writer, gateway string) (*descriptor.Engine, error) {
+	res, err := compileTopology(paths, stdin, stderr, merge.Options{})
 	if err != nil {
 		return nil, err
 	}
