@@ -83,8 +83,9 @@ func newReader() *reader {
 
 // Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
 // (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1), Namespaces
-// and Lists of them (v1). file names the input in errors. It returns the objects that
-// decoded, and, when anything is wrong, Errors naming every problem.
+// and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
+// skipped with a Notice (see the package documentation). file names the input in errors.
+// It returns the objects read, and, when anything is wrong, Errors naming every problem.
 func Decode(file string, data []byte) (*Set, error) {
 	r := newReader()
 	r.add(file, data)

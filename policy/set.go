@@ -35,9 +35,9 @@ func (k ObjectKey) String() string {
 }
 
 // Set is the objects read from some inputs, each kind in input order, with where each was
-// read and the validation problems of each. Objects that failed validation are in the Set
-// too (merging reports a RateLimitPolicy that is Invalid); objects that could not be decoded
-// are not.
+// read and the validation problems of each. Objects that failed validation, or held values
+// of the wrong type (left out), are in the Set too (merging reports a RateLimitPolicy that
+// is Invalid); objects without a name, or that are the same object again, are not.
 type Set struct {
 	// Gateways are the Gateways read, in input order.
 	Gateways []*gatewayv1.Gateway

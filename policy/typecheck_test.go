@@ -179,6 +179,11 @@ spec:
 				if n := len(set.Policies) + len(set.Gateways) + len(set.HTTPRoutes); n != 1 {
 					t.Errorf("Decode(p.yaml) kept %d objects, want 1", n)
 				}
+				if len(set.Policies) == 1 {
+					if probs := set.Problems(PolicyKey(set.Policies[0])); len(probs) != len(tc.want) {
+						t.Errorf("Problems(%s) = %v, want %d problems", set.Policies[0].Name, probs, len(tc.want))
+					}
+				}
 			}
 		})
 	}
