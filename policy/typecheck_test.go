@@ -37,6 +37,15 @@ func TestDecodeValueTypes(t *testing.T) {
 			`p.yaml:10: RateLimitPolicy ns/p: spec.default.rateLimits[2].seconds: Invalid value: "1m": must be an integer number of seconds: write 60 for 1m`,
 		},
 	}, {
+		name: "limits left without seconds are not duplicates of each other",
+		doc: policyWithLimits(
+			"    - {max_value: 1, seconds: 1m}\n",
+			"    - {max_value: 2, seconds: 2m}\n"),
+		want: []string{
+			`p.yaml:8: RateLimitPolicy ns/p: spec.default.rateLimits[0].seconds: Invalid value: "1m": must be an integer number of seconds: write 60 for 1m`,
+			`p.yaml:9: RateLimitPolicy ns/p: spec.default.rateLimits[1].seconds: Invalid value: "2m": must be an integer number of seconds: write 120 for 2m`,
+		},
+	}, {
 		name: "quoted number",
 		doc:  policyWithLimits("    - max_value: \"10\"\n      seconds: 60\n"),
 		want: []string{`p.yaml:8: RateLimitPolicy ns/p: spec.default.rateLimits[0].max_value: Invalid value: "10": must be an integer, not a string: write 10 without quotes`},
