@@ -204,21 +204,22 @@ func Identify(data []byte) (FileContent, error) {
 		if err != nil {
 			return FileContent{}, err
 		}
-		identifyValue(&fc, v)
+		identifyValue(&fc, v, false)
 	}
 	return fc, nil
 }
 
-// identifyValue adds a document (or a List's item) to fc.
-func identifyValue(fc *FileContent, v any) {
+// identifyValue adds a document, or a List's item, to fc. A List's items that are not
+// Kubernetes objects are problems of the List, not content.
+func identifyValue(fc *FileContent, v any, item bool) {
 	h := classify(v)
-	if h.content == ContentEmpty {
+	if h.content == ContentEmpty || item && h.content != ContentObjects && h.content != ContentForeign {
 		return
 	}
 	if h.kind == "List" && h.content == ContentObjects {
 		items, _ := v.(map[string]any)["items"].([]any)
 		for _, it := range items {
-			identifyValue(fc, it)
+			identifyValue(fc, it, true)
 		}
 		if fc.Content == ContentEmpty {
 			fc.Content = ContentObjects

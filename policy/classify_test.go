@@ -86,6 +86,16 @@ func TestReadMixedFiles(t *testing.T) {
 		want:    FileContent{Content: ContentForeign, Kinds: []string{"apps/v1 Deployment"}},
 		notices: []string{"skipped list.yaml: apps/v1 Deployment"},
 	}, {
+		name: "a List holding what is not an object",
+		file: "list.yaml",
+		data: "apiVersion: v1\nkind: List\nitems:\n- rateLimitPolicies: []\n- [{namespace: ns, max_value: 1, seconds: 1}]\n- 7\n",
+		want: FileContent{Content: ContentObjects},
+		errs: []string{
+			"list.yaml:4: items[0]: expected an object with apiVersion and kind",
+			"list.yaml:5: items[1]: expected an object with apiVersion and kind",
+			"list.yaml:6: items[2]: expected an object with apiVersion and kind",
+		},
+	}, {
 		name: "a Gateway API kind that does not exist",
 		file: "routes.yaml",
 		data: "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoutes\nmetadata: {name: r}\n",

@@ -168,11 +168,13 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		}
 	}
 	h := classify(v)
+	if prefix != "" && h.content != ContentObjects && h.content != ContentForeign {
+		// A List's items are Kubernetes objects; a PluginConfig or limits is a file of its own.
+		r.fail(at(""), "", prefix, "expected an object with apiVersion and kind")
+		return
+	}
 	switch h.content {
 	case ContentEmpty:
-		if prefix != "" {
-			r.fail(at(""), "", prefix, "expected an object with apiVersion and kind")
-		}
 	case ContentObjects:
 		r.addObject(file, doc, v.(map[string]any), h, prefix, skipped)
 	case ContentForeign:
@@ -203,10 +205,6 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 	case ContentCompileOutput:
 		skip("the output of rlpkit compile")
 	default:
-		if prefix != "" {
-			r.fail(at(""), "", prefix, "expected an object with apiVersion and kind")
-			return
-		}
 		skip("not a Kubernetes object")
 	}
 }
