@@ -232,7 +232,7 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 		r.fail(at("kind"), "", joinPath(prefix, "kind"), "Required value: every document needs apiVersion and kind")
 		return
 	case h.kind == "List" || !ok:
-		r.fail(at("kind"), "", joinPath(prefix, "kind"), fmt.Sprintf("Unsupported value: %q: %s; supported kinds: %s", h.kind, h.apiVersion, supportedKinds))
+		r.fail(at("kind"), "", joinPath(prefix, "kind"), fmt.Sprintf("Unsupported value: %q: not a kind rlpkit reads or skips in %s; supported kinds: %s", h.kind, cmp.Or(h.apiVersion, "an object without apiVersion"), supportedKinds))
 		return
 	case h.apiVersion != info.apiVersion && h.kind == KindRateLimitPolicy && apiGroup(h.apiVersion) == kuadrantGroup:
 		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: rlpkit does not support the RateLimitPolicy of %s yet; it reads %s RateLimitPolicies (spec.targetRef, spec.default and spec.override with gatewayActions and rateLimits)", h.apiVersion, h.apiVersion, info.apiVersion))
