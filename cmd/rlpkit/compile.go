@@ -53,7 +53,7 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return usagef("at least one PATH is required")
 	}
-	set, err := policy.Read(paths, stdin)
+	set, err := readInputs(paths, stdin, stderr)
 	if *explain != "" {
 		if err := checkName("--explain", policy.KindHTTPRoute, *explain, set); err != nil {
 			return err
@@ -122,8 +122,9 @@ func renderEnvoy(res *merge.Result, stderr io.Writer) ([]byte, error) {
 }
 
 // compileTopology reads the inputs and compiles them; any problem of the inputs is an error.
-func compileTopology(paths []string, stdin io.Reader, opts merge.Options) (*merge.Result, error) {
-	set, err := policy.Read(paths, stdin)
+// Notices of skipped files go to stderr.
+func compileTopology(paths []string, stdin io.Reader, stderr io.Writer, opts merge.Options) (*merge.Result, error) {
+	set, err := readInputs(paths, stdin, stderr)
 	if err != nil {
 		return nil, err
 	}

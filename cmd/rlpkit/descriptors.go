@@ -197,7 +197,7 @@ func validRemoteAddress(s string) bool {
 // the descriptor engine of the PluginConfig compiled for the Gateway ns/name. A name in
 // another form, or of no Gateway in the inputs, is an error naming the Gateways there are.
 func gatewayEngine(paths []string, stdin io.Reader, gateway string, stderr io.Writer) (*descriptor.Engine, error) {
-	set, err := policy.Read(paths, stdin)
+	set, err := readInputs(paths, stdin, stderr)
 	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
 		return nil, err
 	}
