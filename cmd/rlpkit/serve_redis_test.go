@@ -158,7 +158,7 @@ func TestServeSharedRedis(t *testing.T) {
 func TestServeRedisFault(t *testing.T) {
 	r := redistest.Start(t)
 	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
-	s := startServe(t, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL())
+	s := startServe(t, "--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL())
 	req := rlsRequest("shop", 0, rlsDesc("ip", "10.0.0.1"))
 	if got := summary(t, s.mustCall(t, req)); !equal(got, []string{"OK", `OK "per ip" 5/YEAR remaining 4`}) {
 		t.Fatalf("before the fault: %v", got)
@@ -179,13 +179,13 @@ func TestServeRedisFault(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if h, err := healthpb.NewHealthClient(s.conn).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
-		t.Errorf("health with Redis down: %v, %v; want SERVING", h, err)
+	if h, err := healthpb.NewHealthClient(s.conn).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || h.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("health with Redis down: %v, %v; want NOT_SERVING", h, err)
 	}
 	if m := scrape(t, s); !strings.Contains(m, `rlpkit_rls_errors_total{code="Unavailable",domain="shop"} 5`+"\n") {
 		t.Errorf("metrics do not count 5 Unavailable calls:\n%s", grepLines(m, "rlpkit_rls_errors"))
 	}
-	if !strings.Contains(s.log.String(), "store update failed") {
+	if !strings.Contains(s.log.String(), "store unreachable") {
 		t.Errorf("log does not report the store failure:\n%s", s.log)
 	}
 
@@ -206,7 +206,7 @@ func TestServeRedisFault(t *testing.T) {
 	if got := summary(t, s.mustCall(t, req)); !equal(got, []string{"OK", `OK "per ip" 5/YEAR remaining 3`}) {
 		t.Errorf("second call after the restart: %v", got)
 	}
-	waitFor(t, "the recovery to be logged", func() bool { return strings.Contains(s.log.String(), "store answering again") })
+	waitFor(t, "the recovery to be logged", func() bool { return strings.Contains(s.log.String(), "store reachable again") })
 }
 
 // TestServeRedisHung freezes Redis: a call whose caller set a long deadline
@@ -237,7 +237,7 @@ func TestServeRedisDownAtStart(t *testing.T) {
 	r.Kill()
 	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
 	s := startServe(t, "--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL())
-	if !strings.Contains(s.log.String(), "Redis does not answer") {
+	if !strings.Contains(s.log.String(), "store unreachable") {
 		t.Errorf("log does not warn that Redis is down:\n%s", s.log)
 	}
 	req := rlsRequest("shop", 0, rlsDesc("ip", "10.0.0.1"))
