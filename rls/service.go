@@ -161,11 +161,14 @@ func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitReque
 // caller that gave up (ctx done) is told so, whatever the store said about
 // it; the message carries one "rls:" prefix and the cause.
 func failure(ctx context.Context, err error) (codes.Code, string) {
+	// A client whose deadline passes may also cancel the call itself, so a
+	// passed deadline wins over the cancellation that may have come first.
+	deadline, hasDeadline := ctx.Deadline()
 	switch ctxErr := ctx.Err(); {
-	case errors.Is(ctxErr, context.Canceled):
-		return codes.Canceled, "rls: the call was canceled before the counter store answered"
-	case ctxErr != nil:
+	case ctxErr != nil && (errors.Is(ctxErr, context.DeadlineExceeded) || hasDeadline && !time.Now().Before(deadline)):
 		return codes.DeadlineExceeded, "rls: the call's deadline passed before the counter store answered"
+	case ctxErr != nil:
+		return codes.Canceled, "rls: the call was canceled before the counter store answered"
 	case errors.Is(err, limit.ErrEmptyDomain):
 		return codes.InvalidArgument, "rls: invalid request: domain: empty"
 	}

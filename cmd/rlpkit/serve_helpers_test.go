@@ -41,11 +41,11 @@ func (l *lockedBuffer) String() string {
 // testServer is "rlpkit serve" running in the test's process.
 type testServer struct {
 	addr, httpAddr string
-	log               *lockedBuffer
-	conn              *grpc.ClientConn
-	client            rlsv3.RateLimitServiceClient
-	cancel            context.CancelFunc
-	exit              chan int
+	log            *lockedBuffer
+	conn           *grpc.ClientConn
+	client         rlsv3.RateLimitServiceClient
+	cancel         context.CancelFunc
+	exit           chan int
 }
 
 // startServe runs "rlpkit serve args..." until the test ends (or stop) and
