@@ -42,10 +42,10 @@
 //
 // # Where it differs from its sources
 //
-//   - Seed 004 answers one overall code from the first entry of the first
-//     descriptor; here every descriptor is evaluated on its own, as Envoy's
-//     protocol intends, and counters live in the store behind the evaluator,
-//     with TTLs, rather than in Redis keys without expiry.
+//   - Every descriptor is evaluated on its own, as Envoy's protocol intends,
+//     rather than one overall code from the first entry of the first
+//     descriptor, and counters live in the store behind the evaluator, with
+//     TTLs, rather than in Redis keys without expiry.
 //   - Envoy's reference service (envoyproxy/ratelimit) fails a request with
 //     an empty descriptor list; here it answers OK with no statuses, as
 //     nothing in it is over a limit. A domain without limits answers OK for
