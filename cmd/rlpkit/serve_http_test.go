@@ -201,3 +201,41 @@ func messages(t *testing.T, log string) []string {
 	}
 	return out
 }
+
+// TestServeLogLines checks the JSON log of a server that reloads a valid and
+// then an invalid limits file while answering calls: one line per reload,
+// none per call, and the deprecated --metrics-addr warned about once.
+func TestServeLogLines(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "limits.yaml", "- {namespace: shop, max_value: 5, seconds: 60, variables: [user]}\n")
+	s := startServe(t, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--log-format", "json", "--reload-interval", "5ms", "--limits", file)
+	call := func() { s.mustCall(t, rlsRequest("shop", 0, rlsDesc("user", "alice"))) }
+	for range 3 {
+		call()
+	}
+	replaceFile(t, dir, "limits.yaml", "- {namespace: shop, max_value: 9, seconds: 60, variables: [user]}\n")
+	waitFor(t, "the reload", func() bool { return strings.Contains(s.log.String(), "limits reloaded") })
+	call()
+	replaceFile(t, dir, "limits.yaml", "- {namespace: shop, max_value: 9, seconds: 0}\n")
+	waitFor(t, "the failed reload", func() bool { return strings.Contains(s.log.String(), "reload failed") })
+	for range 3 {
+		call()
+	}
+	s.stop()
+	want := []string{
+		"WARN --metrics-addr is deprecated; use --http-addr (RLPKIT_HTTP_ADDR) ",
+		"INFO serving addr,http_addr,inputs,limits,store",
+		"INFO limits reloaded inputs,limits",
+		"ERROR reload failed; keeping the limits in force err,inputs,limits",
+		"INFO stopping timeout",
+		"INFO stopped ",
+	}
+	if diff := cmp.Diff(want, messages(t, s.log.String())); diff != "" {
+		t.Errorf("log lines mismatch (-want +got):\n%s\nlog:\n%s", diff, s.log)
+	}
+	for _, m := range logLines(t, s.log.String()) {
+		if m["msg"] == "reload failed; keeping the limits in force" && !strings.Contains(m["err"].(string), "limits.yaml:1: limit: [0].seconds: must be greater than 0") {
+			t.Errorf("the failed reload's err %q does not locate the problem", m["err"])
+		}
+	}
+}
