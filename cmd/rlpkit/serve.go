@@ -67,6 +67,7 @@ type serveOptions struct {
 	logLevel        slog.Level
 	reloadInterval  time.Duration
 	shutdownTimeout time.Duration
+	sources         flagSources // where each flag's value came from, for errors
 
 	// wrapStore, when set, wraps the counter store; tests use it to hold
 	// calls in flight.
@@ -129,7 +130,7 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	if err != nil {
 		return o, err
 	}
-	o.paths = paths
+	o.paths, o.sources = paths, src
 	o.httpAddrFlag = src.name("http-addr")
 	levelErr := o.logLevel.UnmarshalText([]byte(logLevel))
 	switch {
@@ -233,7 +234,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 
 	lis, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return fmt.Errorf("rlpkit serve: %s: %w", "--addr", err)
+		return fmt.Errorf("rlpkit serve: %s: %w", o.sources.name("addr"), err)
 	}
 	var httpLis net.Listener
 	if o.httpAddr != httpOff {

@@ -34,7 +34,7 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	goredis.SetLogger(redisLogger{log})
 	client, err := redis.NewClient(o.redisURL)
 	if err != nil {
-		return nil, usagef("--redis: %v", err)
+		return nil, usagef("%s: %v", o.sources.name("redis"), err)
 	}
 	store, err := redis.New(client, redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime})
 	if err != nil {
