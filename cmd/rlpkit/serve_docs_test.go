@@ -130,7 +130,7 @@ func mustJSON(t *testing.T, y string) []byte {
 	return js
 }
 
-// TestKubernetesExample parses examples/kubernetes/serve.yaml: a ConfigMap
+// TestKubernetesExample parses examples/kubernetes/serve.yaml: a Namespace, a ConfigMap
 // whose limits load, a Deployment probing /healthz and /readyz on the HTTP
 // port and reading the limits where the ConfigMap is mounted, and a Service.
 func TestKubernetesExample(t *testing.T) {
@@ -200,7 +200,7 @@ func TestKubernetesExample(t *testing.T) {
 		}
 	}
 	slices.Sort(kinds)
-	if want := []string{"ConfigMap", "Deployment", "Service"}; !slices.Equal(kinds, want) {
+	if want := []string{"ConfigMap", "Deployment", "Namespace", "Service"}; !slices.Equal(kinds, want) {
 		t.Errorf("serve.yaml kinds %v, want %v", kinds, want)
 	}
 }
