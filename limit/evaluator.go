@@ -3,7 +3,6 @@ package limit
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"sync"
@@ -46,7 +45,46 @@ type Response struct {
 	Code Code
 	// Statuses has one status per request descriptor, in request order.
 	Statuses []DescriptorStatus
+	// Counters has one entry per counter the request was evaluated against,
+	// in evaluation order (descriptor by descriptor), for metrics: which
+	// limit, how many hits and what the store decided. Evaluate reuses its
+	// storage as it reuses Statuses'.
+	Counters []Counted
 }
+
+// Counted is one counter of a request: the limit it belongs to, the hits
+// asked for and the store's decision.
+type Counted struct {
+	// Descriptor is the index of the request descriptor the counter is for.
+	Descriptor int
+	// Limit is the limit the counter belongs to, as reported in statuses
+	// (its Name empty for an unnamed limit and for an override). Shared: do
+	// not modify it.
+	Limit *RateLimit
+	// Override reports whether the limit is the descriptor's own override
+	// rather than a configured limit.
+	Override bool
+	// Cost is the descriptor's hits (0 for a check).
+	Cost uint64
+	// Decision is the store's decision; the zero Decision when the store
+	// failed. When any counter of the request is over, nothing is consumed
+	// and the allowed decisions are checks (see Store).
+	Decision counter.Decision
+}
+
+// StoreError is the error Evaluate returns when the store cannot answer: a
+// server should answer "unavailable" and let its clients' failure mode
+// decide.
+type StoreError struct {
+	// Err is the store's error.
+	Err error
+}
+
+// Error returns "limit: store: " and the store's error.
+func (e *StoreError) Error() string { return "limit: store: " + e.Err.Error() }
+
+// Unwrap returns the store's error.
+func (e *StoreError) Unwrap() error { return e.Err }
 
 // DescriptorStatus is the answer for one descriptor: Envoy's
 // RateLimitResponse.DescriptorStatus.
@@ -85,8 +123,8 @@ var ErrEmptyDomain = errors.New("limit: request has an empty domain")
 //   - a request is all-or-nothing: when any counter would go over, none is
 //     incremented. All its counters go to the store in one Update.
 //   - a domain without limits answers OK for every descriptor; an empty
-//     domain is ErrEmptyDomain; a store error is returned (wrapped), so a
-//     server can answer Unavailable.
+//     domain is ErrEmptyDomain; a store error is returned as a *StoreError,
+//     so a server can answer Unavailable.
 //
 // An Evaluator is immutable and safe for concurrent use. To change limits,
 // build a new one on the same store: counters are keyed by limit identity,
@@ -158,8 +196,10 @@ func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *Request) (*Respons
 	return resp, nil
 }
 
-// Evaluate evaluates req at now into resp, reusing resp.Statuses' storage.
-// On error resp is left unspecified.
+// Evaluate evaluates req at now into resp, reusing the storage of
+// resp.Statuses and resp.Counters. On a *StoreError resp.Counters lists the
+// counters the request was to update, with zero decisions; on any other
+// error resp is left unspecified.
 func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, resp *Response) error {
 	if req.Domain == "" {
 		return ErrEmptyDomain
@@ -170,6 +210,8 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 	}
 	resp.Statuses = resp.Statuses[:n]
 	clear(resp.Statuses)
+	clear(resp.Counters)
+	resp.Counters = resp.Counters[:0]
 	resp.Code = CodeOK
 	dl := e.domains[req.Domain]
 
@@ -184,6 +226,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 			window := time.Duration(d.Limit.Unit.Seconds()) * time.Second
 			sc.add(i, start, counter.Policy{Max: uint64(d.Limit.RequestsPerUnit), Window: window}, cost,
 				&RateLimit{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: d.Limit.Unit})
+			resp.Counters = append(resp.Counters, Counted{Descriptor: i, Limit: sc.limits[len(sc.limits)-1], Override: true, Cost: cost})
 			continue
 		}
 		if dl == nil {
@@ -195,6 +238,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 			var ok bool
 			if sc.keys, ok = l.applies(d.Entries, &sc.act, sc.keys); ok {
 				sc.add(i, start, l.policy, cost, &l.status)
+				resp.Counters = append(resp.Counters, Counted{Descriptor: i, Limit: &l.status, Cost: cost})
 			}
 		}
 	}
@@ -205,7 +249,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 		return nil
 	}
 	if err := e.store.Update(ctx, now, sc.updates, sc.decs); err != nil {
-		return fmt.Errorf("limit: store: %w", err)
+		return &StoreError{Err: err}
+	}
+	for j := range resp.Counters {
+		resp.Counters[j].Decision = sc.decs[j]
 	}
 	e.statuses(sc, resp)
 	return nil

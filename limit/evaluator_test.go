@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/counter"
@@ -89,7 +90,7 @@ func TestEvaluator(t *testing.T) {
 	}
 	for i, st := range steps {
 		got := evaluate(t, e, st.at, req)
-		if diff := cmp.Diff(&st.want, got); diff != "" {
+		if diff := cmp.Diff(&st.want, got, ignoreCounters); diff != "" {
 			t.Errorf("step %d: Evaluate mismatch (-want +got):\n%s", i, diff)
 		}
 	}
@@ -102,8 +103,66 @@ func TestEvaluator(t *testing.T) {
 		{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, descriptor.UnitMinute), LimitRemaining: 0, DurationUntilReset: 40 * s1},
 		{Code: CodeOK, CurrentLimit: all, LimitRemaining: 0, DurationUntilReset: 40 * s1},
 	}}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
 		t.Errorf("Evaluate mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// ignoreCounters leaves Response.Counters to TestEvaluatorCounters.
+var ignoreCounters = cmpopts.IgnoreFields(Response{}, "Counters")
+
+// TestEvaluatorCounters checks the counters a response lists: one per limit
+// applied, descriptor by descriptor, with the hits and the store's decision;
+// on a rejected request the admitted counters are checks without this
+// request.
+func TestEvaluatorCounters(t *testing.T) {
+	e := newEvaluator(t, toystore)
+	req := Request{Domain: "toystore", HitsAddend: 2, Descriptors: []Descriptor{
+		{Entries: entries("method", "GET", "user", "bob")},
+		{Entries: entries("user", "x"), Limit: &Override{RequestsPerUnit: 7, Unit: descriptor.UnitMinute}},
+	}}
+	type counted struct {
+		Descriptor int
+		Name       string
+		Max        uint32
+		Override   bool
+		Cost       uint64
+		Allowed    bool
+		Used       float64
+	}
+	summarize := func(cs []Counted) []counted {
+		var out []counted
+		for _, c := range cs {
+			out = append(out, counted{c.Descriptor, c.Limit.Name, c.Limit.RequestsPerUnit, c.Override, c.Cost, c.Decision.Allowed, c.Decision.Used})
+		}
+		return out
+	}
+	steps := []struct {
+		at   time.Duration
+		want []counted
+	}{
+		{0, []counted{
+			{0, "get-per-user", 2, false, 2, true, 2},
+			{0, "all", 5, false, 2, true, 2},
+			{1, "", 7, true, 2, true, 2},
+		}},
+		// get-per-user is used up: the request is over, the others are
+		// checks of their counters without it.
+		{s1, []counted{
+			{0, "get-per-user", 2, false, 2, false, 4},
+			{0, "all", 5, false, 2, true, 2},
+			{1, "", 7, true, 2, true, 2},
+		}},
+	}
+	for i, st := range steps {
+		got := evaluate(t, e, st.at, req)
+		if diff := cmp.Diff(st.want, summarize(got.Counters)); diff != "" {
+			t.Errorf("step %d: Evaluate counters mismatch (-want +got):\n%s", i, diff)
+		}
+	}
+	// A domain without limits has no counters.
+	if got := evaluate(t, e, 0, Request{Domain: "unknown", Descriptors: []Descriptor{{Entries: entries("a", "b")}}}); len(got.Counters) != 0 {
+		t.Errorf("Evaluate(unknown domain).Counters = %v, want none", got.Counters)
 	}
 }
 
@@ -118,7 +177,7 @@ func TestEvaluatorNoLimits(t *testing.T) {
 				{Code: CodeOverLimit, CurrentLimit: limitOf("other", 1, descriptor.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
 			}}
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
 			t.Errorf("Evaluate(domain %q) mismatch (-want +got):\n%s", domain, diff)
 		}
 	}
@@ -240,8 +299,18 @@ func TestEvaluatorStoreError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.ShouldRateLimit(context.Background(), &Request{Domain: "toystore", Descriptors: []Descriptor{{}}})
-	if !errors.Is(err, boom) || err.Error() != "limit: store: connection refused" {
-		t.Errorf("ShouldRateLimit with a failing store = %v, want the store's error wrapped", err)
+	var se *StoreError
+	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Err != boom || err.Error() != "limit: store: connection refused" {
+		t.Errorf("ShouldRateLimit with a failing store = %v, want the store's error in a *StoreError", err)
+	}
+	// Evaluate lists the counters the request was to update.
+	var resp Response
+	req := &Request{Domain: "toystore", Descriptors: []Descriptor{{Entries: entries("method", "POST")}}}
+	if err := e.Evaluate(context.Background(), time.Unix(0, 0), req, &resp); !errors.As(err, &se) {
+		t.Fatalf("Evaluate with a failing store = %v, want a *StoreError", err)
+	}
+	if len(resp.Counters) != 1 || resp.Counters[0].Limit.Name != "all" || resp.Counters[0].Decision != (counter.Decision{}) {
+		t.Errorf("Evaluate with a failing store: Counters = %+v, want the \"all\" counter with a zero decision", resp.Counters)
 	}
 	// No counter applies: the store is not asked.
 	if _, err := e.ShouldRateLimit(context.Background(), &Request{Domain: "unknown", Descriptors: []Descriptor{{}}}); err != nil {

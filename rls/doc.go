@@ -4,7 +4,7 @@
 // limit.Evaluator over a counter.Store (the memory store or limit/redis).
 //
 // It is not a server: it opens no listener, starts no goroutine, reads no
-// file and exports no metrics. `rlpkit serve` does all of that around a
+// file and exports no metrics (Options.Observe lets a server count). `rlpkit serve` does all of that around a
 // Service; a program of its own registers one on its *grpc.Server with
 // rlsv3.RegisterRateLimitServiceServer and calls SetLimits when its limits
 // change.
@@ -24,15 +24,28 @@
 // gRPC errors: a request that cannot be evaluated answers InvalidArgument
 // (an empty domain, a descriptor without entries, an entry with an empty key,
 // or a feature listed below as unsupported), naming every problem with its
-// field path; a store that cannot answer gives Unavailable, so that Envoy's
-// failure_mode_deny decides whether traffic passes.
+// field path; a store that cannot answer gives Unavailable ("rls: counter
+// store unavailable: " and the cause, such as the network error), so that
+// Envoy's failure_mode_deny decides whether traffic passes. A caller that
+// cancels or whose deadline passes before the store answers gets Canceled or
+// DeadlineExceeded: its giving up says nothing about the store.
+//
+// # Observing
+//
+// Options.Observe sees every call's outcome: the domain (and whether any
+// limit has it, so that a server labelling metrics by domain can collapse
+// the domains clients make up), the gRPC code, the overall code and every
+// counter evaluated, with the limit's name, the hits and the store's
+// decision. `rlpkit serve` builds its per-limit Prometheus counters on it.
+// The limit's name from the limits file is also echoed in each status's
+// current_limit.name, so a client can tell which limit decided.
 //
 // # Where it differs from its sources
 //
-//   - Seed 004 answers one overall code from the first entry of the first
-//     descriptor; here every descriptor is evaluated on its own, as Envoy's
-//     protocol intends, and counters live in the store behind the evaluator,
-//     with TTLs, rather than in Redis keys without expiry.
+//   - Every descriptor is evaluated on its own, as Envoy's protocol intends,
+//     rather than one overall code from the first entry of the first
+//     descriptor, and counters live in the store behind the evaluator, with
+//     TTLs, rather than in Redis keys without expiry.
 //   - Envoy's reference service (envoyproxy/ratelimit) fails a request with
 //     an empty descriptor list; here it answers OK with no statuses, as
 //     nothing in it is over a limit. A domain without limits answers OK for

@@ -66,6 +66,7 @@ func (sc *scratch) reset() {
 	clear(sc.entries)
 	clear(sc.req.Descriptors)
 	clear(sc.resp.Statuses)
+	clear(sc.resp.Counters)
 	sc.req = limit.Request{Descriptors: sc.req.Descriptors[:0]}
 	sc.entries = sc.entries[:0]
 }

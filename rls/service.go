@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,12 +43,19 @@ type Outcome struct {
 	// answered have this domain. A server labelling metrics by domain should
 	// collapse unconfigured domains, which clients choose freely.
 	Configured bool
-	// Code is the gRPC status of the call: codes.OK, codes.InvalidArgument
-	// or codes.Unavailable.
+	// Code is the gRPC status of the call: codes.OK, codes.InvalidArgument,
+	// codes.Unavailable (the store failed), or codes.Canceled and
+	// codes.DeadlineExceeded (the caller gave up before the answer; not a
+	// store failure).
 	Code codes.Code
 	// Overall is the response's overall code when Code is codes.OK, else
 	// limit.CodeUnknown.
 	Overall limit.Code
+	// Counters lists the counters the request was evaluated against, with
+	// the store's decisions (see limit.Response.Counters), when Code is
+	// codes.OK, and with zero decisions when it is codes.Unavailable. It is
+	// only valid during the Observe call: the Service reuses its storage.
+	Counters []limit.Counted
 }
 
 // Service implements envoy.service.ratelimit.v3.RateLimitService over a
@@ -116,7 +124,9 @@ func (s *Service) Limits() int {
 
 // ShouldRateLimit implements rlsv3.RateLimitServiceServer. It answers a
 // status per descriptor, in request order; InvalidArgument for a request
-// that cannot be evaluated and Unavailable when the store cannot answer.
+// that cannot be evaluated, Unavailable when the store cannot answer, and
+// Canceled or DeadlineExceeded when the caller gave up (ctx is done) before
+// the store answered.
 func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
 	set := s.current.Load()
 	domain := req.GetDomain()
@@ -131,20 +141,58 @@ func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitReque
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	if err := set.eval.Evaluate(ctx, s.opts.Clock(), &sc.req, &sc.resp); err != nil {
-		out.Code = codes.Unavailable
-		if errors.Is(err, limit.ErrEmptyDomain) {
-			out.Code = codes.InvalidArgument
+		var msg string
+		out.Code, msg = failure(ctx, err)
+		if out.Code == codes.Unavailable {
+			out.Counters = sc.resp.Counters
 		}
 		s.observe(out)
-		return nil, status.Error(out.Code, "rls: "+err.Error())
+		return nil, status.Error(out.Code, msg)
 	}
 	resp := response(&sc.resp)
 	if s.opts.ResponseHeaders {
 		resp.ResponseHeadersToAdd = ResponseHeaders(resp)
 	}
-	out.Code, out.Overall = codes.OK, sc.resp.Code
+	out.Code, out.Overall, out.Counters = codes.OK, sc.resp.Code, sc.resp.Counters
 	s.observe(out)
 	return resp, nil
+}
+
+// failure returns the gRPC code and message for an evaluation error. A
+// caller that gave up (ctx done) is told so, whatever the store said about
+// it; the message carries one "rls:" prefix and the cause.
+func failure(ctx context.Context, err error) (codes.Code, string) {
+	// A client whose deadline passes may also cancel the call itself, so a
+	// passed deadline wins over the cancellation that may have come first.
+	deadline, hasDeadline := ctx.Deadline()
+	switch ctxErr := ctx.Err(); {
+	case ctxErr != nil && (errors.Is(ctxErr, context.DeadlineExceeded) || hasDeadline && !time.Now().Before(deadline)):
+		return codes.DeadlineExceeded, "rls: the call's deadline passed before the counter store answered"
+	case ctxErr != nil:
+		return codes.Canceled, "rls: the call was canceled before the counter store answered"
+	case errors.Is(err, limit.ErrEmptyDomain):
+		return codes.InvalidArgument, "rls: invalid request: domain: empty"
+	}
+	var se *limit.StoreError
+	if errors.As(err, &se) {
+		return codes.Unavailable, "rls: counter store unavailable: " + storeCause(se.Err)
+	}
+	return codes.Unavailable, "rls: " + err.Error()
+}
+
+// storeCause describes why a store failed without the chain of package
+// prefixes its error collected on the way up: the network error when there
+// is one ("dial tcp 10.0.0.1:6379: connect: connection refused"), a timeout
+// as such, else the store's own message.
+func storeCause(err error) string {
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &opErr):
+		return opErr.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer in time"
+	}
+	return err.Error()
 }
 
 func (s *Service) observe(o Outcome) {

@@ -3,6 +3,7 @@ package rls
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -164,7 +165,11 @@ func TestShouldRateLimitErrors(t *testing.T) {
 		{"refund", nil, request("shop", 0, negative), codes.InvalidArgument, "rls: invalid request: descriptors[0].is_negative_hits: refunds are not supported"},
 		{"unit multiplier", nil, request("shop", 0, multiplied), codes.InvalidArgument, "rls: invalid request: descriptors[0].limit.unit_multiplier: 30 is not supported, only 1"},
 		{"unit multiplier 1 is fine", nil, request("shop", 0, multipliedOne), codes.OK, ""},
-		{"store down", failingStore{errStoreDown}, request("shop", 0, desc("user", "a")), codes.Unavailable, "rls: limit: store: connection refused"},
+		{"store down", failingStore{errStoreDown}, request("shop", 0, desc("user", "a")), codes.Unavailable, "rls: counter store unavailable: connection refused"},
+		{"store unreachable", failingStore{fmt.Errorf("limit/redis: update 1 counters: %w", &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 6379}, Err: errStoreDown})},
+			request("shop", 0, desc("user", "a")), codes.Unavailable, "rls: counter store unavailable: dial tcp 10.0.0.1:6379: connection refused"},
+		{"store timed out", failingStore{fmt.Errorf("limit/redis: update 1 counters: %w", context.DeadlineExceeded)},
+			request("shop", 0, desc("user", "a")), codes.Unavailable, "rls: counter store unavailable: no answer in time"},
 		{"store down, no counter needed", failingStore{errStoreDown}, request("shop", 0, desc("other", "a")), codes.OK, ""},
 	}
 	for _, tc := range tests {
@@ -174,7 +179,10 @@ func TestShouldRateLimitErrors(t *testing.T) {
 				store = counter.NewMemoryStore(counter.MemoryOptions{})
 			}
 			var outcomes []Outcome
-			s, err := New(shopLimits, Options{Store: store, Clock: fixedClock(t0), Observe: func(o Outcome) { outcomes = append(outcomes, o) }})
+			s, err := New(shopLimits, Options{Store: store, Clock: fixedClock(t0), Observe: func(o Outcome) {
+				o.Counters = nil // valid only during the call; TestObserveCounters checks them
+				outcomes = append(outcomes, o)
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -335,4 +343,93 @@ func headerMap(r *rlsv3.RateLimitResponse) map[string]string {
 		m[h.GetKey()] = h.GetValue()
 	}
 	return m
+}
+
+// ctxStore fails every update with its context's error, wrapped as a store
+// wraps it, as a store does when the caller gives up.
+type ctxStore struct{}
+
+func (ctxStore) Update(ctx context.Context, _ time.Time, _ []counter.Update, _ []counter.Decision) error {
+	<-ctx.Done()
+	return fmt.Errorf("limit/redis: update 1 counters: %w", ctx.Err())
+}
+
+// TestShouldRateLimitCallerGaveUp checks that a caller's cancellation or
+// deadline is answered as such, not as an unavailable store.
+func TestShouldRateLimitCallerGaveUp(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel2()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		code codes.Code
+		msg  string
+	}{
+		{"canceled", canceled, codes.Canceled, "rls: the call was canceled before the counter store answered"},
+		{"deadline", expired, codes.DeadlineExceeded, "rls: the call's deadline passed before the counter store answered"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var outcomes []Outcome
+			s, err := New(shopLimits, Options{Store: ctxStore{}, Clock: fixedClock(t0), Observe: func(o Outcome) { outcomes = append(outcomes, o) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.ShouldRateLimit(tc.ctx, request("shop", 0, desc("user", "a")))
+			if st := grpcstatus.Convert(err); st.Code() != tc.code || st.Message() != tc.msg {
+				t.Errorf("ShouldRateLimit = %v (%q), want %v (%q)", st.Code(), st.Message(), tc.code, tc.msg)
+			}
+			want := []Outcome{{Domain: "shop", Configured: true, Code: tc.code}}
+			if diff := cmp.Diff(want, outcomes); diff != "" {
+				t.Errorf("outcomes mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestObserveCounters checks the counters an Outcome lists: each limit
+// applied with its hits and decision, and the limits a failed store was to
+// update.
+func TestObserveCounters(t *testing.T) {
+	type counted struct {
+		Name    string
+		Cost    uint64
+		Allowed bool
+	}
+	tests := []struct {
+		name  string
+		store counter.Store
+		req   *rlsv3.RateLimitRequest
+		code  codes.Code
+		want  []counted
+	}{
+		{"decided", counter.NewMemoryStore(counter.MemoryOptions{}), request("shop", 0, withHits(desc("user", "alice", "path", "/cart"), 3)), codes.OK,
+			[]counted{{"per user", 3, false}, {"cart", 3, true}}},
+		{"store down", failingStore{errStoreDown}, request("shop", 2, desc("user", "alice")), codes.Unavailable,
+			[]counted{{"per user", 2, false}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []counted
+			var code codes.Code
+			s, err := New(shopLimits, Options{Store: tc.store, Clock: fixedClock(t0), Observe: func(o Outcome) {
+				code = o.Code
+				for _, c := range o.Counters {
+					got = append(got, counted{c.Limit.Name, c.Cost, c.Decision.Allowed})
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.ShouldRateLimit(context.Background(), tc.req)
+			if code != tc.code {
+				t.Errorf("Outcome.Code = %v, want %v", code, tc.code)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Outcome.Counters mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,7 +25,7 @@ import (
 	"github.com/rlpkit/rlpkit/rls"
 )
 
-const serveSynopsis = `rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:8081] [--metrics-addr ADDR] [flags]
+const serveSynopsis = `rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:8081] [--http-addr :8080] [--redis URL] [flags]
 
 Serves Envoy's Rate Limit Service (envoy.service.ratelimit.v3.RateLimitService) over gRPC,
 with gRPC health and reflection, enforcing either the limits of a limits FILE (limitador's
@@ -32,29 +34,48 @@ format, YAML or JSON) or the limits of every Gateway compiled from the topology 
 with --redis in Redis, shared by every server using it (redis://host:port/db, rediss://
 for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAME); when
 Redis cannot answer, calls answer Unavailable. The inputs are reloaded when they change;
-invalid new inputs keep the limits in force and the reason is logged. Logs go to stderr.
-SIGINT or SIGTERM stops the server gracefully.`
+invalid new inputs keep the limits in force and the reason is logged.
+
+The HTTP port (--http-addr, "off" for none, port 0 for any free port) serves
+  /metrics  Prometheus metrics, per limit too (rlpkit_limit_*; see the README)
+  /healthz  200 while the process is up
+  /readyz   200 when the limits are loaded and the store answers (Redis: PING,
+            answered from a cache for one second), else 503 with the reason
+gRPC health (service "" and the RLS service) follows /readyz.
+
+Every flag can also be set in the environment, by the variable in [$...] after it;
+a flag on the command line wins. Logs go to stderr: one line per reload and per
+change of the store's state, none per call above debug level. SIGINT or SIGTERM
+stops the server gracefully.`
 
 // serveOptions is the command line of "rlpkit serve".
 type serveOptions struct {
 	limitsFile      string
 	paths           []string
 	addr            string
-	metricsAddr     string
+	httpAddr        string
+	httpAddrFlag    string // the flag (or variable) httpAddr came from, for errors
+	metricsAddr     string // deprecated alias of httpAddr
 	responseHeaders bool
 	maxKeys         int
 	redisURL        string
 	redisKeyPrefix  string
 	redisServerTime bool
 	storeTimeout    time.Duration
+	nearLimitRatio  float64
 	logFormat       string
+	logLevel        slog.Level
 	reloadInterval  time.Duration
 	shutdownTimeout time.Duration
+	sources         flagSources // where each flag's value came from, for errors
 
 	// wrapStore, when set, wraps the counter store; tests use it to hold
 	// calls in flight.
 	wrapStore func(counter.Store) counter.Store
 }
+
+// httpOff is the --http-addr that turns the HTTP port off.
+const httpOff = "off"
 
 // runServe implements "rlpkit serve": it serves until SIGINT or SIGTERM.
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -62,64 +83,94 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // serveUntilSignal is runServe with serveUntil's ready hook.
-func serveUntilSignal(args []string, stdout, stderr io.Writer, ready func(grpcAddr, metricsAddr string)) int {
+func serveUntilSignal(args []string, stdout, stderr io.Writer, ready func(grpcAddr, httpAddr string)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serveUntil(ctx, args, stdout, stderr, ready)
 }
 
 // serveUntil is "rlpkit serve" stopping when ctx is done instead of on a signal.
-// ready, when not nil, is called with the gRPC and metrics addresses (the latter
-// empty without --metrics-addr) once both listen.
-func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(grpcAddr, metricsAddr string)) int {
-	o, err := parseServe(args, stdout)
+// ready, when not nil, is called with the gRPC and HTTP addresses (the latter
+// empty with --http-addr off) once both listen.
+func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(grpcAddr, httpAddr string)) int {
+	o, err := parseServe(args, os.LookupEnv, stdout)
 	if err == nil {
-		err = serve(ctx, o, newLogger(stderr, o.logFormat), ready)
+		err = serve(ctx, o, newLogger(stderr, o.logFormat, o.logLevel), ready)
 	}
 	return exitFor("serve", err, stderr)
 }
 
-func parseServe(args []string, stdout io.Writer) (serveOptions, error) {
+// parseServe parses the command line, with the flags not given there taken
+// from the environment as lookupEnv reports it.
+func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.Writer) (serveOptions, error) {
 	var o serveOptions
+	var logLevel string
 	fs := newFlagSet("serve")
 	fs.StringVar(&o.limitsFile, "limits", "", "a limits `FILE` in limitador's format (YAML or JSON), instead of PATH...")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "the gRPC listen `address`")
-	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics at this `address` (default: none)")
+	fs.StringVar(&o.httpAddr, "http-addr", ":8080", "the HTTP listen `address` for /metrics, /healthz and /readyz; off: none")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "deprecated alias of --http-addr: the HTTP listen `address`")
 	fs.BoolVar(&o.responseHeaders, "response-headers", false, "add RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and Retry-After to responses")
 	fs.IntVar(&o.maxKeys, "max-keys", 0, "the memory store's bound on counters (0: 1,000,000)")
 	fs.StringVar(&o.redisURL, "redis", "", "keep the counters in the Redis at this `URL` instead of in memory")
 	fs.StringVar(&o.redisKeyPrefix, "redis-key-prefix", "", "a `prefix` for every Redis key, to share a Redis with other data")
 	fs.BoolVar(&o.redisServerTime, "redis-server-time", true, "decide at Redis's clock (TIME), so that servers with skewed clocks agree")
 	fs.DurationVar(&o.storeTimeout, "redis-timeout", time.Second, "the longest a call waits for Redis; one with a deadline waits at most 9/10 of its time left")
+	fs.Float64Var(&o.nearLimitRatio, "near-limit-ratio", 0.8, "the share of a limit above which hits count as near the limit (rlpkit_limit_near_limit_total), from 0 to 1")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text or json")
+	fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.DurationVar(&o.reloadInterval, "reload-interval", time.Second, "how often to look for changed inputs (0: never)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long a graceful stop waits for calls in flight")
+	documentEnv(fs)
 	paths, err := parseFlags(fs, args, serveSynopsis, true, stdout)
 	if err != nil {
 		return o, err
 	}
-	o.paths = paths
+	src, err := setFromEnv(fs, lookupEnv)
+	if err != nil {
+		return o, err
+	}
+	o.paths, o.sources = paths, src
+	o.httpAddrFlag = src.name("http-addr")
+	levelErr := o.logLevel.UnmarshalText([]byte(logLevel))
 	switch {
 	case (o.limitsFile == "") == (len(paths) == 0):
 		return o, usagef("exactly one of --limits FILE and PATH... is required")
 	case o.limitsFile == "-" || contains(paths, "-"):
 		return o, usagef(`"-" (stdin) cannot be watched for changes; name a file`)
 	case o.logFormat != "text" && o.logFormat != "json":
-		return o, usagef("--log-format %q: want text or json", o.logFormat)
+		return o, usagef("%s %q: want text or json", src.name("log-format"), o.logFormat)
+	case levelErr != nil:
+		return o, usagef("%s %q: want debug, info, warn or error", src.name("log-level"), logLevel)
 	case o.maxKeys < 0:
-		return o, usagef("--max-keys %d: want 0 or more", o.maxKeys)
+		return o, usagef("%s %d: want 0 or more", src.name("max-keys"), o.maxKeys)
 	case o.reloadInterval < 0:
-		return o, usagef("--reload-interval %v: want 0 or more", o.reloadInterval)
+		return o, usagef("%s %v: want 0 or more", src.name("reload-interval"), o.reloadInterval)
 	case o.shutdownTimeout <= 0:
-		return o, usagef("--shutdown-timeout %v: want more than 0", o.shutdownTimeout)
+		return o, usagef("%s %v: want more than 0", src.name("shutdown-timeout"), o.shutdownTimeout)
 	case o.storeTimeout <= 0:
-		return o, usagef("--redis-timeout %v: want more than 0", o.storeTimeout)
+		return o, usagef("%s %v: want more than 0", src.name("redis-timeout"), o.storeTimeout)
+	case !(o.nearLimitRatio >= 0 && o.nearLimitRatio <= 1):
+		return o, usagef("%s %v: want a ratio from 0 to 1", src.name("near-limit-ratio"), o.nearLimitRatio)
 	case o.redisURL == "" && (o.redisKeyPrefix != "" || !o.redisServerTime):
 		return o, usagef("--redis-key-prefix and --redis-server-time need --redis")
 	case o.redisURL != "" && o.maxKeys != 0:
 		return o, usagef("--max-keys bounds the memory store; it has no effect with --redis")
+	case o.metricsAddr != "" && isSet(fs, "http-addr"):
+		return o, usagef("%s is deprecated and sets --http-addr; give only %s", src.name("metrics-addr"), o.httpAddrFlag)
+	}
+	if o.metricsAddr != "" {
+		o.httpAddr, o.httpAddrFlag = o.metricsAddr, src.name("metrics-addr")
 	}
 	return o, nil
+}
+
+// isSet reports whether flag name was given on the command line or set from
+// the environment.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func contains(list []string, s string) bool {
@@ -131,16 +182,21 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func newLogger(w io.Writer, format string) *slog.Logger {
+// newLogger returns serve's logger: text or JSON lines on w from level up.
+func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+		return slog.New(slog.NewJSONHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // serve runs the server until ctx is done, then stops it gracefully. It returns
 // an error when the limits cannot be loaded or a listener cannot be opened.
-func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grpcAddr, metricsAddr string)) error {
+func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grpcAddr, httpAddr string)) error {
+	if o.metricsAddr != "" {
+		log.Warn("--metrics-addr is deprecated; use --http-addr (RLPKIT_HTTP_ADDR)")
+	}
 	src := limitSource{file: o.limitsFile, paths: o.paths}
 	limits, err := src.load()
 	if err != nil {
@@ -158,8 +214,18 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	if o.wrapStore != nil {
 		store = o.wrapStore(store)
 	}
-	metrics := newServeMetrics()
-	store = metrics.instrument(store, log)
+	metrics := newServeMetrics(o.nearLimitRatio)
+	hs := health.NewServer()
+	sh := newStoreHealth(cs, min(o.storeTimeout, maxPingTimeout), log, func(reachable bool) {
+		metrics.storeReachable(reachable)
+		status := healthpb.HealthCheckResponse_NOT_SERVING
+		if reachable {
+			status = healthpb.HealthCheckResponse_SERVING
+		}
+		hs.SetServingStatus("", status)
+		hs.SetServingStatus(rlsv3.RateLimitService_ServiceDesc.ServiceName, status)
+	})
+	store = instrument(store, metrics, sh, log)
 	svc, err := rls.New(limits, rls.Options{Store: store, ResponseHeaders: o.responseHeaders, Observe: metrics.observe})
 	if err != nil {
 		return err
@@ -168,43 +234,40 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 
 	lis, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return fmt.Errorf("rlpkit serve: --addr: %w", err)
+		return fmt.Errorf("rlpkit serve: %s: %w", o.sources.name("addr"), err)
 	}
-	var metricsLis net.Listener
-	if o.metricsAddr != "" {
-		if metricsLis, err = net.Listen("tcp", o.metricsAddr); err != nil {
+	var httpLis net.Listener
+	if o.httpAddr != httpOff {
+		if httpLis, err = net.Listen("tcp", o.httpAddr); err != nil {
 			lis.Close()
-			return fmt.Errorf("rlpkit serve: --metrics-addr: %w", err)
+			return fmt.Errorf("rlpkit serve: %s: %w", o.httpAddrFlag, err)
 		}
 	}
 
 	srv := grpc.NewServer()
 	rlsv3.RegisterRateLimitServiceServer(srv, svc)
-	hs := health.NewServer()
-	hs.SetServingStatus(rlsv3.RateLimitService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
+	sh.start(context.Background()) // the first state: logged when unreachable
 
 	// Every goroutine reports here when it ends; an early end is fatal.
 	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(lis) }()
 	var httpSrv *http.Server
-	metricsAt := ""
-	if metricsLis != nil {
-		httpSrv = &http.Server{Handler: metrics.handler(), ReadHeaderTimeout: 10 * time.Second}
-		metricsAt = metricsLis.Addr().String()
-		go func() { errc <- httpSrv.Serve(metricsLis) }()
+	httpAt := ""
+	if httpLis != nil {
+		httpSrv = &http.Server{Handler: httpHandler(metrics, sh), ReadHeaderTimeout: 10 * time.Second}
+		httpAt = httpLis.Addr().String()
+		go func() { errc <- httpSrv.Serve(httpLis) }()
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
-	watchDone := make(chan struct{})
-	go func() {
-		defer close(watchDone)
-		watch(watchCtx, src, o.reloadInterval, svc, metrics, log)
-	}()
-	log.Info("serving", "addr", lis.Addr().String(), "metrics_addr", metricsAt, "store", cs.kind,
+	var bg sync.WaitGroup
+	bg.Go(func() { watch(watchCtx, src, o.reloadInterval, svc, metrics, log) })
+	bg.Go(func() { sh.monitor(watchCtx, pingInterval) })
+	log.Info("serving", "addr", lis.Addr().String(), "http_addr", httpAt, "store", cs.kind,
 		"limits", len(limits), "inputs", src.String())
 	if ready != nil {
-		ready(lis.Addr().String(), metricsAt)
+		ready(lis.Addr().String(), httpAt)
 	}
 
 	var serveErr error
@@ -214,7 +277,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		log.Error("listener failed", "err", serveErr)
 	}
 	stopWatch()
-	<-watchDone
+	bg.Wait()
 	log.Info("stopping", "timeout", o.shutdownTimeout.String())
 	hs.Shutdown()
 	stopped := make(chan struct{})

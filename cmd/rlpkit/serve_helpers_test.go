@@ -40,12 +40,12 @@ func (l *lockedBuffer) String() string {
 
 // testServer is "rlpkit serve" running in the test's process.
 type testServer struct {
-	addr, metricsAddr string
-	log               *lockedBuffer
-	conn              *grpc.ClientConn
-	client            rlsv3.RateLimitServiceClient
-	cancel            context.CancelFunc
-	exit              chan int
+	addr, httpAddr string
+	log            *lockedBuffer
+	conn           *grpc.ClientConn
+	client         rlsv3.RateLimitServiceClient
+	cancel         context.CancelFunc
+	exit           chan int
 }
 
 // startServe runs "rlpkit serve args..." until the test ends (or stop) and
@@ -59,17 +59,21 @@ func startServe(t *testing.T, args ...string) *testServer {
 // before serving, as serveUntil would serve them.
 func startServeWith(t *testing.T, tweak func(*serveOptions), args ...string) *testServer {
 	t.Helper()
+	if !contains(args, "--http-addr") && !contains(args, "--metrics-addr") {
+		// Never the default :8080 in tests: it may be taken.
+		args = append([]string{"--http-addr", "127.0.0.1:0"}, args...)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{log: &lockedBuffer{}, cancel: cancel, exit: make(chan int, 1)}
 	ready := make(chan struct{})
 	go func() {
-		o, err := parseServe(args, io.Discard)
+		o, err := parseServe(args, noEnv, io.Discard)
 		if err == nil {
 			if tweak != nil {
 				tweak(&o)
 			}
-			err = serve(ctx, o, newLogger(s.log, o.logFormat), func(addr, metricsAddr string) {
-				s.addr, s.metricsAddr = addr, metricsAddr
+			err = serve(ctx, o, newLogger(s.log, o.logFormat, o.logLevel), func(addr, httpAddr string) {
+				s.addr, s.httpAddr = addr, httpAddr
 				close(ready)
 			})
 		}
@@ -95,6 +99,9 @@ func startServeWith(t *testing.T, tweak func(*serveOptions), args ...string) *te
 	})
 	return s
 }
+
+// noEnv is an empty environment.
+func noEnv(string) (string, bool) { return "", false }
 
 // stop stops the server as a signal would and returns its exit status.
 // Calling it again returns the same status.

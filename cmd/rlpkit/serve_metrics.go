@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"log/slog"
-	"net/http"
-	"sync/atomic"
+	"math"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc/codes"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rls"
 )
@@ -21,29 +20,55 @@ import (
 // grow the metrics without bound.
 const unconfiguredDomain = "(unconfigured)"
 
+// Limit labels that are not a limit's name.
+const (
+	unnamedLimit  = "(unnamed)"  // limits without a name in the limits file
+	overrideLimit = "(override)" // a descriptor's own limit override
+)
+
 // serveMetrics are the Prometheus metrics of "rlpkit serve", in a registry of
 // their own with the Go and process collectors.
+//
+// The per-limit counters (rlpkit_limit_*) are envoyproxy/ratelimit's
+// total_hits, within_limit, near_limit and over_limit, counted in hits
+// (hits_addend) as it counts them, plus the hits a failed store could not
+// decide, labelled by domain and limit name only: descriptor values, which
+// clients choose, never become labels. Since rlpkit consumes nothing from a
+// request that goes over, all its hits count as over the limit that refused
+// them (envoyproxy/ratelimit counts the part below the limit as near); the
+// other limits of that request count them as within (and near), as it does.
 type serveMetrics struct {
-	registry     *prometheus.Registry
-	decisions    *prometheus.CounterVec
-	errors       *prometheus.CounterVec
-	storeLatency prometheus.Histogram
-	storeErrors  prometheus.Counter
-	reloads      *prometheus.CounterVec
-	limits       prometheus.Gauge
-	reloadOK     prometheus.Gauge
+	registry       *prometheus.Registry
+	nearRatio      float64
+	decisions      *prometheus.CounterVec
+	errors         *prometheus.CounterVec
+	storeLatency   prometheus.Histogram
+	storeErrors    prometheus.Counter
+	storeUp        prometheus.Gauge
+	reloads        *prometheus.CounterVec
+	limits         prometheus.Gauge
+	reloadOK       prometheus.Gauge
+	limitHits      *prometheus.CounterVec
+	limitWithin    *prometheus.CounterVec
+	limitNear      *prometheus.CounterVec
+	limitOver      *prometheus.CounterVec
+	limitStoreErrs *prometheus.CounterVec
 }
 
-func newServeMetrics() *serveMetrics {
+func newServeMetrics(nearRatio float64) *serveMetrics {
+	perLimit := func(name, help string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"domain", "limit"})
+	}
 	m := &serveMetrics{
-		registry: prometheus.NewRegistry(),
+		registry:  prometheus.NewRegistry(),
+		nearRatio: nearRatio,
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlpkit_rls_decisions_total",
 			Help: "ShouldRateLimit calls answered, by domain (" + unconfiguredDomain + " for domains without limits) and overall code (OK, OVER_LIMIT).",
 		}, []string{"domain", "code"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlpkit_rls_errors_total",
-			Help: "ShouldRateLimit calls answered with a gRPC error, by domain and gRPC code (InvalidArgument, Unavailable).",
+			Help: "ShouldRateLimit calls answered with a gRPC error, by domain and gRPC code (InvalidArgument, Unavailable; Canceled and DeadlineExceeded when the caller gave up).",
 		}, []string{"domain", "code"}),
 		storeLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "rlpkit_store_update_duration_seconds",
@@ -52,7 +77,11 @@ func newServeMetrics() *serveMetrics {
 		}),
 		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "rlpkit_store_errors_total",
-			Help: "Counter store updates that failed.",
+			Help: "Counter store updates that failed (not those whose caller gave up).",
+		}),
+		storeUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "rlpkit_store_reachable",
+			Help: "1 while the counter store answers, 0 while it does not.",
 		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlpkit_limits_reloads_total",
@@ -66,19 +95,23 @@ func newServeMetrics() *serveMetrics {
 			Name: "rlpkit_limits_last_reload_success",
 			Help: "1 when the inputs in force are the latest ones, 0 when the last reload failed.",
 		}),
+		limitHits: perLimit("rlpkit_limit_hits_total",
+			"Hits (hits_addend) evaluated against a limit, by domain and limit name ("+unnamedLimit+", "+overrideLimit+"): envoyproxy/ratelimit's total_hits."),
+		limitWithin: perLimit("rlpkit_limit_within_limit_total",
+			"Hits a limit admitted: envoyproxy/ratelimit's within_limit."),
+		limitNear: perLimit("rlpkit_limit_near_limit_total",
+			"Hits a limit admitted above --near-limit-ratio of its capacity: envoyproxy/ratelimit's near_limit."),
+		limitOver: perLimit("rlpkit_limit_over_limit_total",
+			"Hits a limit refused: envoyproxy/ratelimit's over_limit."),
+		limitStoreErrs: perLimit("rlpkit_limit_store_errors_total",
+			"Hits left undecided because the counter store failed."),
 	}
-	m.registry.MustRegister(m.decisions, m.errors, m.storeLatency, m.storeErrors, m.reloads, m.limits, m.reloadOK,
+	m.registry.MustRegister(m.decisions, m.errors, m.storeLatency, m.storeErrors, m.storeUp, m.reloads, m.limits, m.reloadOK,
+		m.limitHits, m.limitWithin, m.limitNear, m.limitOver, m.limitStoreErrs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reloads.WithLabelValues("success")
 	m.reloads.WithLabelValues("failure")
 	return m
-}
-
-// handler serves the metrics on /metrics.
-func (m *serveMetrics) handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry}))
-	return mux
 }
 
 // observe counts one answered call; it is rls.Options.Observe.
@@ -87,11 +120,56 @@ func (m *serveMetrics) observe(o rls.Outcome) {
 	if !o.Configured {
 		domain = unconfiguredDomain
 	}
-	if o.Code == codes.OK {
+	switch o.Code {
+	case codes.OK:
 		m.decisions.WithLabelValues(domain, o.Overall.String()).Inc()
+		for _, c := range o.Counters {
+			m.countLimit(domain, o.Overall == limit.CodeOverLimit, c)
+		}
+	case codes.Unavailable:
+		m.errors.WithLabelValues(domain, o.Code.String()).Inc()
+		for _, c := range o.Counters {
+			cost := float64(c.Cost)
+			m.limitHits.WithLabelValues(domain, limitLabel(c)).Add(cost)
+			m.limitStoreErrs.WithLabelValues(domain, limitLabel(c)).Add(cost)
+		}
+	default:
+		m.errors.WithLabelValues(domain, o.Code.String()).Inc()
+	}
+}
+
+// countLimit counts one counter's hits. rejected says the request went over
+// some limit, so the admitted counters are checks without its hits.
+func (m *serveMetrics) countLimit(domain string, rejected bool, c limit.Counted) {
+	name := limitLabel(c)
+	cost := float64(c.Cost)
+	m.limitHits.WithLabelValues(domain, name).Add(cost)
+	if !c.Decision.Allowed {
+		m.limitOver.WithLabelValues(domain, name).Add(cost)
 		return
 	}
-	m.errors.WithLabelValues(domain, o.Code.String()).Inc()
+	m.limitWithin.WithLabelValues(domain, name).Add(cost)
+	after := c.Decision.Used
+	if rejected {
+		after += cost
+	}
+	before := after - cost
+	threshold := math.Floor(float64(c.Limit.RequestsPerUnit) * m.nearRatio)
+	if after > threshold {
+		m.limitNear.WithLabelValues(domain, name).Add(math.Round(min(cost, after-max(threshold, before))))
+	}
+}
+
+// limitLabel is the limit label of a counter: its limit's name, or what
+// stands for it.
+func limitLabel(c limit.Counted) string {
+	switch {
+	case c.Override:
+		return overrideLimit
+	case c.Limit.Name == "":
+		return unnamedLimit
+	}
+	return c.Limit.Name
 }
 
 // loaded records limits put in force, at start or by a reload.
@@ -107,42 +185,41 @@ func (m *serveMetrics) reloadFailed() {
 	m.reloads.WithLabelValues("failure").Inc()
 }
 
-// instrument wraps s to time its updates, count its errors and log them, at
-// most one line per storeLogInterval while failing and one line when it
-// answers again.
-func (m *serveMetrics) instrument(s counter.Store, log *slog.Logger) counter.Store {
-	return &instrumentedStore{Store: s, m: m, log: log}
+// storeReachable records a change of the store's state.
+func (m *serveMetrics) storeReachable(up bool) {
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.storeUp.Set(v)
 }
 
-const storeLogInterval = 5 * time.Second
+// instrument wraps s to time its updates, count its errors and report each
+// result to the store's health, which logs its changes. An update whose
+// caller gave up is not a store failure: it is neither counted nor reported.
+func instrument(s counter.Store, m *serveMetrics, h *storeHealth, log *slog.Logger) counter.Store {
+	return &instrumentedStore{Store: s, m: m, health: h, log: log}
+}
 
 type instrumentedStore struct {
 	counter.Store
-	m          *serveMetrics
-	log        *slog.Logger
-	failing    atomic.Bool
-	lastLog    atomic.Int64 // Unix nanoseconds of the last error logged
-	suppressed atomic.Int64 // errors not logged since
+	m      *serveMetrics
+	health *storeHealth
+	log    *slog.Logger
 }
 
 func (s *instrumentedStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	start := time.Now()
 	err := s.Store.Update(ctx, now, updates, decisions)
-	end := time.Now()
-	s.m.storeLatency.Observe(end.Sub(start).Seconds())
-	if err == nil {
-		if s.failing.Load() && s.failing.CompareAndSwap(true, false) {
-			s.log.Info("store answering again")
-		}
-		return nil
-	}
-	s.m.storeErrors.Inc()
-	s.failing.Store(true)
-	last := s.lastLog.Load()
-	if end.UnixNano()-last < int64(storeLogInterval) || !s.lastLog.CompareAndSwap(last, end.UnixNano()) {
-		s.suppressed.Add(1)
+	s.m.storeLatency.Observe(time.Since(start).Seconds())
+	if err != nil && ctx.Err() != nil {
+		s.log.DebugContext(ctx, "store update abandoned by its caller", "err", err.Error())
 		return err
 	}
-	s.log.Error("store update failed; answering Unavailable", "err", err.Error(), "suppressed", s.suppressed.Swap(0))
+	if err != nil {
+		s.m.storeErrors.Inc()
+		s.log.DebugContext(ctx, "store update failed", "err", err.Error())
+	}
+	s.health.report(err)
 	return err
 }

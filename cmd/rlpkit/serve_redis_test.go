@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"github.com/google/go-cmp/cmp"
 	goredis "github.com/redis/go-redis/v9"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -158,7 +160,7 @@ func TestServeSharedRedis(t *testing.T) {
 func TestServeRedisFault(t *testing.T) {
 	r := redistest.Start(t)
 	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
-	s := startServe(t, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL())
+	s := startServe(t, "--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL())
 	req := rlsRequest("shop", 0, rlsDesc("ip", "10.0.0.1"))
 	if got := summary(t, s.mustCall(t, req)); !equal(got, []string{"OK", `OK "per ip" 5/YEAR remaining 4`}) {
 		t.Fatalf("before the fault: %v", got)
@@ -179,13 +181,13 @@ func TestServeRedisFault(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if h, err := healthpb.NewHealthClient(s.conn).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
-		t.Errorf("health with Redis down: %v, %v; want SERVING", h, err)
+	if h, err := healthpb.NewHealthClient(s.conn).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || h.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("health with Redis down: %v, %v; want NOT_SERVING", h, err)
 	}
 	if m := scrape(t, s); !strings.Contains(m, `rlpkit_rls_errors_total{code="Unavailable",domain="shop"} 5`+"\n") {
 		t.Errorf("metrics do not count 5 Unavailable calls:\n%s", grepLines(m, "rlpkit_rls_errors"))
 	}
-	if !strings.Contains(s.log.String(), "store update failed") {
+	if !strings.Contains(s.log.String(), "store unreachable") {
 		t.Errorf("log does not report the store failure:\n%s", s.log)
 	}
 
@@ -206,7 +208,7 @@ func TestServeRedisFault(t *testing.T) {
 	if got := summary(t, s.mustCall(t, req)); !equal(got, []string{"OK", `OK "per ip" 5/YEAR remaining 3`}) {
 		t.Errorf("second call after the restart: %v", got)
 	}
-	waitFor(t, "the recovery to be logged", func() bool { return strings.Contains(s.log.String(), "store answering again") })
+	waitFor(t, "the recovery to be logged", func() bool { return strings.Contains(s.log.String(), "store reachable again") })
 }
 
 // TestServeRedisHung freezes Redis: a call whose caller set a long deadline
@@ -237,7 +239,7 @@ func TestServeRedisDownAtStart(t *testing.T) {
 	r.Kill()
 	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
 	s := startServe(t, "--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL())
-	if !strings.Contains(s.log.String(), "Redis does not answer") {
+	if !strings.Contains(s.log.String(), "store unreachable") {
 		t.Errorf("log does not warn that Redis is down:\n%s", s.log)
 	}
 	req := rlsRequest("shop", 0, rlsDesc("ip", "10.0.0.1"))
@@ -249,4 +251,78 @@ func TestServeRedisDownAtStart(t *testing.T) {
 		_, err := s.call(t, req)
 		return err == nil
 	})
+}
+
+// TestServeReadinessRedis kills Redis and brings it back under a server
+// logging JSON: /readyz and gRPC health go from ready to not ready and back,
+// the per-limit store errors count the call that failed, and the log has one
+// line per change of state however many probes and calls there are.
+func TestServeReadinessRedis(t *testing.T) {
+	r := redistest.Start(t)
+	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
+	s := startServe(t, "--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL(), "--log-format", "json")
+	req := rlsRequest("shop", 0, rlsDesc("ip", "10.0.0.1"))
+	health := func() healthpb.HealthCheckResponse_ServingStatus {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		h, err := healthpb.NewHealthClient(s.conn).Check(ctx, &healthpb.HealthCheckRequest{Service: rlsv3.RateLimitService_ServiceDesc.ServiceName})
+		if err != nil {
+			t.Fatalf("health Check: %v", err)
+		}
+		return h.GetStatus()
+	}
+	ready := func() bool {
+		code, _ := s.get(t, "/readyz")
+		return code == http.StatusOK
+	}
+	if !ready() || health() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("with Redis up: ready %v, health %v; want ready and SERVING", ready(), health())
+	}
+	for range 3 {
+		s.mustCall(t, req)
+	}
+
+	r.Kill()
+	waitFor(t, "/readyz to fail", func() bool { return !ready() })
+	if _, body := s.get(t, "/readyz"); !strings.HasPrefix(body, "not ready: redis store unreachable: ") {
+		t.Errorf("GET /readyz with Redis down: %q, want the reason", body)
+	}
+	if got := health(); got != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("health with Redis down: %v, want NOT_SERVING", got)
+	}
+	if _, err := s.call(t, req); status.Code(err) != codes.Unavailable || !strings.HasPrefix(status.Convert(err).Message(), "rls: counter store unavailable: ") {
+		t.Errorf("call with Redis down: %v, want Unavailable: rls: counter store unavailable: ...", err)
+	}
+	for range 5 {
+		ready()
+	}
+	m := scrape(t, s)
+	for _, want := range []string{
+		`rlpkit_limit_store_errors_total{domain="shop",limit="per ip"} 1`,
+		`rlpkit_limit_hits_total{domain="shop",limit="per ip"} 4`,
+		`rlpkit_store_reachable 0`,
+	} {
+		if !strings.Contains(m, want+"\n") {
+			t.Errorf("metrics with Redis down lack %q:\n%s", want, grepLines(m, "rlpkit_"))
+		}
+	}
+
+	r.Restart(t)
+	waitFor(t, "/readyz to pass again", ready)
+	if got := health(); got != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health with Redis back: %v, want SERVING", got)
+	}
+	for range 3 {
+		s.mustCall(t, req)
+		ready()
+	}
+
+	want := []string{
+		"INFO serving addr,http_addr,inputs,limits,store",
+		"ERROR store unreachable; calls answer Unavailable until it answers err,store",
+		"INFO store reachable again store",
+	}
+	if diff := cmp.Diff(want, messages(t, s.log.String())); diff != "" {
+		t.Errorf("log lines mismatch (-want +got):\n%s\nlog:\n%s", diff, s.log)
+	}
 }

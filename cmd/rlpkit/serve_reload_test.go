@@ -27,7 +27,7 @@ func currentMax(t *testing.T, s *testServer) uint32 {
 func TestServeReload(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFile(t, dir, "limits.yaml", strings.Replace(reloadLimits, "%s", "1", 1))
-	s := startServe(t, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--reload-interval", "5ms", "--limits", file)
+	s := startServe(t, "--addr", "127.0.0.1:0", "--reload-interval", "5ms", "--limits", file)
 	alice := rlsRequest("shop", 0, rlsDesc("user", "alice"))
 	if got := s.mustCall(t, alice).GetOverallCode(); got != rlsv3.RateLimitResponse_OK {
 		t.Fatalf("first request: %v, want OK", got)

@@ -23,7 +23,7 @@ func TestServeSignal(t *testing.T) {
 			exit := make(chan int, 1)
 			ready := make(chan string, 1)
 			go func() {
-				exit <- serveUntilSignal([]string{"--addr", "127.0.0.1:0", "--limits", file}, io.Discard, log, func(addr, _ string) { ready <- addr })
+				exit <- serveUntilSignal([]string{"--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--limits", file}, io.Discard, log, func(addr, _ string) { ready <- addr })
 			}()
 			var addr string
 			select {

@@ -16,37 +16,33 @@ import (
 // to describe and close it.
 type counterStore struct {
 	counter.Store
-	kind  string // "memory" or "redis"
+	kind  string                      // "memory" or "redis"
+	ping  func(context.Context) error // Redis's PING; nil for memory
 	close func() error
 }
 
 // openStore returns the memory store, or with --redis the Redis store. A
 // Redis that does not answer yet is not an error: the server starts, answers
-// Unavailable until Redis answers, and says so in the log.
+// Unavailable and is not ready until Redis answers (see storeHealth).
 func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	if o.redisURL == "" {
 		mem := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: o.maxKeys})
 		return &counterStore{Store: mem, kind: "memory", close: func() error { return nil }}, nil
 	}
-	// go-redis logs every failed dial; the store's errors are logged (at most
-	// every few seconds) by serveMetrics.instrument, so its own lines are
-	// debug detail.
+	// go-redis logs every failed dial; the store's changes of state are
+	// logged by storeHealth, so its own lines are debug detail.
 	goredis.SetLogger(redisLogger{log})
 	client, err := redis.NewClient(o.redisURL)
 	if err != nil {
-		return nil, usagef("--redis: %v", err)
+		return nil, usagef("%s: %v", o.sources.name("redis"), err)
 	}
 	store, err := redis.New(client, redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime})
 	if err != nil {
 		client.Close()
 		return nil, usagef("%v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.storeTimeout)
-	defer cancel()
-	if err := client.Ping(ctx).Err(); err != nil {
-		log.Warn("Redis does not answer; calls answer Unavailable until it does", "err", err.Error())
-	}
-	return &counterStore{Store: store, kind: "redis", close: client.Close}, nil
+	ping := func(ctx context.Context) error { return client.Ping(ctx).Err() }
+	return &counterStore{Store: store, kind: "redis", ping: ping, close: client.Close}, nil
 }
 
 // boundedStore gives every update at most timeout, so that a Redis that hangs

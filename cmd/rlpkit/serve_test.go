@@ -80,7 +80,7 @@ type serveStep struct {
 // server started with storeArgs.
 func testServeEndToEnd(t *testing.T, storeArgs ...string) {
 	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
-	s := startServe(t, append([]string{"--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--limits", file, "--response-headers"}, storeArgs...)...)
+	s := startServe(t, append([]string{"--addr", "127.0.0.1:0", "--limits", file, "--response-headers"}, storeArgs...)...)
 	cart := func(user string) []string {
 		return []string{"path", "/cart", "user", user}
 	}
@@ -189,7 +189,7 @@ func TestServeTopology(t *testing.T) {
 // closes its ports.
 func TestServeStop(t *testing.T) {
 	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
-	s := startServe(t, "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--limits", file)
+	s := startServe(t, "--addr", "127.0.0.1:0", "--limits", file)
 	s.mustCall(t, rlsRequest("shop", 0, rlsDesc("ip", "x")))
 	if code := s.stop(); code != exitOK {
 		t.Fatalf("stop: exit %d, want 0", code)
@@ -202,7 +202,7 @@ func TestServeStop(t *testing.T) {
 	if _, err := s.call(t, rlsRequest("shop", 0, rlsDesc("ip", "x"))); status.Code(err) != codes.Unavailable {
 		t.Errorf("ShouldRateLimit after stop: %v, want Unavailable", err)
 	}
-	if _, err := http.Get("http://" + s.metricsAddr + "/metrics"); err == nil {
+	if _, err := http.Get("http://" + s.httpAddr + "/metrics"); err == nil {
 		t.Errorf("metrics still served after stop")
 	}
 }
@@ -231,7 +231,7 @@ func reflectedServices(t *testing.T, s *testServer) string {
 
 func scrape(t *testing.T, s *testServer) string {
 	t.Helper()
-	resp, err := http.Get("http://" + s.metricsAddr + "/metrics")
+	resp, err := http.Get("http://" + s.httpAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
