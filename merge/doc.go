@@ -23,8 +23,10 @@
 // For each (Gateway, attached HTTPRoute), Precedence orders the sections Gateway override >
 // HTTPRoute override > HTTPRoute default > Gateway default, and two strategies, plain
 // functions chosen in Options, merge them: AggregateActions keeps every gateway action in
-// that order, dropping exact duplicates; PatchLimits keeps one rate limit per key
-// (conditions as a set, variables as a set, seconds), the highest section's, in precedence
+// that order, dropping exact duplicates; PatchLimits keeps one rate limit per patch key
+// (policy.RateLimitSpec.PatchKey: seconds, conditions as a set, variables as a set, in the
+// canonical form package limit gives a limit's identity, so "k == v" and "k == 'v'", or
+// "descriptors[0].user" and "user", patch each other), the highest section's, in precedence
 // then declaration order. A route without a policy gets its Gateway's. When several
 // policies target one object, the oldest (creationTimestamp, then namespace/name) is used and
 // the others are Conflicted.

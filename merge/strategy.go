@@ -126,9 +126,11 @@ func containsAction(list []EffectiveAction, a descriptor.GatewayAction) bool {
 	return false
 }
 
-// PatchLimits patches rate limits by key (conditions as a set, variables as a set, seconds):
-// of limits with equal keys the one of the highest section wins; all others are kept, in
-// precedence then declaration order.
+// PatchLimits patches rate limits by policy.RateLimitSpec.PatchKey (seconds, conditions as a
+// set and variables as a set, in package limit's canonical form, so that spellings of one
+// limit patch each other): of limits with equal keys the one of the highest section wins; all
+// others are kept, in precedence then declaration order. Limits it keeps therefore never
+// share an identity in the rate-limit service.
 func PatchLimits(sections []Section) ([]EffectiveLimit, []Replaced) {
 	var out []EffectiveLimit
 	var replaced []Replaced

@@ -6,8 +6,6 @@ import (
 	"math"
 	"net/netip"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,8 +71,8 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 			}
 		}
 		for j, v := range rl.Variables {
-			if strings.TrimSpace(v) == "" {
-				errs = append(errs, field.Invalid(lp.Child("variables").Index(j), v, "must not be empty"))
+			if _, err := limit.ParseVariable(v); err != nil {
+				errs = append(errs, field.Invalid(lp.Child("variables").Index(j), v, err.Error()))
 			}
 		}
 		key := rl.PatchKey()
@@ -92,27 +90,15 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 	return errs
 }
 
-// PatchKey identifies a rate limit for merging: its conditions as a set, its variables as a
-// set, and its seconds. Two limits with the same key in different sections patch each other;
-// two in one section are a validation error.
+// PatchKey identifies a rate limit for merging: its seconds, its conditions as a set and its
+// variables as a set, in the canonical form of package limit (limit.IdentityKey): k == v and
+// k == 'v' are one condition, descriptors[0].user, descriptors[0]['user'] and user one
+// variable. It is the limit's identity in the rate-limit service without the namespace, so two
+// limits merged into one route patch each other exactly when the service would count them
+// as one. Two limits with the same key in different sections patch each other; two in one
+// section are a validation error.
 func (r *RateLimitSpec) PatchKey() string {
-	var b strings.Builder
-	for _, list := range [][]string{r.Conditions, r.Variables} {
-		set := make([]string, 0, len(list))
-		for _, s := range list {
-			set = append(set, strings.TrimSpace(s))
-		}
-		slices.Sort(set)
-		set = slices.Compact(set)
-		b.WriteString(strconv.Itoa(len(set)))
-		for _, s := range set {
-			b.WriteByte(':')
-			b.WriteString(strconv.Quote(s))
-		}
-		b.WriteByte('|')
-	}
-	b.WriteString(strconv.Itoa(r.Seconds))
-	return b.String()
+	return limit.IdentityKey(int64(r.Seconds), r.Conditions, r.Variables)
 }
 
 // fromDescriptor turns the descriptor package's errors into field errors.
