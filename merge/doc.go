@@ -23,7 +23,10 @@
 // For each (Gateway, attached HTTPRoute), Precedence orders the sections Gateway override >
 // HTTPRoute override > HTTPRoute default > Gateway default, and two strategies, plain
 // functions chosen in Options, merge them: AggregateActions keeps every gateway action in
-// that order, dropping exact duplicates; PatchLimits keeps one rate limit per patch key
+// that order, dropping an action equivalent to one already kept
+// (descriptor.GatewayAction.Equivalent: "rules: []" and no rules, "expect_match: true" and
+// none, "descriptor_key: generic_key" and none are one action), so that no descriptor is sent
+// and counted twice; PatchLimits keeps one rate limit per patch key
 // (policy.RateLimitSpec.PatchKey: seconds, conditions as a set, variables as a set, in the
 // canonical form package limit gives a limit's identity, so "k == v" and "k == 'v'", or
 // "descriptors[0].user" and "user", patch each other), the highest section's, in precedence
