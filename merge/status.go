@@ -31,7 +31,9 @@ type usage struct {
 	replaced  map[string]bool // "what is replaced by whom where" messages
 }
 
-func newStatusTracker(set, valid *policy.Set) *statusTracker {
+// newStatusTracker decides acceptance; rejected are policies without validation problems
+// whose compiled configuration failed the checks of package descriptor or limit, with why.
+func newStatusTracker(set, valid *policy.Set, rejected map[*policy.RateLimitPolicy]string) *statusTracker {
 	st := &statusTracker{
 		all:      slices.Clone(set.Policies),
 		accepted: map[*policy.RateLimitPolicy]acceptance{},
@@ -53,6 +55,10 @@ func newStatusTracker(set, valid *policy.Set) *statusTracker {
 				msgs[i] = e.Error()
 			}
 			st.accepted[p] = acceptance{policy.ReasonInvalid, "the policy is invalid: " + strings.Join(msgs, "; ")}
+			continue
+		}
+		if msg, ok := rejected[p]; ok {
+			st.accepted[p] = acceptance{policy.ReasonInvalid, msg}
 			continue
 		}
 		t := targetOf(p)

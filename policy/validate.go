@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -212,21 +213,61 @@ func ValidateHTTPRoute(r *gatewayv1.HTTPRoute) field.ErrorList {
 	}
 	for i, rule := range r.Spec.Rules {
 		for j, m := range rule.Matches {
-			if m.Path == nil || m.Path.Value == nil {
-				continue
+			errs = append(errs, validateRouteMatch(spec.Child("rules").Index(i).Child("matches").Index(j), &m)...)
+		}
+	}
+	return errs
+}
+
+// httpMethods are Gateway API's HTTPMethod values.
+var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
+
+// validateRouteMatch reports the problems of a match that merging turns into a PluginConfig
+// routeMatch, so that a route the rate-limit filter cannot express is invalid rather than
+// failing the compilation of its Gateway.
+func validateRouteMatch(p *field.Path, m *gatewayv1.HTTPRouteMatch) field.ErrorList {
+	var errs field.ErrorList
+	if m.Path != nil && m.Path.Value != nil {
+		vp := p.Child("path", "value")
+		v := *m.Path.Value
+		switch {
+		case m.Path.Type != nil && *m.Path.Type == gatewayv1.PathMatchRegularExpression:
+			if _, err := regexp.Compile(v); err != nil {
+				errs = append(errs, field.Invalid(vp, v, err.Error()))
 			}
-			mp := spec.Child("rules").Index(i).Child("matches").Index(j).Child("path")
-			v := *m.Path.Value
-			if m.Path.Type == nil || *m.Path.Type != gatewayv1.PathMatchRegularExpression {
-				if !strings.HasPrefix(v, "/") {
-					errs = append(errs, field.Invalid(mp.Child("value"), v, `must start with "/"`))
-				}
-			} else if _, err := regexp.Compile(v); err != nil {
-				errs = append(errs, field.Invalid(mp.Child("value"), v, err.Error()))
+		case !strings.HasPrefix(v, "/"):
+			errs = append(errs, field.Invalid(vp, v, `must start with "/"`))
+		case strings.ContainsAny(v, "?#"):
+			errs = append(errs, field.Invalid(vp, v, `must not contain a query ("?") or fragment ("#"): match query parameters with queryParams`))
+		}
+	}
+	if m.Method != nil && !slices.Contains(httpMethods, string(*m.Method)) {
+		errs = append(errs, field.NotSupported(p.Child("method"), string(*m.Method), httpMethods))
+	}
+	for k, h := range m.Headers {
+		hp := p.Child("headers").Index(k)
+		if !isToken(string(h.Name)) {
+			errs = append(errs, field.Invalid(hp.Child("name"), string(h.Name), "must be a header name (letters, digits and !#$%&'*+-.^_`|~)"))
+		}
+		if h.Type != nil && *h.Type == gatewayv1.HeaderMatchRegularExpression {
+			// Anchored as the rate-limit filter compiles it.
+			if _, err := regexp.Compile(`^(?:` + h.Value + `)$`); err != nil {
+				errs = append(errs, field.Invalid(hp.Child("value"), h.Value, err.Error()))
 			}
 		}
 	}
 	return errs
+}
+
+// isToken reports whether s is an RFC 9110 token, the syntax of header names.
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ValidateNamespace reports the problems of a Namespace: it is cluster-scoped.

@@ -211,6 +211,16 @@ func TestValidateHTTPRoute(t *testing.T) {
 				obj + `spec.rules[0].matches[1].path.value: Invalid value: "(": `,
 			},
 		},
+		{
+			name: "matches the rate-limit filter cannot express",
+			spec: `{parentRefs: [{name: gw}], rules: [{matches: [{path: {type: PathPrefix, value: "/a?b"}, method: get, headers: [{name: "X A", value: v}, {type: RegularExpression, name: x-b, value: "("}]}]}]}`,
+			want: []string{
+				obj + `spec.rules[0].matches[0].path.value: Invalid value: "/a?b": must not contain a query ("?") or fragment ("#"): match query parameters with queryParams`,
+				obj + `spec.rules[0].matches[0].method: Unsupported value: "get": supported values: "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"`,
+				obj + "spec.rules[0].matches[0].headers[0].name: Invalid value: \"X A\": must be a header name (letters, digits and !#$%&'*+-.^_`|~)",
+				obj + `spec.rules[0].matches[0].headers[1].value: Invalid value: "(": `,
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
