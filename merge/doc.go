@@ -45,6 +45,20 @@
 // policies, Enforced (Enforced, PartiallyEnforced, Overridden, Unused) with a message naming
 // what replaced what, on which route. The same objects in any order give identical output.
 //
+// # One bad policy does not take down every Gateway
+//
+// Validation (package policy) rejects everything the rate-limit filter and service would
+// reject, so valid objects always compile; a property test checks it on random topologies
+// and policies, in shuffled orders. Compile still checks the configuration compiled for each
+// route as package descriptor and package limit will, for Sets built in code without
+// validation and for custom strategies: a problem in an effective gateway action or rate
+// limit is blamed on the policy it came from, any other on every policy merged for the
+// route. Such a policy is Accepted=False with reason Invalid and a message naming the
+// problems in its own fields ("spec.default.rateLimits[1].seconds: must be greater than 0"),
+// the route and Gateway, and what to do; it is left out everywhere (the next oldest policy of
+// its target, if any, is used instead) and everything else compiles. Compile returns an error
+// only for duplicated objects in a Set built in code.
+//
 // # Where it differs from the sources
 //
 //   - Each compiled policy carries routeMatches built from its HTTPRoute's rules (path Exact
