@@ -193,3 +193,34 @@ func TestInvalidPolicyDegrades(t *testing.T) {
 		})
 	}
 }
+
+// TestRejectedPolicyMakesWayForTheNextOldest: when the policy used for a target is rejected,
+// the next oldest policy of the target is used, as if the rejected one had failed
+// validation.
+func TestRejectedPolicyMakesWayForTheNextOldest(t *testing.T) {
+	set := codeSet(policy.RateLimitPolicyConfig{RateLimits: []policy.RateLimitSpec{{MaxValue: 1, Seconds: 0}}})
+	newer := set.Policies[0].DeepCopy()
+	newer.Name = "newer"
+	newer.Spec.TargetRef.Name = "bad"
+	newer.CreationTimestamp = metav1.Unix(1, 0)
+	set.Policies = append(set.Policies, newer)
+	res, err := Compile(set, Options{})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	got := map[string]string{}
+	for _, p := range res.Policies {
+		got[p.Name] = p.Conditions[0].Reason
+	}
+	want := map[string]string{"app/good": "Accepted", "app/bad": "Invalid", "app/newer": "Accepted"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Accepted reasons (-want +got):\n%s", diff)
+	}
+	var names []string
+	for _, p := range res.Gateways[0].PluginConfig.RateLimitPolicies {
+		names = append(names, p.Name)
+	}
+	if diff := cmp.Diff([]string{"app/bad", "app/good"}, names); diff != "" {
+		t.Errorf("compiled policies (-want +got):\n%s", diff)
+	}
+}

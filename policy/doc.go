@@ -45,8 +45,10 @@
 // the inputs is not a validation problem: merging reports it as TargetNotFound.
 // ValidateGateway and ValidateHTTPRoute check what attachment and hostname intersection
 // depend on (listeners with unique names, ports, protocols, Gateway API hostnames, allowed
-// routes; parentRefs with names, hostnames, path matches); the rest of those APIs is left
-// to their own validation.
+// routes; parentRefs with names, hostnames, path matches) and, for HTTPRoute matches, what
+// the rate-limit filter must express (header names, header regular expressions, methods,
+// paths without a query or fragment), so that every valid set of objects compiles (package
+// merge); the rest of those APIs is left to their own validation.
 //
 // # Where it differs from the sources
 //
