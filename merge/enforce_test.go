@@ -111,3 +111,56 @@ func TestEquivalentActionsCountOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestEquivalentActionIsInEffect: a policy whose action is left out because an equivalent one
+// of a higher section is kept has that action in effect, so a policy whose only rate limit is
+// replaced is PartiallyEnforced, not Overridden.
+func TestEquivalentActionIsInEffect(t *testing.T) {
+	const input = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: example
+  listeners: [{name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: toystore, namespace: app}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+---
+apiVersion: apim.kuadrant.io/v1alpha1
+kind: RateLimitPolicy
+metadata: {name: gw, namespace: infra}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  override:
+    gatewayActions: [{rules: [], configurations: [{actions: [{generic_key: {descriptor_key: generic_key, descriptor_value: toys}}]}]}]
+    rateLimits: [{conditions: ["generic_key == 'toys'"], variables: [], max_value: 2, seconds: 60}]
+---
+apiVersion: apim.kuadrant.io/v1alpha1
+kind: RateLimitPolicy
+metadata: {name: toystore, namespace: app}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: toystore}
+  default:
+    gatewayActions: [{configurations: [{actions: [{generic_key: {descriptor_value: toys}}]}]}]
+    rateLimits: [{conditions: ["generic_key == toys"], variables: [], max_value: 100, seconds: 60}]
+`
+	set, err := policy.Decode("input.yaml", []byte(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compile(set, Options{})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	for _, p := range res.Policies {
+		if p.Name != "app/toystore" {
+			continue
+		}
+		if c := p.Conditions[1]; c.Reason != string(policy.ReasonPartiallyEnforced) {
+			t.Errorf("app/toystore Enforced = %s %q, want PartiallyEnforced", c.Reason, c.Message)
+		}
+	}
+}
