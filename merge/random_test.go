@@ -228,15 +228,16 @@ func (g *gen) section() map[string]any {
 	}
 	s := map[string]any{}
 	if actions != nil || g.chance(0.5) {
-		s["gatewayActions"] = actionsOrEmpty(actions)
+		s["gatewayActions"] = orEmpty(actions)
 	}
 	if limits != nil || g.chance(0.5) {
-		s["rateLimits"] = actionsOrEmpty(limits)
+		s["rateLimits"] = orEmpty(limits)
 	}
 	return s
 }
 
-func actionsOrEmpty(l []any) []any {
+// orEmpty returns l, or an empty list written as [] rather than null.
+func orEmpty(l []any) []any {
 	if l == nil {
 		return []any{}
 	}
