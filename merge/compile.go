@@ -119,6 +119,13 @@ func Compile(set *policy.Set, opts Options) (*Result, error) {
 	}
 }
 
+// routeCheck locates one route's piece of a GatewayConfig: its index in Routes and
+// PluginConfig.RateLimitPolicies, and its range of Limits.
+type routeCheck struct {
+	route  int
+	limits [2]int
+}
+
 // compileOnce compiles set without the rejected policies. It returns the policies whose
 // compiled configuration is invalid, with why, instead of a result when there are any.
 func compileOnce(set, valid *policy.Set, rejected map[*policy.RateLimitPolicy]string, opts Options) (*Result, map[*policy.RateLimitPolicy]string, error) {
@@ -143,41 +150,44 @@ func compileOnce(set, valid *policy.Set, rejected map[*policy.RateLimitPolicy]st
 		deny := opts.FailureModeDeny
 		gc.PluginConfig.FailureModeDeny = &deny
 		gwPolicy := st.winner(policy.KindGateway, gw.Namespace, gw.Name)
+		var checks []routeCheck // to find the policy responsible if the Gateway is invalid
 		for _, a := range byGateway[gw] {
 			rc := compileRoute(a, gwPolicy, st.winner(policy.KindHTTPRoute, a.Route.Namespace, a.Route.Name), opts)
 			st.record(rc)
 			if len(rc.Actions) == 0 && len(rc.Limits) == 0 {
 				continue
 			}
-			dp := descriptor.Policy{
+			first := len(gc.Limits)
+			gc.Routes = append(gc.Routes, rc)
+			gc.PluginConfig.RateLimitPolicies = append(gc.PluginConfig.RateLimitPolicies, descriptor.Policy{
 				Name:            rc.Route,
 				RateLimitDomain: rc.Domain,
 				UpstreamCluster: opts.UpstreamCluster,
 				Hostnames:       rc.Hostnames,
 				RouteMatches:    routeMatches(a.Route),
 				GatewayActions:  actionsOf(rc.Actions),
+			})
+			for _, l := range rc.Limits {
+				gc.Limits = append(gc.Limits, toLimit(rc.Domain, l))
 			}
-			limits := make([]limit.Limit, len(rc.Limits))
-			for i, l := range rc.Limits {
-				limits[i] = toLimit(rc.Domain, l)
+			checks = append(checks, routeCheck{route: len(gc.Routes) - 1, limits: [2]int{first, len(gc.Limits)}})
+		}
+		derr := descriptor.Validate(&gc.PluginConfig)
+		lerr := limit.ValidateLimits(gc.Limits)
+		if derr == nil && lerr == nil {
+			res.Gateways = append(res.Gateways, gc)
+			continue
+		}
+		before := len(bad)
+		for _, c := range checks {
+			blame(bad, gc.Gateway, &gc.Routes[c.route], &gc.PluginConfig.RateLimitPolicies[c.route], gc.Limits[c.limits[0]:c.limits[1]])
+		}
+		if len(bad) == before { // no policy to blame: a problem across routes
+			if derr != nil {
+				return nil, nil, fmt.Errorf("merge: the PluginConfig compiled for Gateway %s is invalid (are objects duplicated in the Set?):\n%w", gc.Gateway, derr)
 			}
-			if blame(bad, gc.Gateway, &rc, &dp, limits) {
-				continue
-			}
-			gc.Routes = append(gc.Routes, rc)
-			gc.PluginConfig.RateLimitPolicies = append(gc.PluginConfig.RateLimitPolicies, dp)
-			gc.Limits = append(gc.Limits, limits...)
+			return nil, nil, fmt.Errorf("merge: the limits compiled for Gateway %s are invalid (are objects duplicated in the Set?):\n%w", gc.Gateway, lerr)
 		}
-		if len(bad) > 0 {
-			continue // the result is discarded; look for every bad policy in this round
-		}
-		if err := descriptor.Validate(&gc.PluginConfig); err != nil {
-			return nil, nil, fmt.Errorf("merge: the PluginConfig compiled for Gateway %s is invalid (are objects duplicated in the Set?):\n%w", gc.Gateway, err)
-		}
-		if err := limit.ValidateLimits(gc.Limits); err != nil {
-			return nil, nil, fmt.Errorf("merge: the limits compiled for Gateway %s are invalid (are objects duplicated in the Set?):\n%w", gc.Gateway, err)
-		}
-		res.Gateways = append(res.Gateways, gc)
 	}
 	if len(bad) > 0 {
 		return nil, bad, nil

@@ -16,18 +16,12 @@ import (
 // blame checks the configuration compiled for one route, dp and its limits, as package
 // descriptor and package limit will. When it is invalid, it records in bad, for each policy
 // responsible and not yet recorded, a status message naming the problems in the policy's own
-// fields, the route and the Gateway, and what to do; and it reports true. A problem in an
+// fields, the route and the Gateway, and what to do. A problem in an
 // action or a limit is its origin's; any other (a field the route contributes) is every merged
-// policy's, so the route is left out rather than the Gateway failing.
-func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConfig, dp *descriptor.Policy, limits []limit.Limit) bool {
+// policy's. Compile calls it only for the routes of a Gateway whose configuration is invalid.
+func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConfig, dp *descriptor.Policy, limits []limit.Limit) {
 	problems := map[string][]string{} // by "ns/name" of the policy
-	var order []string
-	add := func(pol, msg string) {
-		if _, ok := problems[pol]; !ok {
-			order = append(order, pol)
-		}
-		problems[pol] = append(problems[pol], msg)
-	}
+	add := func(pol, msg string) { problems[pol] = append(problems[pol], msg) }
 	var derrs descriptor.Errors
 	if err := descriptor.Validate(&descriptor.PluginConfig{RateLimitPolicies: []descriptor.Policy{*dp}}); errors.As(err, &derrs) {
 		for _, e := range derrs {
@@ -55,9 +49,6 @@ func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConf
 			}
 		}
 	}
-	if len(order) == 0 {
-		return false
-	}
 	for _, s := range rc.Sections {
 		name := nsName(&s.Policy.ObjectMeta)
 		if _, done := bad[s.Policy]; done || problems[name] == nil {
@@ -66,7 +57,6 @@ func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConf
 		bad[s.Policy] = fmt.Sprintf("the policy does not compile for HTTPRoute %s on Gateway %s: %s; correct these fields (rlpkit validate checks them in files); until then the policy is left out and everything else compiles without it",
 			rc.Route, gateway, strings.Join(slices.Compact(problems[name]), "; "))
 	}
-	return true
 }
 
 // cutIndex splits "list[3].rest" into 3 and ".rest".
