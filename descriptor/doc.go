@@ -37,6 +37,16 @@
 // an absent header as Envoy's HeaderMatcher does (only present_match false, or an inverted
 // present_match true, matches it).
 //
+// # Equivalent actions
+//
+// GatewayAction.Canonical writes a gateway action one way only: the defaults above applied
+// (and metadata's source DYNAMIC, expect_match true, a header matcher without a match type
+// present_match true), header names and rule hosts lower-cased, a rule's paths, methods and
+// hosts sorted and deduplicated, rules dropped when one matches every request, and every empty
+// list absent. GatewayAction.Equivalent compares canonical forms, so a controller merging
+// actions written by different people (package merge) can keep one of two actions that yield
+// the same descriptors instead of sending a descriptor twice and counting it twice.
+//
 // # Where it differs from the sources
 //
 //   - Per configuration, limit reads a limit override {requests_per_unit, unit} from dynamic

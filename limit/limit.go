@@ -46,12 +46,30 @@ type Limit struct {
 // Conditions and variables that do not parse are taken verbatim.
 func (l *Limit) Identity() string {
 	b := appendNetstring(nil, l.Namespace)
-	return string(appendIdentityRest(b, l.Seconds, canonicalConditions(l.Conditions), canonicalVariables(l.Variables)))
+	return string(appendIdentityRest(b, int64(l.Seconds), canonicalConditions(l.Conditions), canonicalVariables(l.Variables)))
 }
 
+// IdentityKey returns the part of a limit's identity that does not name its namespace:
+// seconds, the conditions as a set of canonical forms (k == v, k == 'v' and k=="v" are one
+// condition) and the variables as a set of entry keys (descriptors[0].user,
+// descriptors[0]['user'] and user are one variable). Two limits of one namespace have the
+// same Identity exactly when their IdentityKeys are equal, so APIs that merge limits into one
+// namespace (a RateLimitPolicy's patch key) use it instead of canonicalising on their own.
+// Seconds is an int64 so that callers can key values not yet validated; conditions and
+// variables that do not parse are taken verbatim, trimmed.
+func IdentityKey(seconds int64, conditions, variables []string) string {
+	return string(appendIdentityRest(nil, seconds, canonicalConditions(conditions), canonicalVariables(variables)))
+}
+
+// ParseVariable returns the descriptor entry key a limit variable names: the variable itself
+// (trimmed), or KEY in limitador 2.x's descriptors[0]['KEY'], descriptors[0]["KEY"] or
+// descriptors[0].KEY. It returns an error, without the package prefix so that callers can put
+// it after a field path, for an empty variable or another descriptors[...] expression.
+func ParseVariable(v string) (string, error) { return variableKey(v) }
+
 // appendIdentityRest appends seconds, the conditions and the variables.
-func appendIdentityRest(b []byte, seconds uint32, conds, vars []string) []byte {
-	b = appendNetstring(b, strconv.FormatUint(uint64(seconds), 10))
+func appendIdentityRest(b []byte, seconds int64, conds, vars []string) []byte {
+	b = appendNetstring(b, strconv.FormatInt(seconds, 10))
 	b = appendNetstring(b, strconv.Itoa(len(conds)))
 	for _, c := range conds {
 		b = appendNetstring(b, c)

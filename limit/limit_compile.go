@@ -114,7 +114,7 @@ func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLi
 	cl.status = RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: descriptor.UnitForSeconds(l.Seconds)}
 	b := appendHashTag(nil, l.Namespace)
 	b = append(b, 'L', algorithmKeyByte(l.Algorithm))
-	cl.prefix = string(appendIdentityRest(b, l.Seconds, canonicalConditions(l.Conditions), cl.vars))
+	cl.prefix = string(appendIdentityRest(b, int64(l.Seconds), canonicalConditions(l.Conditions), cl.vars))
 	return cl
 }
 

@@ -3,6 +3,7 @@ package merge
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -91,8 +92,14 @@ type PolicyStatus struct {
 
 // Compile merges the policies of set along Gateway -> HTTPRoute and compiles, for every
 // Gateway, a PluginConfig and the limits, plus every policy's status. Objects with
-// validation problems take no part (an invalid policy is reported Invalid). The result is
-// deterministic: the same objects in any order give the same result.
+// validation problems take no part (an invalid policy is reported Invalid). A policy whose
+// compiled configuration still fails the checks of package descriptor or limit (a Set built
+// in code and never validated, or a custom strategy) is left out everywhere and reported
+// Invalid with the problems, and everything else compiles without it. The result is
+// deterministic: the same objects in any order give the same result. The error is non-nil
+// only when the compiled configuration of a Gateway is invalid for a reason no policy is
+// responsible for: two objects of one kind with the same namespace and name in a Set built in
+// code.
 func Compile(set *policy.Set, opts Options) (*Result, error) {
 	if opts.UpstreamCluster == "" {
 		opts.UpstreamCluster = DefaultUpstreamCluster
@@ -104,7 +111,28 @@ func Compile(set *policy.Set, opts Options) (*Result, error) {
 		opts.Limits = PatchLimits
 	}
 	valid := validObjects(set)
-	st := newStatusTracker(set, valid)
+	rejected := map[*policy.RateLimitPolicy]string{}
+	for {
+		res, bad, err := compileOnce(set, valid, rejected, opts)
+		if len(bad) == 0 || err != nil {
+			return res, err
+		}
+		// Each round rejects at least one more policy, so this ends.
+		maps.Copy(rejected, bad)
+	}
+}
+
+// routeCheck locates one route's piece of a GatewayConfig: its index in Routes and
+// PluginConfig.RateLimitPolicies, and its range of Limits.
+type routeCheck struct {
+	route  int
+	limits [2]int
+}
+
+// compileOnce compiles set without the rejected policies. It returns the policies whose
+// compiled configuration is invalid, with why, instead of a result when there are any.
+func compileOnce(set, valid *policy.Set, rejected map[*policy.RateLimitPolicy]string, opts Options) (*Result, map[*policy.RateLimitPolicy]string, error) {
+	st := newStatusTracker(set, valid, rejected)
 	topo := newTopology(valid)
 
 	routes := slices.Clone(valid.HTTPRoutes)
@@ -119,17 +147,20 @@ func Compile(set *policy.Set, opts Options) (*Result, error) {
 	gateways := slices.Clone(valid.Gateways)
 	slices.SortFunc(gateways, func(a, b *gatewayv1.Gateway) int { return byNamespacedName(&a.ObjectMeta, &b.ObjectMeta) })
 	res := &Result{}
+	bad := map[*policy.RateLimitPolicy]string{}
 	for _, gw := range gateways {
 		gc := GatewayConfig{Gateway: nsName(&gw.ObjectMeta), Limits: []limit.Limit{}}
 		deny := opts.FailureModeDeny
 		gc.PluginConfig.FailureModeDeny = &deny
 		gwPolicy := st.winner(policy.KindGateway, gw.Namespace, gw.Name)
+		var checks []routeCheck // to find the policy responsible if the Gateway is invalid
 		for _, a := range byGateway[gw] {
 			rc := compileRoute(a, gwPolicy, st.winner(policy.KindHTTPRoute, a.Route.Namespace, a.Route.Name), opts)
 			st.record(rc)
 			if len(rc.Actions) == 0 && len(rc.Limits) == 0 {
 				continue
 			}
+			first := len(gc.Limits)
 			gc.Routes = append(gc.Routes, rc)
 			gc.PluginConfig.RateLimitPolicies = append(gc.PluginConfig.RateLimitPolicies, descriptor.Policy{
 				Name:            rc.Route,
@@ -142,18 +173,31 @@ func Compile(set *policy.Set, opts Options) (*Result, error) {
 			for _, l := range rc.Limits {
 				gc.Limits = append(gc.Limits, toLimit(rc.Domain, l))
 			}
+			checks = append(checks, routeCheck{route: len(gc.Routes) - 1, limits: [2]int{first, len(gc.Limits)}})
 		}
-		if err := descriptor.Validate(&gc.PluginConfig); err != nil {
-			return nil, fmt.Errorf("merge: the PluginConfig compiled for Gateway %s is invalid:\n%w", gc.Gateway, err)
+		derr := descriptor.Validate(&gc.PluginConfig)
+		lerr := limit.ValidateLimits(gc.Limits)
+		if derr == nil && lerr == nil {
+			res.Gateways = append(res.Gateways, gc)
+			continue
 		}
-		if err := limit.ValidateLimits(gc.Limits); err != nil {
-			return nil, fmt.Errorf("merge: the limits compiled for Gateway %s are invalid:\n%w", gc.Gateway, err)
+		before := len(bad)
+		for _, c := range checks {
+			blame(bad, gc.Gateway, &gc.Routes[c.route], &gc.PluginConfig.RateLimitPolicies[c.route], gc.Limits[c.limits[0]:c.limits[1]])
 		}
-		res.Gateways = append(res.Gateways, gc)
+		if len(bad) == before { // no policy to blame: a problem across routes
+			if derr != nil {
+				return nil, nil, fmt.Errorf("merge: the PluginConfig compiled for Gateway %s is invalid (are objects duplicated in the Set?):\n%w", gc.Gateway, derr)
+			}
+			return nil, nil, fmt.Errorf("merge: the limits compiled for Gateway %s are invalid (are objects duplicated in the Set?):\n%w", gc.Gateway, lerr)
+		}
+	}
+	if len(bad) > 0 {
+		return nil, bad, nil
 	}
 	res.Policies = st.statuses(opts.Now)
-	res.Warnings = Diagnose(set)
-	return res, nil
+	res.Warnings = diagnose(set, rejected)
+	return res, nil, nil
 }
 
 // compileRoute merges the sections of the Gateway's and the route's policies for one

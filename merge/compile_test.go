@@ -26,25 +26,38 @@ func TestShuffledInputsGiveIdenticalOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 		docs := strings.Split(string(data), "\n---\n")
-		want := compileJSON(t, strings.Join(docs, "\n---\n"))
-		rng := rand.New(rand.NewPCG(1, uint64(len(docs))))
-		for i := range 5 {
-			rng.Shuffle(len(docs), func(a, b int) { docs[a], docs[b] = docs[b], docs[a] })
-			if got := compileJSON(t, strings.Join(docs, "\n---\n")); !bytes.Equal(got, want) {
-				t.Errorf("%s: shuffle %d changed the output:\n%s", dir, i, cmp.Diff(string(want), string(got)))
-			}
-		}
+		// Some cases hold invalid objects on purpose (an Invalid policy); their problems are
+		// part of what Compile reports, so the decoding error is not a failure here.
+		checkOrderIndependent(t, dir, docs, rand.New(rand.NewPCG(1, uint64(len(docs)))), 5, false)
 	}
 }
 
-func compileJSON(t *testing.T, input string) []byte {
+// checkOrderIndependent compiles docs (YAML documents) as given and in shuffles random
+// orders, which shuffles every slice of the decoded Set: the output must be byte-identical,
+// and Compile must not fail. With valid, the documents must also decode without problems. It
+// returns the result of the documents as given.
+func checkOrderIndependent(t *testing.T, name string, docs []string, rng *rand.Rand, shuffles int, valid bool) *Result {
 	t.Helper()
-	// Some cases hold invalid objects on purpose (an Invalid policy); their problems are part
-	// of what Compile reports, so the decoding error is not a failure here.
-	set, _ := policy.Decode("input.yaml", []byte(input))
+	docs = slices.Clone(docs)
+	res, want := compileJSON(t, name, strings.Join(docs, "\n---\n"), valid)
+	for i := range shuffles {
+		rng.Shuffle(len(docs), func(a, b int) { docs[a], docs[b] = docs[b], docs[a] })
+		if _, got := compileJSON(t, name, strings.Join(docs, "\n---\n"), valid); !bytes.Equal(got, want) {
+			t.Errorf("%s: shuffle %d changed the output:\n%s", name, i, cmp.Diff(string(want), string(got)))
+		}
+	}
+	return res
+}
+
+func compileJSON(t *testing.T, name, input string, valid bool) (*Result, []byte) {
+	t.Helper()
+	set, err := policy.Decode("input.yaml", []byte(input))
+	if valid && err != nil {
+		t.Fatalf("%s: the inputs are not valid:\n%v\ninputs:\n%s", name, err, input)
+	}
 	res, err := Compile(set, Options{})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: Compile: %v\ninputs:\n%s", name, err, input)
 	}
 	// Warnings follow the positions of their objects in the input, which shuffling changes:
 	// compare them without.
@@ -56,7 +69,7 @@ func compileJSON(t *testing.T, input string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return res, out
 }
 
 func TestPrecedenceAddsLevels(t *testing.T) {

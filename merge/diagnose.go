@@ -20,6 +20,12 @@ import (
 // and message, so the same objects in any order give the same warnings. Compile returns
 // them as Result.Warnings.
 func Diagnose(set *policy.Set) []Warning {
+	return diagnose(set, nil)
+}
+
+// diagnose is Diagnose with the policies Compile rejected (their statuses say why, so
+// they get no warning).
+func diagnose(set *policy.Set, rejected map[*policy.RateLimitPolicy]string) []Warning {
 	valid := validObjects(set)
 	d := &diagnosis{set: set, valid: valid, topo: newTopology(valid), attached: map[key]bool{}}
 	for _, gw := range valid.Gateways {
@@ -31,7 +37,7 @@ func Diagnose(set *policy.Set) []Warning {
 	for _, r := range valid.HTTPRoutes {
 		d.route(r)
 	}
-	d.policies(newStatusTracker(set, valid))
+	d.policies(newStatusTracker(set, valid, rejected))
 	d.noGateway()
 	slices.SortFunc(d.out, compareWarnings)
 	return slices.CompactFunc(d.out, func(a, b Warning) bool { return a == b })

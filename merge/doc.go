@@ -23,8 +23,13 @@
 // For each (Gateway, attached HTTPRoute), Precedence orders the sections Gateway override >
 // HTTPRoute override > HTTPRoute default > Gateway default, and two strategies, plain
 // functions chosen in Options, merge them: AggregateActions keeps every gateway action in
-// that order, dropping exact duplicates; PatchLimits keeps one rate limit per key
-// (conditions as a set, variables as a set, seconds), the highest section's, in precedence
+// that order, dropping an action equivalent to one already kept
+// (descriptor.GatewayAction.Equivalent: "rules: []" and no rules, "expect_match: true" and
+// none, "descriptor_key: generic_key" and none are one action), so that no descriptor is sent
+// and counted twice; PatchLimits keeps one rate limit per patch key
+// (policy.RateLimitSpec.PatchKey: seconds, conditions as a set, variables as a set, in the
+// canonical form package limit gives a limit's identity, so "k == v" and "k == 'v'", or
+// "descriptors[0].user" and "user", patch each other), the highest section's, in precedence
 // then declaration order. A route without a policy gets its Gateway's. When several
 // policies target one object, the oldest (creationTimestamp, then namespace/name) is used and
 // the others are Conflicted.
@@ -52,6 +57,20 @@
 // policy whose target is not among the inputs (did you mean...?), is invalid, is taken by an
 // older policy, or has no route attached through it; and policies without any valid Gateway.
 // Warnings are sorted by where their fields were read, then by object, field and message.
+//
+// # One bad policy does not take down every Gateway
+//
+// Validation (package policy) rejects everything the rate-limit filter and service would
+// reject, so valid objects always compile; a property test checks it on random topologies
+// and policies, in shuffled orders. Compile still checks the configuration compiled for each
+// route as package descriptor and package limit will, for Sets built in code without
+// validation and for custom strategies: a problem in an effective gateway action or rate
+// limit is blamed on the policy it came from, any other on every policy merged for the
+// route. Such a policy is Accepted=False with reason Invalid and a message naming the
+// problems in its own fields ("spec.default.rateLimits[1].seconds: must be greater than 0"),
+// the route and Gateway, and what to do; it is left out everywhere (the next oldest policy of
+// its target, if any, is used instead) and everything else compiles. Compile returns an error
+// only for duplicated objects in a Set built in code.
 //
 // # Where it differs from the sources
 //

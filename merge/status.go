@@ -2,11 +2,13 @@ package merge
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
@@ -31,7 +33,9 @@ type usage struct {
 	replaced  map[string]bool // "what is replaced by whom where" messages
 }
 
-func newStatusTracker(set, valid *policy.Set) *statusTracker {
+// newStatusTracker decides acceptance; rejected are policies without validation problems
+// whose compiled configuration failed the checks of package descriptor or limit, with why.
+func newStatusTracker(set, valid *policy.Set, rejected map[*policy.RateLimitPolicy]string) *statusTracker {
 	st := &statusTracker{
 		all:      slices.Clone(set.Policies),
 		accepted: map[*policy.RateLimitPolicy]acceptance{},
@@ -53,6 +57,10 @@ func newStatusTracker(set, valid *policy.Set) *statusTracker {
 				msgs[i] = e.Error()
 			}
 			st.accepted[p] = acceptance{policy.ReasonInvalid, "the policy is invalid: " + strings.Join(msgs, "; ")}
+			continue
+		}
+		if msg, ok := rejected[p]; ok {
+			st.accepted[p] = acceptance{policy.ReasonInvalid, msg}
 			continue
 		}
 		t := targetOf(p)
@@ -99,6 +107,27 @@ func (st *statusTracker) record(rc RouteConfig) {
 	}
 	for _, a := range rc.Actions {
 		st.usage[a.Origin.Policy].effective[a.Origin.piece("gatewayActions")] = true
+	}
+	// An action left out because an equivalent one is kept is in effect too.
+	var kept []descriptor.GatewayAction
+	for _, s := range rc.Sections {
+		u := st.usage[nsName(&s.Policy.ObjectMeta)]
+		for i, a := range s.Config.GatewayActions {
+			piece := origin(s, i).piece("gatewayActions")
+			if u.effective[piece] {
+				continue
+			}
+			if kept == nil {
+				kept = make([]descriptor.GatewayAction, len(rc.Actions))
+				for k, e := range rc.Actions {
+					kept[k] = e.Action.Canonical()
+				}
+			}
+			c := a.Canonical()
+			if slices.ContainsFunc(kept, func(k descriptor.GatewayAction) bool { return reflect.DeepEqual(k, c) }) {
+				u.effective[piece] = true
+			}
+		}
 	}
 	for _, l := range rc.Limits {
 		st.usage[l.Origin.Policy].effective[l.Origin.piece("rateLimits")] = true

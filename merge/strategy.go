@@ -3,6 +3,7 @@ package merge
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/policy"
@@ -102,33 +103,32 @@ func Precedence(levels ...*policy.RateLimitPolicy) []Section {
 }
 
 // AggregateActions keeps every section's gateway actions, in precedence then declaration
-// order, dropping exact duplicates of an action already kept: adding actions only ever adds
-// descriptors, so more counters apply and none is disabled.
+// order, dropping an action equivalent to one already kept (descriptor.GatewayAction
+// Equivalent: equal once defaults are applied and empty lists are absent, so "rules: []" and
+// no rules, or "expect_match: true" and none, are one action), the first one written being
+// kept: adding actions only ever adds descriptors, so more counters apply and none is
+// disabled, and no descriptor is sent twice to be counted twice.
 func AggregateActions(sections []Section) []EffectiveAction {
 	var out []EffectiveAction
+	var kept []descriptor.GatewayAction // canonical forms of out
 	for _, s := range sections {
 		for i, a := range s.Config.GatewayActions {
-			if containsAction(out, a) {
+			c := a.Canonical()
+			if slices.ContainsFunc(kept, func(k descriptor.GatewayAction) bool { return reflect.DeepEqual(k, c) }) {
 				continue
 			}
+			kept = append(kept, c)
 			out = append(out, EffectiveAction{Action: a, Origin: origin(s, i)})
 		}
 	}
 	return out
 }
 
-func containsAction(list []EffectiveAction, a descriptor.GatewayAction) bool {
-	for _, e := range list {
-		if reflect.DeepEqual(e.Action, a) {
-			return true
-		}
-	}
-	return false
-}
-
-// PatchLimits patches rate limits by key (conditions as a set, variables as a set, seconds):
-// of limits with equal keys the one of the highest section wins; all others are kept, in
-// precedence then declaration order.
+// PatchLimits patches rate limits by policy.RateLimitSpec.PatchKey (seconds, conditions as a
+// set and variables as a set, in package limit's canonical form, so that spellings of one
+// limit patch each other): of limits with equal keys the one of the highest section wins; all
+// others are kept, in precedence then declaration order. Limits it keeps therefore never
+// share an identity in the rate-limit service.
 func PatchLimits(sections []Section) ([]EffectiveLimit, []Replaced) {
 	var out []EffectiveLimit
 	var replaced []Replaced

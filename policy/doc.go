@@ -71,13 +71,19 @@
 // ValidateRateLimitPolicy checks the target reference (group gateway.networking.k8s.io, kind
 // Gateway or HTTPRoute, a name), the gateway actions as package descriptor validates a
 // PluginConfig's, and the rate limits (max_value >= 0, seconds > 0, conditions that parse as
-// package limit's conditions, no empty variable, no two limits of one section with the same
-// patch key: conditions as a set, variables as a set, seconds). A target that is not among
+// package limit's conditions, variables that name a descriptor entry, no two limits of one
+// section with the same patch key). The patch key (RateLimitSpec.PatchKey) is the limit's
+// identity in package limit without its namespace, computed by limit.IdentityKey: seconds,
+// conditions as a set and variables as a set, each in canonical form, so k == v and k == 'v'
+// are one condition and descriptors[0].user, descriptors[0]['user'] and user one variable;
+// two spellings of one limit in a section are a Duplicate error. A target that is not among
 // the inputs is not a validation problem: merging reports it as TargetNotFound.
 // ValidateGateway and ValidateHTTPRoute check what attachment and hostname intersection
 // depend on (listeners with unique names, ports, protocols, Gateway API hostnames, allowed
-// routes; parentRefs with names, hostnames, path matches); the rest of those APIs is left
-// to their own validation.
+// routes; parentRefs with names, hostnames, path matches) and, for HTTPRoute matches, what
+// the rate-limit filter must express (header names, header regular expressions, methods,
+// paths without a query or fragment), so that every valid set of objects compiles (package
+// merge); the rest of those APIs is left to their own validation.
 //
 // # Where it differs from the sources
 //

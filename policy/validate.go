@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,8 +72,8 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 			}
 		}
 		for j, v := range rl.Variables {
-			if strings.TrimSpace(v) == "" {
-				errs = append(errs, field.Invalid(lp.Child("variables").Index(j), v, "must not be empty"))
+			if _, err := limit.ParseVariable(v); err != nil {
+				errs = append(errs, field.Invalid(lp.Child("variables").Index(j), v, err.Error()))
 			}
 		}
 		key := rl.PatchKey()
@@ -92,27 +91,15 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 	return errs
 }
 
-// PatchKey identifies a rate limit for merging: its conditions as a set, its variables as a
-// set, and its seconds. Two limits with the same key in different sections patch each other;
-// two in one section are a validation error.
+// PatchKey identifies a rate limit for merging: its seconds, its conditions as a set and its
+// variables as a set, in the canonical form of package limit (limit.IdentityKey): k == v and
+// k == 'v' are one condition, descriptors[0].user, descriptors[0]['user'] and user one
+// variable. It is the limit's identity in the rate-limit service without the namespace, so two
+// limits merged into one route patch each other exactly when the service would count them
+// as one. Two limits with the same key in different sections patch each other; two in one
+// section are a validation error.
 func (r *RateLimitSpec) PatchKey() string {
-	var b strings.Builder
-	for _, list := range [][]string{r.Conditions, r.Variables} {
-		set := make([]string, 0, len(list))
-		for _, s := range list {
-			set = append(set, strings.TrimSpace(s))
-		}
-		slices.Sort(set)
-		set = slices.Compact(set)
-		b.WriteString(strconv.Itoa(len(set)))
-		for _, s := range set {
-			b.WriteByte(':')
-			b.WriteString(strconv.Quote(s))
-		}
-		b.WriteByte('|')
-	}
-	b.WriteString(strconv.Itoa(r.Seconds))
-	return b.String()
+	return limit.IdentityKey(int64(r.Seconds), r.Conditions, r.Variables)
 }
 
 // fromDescriptor turns the descriptor package's errors into field errors.
@@ -226,21 +213,61 @@ func ValidateHTTPRoute(r *gatewayv1.HTTPRoute) field.ErrorList {
 	}
 	for i, rule := range r.Spec.Rules {
 		for j, m := range rule.Matches {
-			if m.Path == nil || m.Path.Value == nil {
-				continue
+			errs = append(errs, validateRouteMatch(spec.Child("rules").Index(i).Child("matches").Index(j), &m)...)
+		}
+	}
+	return errs
+}
+
+// httpMethods are Gateway API's HTTPMethod values.
+var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
+
+// validateRouteMatch reports the problems of a match that merging turns into a PluginConfig
+// routeMatch, so that a route the rate-limit filter cannot express is invalid rather than
+// failing the compilation of its Gateway.
+func validateRouteMatch(p *field.Path, m *gatewayv1.HTTPRouteMatch) field.ErrorList {
+	var errs field.ErrorList
+	if m.Path != nil && m.Path.Value != nil {
+		vp := p.Child("path", "value")
+		v := *m.Path.Value
+		switch {
+		case m.Path.Type != nil && *m.Path.Type == gatewayv1.PathMatchRegularExpression:
+			if _, err := regexp.Compile(v); err != nil {
+				errs = append(errs, field.Invalid(vp, v, err.Error()))
 			}
-			mp := spec.Child("rules").Index(i).Child("matches").Index(j).Child("path")
-			v := *m.Path.Value
-			if m.Path.Type == nil || *m.Path.Type != gatewayv1.PathMatchRegularExpression {
-				if !strings.HasPrefix(v, "/") {
-					errs = append(errs, field.Invalid(mp.Child("value"), v, `must start with "/"`))
-				}
-			} else if _, err := regexp.Compile(v); err != nil {
-				errs = append(errs, field.Invalid(mp.Child("value"), v, err.Error()))
+		case !strings.HasPrefix(v, "/"):
+			errs = append(errs, field.Invalid(vp, v, `must start with "/"`))
+		case strings.ContainsAny(v, "?#"):
+			errs = append(errs, field.Invalid(vp, v, `must not contain a query ("?") or fragment ("#"): match query parameters with queryParams`))
+		}
+	}
+	if m.Method != nil && !slices.Contains(httpMethods, string(*m.Method)) {
+		errs = append(errs, field.NotSupported(p.Child("method"), string(*m.Method), httpMethods))
+	}
+	for k, h := range m.Headers {
+		hp := p.Child("headers").Index(k)
+		if !isToken(string(h.Name)) {
+			errs = append(errs, field.Invalid(hp.Child("name"), string(h.Name), "must be a header name (letters, digits and !#$%&'*+-.^_`|~)"))
+		}
+		if h.Type != nil && *h.Type == gatewayv1.HeaderMatchRegularExpression {
+			// Anchored as the rate-limit filter compiles it.
+			if _, err := regexp.Compile(`^(?:` + h.Value + `)$`); err != nil {
+				errs = append(errs, field.Invalid(hp.Child("value"), h.Value, err.Error()))
 			}
 		}
 	}
 	return errs
+}
+
+// isToken reports whether s is an RFC 9110 token, the syntax of header names.
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ValidateNamespace reports the problems of a Namespace: it is cluster-scoped.

@@ -68,6 +68,33 @@ func TestValidateRateLimitPolicy(t *testing.T) {
 			},
 		},
 		{
+			name: "one limit spelled differently twice in a section",
+			spec: `
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  default:
+    rateLimits:
+    - {conditions: ["k == v"], variables: ["descriptors[0].user"], max_value: 1, seconds: 60}
+    - {conditions: ["k == 'v'"], variables: ["descriptors[0]['user']"], max_value: 2, seconds: 60}
+    - {conditions: ["k=='v'", "k == v"], variables: [user], max_value: 3, seconds: 60}
+    - {conditions: ["k == v"], variables: [user], max_value: 4, seconds: 61}`,
+			want: []string{
+				obj + "spec.default.rateLimits[1]: Duplicate value: same conditions, variables and seconds as spec.default.rateLimits[0]: one of them would never apply",
+				obj + "spec.default.rateLimits[2]: Duplicate value: same conditions, variables and seconds as spec.default.rateLimits[0]: one of them would never apply",
+			},
+		},
+		{
+			name: "variables the rate-limit service cannot read",
+			spec: `
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
+  default:
+    rateLimits:
+    - {conditions: [], variables: ["descriptors[1].user", "descriptors[0]", "descriptors[0]['user']"], max_value: 1, seconds: 60}`,
+			want: []string{
+				obj + `spec.default.rateLimits[0].variables[0]: Invalid value: "descriptors[1].user": unsupported variable expression "descriptors[1].user": use a descriptor key, or descriptors[0]['key']`,
+				obj + `spec.default.rateLimits[0].variables[1]: Invalid value: "descriptors[0]": unsupported variable expression "descriptors[0]": use a descriptor key, or descriptors[0]['key']`,
+			},
+		},
+		{
 			name: "gateway actions as the descriptor package validates them",
 			spec: `
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}
@@ -184,6 +211,16 @@ func TestValidateHTTPRoute(t *testing.T) {
 				obj + `spec.rules[0].matches[1].path.value: Invalid value: "(": `,
 			},
 		},
+		{
+			name: "matches the rate-limit filter cannot express",
+			spec: `{parentRefs: [{name: gw}], rules: [{matches: [{path: {type: PathPrefix, value: "/a?b"}, method: get, headers: [{name: "X A", value: v}, {type: RegularExpression, name: x-b, value: "("}]}]}]}`,
+			want: []string{
+				obj + `spec.rules[0].matches[0].path.value: Invalid value: "/a?b": must not contain a query ("?") or fragment ("#"): match query parameters with queryParams`,
+				obj + `spec.rules[0].matches[0].method: Unsupported value: "get": supported values: "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"`,
+				obj + "spec.rules[0].matches[0].headers[0].name: Invalid value: \"X A\": must be a header name (letters, digits and !#$%&'*+-.^_`|~)",
+				obj + `spec.rules[0].matches[0].headers[1].value: Invalid value: "(": `,
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,6 +241,11 @@ func TestPatchKey(t *testing.T) {
 		{"seconds differ", RateLimitSpec{Seconds: 1}, RateLimitSpec{Seconds: 2}, false},
 		{"condition is not a variable", RateLimitSpec{Conditions: []string{"x"}, Seconds: 1}, RateLimitSpec{Variables: []string{"x"}, Seconds: 1}, false},
 		{"no ambiguity in joining", RateLimitSpec{Conditions: []string{"a", "b"}, Seconds: 1}, RateLimitSpec{Conditions: []string{`a", "b`}, Seconds: 1}, false},
+		{"one condition spelled two ways", RateLimitSpec{Conditions: []string{"k == v"}, Seconds: 1}, RateLimitSpec{Conditions: []string{"k == 'v'"}, Seconds: 1}, true},
+		{"one condition with and without spaces", RateLimitSpec{Conditions: []string{`k=="v"`}, Seconds: 1}, RateLimitSpec{Conditions: []string{"k == v"}, Seconds: 1}, true},
+		{"equality is not inequality", RateLimitSpec{Conditions: []string{"k == v"}, Seconds: 1}, RateLimitSpec{Conditions: []string{"k != v"}, Seconds: 1}, false},
+		{"one variable spelled three ways", RateLimitSpec{Variables: []string{"descriptors[0].user"}, Seconds: 1}, RateLimitSpec{Variables: []string{"descriptors[0]['user']", "user"}, Seconds: 1}, true},
+		{"negative seconds stay apart", RateLimitSpec{Seconds: -1}, RateLimitSpec{Seconds: 1}, false},
 	}
 	for _, tc := range tests {
 		if got := tc.a.PatchKey() == tc.b.PatchKey(); got != tc.same {
