@@ -35,8 +35,8 @@ type goldenRequest struct {
 // goldenResult is the result part of a golden want file, as package descriptor printed it.
 type goldenResult struct {
 	Result struct {
-		Policy      *string                 `json:"policy"`
-		Domain      string                  `json:"domain"`
+		Policy      *string            `json:"policy"`
+		Domain      string             `json:"domain"`
 		Descriptors []goldenDescriptor `json:"descriptors"`
 		HitsAddend  uint32             `json:"hits_addend"`
 	} `json:"result"`
