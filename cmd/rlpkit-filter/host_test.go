@@ -119,6 +119,7 @@ type localReply struct {
 // call is a gRPC call in flight or done.
 type call struct {
 	token     uint32
+	stream    uint32 // the effective context that made it
 	cluster   string
 	service   string
 	method    string
@@ -441,7 +442,7 @@ func (h *host) grpcCall(m api.Module, upstream []byte, service, method string, m
 		return wasmBadArgument
 	}
 	h.nextToken++
-	c := &call{token: h.nextToken, cluster: cluster, service: service, method: method, message: msg,
+	c := &call{token: h.nextToken, stream: h.effective, cluster: cluster, service: service, method: method, message: msg,
 		timeout: time.Duration(timeout) * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	c.cancel = cancel
