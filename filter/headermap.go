@@ -24,7 +24,8 @@ func EncodeHeaderMap(b []byte, headers []Header) []byte {
 }
 
 // DecodeHeaderMap decodes a serialized header map. The strings share b's memory, which the
-// caller must not change afterwards. It reports false on malformed input.
+// caller must not change afterwards. It reports false on malformed input, trailing bytes
+// included.
 func DecodeHeaderMap(b []byte) ([]Header, bool) {
 	if len(b) == 0 {
 		return nil, true
@@ -47,6 +48,9 @@ func DecodeHeaderMap(b []byte) ([]Header, bool) {
 		}
 		out[i] = Header{Key: view(data[:kl]), Value: view(data[kl+1 : kl+1+vl])}
 		data = data[kl+vl+2:]
+	}
+	if len(data) != 0 {
+		return nil, false
 	}
 	return out, true
 }

@@ -46,7 +46,7 @@ func outcome(t testing.TB, s *stream) string {
 // RateLimit headers reach the response; then the 51st request gets a local 429.
 func TestToystore(t *testing.T) {
 	cfg, limits := toystore(t)
-	h, ok := newHost(t, module, cfg, withCluster("rate-limit-cluster", startRLS(t, limits)))
+	h, ok := newHost(t, module, withTimeout(t, cfg), withCluster("rate-limit-cluster", startRLS(t, limits)))
 	if !ok {
 		t.Fatalf("proxy_on_configure failed:\n%s", h.dump())
 	}

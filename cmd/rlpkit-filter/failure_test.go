@@ -13,13 +13,13 @@ import (
 )
 
 // oneDescriptor is a PluginConfig whose every request for a.com yields one descriptor, sent
-// to cluster "rls" with a 50ms timeout.
-func oneDescriptor(deny bool) []byte {
+// to cluster "rls" with timeout.
+func oneDescriptor(deny bool, timeout string) []byte {
 	d := "false"
 	if deny {
 		d = "true"
 	}
-	return []byte(`{"failureModeDeny":` + d + `,"timeout":"50ms","rateLimitPolicies":[{"rateLimitDomain":"d","upstreamCluster":"rls","hostnames":["a.com"],
+	return []byte(`{"failureModeDeny":` + d + `,"timeout":"` + timeout + `","rateLimitPolicies":[{"rateLimitDomain":"d","upstreamCluster":"rls","hostnames":["a.com"],
 		"gatewayActions":[{"configurations":[{"actions":[{"generic_key":{"descriptor_value":"v"}}]}]}]}]}`)
 }
 
@@ -80,7 +80,11 @@ func TestFailureModes(t *testing.T) {
 				if tc.cluster != nil {
 					opts = append(opts, withCluster("rls", tc.cluster(t)))
 				}
-				h, ok := newHost(t, module, oneDescriptor(deny), opts...)
+				timeout := "10s"
+				if tc.name == "host timeout" {
+					timeout = "50ms"
+				}
+				h, ok := newHost(t, module, oneDescriptor(deny, timeout), opts...)
 				if !ok {
 					t.Fatalf("proxy_on_configure failed:\n%s", h.dump())
 				}
@@ -118,7 +122,7 @@ func TestFailureModes(t *testing.T) {
 // trap, nothing issued on any context.
 func TestDeletedBeforeReply(t *testing.T) {
 	for _, deny := range []bool{false, true} {
-		h, ok := newHost(t, module, oneDescriptor(deny), withCluster("rls", startRLS(t, nil)))
+		h, ok := newHost(t, module, oneDescriptor(deny, "10s"), withCluster("rls", startRLS(t, nil)))
 		if !ok {
 			t.Fatalf("proxy_on_configure failed:\n%s", h.dump())
 		}

@@ -90,7 +90,7 @@ func TestGoldenRequests(t *testing.T) {
 			for _, p := range cfg.RateLimitPolicies {
 				opts = append(opts, withCluster(p.UpstreamCluster, rec))
 			}
-			h, ok := newHost(t, module, cfgJSON, opts...)
+			h, ok := newHost(t, module, withTimeout(t, cfgJSON), opts...)
 			if !ok {
 				t.Fatalf("proxy_on_configure failed:\n%s", h.dump())
 			}

@@ -76,10 +76,11 @@ func TestShuffledReplies(t *testing.T) {
 	}
 }
 
-// soakSize is the number of requests of TestSoak: RLPKIT_FILTER_SOAK, or 10,000, which keeps
-// the test near 20s on 2 cores under -race. The figure is 100,000.
+// soakSize is the number of requests of TestSoak: RLPKIT_FILTER_SOAK, or 5,000, which keeps
+// the test under 20s on 2 busy cores under -race. The figure is 100,000
+// (RLPKIT_FILTER_SOAK=100000, about 90s without -race).
 func soakSize(t *testing.T) int {
-	n := 10000
+	n := 5000
 	if s := os.Getenv("RLPKIT_FILTER_SOAK"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 2000 {
@@ -93,7 +94,8 @@ func soakSize(t *testing.T) int {
 // TestSoak runs many requests through one VM under Envoy's older WASI (poll_oneoff fails
 // with ENOSYS): no trap, no poll_oneoff call, and linear memory grows by less than 16 MiB
 // after a warm-up of 1,000 requests. Requests go in batches of 100 paused at once, from
-// 5,000 clients, so that counters, calls in flight and both outcomes all occur.
+// 5,000 clients, so that counters, calls in flight and (beyond 5,000 requests) both outcomes
+// occur.
 func TestSoak(t *testing.T) {
 	n := soakSize(t)
 	h, ok := newHost(t, module, perClient, withCluster("rls", startRLS(t, perClientLimit)))
@@ -133,7 +135,7 @@ func TestSoak(t *testing.T) {
 	if grown >= 16<<20 {
 		t.Errorf("linear memory grew by %d MiB after the warm-up, want less than 16", grown>>20)
 	}
-	if outcomes["continue"] != 5000 || outcomes["429"] != n-5000 {
-		t.Errorf("outcomes %v, want 5000 continue and %d 429", outcomes, n-5000)
+	if want := min(n, 5000); outcomes["continue"] != want || outcomes["429"] != n-want {
+		t.Errorf("outcomes %v, want %d continue and %d 429", outcomes, want, n-want)
 	}
 }

@@ -110,6 +110,26 @@ func (f *fakeRLS) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitReque
 	return f.fn(ctx, req)
 }
 
+// withTimeout sets the timeout of a PluginConfig in JSON to 10s: the default 100ms is
+// Envoy-like, but a loaded CI machine under the race detector can exceed it, and a call that
+// times out would test the failure mode instead of what a test means to test.
+func withTimeout(t testing.TB, cfg []byte) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(cfg, &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, legacy := m["ratelimitpolicies"]; legacy {
+		return cfg // the older schema has no timeout
+	}
+	m["timeout"] = "10s"
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // toystore is the toystore example as `rlpkit compile` prints it: the Gateway's
 // PluginConfig as JSON and its limits.
 func toystore(t testing.TB) (pluginConfig []byte, limits []limit.Limit) {
