@@ -26,6 +26,8 @@ func alloc(size uint32) unsafe.Pointer {
 
 //go:wasmexport proxy_on_vm_start
 func vmStart(root, size uint32) bool {
-	time.Sleep(time.Millisecond)
+	// Long enough that the runtime must wait for it, however slowly the VM runs; a host
+	// whose poll_oneoff works returns after a second.
+	time.Sleep(time.Second)
 	return true
 }
