@@ -31,11 +31,12 @@ type Filter struct {
 	calls   map[uint32]uint32 // token -> request context
 
 	// Reused per request; nothing of them outlives a callback.
-	res  descriptor.Result
-	buf  []byte
-	desc []rlswire.Descriptor
-	dyn  lazyMetadata
-	rt   lazyMetadata
+	res     descriptor.Result
+	buf     []byte
+	desc    []rlswire.Descriptor
+	entries []rlswire.Entry
+	dyn     lazyMetadata
+	rt      lazyMetadata
 }
 
 // root is a root context: a compiled plugin configuration.
@@ -161,17 +162,18 @@ func (f *Filter) OnRequestHeaders(id uint32) Action {
 	return Pause
 }
 
-// request converts f.res into the wire form, reusing f.desc.
+// request converts f.res into the wire form, reusing f.desc and f.entries.
 func (f *Filter) request() *rlswire.Request {
-	f.desc = f.desc[:0]
+	f.desc, f.entries = f.desc[:0], f.entries[:0]
 	for i := range f.res.Descriptors {
 		d := &f.res.Descriptors[i]
 		w := rlswire.Descriptor{HitsAddend: d.HitsAddend}
-		// descriptor.Entry and rlswire.Entry have the same fields.
-		w.Entries = make([]rlswire.Entry, len(d.Entries))
-		for j, e := range d.Entries {
-			w.Entries[j] = rlswire.Entry(e)
+		start := len(f.entries)
+		for _, e := range d.Entries {
+			f.entries = append(f.entries, rlswire.Entry(e)) // the same fields
 		}
+		// A later append may move f.entries; this descriptor keeps the array it was written in.
+		w.Entries = f.entries[start:len(f.entries):len(f.entries)]
 		if d.Limit != nil {
 			w.Limit = &rlswire.Override{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: int32(d.Limit.Unit)}
 		}

@@ -33,9 +33,10 @@ import (
 //   - gRPC call results arrive on the root context's id (proxy_on_grpc_receive with the
 //     reply in buffer type 5, or only proxy_on_grpc_close with the status); the upstream is
 //     parsed as a serialized GrpcService first, else taken as a cluster name;
-//   - continue and local replies act on the effective context, are ignored on a root
-//     context (the request hangs), and a local reply is applied after the callback returns,
-//     with its header names lower-cased;
+//   - continue and local replies act on the effective context and are ignored on a root
+//     context (the request hangs); a local reply's header names are lower-cased (Envoy
+//     applies the reply after the callback returns; the harness records it when issued, and
+//     the tests check that a request gets exactly one of continue and reply);
 //   - proxy_get_header_map_value returns the first value of a header, the pairs call every
 //     value; property paths are NUL-separated;
 //   - a cancelled call delivers nothing; a request that ends does not cancel its call.
