@@ -15,6 +15,14 @@ type PluginConfig struct {
 	// +optional
 	FailureModeDeny *bool `json:"failureModeDeny,omitempty"`
 
+	// Timeout is how long a filter waits for the rate-limit service before it treats the
+	// call as failed (and FailureModeDeny decides), as a Go duration ("100ms", "1.5s"). It
+	// MUST be at least 1ms, and is used in whole milliseconds. Unset means DefaultTimeout.
+	// This field is an extension of the source design (Envoy's rate-limit filter calls it
+	// timeout).
+	// +optional
+	Timeout string `json:"timeout,omitempty"`
+
 	// RateLimitPolicies are the policies, in precedence order: when several policies share
 	// the most specific matching hostname, the first one whose RouteMatches match is used.
 	// +optional

@@ -12,6 +12,7 @@ import (
 // when cfg is valid. Compile calls it.
 func Validate(cfg *PluginConfig) error {
 	var c errs
+	validateTimeout(&c, cfg.Timeout)
 	names := make(map[string]int)
 	for i := range cfg.RateLimitPolicies {
 		p := path("rateLimitPolicies").index(i)

@@ -1,0 +1,43 @@
+// Package filter is rlpkit's rate-limit filter for Envoy as a proxy-wasm (ABI 0.2.1) HTTP
+// filter: for each request it generates descriptors with package descriptor, asks the Rate
+// Limit Service with proxy_grpc_call, and lets the request through, answers 429, or applies
+// failureModeDeny. cmd/rlpkit-filter is its wasm main; this package holds everything but the
+// export table, so that it stays readable and testable.
+//
+// # What it does per request
+//
+// The plugin configuration is a PluginConfig as JSON (both schemas package descriptor
+// decodes); an invalid one fails proxy_on_configure with the decoder's errors logged. In
+// proxy_on_request_headers the request is read from the header-map pairs (every value of a
+// repeated header; ":authority", ":path" and ":method" give host, path and method), the
+// client address from the property ["source", "address"] (which already reflects Envoy's
+// X-Forwarded-For trust settings), and, only when an action asks for them, dynamic metadata
+// from the "metadata" property and route metadata from ["xds", "route_metadata"] (both a
+// serialized envoy.config.core.v3.Metadata). No policy or no descriptor: the request
+// continues and nothing is called.
+//
+// Otherwise the filter calls envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit on
+// the policy's upstreamCluster, passed as a serialized GrpcService{envoy_grpc{cluster_name}},
+// with the PluginConfig's timeout, and pauses the request. The reply arrives on the root
+// context; the filter switches to the request's context with proxy_set_effective_context and
+// then, exactly once: continues (OK; the reply's response_headers_to_add are added to the
+// response), sends a local 429 with "x-envoy-ratelimited: true" and the reply's headers
+// (OVER_LIMIT), or, when the call failed (a gRPC status, an undecodable reply or an UNKNOWN
+// code, the host's timeout, or proxy_grpc_call itself failing), continues, or sends a local
+// 500 when failureModeDeny is true. A request deleted before its reply cancels its call; a
+// reply that arrives anyway is ignored.
+//
+// # What it never does
+//
+// It starts no timer and no goroutine: any runtime timer starts Go's netpoller, after which
+// every garbage collection calls WASI poll_oneoff, which Envoy before 2026-04 stubs with
+// ENOSYS, and the VM traps. The host's call timeout is the only clock. It links no protobuf
+// runtime: package rlswire encodes and decodes the messages by hand.
+//
+// # Where it differs from Envoy's own rate-limit filter
+//
+//   - The request-level hits_addend (Envoy's "envoy.ratelimit.hits_addend" filter state) is
+//     not read: proxy-wasm offers no access to filter state objects.
+//   - request_headers_to_add, raw_body and dynamic_metadata of a reply are not applied.
+//   - The default timeout is 100ms rather than 20ms (see descriptor.DefaultTimeout).
+package filter
