@@ -154,6 +154,9 @@ func (r *reader) addDocument(file string, doc *yamljson.Document, data []byte, p
 		}
 		return
 	}
+	if head.Kind == PolicyTestKind && head.APIVersion == PolicyTestAPIVersion {
+		return // package policytest reads it
+	}
 	info, ok := kinds[head.Kind]
 	switch {
 	case head.Kind == "":

@@ -22,7 +22,9 @@
 // List is read item by item. Decoding is strict: unknown kinds and apiVersions, unknown and
 // duplicate fields, values of the wrong type, objects without a name, and the same object
 // (kind, namespace, name) twice are problems. A namespaced object without a namespace is in
-// "default". Every problem of every input is reported, in the order written, as
+// "default". Documents of kind PolicyTest (rlpkit.dev/v1alpha1), read by package policytest,
+// are left out of the Set without a problem, so that a test can live beside the objects it
+// tests. Every problem of every input is reported, in the order written, as
 //
 //	policies.yaml:14: RateLimitPolicy default/p: spec.default.rateLimits[0].seconds: Invalid value: 0: must be greater than 0
 //
