@@ -30,6 +30,10 @@ Usage:
       Serve Envoy's Rate Limit Service over gRPC, enforcing the limits of a limits file or of
       a compiled topology, with counters in memory or in Redis; reload them when they change.
 
+  rlpkit test [-run REGEX] [-update] [-v] PATH...
+      Run the PolicyTests in PATH: requests through the compiled descriptors and limits on a
+      simulated clock, checked against the expected descriptors and decisions.
+
 Run "rlpkit COMMAND -h" for a command's flags.
 Exit status: 0 success, 1 invalid input, 2 usage error.
 `
@@ -51,6 +55,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd = runCompile
 	case "serve":
 		cmd = runServe
+	case "test":
+		cmd = runTest
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
