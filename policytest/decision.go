@@ -22,7 +22,8 @@ type Decision struct {
 	Limit *limit.Limit
 	// Status is the deciding descriptor's status (zero when Descriptor is -1).
 	Status limit.DescriptorStatus
-	// Statuses are the statuses of every descriptor, in request order.
+	// Statuses are the statuses of every descriptor, in request order. They share the
+	// memory of the response they were read from.
 	Statuses []limit.DescriptorStatus
 }
 
@@ -33,7 +34,7 @@ func (t *Target) decide(resp *limit.Response, called bool) Decision {
 		return d
 	}
 	d.Code = resp.Code
-	d.Statuses = append([]limit.DescriptorStatus(nil), resp.Statuses...)
+	d.Statuses = resp.Statuses
 	for i, st := range resp.Statuses {
 		if st.CurrentLimit == nil {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,6 +122,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 				}
 			}
 			dec := target.decide(&resp, called)
+			dec.Statuses = slices.Clone(dec.Statuses)
 			if len(runs) == 0 || runs[len(runs)-1].last.Code != dec.Code {
 				runs = append(runs, run{})
 			}

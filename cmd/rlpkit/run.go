@@ -33,6 +33,10 @@ Usage:
   rlpkit test [-run REGEX] [-update] [-v] PATH...
       Run the PolicyTests in PATH: requests through the compiled descriptors and limits on a
       simulated clock, checked against the expected descriptors and decisions.
+  rlpkit simulate (--gateway ns/name PATH... | --config F --limits F) --log FILE [-o text|json]
+                  [--html FILE] [--explain]
+      Replay an Envoy access log through the policies; print per limit what it admitted and
+      rejected, and optionally a timeline page.
 
 Run "rlpkit COMMAND -h" for a command's flags.
 Exit status: 0 success, 1 invalid input, 2 usage error.
@@ -57,6 +61,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd = runServe
 	case "test":
 		cmd = runTest
+	case "simulate":
+		cmd = runSimulate
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
