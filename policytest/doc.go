@@ -23,11 +23,11 @@
 // optionally the limit that decided the last repetition (its name), its remaining hits and
 // its time to reset, or the status of every descriptor (statuses):
 //
-//	- name: admin
-//	  request: {method: GET, url: http://api.toystore.com/admin, remoteAddress: 10.0.0.1}
-//	  steps:
-//	  - {repeat: 50, want: OK}
-//	  - {want: OVER_LIMIT, limit: "gateway-system/mygateway spec.override.rateLimits[0]"}
+//   - name: admin
+//     request: {method: GET, url: http://api.toystore.com/admin, remoteAddress: 10.0.0.1}
+//     steps:
+//   - {repeat: 50, want: OK}
+//   - {want: OVER_LIMIT, limit: "gateway-system/mygateway spec.override.rateLimits[0]"}
 //
 // The deciding limit is the first over the limit or, when none is, the one with the least
 // remaining. Limits compiled from policies are named after their origin ("ns/policy

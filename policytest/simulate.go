@@ -67,7 +67,8 @@ type LimitStats struct {
 	FirstLimited time.Time
 	// PeakPerSecond is the most requests it applied to within one second of the log.
 	PeakPerSecond int64
-	// Timeline counts admitted and limited requests per bucket of BucketWidth from Origin.
+	// Timeline counts admitted and limited requests per bucket of Report.BucketWidth from
+	// Report.Origin; in a Report, every limit's timeline spans every request.
 	Timeline []Bucket
 
 	second, inSecond int64
@@ -119,6 +120,7 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	if s.tl.width == 0 {
 		s.tl.origin, s.tl.width = e.Time.Unix(), 1
 	}
+	s.tl.buckets = max(s.tl.buckets, s.bucket(e.Time)+1)
 	e.request(&s.req)
 	s.target.Engine.GenerateInto(&s.req, &s.res)
 	if !s.res.ShouldCall() {
@@ -170,8 +172,9 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 
 // timeline state, shared by every limit.
 type timeline struct {
-	origin int64 // Unix second of the first request
-	width  int64 // seconds per bucket
+	origin  int64 // Unix second of the first request
+	width   int64 // seconds per bucket
+	buckets int   // buckets up to the latest request
 }
 
 // record counts a request in a limit's timeline.
@@ -197,6 +200,7 @@ func (s *Simulator) bucket(t time.Time) int {
 	off := max(t.Unix()-s.tl.origin, 0)
 	for off/s.tl.width >= MaxBuckets {
 		s.tl.width *= 2
+		s.tl.buckets = (s.tl.buckets + 1) / 2
 		for i := range s.stats {
 			tl := s.stats[i].Timeline
 			for j := range tl {
@@ -228,7 +232,8 @@ func (s *Simulator) Report() Report {
 		r.Origin, r.BucketWidth = time.Unix(s.tl.origin, 0).UTC(), time.Duration(s.tl.width)*time.Second
 	}
 	for i, ls := range s.stats {
-		ls.Timeline = append([]Bucket(nil), ls.Timeline...)
+		ls.Timeline = append(make([]Bucket, 0, s.tl.buckets), ls.Timeline...)
+		ls.Timeline = ls.Timeline[:s.tl.buckets]
 		r.Limits[i] = ls
 	}
 	return r

@@ -1,0 +1,91 @@
+package policytest
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestSimulatorTimelineIsBounded replays a day of requests, one every 5 seconds: the
+// timelines stay within MaxBuckets, widen by doubling, and still add up to the counts.
+func TestSimulatorTimelineIsBounded(t *testing.T) {
+	target, err := CompileTopology([]string{filepath.Join("..", "examples", "toystore")}, "gateway-system/mygateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := NewSimulator(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 86400 / 5
+	var e LogEntry
+	for i := range n {
+		line := fmt.Sprintf(`{"start_time":%q,"method":"GET","path":"/admin","authority":"api.toystore.com","downstream_remote_address":"10.0.0.1"}`,
+			start.Add(time.Duration(i)*5*time.Second).Format(time.RFC3339))
+		if err := ParseLogLine([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sim.Replay(&e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := sim.Report()
+	if r.Requests != n || r.BucketWidth != 64*time.Second || !r.Origin.Equal(start) {
+		t.Errorf("Report() = %d requests, width %s, origin %s; want %d, 1m4s, %s", r.Requests, r.BucketWidth, r.Origin, n, start)
+	}
+	for _, ls := range r.Limits {
+		var admitted, limited int64
+		for _, b := range ls.Timeline {
+			admitted += b.Admitted
+			limited += b.Limited
+		}
+		if len(ls.Timeline) > MaxBuckets || admitted != ls.Admitted || limited != ls.Limited || ls.Requests != n {
+			t.Errorf("%s: %d buckets adding up to %d admitted, %d limited, of %d requests; want <= %d buckets, %d, %d, %d",
+				ls.Limit.Name, len(ls.Timeline), admitted, limited, ls.Requests, MaxBuckets, ls.Admitted, ls.Limited, n)
+		}
+	}
+}
+
+func TestParseLogLine(t *testing.T) {
+	tests := []struct {
+		name, line                      string
+		method, authority, path, client string
+		header, value                   string
+		wantErr                         string
+	}{
+		{
+			name:   "JSON with escapes, nested values and x_forwarded_for",
+			line:   `{"start_time":"2024-01-01T00:00:00.5Z","method":"POST","path":"\/a\u0062","nested":{"x":[1,"}"]},"authority":"h","x_forwarded_for":"192.0.2.1, 10.0.0.1","x_api_key":"k","response_code":200}`,
+			method: "POST", authority: "h", path: "/ab", client: "192.0.2.1", header: "x-api-key", value: "k",
+		},
+		{
+			name:   "default text format",
+			line:   `[2024-01-01T00:00:00.000Z] "GET /toy?x=1 HTTP/2" 200 - 0 10 3 2 "203.0.113.9" "curl" "id" "www.toystore.com" "10.1.0.1:80"`,
+			method: "GET", authority: "www.toystore.com", path: "/toy?x=1", client: "203.0.113.9", header: "user-agent", value: "curl",
+		},
+		{name: "no start time", line: `{"method":"GET"}`, wantErr: "JSON line: no start_time"},
+		{name: "bad time", line: `[yesterday] "GET / HTTP/1.1"`, wantErr: `start time "yesterday": want RFC 3339, such as 2024-01-01T00:00:00.000Z`},
+		{name: "truncated", line: `{"start_time":"2024-01-01T00:00:00Z","method":"GE`, wantErr: `JSON line: bad string value of "method"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var e LogEntry
+			err := ParseLogLine([]byte(tc.line), &e)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("ParseLogLine() = %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []string{e.Method, e.Authority, e.Path, e.Client}
+			if v, _ := e.Headers.Get(tc.header); v != tc.value || fmt.Sprint(got) != fmt.Sprint([]string{tc.method, tc.authority, tc.path, tc.client}) {
+				t.Errorf("ParseLogLine() = %q, %s %q; want %q, %q", got, tc.header, v, []string{tc.method, tc.authority, tc.path, tc.client}, tc.value)
+			}
+		})
+	}
+}
