@@ -43,6 +43,16 @@
 // Explain, limit.RequestFromResult and a limit.Evaluator over a fresh counter.MemoryStore
 // per case, at the simulated instant. Cases are independent, so any subset runs alike.
 //
+// # Replaying traffic
+//
+// A Simulator replays access-log lines (ParseLogLine reads Envoy's JSON access logs and its
+// default text format) through a Target on the clock of their start times, with counters in a
+// memory store, and counts per limit the requests it applied to, admitted and limited, the
+// first time it limited, its peak per second, and a timeline of at most MaxBuckets buckets.
+// Whether a limit applies is asked of a limit.Evaluator holding that limit alone, over a store
+// that admits everything and notes whether it was asked: the Evaluator's own matching decides.
+// Memory does not grow with the length of the log.
+//
 // With update (Options.Update, "rlpkit test -update", or a -update flag declared by the test
 // binary for Run), the expectations of the cases run are rewritten in place from what
 // happened: descriptors, and each step's want, limit, remaining and reset (and statuses when
