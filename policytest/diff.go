@@ -33,12 +33,12 @@ func diffDescriptors(want, got []descriptor.Descriptor) string {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
 			out.WriteString("  " + a[i] + "\n")
 			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			out.WriteString("+ " + b[j] + "\n")
-			j, same = j+1, false
-		default:
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
 			out.WriteString("- " + a[i] + "\n")
 			i, same = i+1, false
+		default:
+			out.WriteString("+ " + b[j] + "\n")
+			j, same = j+1, false
 		}
 	}
 	if same {
