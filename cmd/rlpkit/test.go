@@ -18,7 +18,7 @@ clock, with fresh counters per case. Prints the failures as go test does, then
 "N passed, M failed"; exits 1 when any case failed or a test could not run.
 With -v every case is listed, with which policy, rules, descriptor and limit decided each
 step; with -update the expectations of the cases run are rewritten in place, keeping
-comments and order.`
+comments and order, and the command exits 0.`
 
 // runTest implements "rlpkit test".
 func runTest(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
