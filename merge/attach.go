@@ -1,7 +1,9 @@
 package merge
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -70,11 +72,7 @@ func (t *topology) attach(route *gatewayv1.HTTPRoute) []Attachment {
 		if !refersToGateway(ref) {
 			continue
 		}
-		ns := route.Namespace
-		if ref.Namespace != nil && *ref.Namespace != "" {
-			ns = string(*ref.Namespace)
-		}
-		gw, ok := t.gateways[key{ns, string(ref.Name)}]
+		gw, ok := t.gateways[parentGateway(route, ref)]
 		if !ok {
 			continue
 		}
@@ -85,11 +83,11 @@ func (t *topology) attach(route *gatewayv1.HTTPRoute) []Attachment {
 		}
 		a := &out[i]
 		for _, l := range gw.Spec.Listeners {
-			if !t.listenerAdmits(gw, l, ref, route) {
+			if !selects(ref, l) {
 				continue
 			}
-			hosts := IntersectHostnames(hostnameOf(l), hostnamesOf(route))
-			if len(hosts) == 0 {
+			hosts, refusal := t.admit(gw, l, route)
+			if refusal != nil {
 				continue
 			}
 			if !slices.Contains(a.Listeners, l.Name) {
@@ -115,18 +113,49 @@ func refersToGateway(ref gatewayv1.ParentReference) bool {
 	return ref.Kind == nil || *ref.Kind == "Gateway"
 }
 
-// listenerAdmits reports whether listener l of gw accepts route through ref: the section
-// name and port select it, it speaks HTTP or HTTPS, and its allowedRoutes admit the route's
-// namespace and kind.
-func (t *topology) listenerAdmits(gw *gatewayv1.Gateway, l gatewayv1.Listener, ref gatewayv1.ParentReference, route *gatewayv1.HTTPRoute) bool {
-	if ref.SectionName != nil && *ref.SectionName != l.Name {
-		return false
+// parentGateway returns the Gateway a parentRef of route names; its namespace defaults to
+// the route's.
+func parentGateway(route *gatewayv1.HTTPRoute, ref gatewayv1.ParentReference) key {
+	k := key{route.Namespace, string(ref.Name)}
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		k.ns = string(*ref.Namespace)
 	}
-	if ref.Port != nil && *ref.Port != l.Port {
-		return false
+	return k
+}
+
+// selects reports whether a parentRef selects listener l: its sectionName and port, when
+// set, are the listener's.
+func selects(ref gatewayv1.ParentReference, l gatewayv1.Listener) bool {
+	return (ref.SectionName == nil || *ref.SectionName == l.Name) && (ref.Port == nil || *ref.Port == l.Port)
+}
+
+// refusal is why a listener does not take a route.
+type refusal struct {
+	// hostnames is true when the listener would take the route but no hostname intersects.
+	hostnames bool
+	// msg says why, naming the listener: "listener tcp speaks TCP, not HTTP or HTTPS".
+	msg string
+	// hint says what to do.
+	hint string
+}
+
+// What to do about a refusal.
+const (
+	hintProtocol  = "name an HTTP or HTTPS listener (sectionName, port)"
+	hintNamespace = "admit the route's namespace in the listener's allowedRoutes.namespaces (a selector matches the labels of the Namespace given among the inputs)"
+	hintKinds     = "add HTTPRoute to the listener's allowedRoutes.kinds"
+	hintHostnames = "give the route a hostname the listener serves (spec.hostnames)"
+)
+
+// admit returns the hostnames route serves through listener l of gw, or why l does not take
+// it: l must speak HTTP or HTTPS, its allowedRoutes must admit the route's namespace and
+// kind, and its hostname must intersect the route's.
+func (t *topology) admit(gw *gatewayv1.Gateway, l gatewayv1.Listener, route *gatewayv1.HTTPRoute) ([]string, *refusal) {
+	refuse := func(hint, format string, a ...any) ([]string, *refusal) {
+		return nil, &refusal{msg: fmt.Sprintf("listener %s ", l.Name) + fmt.Sprintf(format, a...), hint: hint}
 	}
 	if l.Protocol != gatewayv1.HTTPProtocolType && l.Protocol != gatewayv1.HTTPSProtocolType {
-		return false
+		return refuse(hintProtocol, "speaks %s, not HTTP or HTTPS", l.Protocol)
 	}
 	from := gatewayv1.NamespacesFromSame
 	var selector *metav1.LabelSelector
@@ -140,22 +169,38 @@ func (t *topology) listenerAdmits(gw *gatewayv1.Gateway, l gatewayv1.Listener, r
 	case gatewayv1.NamespacesFromAll:
 	case gatewayv1.NamespacesFromSame:
 		if route.Namespace != gw.Namespace {
-			return false
+			return refuse(hintNamespace, "admits routes of namespace %s only (allowedRoutes.namespaces.from: Same)", gw.Namespace)
 		}
 	case gatewayv1.NamespacesFromSelector:
+		if selector == nil {
+			return refuse(hintNamespace, "has allowedRoutes.namespaces.from: Selector but no selector, and admits no namespace")
+		}
 		sel, err := metav1.LabelSelectorAsSelector(selector)
-		if selector == nil || err != nil || !sel.Matches(t.namespaceLabels(route.Namespace)) {
-			return false
+		if err != nil {
+			return refuse(hintNamespace, "has an invalid allowedRoutes.namespaces.selector (%v) and admits no namespace", err)
+		}
+		if nsLabels := t.namespaceLabels(route.Namespace); !sel.Matches(nsLabels) {
+			return refuse(hintNamespace, "admits namespaces matching %s; namespace %s has labels %s", sel, route.Namespace, nsLabels)
 		}
 	default:
-		return false
+		return refuse(hintNamespace, "has allowedRoutes.namespaces.from: %s, which is none of All, Same and Selector, and admits no namespace", from)
 	}
-	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
-		return true // HTTP and HTTPS listeners admit HTTPRoutes by default
-	}
-	return slices.ContainsFunc(l.AllowedRoutes.Kinds, func(k gatewayv1.RouteGroupKind) bool {
+	if l.AllowedRoutes != nil && len(l.AllowedRoutes.Kinds) > 0 && !slices.ContainsFunc(l.AllowedRoutes.Kinds, func(k gatewayv1.RouteGroupKind) bool {
 		return (k.Group == nil || *k.Group == gatewayv1.GroupName) && k.Kind == "HTTPRoute"
-	})
+	}) {
+		kinds := make([]string, len(l.AllowedRoutes.Kinds))
+		for i, k := range l.AllowedRoutes.Kinds {
+			kinds[i] = string(k.Kind)
+		}
+		return refuse(hintKinds, "admits kinds %s, not HTTPRoute (allowedRoutes.kinds)", strings.Join(kinds, ", "))
+	}
+	// HTTP and HTTPS listeners admit HTTPRoutes by default.
+	hosts := IntersectHostnames(hostnameOf(l), hostnamesOf(route))
+	if len(hosts) == 0 {
+		return nil, &refusal{hostnames: true, hint: hintHostnames, msg: fmt.Sprintf("hostnames %s do not intersect listener %s (%s)",
+			strings.Join(hostnamesOf(route), ", "), l.Name, hostnameOf(l))}
+	}
+	return hosts, nil
 }
 
 func hostnameOf(l gatewayv1.Listener) string {

@@ -42,6 +42,9 @@ type Result struct {
 	Gateways []GatewayConfig `json:"gateways"`
 	// Policies are the statuses of every policy read, sorted by namespace/name.
 	Policies []PolicyStatus `json:"policies"`
+	// Warnings are what Diagnose finds in the inputs: routes and policies that apply to no
+	// request, and why.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // GatewayConfig is the compiled configuration of one Gateway.
@@ -149,6 +152,7 @@ func Compile(set *policy.Set, opts Options) (*Result, error) {
 		res.Gateways = append(res.Gateways, gc)
 	}
 	res.Policies = st.statuses(opts.Now)
+	res.Warnings = Diagnose(set)
 	return res, nil
 }
 

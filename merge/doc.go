@@ -40,6 +40,19 @@
 // policies, Enforced (Enforced, PartiallyEnforced, Overridden, Unused) with a message naming
 // what replaced what, on which route. The same objects in any order give identical output.
 //
+// # Warnings
+//
+// Diagnose (and Compile, as Result.Warnings) reports what is valid but most likely a mistake,
+// each Warning naming where its object was read, the object, the field path, the reason and
+// what to do: a parentRef whose Gateway is not among the inputs or is invalid (with the
+// closest names, see Candidates), a sectionName that names no listener, a port no selected
+// listener listens on, and for each listener that refuses the route why: a protocol other
+// than HTTP and HTTPS, allowedRoutes namespaces (Same, Selector) that exclude the route's
+// namespace, allowedRoutes kinds without HTTPRoute, hostnames that do not intersect; a
+// policy whose target is not among the inputs (did you mean...?), is invalid, is taken by an
+// older policy, or has no route attached through it; and policies without any valid Gateway.
+// Warnings are sorted by where their fields were read, then by object, field and message.
+//
 // # Where it differs from the sources
 //
 //   - Each compiled policy carries routeMatches built from its HTTPRoute's rules (path Exact
@@ -51,6 +64,6 @@
 //     whose routeMatches match, that is the oldest route; Gateway API would first prefer the
 //     route with the more specific match, so overlapping matches of routes sharing a hostname
 //     can resolve differently.
-//   - Status messages name what replaced what; the source design notes leave the status
-//     open.
+//   - Status messages name what replaced what, and warnings say why a route or a policy
+//     applies to no request; upstream leaves both to the implementation.
 package merge

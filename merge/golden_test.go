@@ -21,6 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 type goldenOutput struct {
 	Gateways []goldenGateway `json:"gateways"`
 	Policies []goldenPolicy  `json:"policies"`
+	Warnings []string        `json:"warnings,omitempty"`
 }
 
 type goldenGateway struct {
@@ -59,6 +60,9 @@ func golden(res *Result) goldenOutput {
 			gp.Conditions = append(gp.Conditions, fmt.Sprintf("%s=%s %s: %s", c.Type, c.Status, c.Reason, c.Message))
 		}
 		out.Policies = append(out.Policies, gp)
+	}
+	for _, w := range res.Warnings {
+		out.Warnings = append(out.Warnings, w.String())
 	}
 	return out
 }

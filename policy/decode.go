@@ -1,10 +1,12 @@
 package policy
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,6 +16,8 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -24,8 +28,9 @@ const DefaultNamespace = "default"
 type kindInfo struct {
 	apiVersion string
 	namespaced bool
-	// decode strictly decodes data into a new object and adds it to the set.
-	decode func(data []byte) (obj metav1.Object, add func(*Set), validate func() field.ErrorList, strict []error, err error)
+	// decode decodes obj into a new object and adds it to the set. Values of the wrong type
+	// are reported in typeErrs and left out; the rest is decoded strictly.
+	decode func(obj map[string]any) (o metav1.Object, add func(*Set), validate func() field.ErrorList, typeErrs field.ErrorList, strict []error, err error)
 }
 
 var kinds = map[string]kindInfo{
@@ -47,15 +52,22 @@ var kinds = map[string]kindInfo{
 func decoder[T any, PT interface {
 	*T
 	metav1.Object
-}](bind func(PT) (func(*Set), func() field.ErrorList)) func([]byte) (metav1.Object, func(*Set), func() field.ErrorList, []error, error) {
-	return func(data []byte) (metav1.Object, func(*Set), func() field.ErrorList, []error, error) {
+}](bind func(PT) (func(*Set), func() field.ErrorList)) func(map[string]any) (metav1.Object, func(*Set), func() field.ErrorList, field.ErrorList, []error, error) {
+	return func(doc map[string]any) (metav1.Object, func(*Set), func() field.ErrorList, field.ErrorList, []error, error) {
+		var tc typeChecker
+		tc.check(doc, reflect.TypeFor[T](), nil)
+		slices.SortFunc(tc.errs, func(a, b *field.Error) int { return cmp.Compare(a.Field, b.Field) })
+		data, err := json.Marshal(doc)
+		if err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
 		obj := PT(new(T))
 		strict, err := sigsjson.UnmarshalStrict(data, obj)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 		add, validate := bind(obj)
-		return obj, add, validate, strict, nil
+		return obj, add, validate, tc.errs, strict, nil
 	}
 }
 
@@ -66,13 +78,14 @@ type reader struct {
 }
 
 func newReader() *reader {
-	return &reader{set: &Set{sources: map[ObjectKey]Source{}, problems: map[ObjectKey]field.ErrorList{}}}
+	return &reader{set: &Set{sources: map[ObjectKey]Source{}, lines: map[ObjectKey]func(string) int{}, problems: map[ObjectKey]field.ErrorList{}}}
 }
 
 // Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
 // (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1), Namespaces
-// and Lists of them (v1). file names the input in errors. It returns the objects that
-// decoded, and, when anything is wrong, Errors naming every problem.
+// and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
+// skipped with a Notice (see the package documentation). file names the input in errors.
+// It returns the objects read, and, when anything is wrong, Errors naming every problem.
 func Decode(file string, data []byte) (*Set, error) {
 	r := newReader()
 	r.add(file, data)
@@ -93,6 +106,16 @@ func (r *reader) fail(src Source, object, path, detail string) {
 // add reads every document of one input.
 func (r *reader) add(file string, data []byte) {
 	docs, err := yamljson.Convert(data)
+	if err != nil && isTemplate(data) {
+		// A Helm template: not YAML until rendered, and of no kind rlpkit reads.
+		var ye *yamljson.Error
+		detail := "a template, not YAML"
+		if errors.As(err, &ye) && ye.Line > 0 {
+			detail = fmt.Sprintf("a template, not YAML (line %d: %s), that names no Gateway API or Kuadrant object", ye.Line, ye.Msg)
+		}
+		r.set.Notices = append(r.set.Notices, Notice{File: file, Detail: detail})
+		return
+	}
 	if err != nil {
 		var list []error
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -107,16 +130,25 @@ func (r *reader) add(file string, data []byte) {
 			if errors.As(e, &ye) {
 				src.Doc, src.Line, msg = ye.Doc, ye.Line, ye.Msg
 			}
-			r.fail(src, "", "", msg)
+			r.fail(src, "", "", "YAML: "+msg)
 		}
 		return
 	}
 	first := len(r.errs)
+	var skipped []string
 	for i := range docs {
 		if docs[i].Empty() {
 			continue
 		}
-		r.addDocument(file, &docs[i], docs[i].JSON, "")
+		v, err := parseJSON(docs[i].JSON)
+		if err != nil { // yamljson writes valid JSON; this is a defect, reported, not hidden
+			r.fail(Source{File: file, Doc: i, Line: docs[i].StartLine}, "", "", "cannot decode: "+err.Error())
+			continue
+		}
+		r.addValue(file, &docs[i], v, "", &skipped)
+	}
+	if len(skipped) > 0 {
+		r.set.Notices = append(r.set.Notices, Notice{File: file, Detail: strings.Join(skipped, ", ")})
 	}
 	// Within a file, report problems in the order they are written.
 	slices.SortStableFunc(r.errs[first:], func(a, b *Error) int {
@@ -124,57 +156,103 @@ func (r *reader) add(file string, data []byte) {
 	})
 }
 
-// addDocument decodes one object (or a List) whose JSON is data, at prefix within doc.
-func (r *reader) addDocument(file string, doc *yamljson.Document, data []byte, prefix string) {
+// addValue reads one parsed document, or a List's item at prefix, by what it holds; what it
+// skips it adds to skipped, each once.
+func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix string, skipped *[]string) {
 	at := func(path string) Source {
-		full := joinPath(prefix, path)
-		return Source{File: file, Doc: doc.Index, Line: doc.Line(full)}
+		return Source{File: file, Doc: doc.Index, Line: doc.Line(joinPath(prefix, path))}
 	}
-	var head struct {
-		APIVersion string          `json:"apiVersion"`
-		Kind       string          `json:"kind"`
-		Items      json.RawMessage `json:"items"`
-		Metadata   struct {
-			Name      string `json:"name"`
-			Namespace string `json:"namespace"`
-		} `json:"metadata"`
+	skip := func(what string) {
+		if !slices.Contains(*skipped, what) {
+			*skipped = append(*skipped, what)
+		}
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	h := classify(v)
+	if prefix != "" && h.content != ContentObjects && h.content != ContentForeign {
+		// A List's items are Kubernetes objects; a PluginConfig or limits is a file of its own.
 		r.fail(at(""), "", prefix, "expected an object with apiVersion and kind")
 		return
 	}
-	if head.Kind == "List" && head.APIVersion == "v1" {
-		var items []json.RawMessage
-		if err := json.Unmarshal(head.Items, &items); err != nil && len(head.Items) > 0 {
-			r.fail(at("items"), "", joinPath(prefix, "items"), "expected a list of objects")
+	switch h.content {
+	case ContentEmpty:
+	case ContentObjects:
+		r.addObject(file, doc, v.(map[string]any), h, prefix, skipped)
+	case ContentForeign:
+		if h.kind == PolicyTestKind && h.apiVersion == PolicyTestAPIVersion {
+			return // package policytest reads it; no notice
+		}
+		skip(h.label())
+	case ContentPluginConfig:
+		cfg, err := descriptor.Decode(doc.JSON)
+		if err == nil {
+			err = descriptor.Validate(cfg)
+		}
+		var list descriptor.Errors
+		if errors.As(err, &list) {
+			for _, e := range list {
+				r.fail(at(e.Field), "PluginConfig", e.Field, e.Detail)
+			}
+			return
+		}
+		r.set.PluginConfigs = append(r.set.PluginConfigs, cfg)
+	case ContentLimits:
+		limits, err := limit.DecodeLimits(doc.JSON)
+		var list limit.ErrorList
+		if errors.As(err, &list) {
+			for _, e := range list {
+				r.fail(at(e.Path), "limits", e.Path, e.Message)
+			}
+			return
+		}
+		r.set.LimitLists = append(r.set.LimitLists, limits)
+	case ContentCompileOutput:
+		skip("the output of rlpkit compile")
+	default:
+		skip("not a Kubernetes object")
+	}
+}
+
+// addObject decodes an object that rlpkit reads, or reports why it cannot.
+func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any, h docHead, prefix string, skipped *[]string) {
+	at := func(path string) Source {
+		return Source{File: file, Doc: doc.Index, Line: doc.Line(joinPath(prefix, path))}
+	}
+	if h.kind == "List" && h.apiVersion == "v1" {
+		raw, present := m["items"]
+		items, ok := raw.([]any)
+		if !ok && present && raw != nil {
+			r.fail(at("items"), "", joinPath(prefix, "items"), "Invalid value: expected a list of objects")
 			return
 		}
 		for i, item := range items {
-			r.addDocument(file, doc, item, joinPath(prefix, fmt.Sprintf("items[%d]", i)))
+			r.addValue(file, doc, item, joinPath(prefix, fmt.Sprintf("items[%d]", i)), skipped)
 		}
 		return
 	}
-	if head.Kind == PolicyTestKind && head.APIVersion == PolicyTestAPIVersion {
-		return // package policytest reads it
-	}
-	info, ok := kinds[head.Kind]
+	info, ok := kinds[h.kind]
 	switch {
-	case head.Kind == "":
+	case h.kind == "":
 		r.fail(at("kind"), "", joinPath(prefix, "kind"), "Required value: every document needs apiVersion and kind")
 		return
-	case !ok:
-		r.fail(at("kind"), "", joinPath(prefix, "kind"), fmt.Sprintf("Unsupported value: %q: supported kinds: Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), Namespace, List (v1)", head.Kind))
+	case h.kind == "List" || !ok:
+		r.fail(at("kind"), "", joinPath(prefix, "kind"), fmt.Sprintf("Unsupported value: %q: not a kind rlpkit reads or skips in %s; supported kinds: %s", h.kind, cmp.Or(h.apiVersion, "an object without apiVersion"), supportedKinds))
 		return
-	case head.APIVersion != info.apiVersion:
-		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: %s is read as %s", head.APIVersion, head.Kind, info.apiVersion))
+	case h.apiVersion != info.apiVersion && h.kind == KindRateLimitPolicy && apiGroup(h.apiVersion) == kuadrantGroup:
+		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: rlpkit does not support the RateLimitPolicy of %s yet; it reads %s RateLimitPolicies (spec.targetRef, spec.default and spec.override with gatewayActions and rateLimits)", h.apiVersion, h.apiVersion, info.apiVersion))
+		return
+	case h.apiVersion != info.apiVersion:
+		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: %s is read as %s", h.apiVersion, h.kind, info.apiVersion))
 		return
 	}
 
-	obj, addTo, validate, strict, err := info.decode(data)
+	meta, _ := m["metadata"].(map[string]any)
+	headName, _ := meta["name"].(string)
+	headNamespace, _ := meta["namespace"].(string)
+	obj, addTo, validate, typeErrs, strict, err := info.decode(m)
 	if err != nil {
-		key := ObjectKey{Kind: head.Kind, Name: head.Metadata.Name}
+		key := ObjectKey{Kind: h.kind, Name: headName}
 		if info.namespaced {
-			key.Namespace = cmp.Or(head.Metadata.Namespace, DefaultNamespace)
+			key.Namespace = cmp.Or(headNamespace, DefaultNamespace)
 		}
 		path, detail := describeDecodeError(err)
 		r.fail(at(path), key.String(), joinPath(prefix, path), detail)
@@ -183,12 +261,18 @@ func (r *reader) addDocument(file string, doc *yamljson.Document, data []byte, p
 	if info.namespaced && obj.GetNamespace() == "" {
 		obj.SetNamespace(DefaultNamespace)
 	}
-	key := ObjectKey{Kind: head.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	key := ObjectKey{Kind: h.kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	if !info.namespaced {
 		key.Namespace = ""
 	}
 	label := key.String()
-	var problems field.ErrorList
+	if obj.GetName() == "" {
+		label = h.kind
+	}
+	problems := typeErrs
+	for _, fe := range typeErrs {
+		r.fail(at(fe.Field), label, joinPath(prefix, fe.Field), fe.ErrorBody())
+	}
 	for _, e := range strict {
 		path := e.Error()
 		var fe sigsjson.FieldError
@@ -203,23 +287,61 @@ func (r *reader) addDocument(file string, doc *yamljson.Document, data []byte, p
 		problems = append(problems, &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: field.OmitValueType{}, Detail: detail})
 	}
 	if obj.GetName() == "" {
-		r.fail(at("metadata"), head.Kind, joinPath(prefix, "metadata.name"), "Required value")
+		if !hasPath(typeErrs, "metadata.name") {
+			r.fail(at("metadata"), h.kind, joinPath(prefix, "metadata.name"), "Required value")
+		}
 		return
 	}
 	if first, dup := r.set.sources[key]; dup {
 		r.fail(at("metadata.name"), label, joinPath(prefix, "metadata.name"), "Duplicate value: "+label+" is also defined at "+first.String())
 		return
 	}
-	invalid := validate()
-	for _, fe := range invalid {
+	for _, fe := range validate() {
+		if covered(typeErrs, fe.Field) {
+			continue // the value was left out for its type: its zero value is no news
+		}
 		r.fail(at(fe.Field), label, joinPath(prefix, fe.Field), fe.ErrorBody())
+		problems = append(problems, fe)
 	}
-	problems = append(problems, invalid...)
 	r.set.sources[key] = at("")
+	r.set.lines[key] = func(path string) int { return at(path).Line }
 	if len(problems) > 0 {
 		r.set.problems[key] = problems
 	}
 	addTo(r.set)
+}
+
+// oursRE finds, in a file that is not YAML, a sign that it was meant to hold what rlpkit
+// reads: an API group of the Gateway API or Kuadrant, a kind rlpkit reads, or a field of a
+// PluginConfig or a limits file.
+var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|RateLimitPolicy|Namespace|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
+
+// isTemplate says whether a file that is not YAML is a template (Helm's, or any that uses
+// "{{ }}") that names nothing rlpkit reads: such a file is skipped, any other is an error.
+func isTemplate(data []byte) bool {
+	return bytes.Contains(data, []byte("{{")) && !oursRE.Match(data)
+}
+
+// supportedKinds lists the kinds and versions rlpkit reads, for messages.
+const supportedKinds = "Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), Namespace, List (v1)"
+
+func hasPath(errs field.ErrorList, path string) bool {
+	return slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Field == path })
+}
+
+// covered says whether a validation problem at path follows from a type or required-value
+// problem: at the same path, under it, or on the list element that holds it (a duplicate
+// of a limit whose seconds were left out).
+func covered(typeErrs field.ErrorList, path string) bool {
+	for _, e := range typeErrs {
+		switch {
+		case e.Field == path, strings.HasPrefix(path, e.Field+"."), strings.HasPrefix(path, e.Field+"["):
+			return true
+		case strings.HasSuffix(path, "]") && strings.HasPrefix(e.Field, path+"."):
+			return true
+		}
+	}
+	return false
 }
 
 func joinPath(prefix, path string) string {

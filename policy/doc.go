@@ -8,29 +8,64 @@
 //
 // # Types
 //
-// RateLimitPolicy follows the schema of the source design notes: spec.targetRef (a
-// Gateway API LocalPolicyTargetReference to a Gateway or HTTPRoute in the policy's
-// namespace), spec.default and spec.override, each with gatewayActions (package
-// descriptor's types, so that what a policy says is what the filter gets) and rateLimits
-// (conditions, variables, max_value, seconds); status.conditions are metav1 Conditions of
-// the types Accepted and Enforced, with the reasons this package defines.
+// RateLimitPolicy follows the schema of the Kuadrant proposal "RateLimitPolicy targeting a
+// Gateway resource": spec.targetRef (a Gateway API LocalPolicyTargetReference to a Gateway
+// or HTTPRoute in the policy's namespace), spec.default and spec.override, each with
+// gatewayActions (package descriptor's types, so that what a policy says is what the filter
+// gets) and rateLimits (conditions, variables, max_value, seconds); status.conditions are
+// metav1 Conditions of the types Accepted and Enforced, with the reasons this package
+// defines.
 //
 // # Reading
 //
 // Read takes files, directories (recursively, *.yaml, *.yml and *.json in lexical order)
 // and "-" for stdin; Decode takes one input. Inputs are multi-document YAML or JSON; a v1
-// List is read item by item. Decoding is strict: unknown kinds and apiVersions, unknown and
-// duplicate fields, values of the wrong type, objects without a name, and the same object
-// (kind, namespace, name) twice are problems. A namespaced object without a namespace is in
-// "default". Documents of kind PolicyTest (rlpkit.dev/v1alpha1), read by package policytest,
-// are left out of the Set without a problem, so that a test can live beside the objects it
-// tests. Every problem of every input is reported, in the order written, as
+// List is read item by item. Identify says what a file holds, and every document is read as
+// what it holds (see Content):
+//
+//   - Gateways and HTTPRoutes (gateway.networking.k8s.io/v1), RateLimitPolicies
+//     (apim.kuadrant.io/v1alpha1) and Namespaces (v1) are decoded and validated.
+//   - A PluginConfig or a limits file (limitador's format) is checked with package
+//     descriptor's or package limit's decoder and validation, and kept in
+//     Set.PluginConfigs or Set.LimitLists: they are what compiling makes, not inputs to it.
+//   - Other Kubernetes objects (a Deployment, a Service, a Kustomization, a GatewayClass, a
+//     Kuadrant AuthPolicy), documents that are not Kubernetes objects (Helm values, a
+//     package.json), the output of rlpkit compile and Helm templates that are not YAML are
+//     skipped, with one Notice per file in Set.Notices ("skipped deploy.yaml: apps/v1
+//     Deployment, v1 Service"). Notices are information, not problems or warnings.
+//   - PolicyTests (rlpkit.dev/v1alpha1), read by package policytest, are left out without
+//     a notice, so that a test can sit in the directory of the objects it tests.
+//   - Anything else that claims to be what rlpkit reads is a problem: a kind of the Gateway
+//     API or Kuadrant groups that rlpkit does not know (a typo such as HTTPRoutes), a kind
+//     rlpkit reads in another version or group (a kuadrant.io/v1 RateLimitPolicy is not
+//     supported yet, and the message says what is), an object without a kind.
+//
+// Decoding is strict: unknown and duplicate fields, values of the wrong type, objects
+// without a name, and the same object (kind, namespace, name) twice are problems. A
+// namespaced object without a namespace is in "default". Every problem of every input is
+// reported, in the order written, as
 //
 //	policies.yaml:14: RateLimitPolicy default/p: spec.default.rateLimits[0].seconds: Invalid value: 0: must be greater than 0
 //
-// with the line where the YAML has one. Objects that fail validation are still returned, with
-// their problems (Set.Problems), so that merging can mark a policy Invalid rather than lose
-// it.
+// with the line where the YAML has one; YAML syntax errors name the line that is wrong (see
+// package yamljson). Objects that fail validation are still returned, with their problems
+// (Set.Problems), so that merging can mark a policy Invalid rather than lose it.
+//
+// Values of the wrong type are found before decoding, by walking the document against the
+// Go type it decodes into (the fields encoding/json would fill, embedded and inline structs
+// included; types with their own UnmarshalJSON, such as metav1.Time, are checked by
+// decoding the value alone). Each is reported at its own line with its full path
+// (spec.default.rateLimits[2].seconds: Invalid value: "1m": must be an integer number of
+// seconds: write 60 for 1m) and left out, so that the rest of the object decodes, its other
+// problems are reported too, and it is kept with the problem. A validation problem that only
+// follows from a value left out (its zero value, a duplicate of the limit that held it) is
+// not reported again. Integers written as floats (1e3, 60.0) are integers, as in a limits
+// file.
+//
+// max_value and seconds are required in every rate limit, as in a limits file: the types
+// keep plain ints, so decoding tells absence from 0 on the document itself, and reports an
+// absent or null max_value or seconds as Required value. max_value: 0 written out is valid
+// and admits no request.
 //
 // # Validation
 //
@@ -49,8 +84,10 @@
 // # Where it differs from the sources
 //
 //   - The target reference is gateway-api's v1 LocalPolicyTargetReference rather than the
-//     v1alpha2 PolicyTargetReference of the notes: the same fields without a namespace,
+//     v1alpha2 PolicyTargetReference of the proposal: the same fields without a namespace,
 //     since a policy targets objects of its own namespace.
+//   - max_value and seconds are required: the proposal's examples always give them, and a
+//     limit without max_value would otherwise block every request.
 //   - Namespace is a small type of this package (metadata, spec.finalizers, status) rather
 //     than k8s.io/api's, which would be a large dependency for the labels merging reads.
 package policy

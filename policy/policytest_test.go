@@ -1,18 +1,22 @@
 package policy
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 // TestPolicyTestIsSkipped: a PolicyTest (rlpkit.dev/v1alpha1) may sit beside the objects it
-// tests; reading the directory leaves it out of the Set without a problem, while a PolicyTest
-// of another apiVersion is still an unknown input.
+// tests; reading the directory leaves it out of the Set without a problem or a notice, while
+// a PolicyTest of another apiVersion is a foreign object like any other: skipped, noticed.
 func TestPolicyTestIsSkipped(t *testing.T) {
 	tests := []struct {
-		name    string
-		input   string
-		wantErr string
+		name        string
+		input       string
+		wantNotices []Notice
 	}{
 		{
-			name: "rlpkit.dev/v1alpha1 is skipped",
+			name: "rlpkit.dev/v1alpha1 is left out silently",
 			input: `apiVersion: rlpkit.dev/v1alpha1
 kind: PolicyTest
 metadata: {name: t}
@@ -24,26 +28,29 @@ metadata: {name: ns}
 `,
 		},
 		{
-			name: "another apiVersion is a problem",
+			name: "another apiVersion is noticed",
 			input: `apiVersion: example.com/v1
 kind: PolicyTest
 metadata: {name: t}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns}
 `,
-			wantErr: `in.yaml:2: kind: Unsupported value: "PolicyTest": supported kinds: Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), Namespace, List (v1)`,
+			wantNotices: []Notice{{File: "in.yaml", Detail: "example.com/v1 PolicyTest"}},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			set, err := Decode("in.yaml", []byte(tc.input))
-			got := ""
 			if err != nil {
-				got = err.Error()
+				t.Fatalf("Decode() = %v, want no problem", err)
 			}
-			if got != tc.wantErr {
-				t.Fatalf("Decode() error = %q, want %q", got, tc.wantErr)
-			}
-			if tc.wantErr == "" && len(set.Namespaces) != 1 {
+			if len(set.Namespaces) != 1 {
 				t.Errorf("Decode() = %d Namespaces, want the 1 beside the PolicyTest", len(set.Namespaces))
+			}
+			if diff := cmp.Diff(tc.wantNotices, set.Notices); diff != "" {
+				t.Errorf("Decode() notices (-want +got):\n%s", diff)
 			}
 		})
 	}

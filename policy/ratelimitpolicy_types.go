@@ -80,11 +80,11 @@ type RateLimitSpec struct {
 	// values. Each MUST NOT be empty.
 	Variables []string `json:"variables"`
 
-	// MaxValue is the number of hits allowed per Seconds. It MUST NOT be negative; 0 denies
-	// everything.
+	// MaxValue is the number of hits allowed per Seconds. It is required (Decode reports a
+	// document without it) and MUST NOT be negative; 0 denies everything.
 	MaxValue int `json:"max_value"`
 
-	// Seconds is the window. It MUST be greater than 0.
+	// Seconds is the window. It is required and MUST be greater than 0.
 	Seconds int `json:"seconds"`
 }
 

@@ -9,10 +9,11 @@ import (
 	"strings"
 )
 
-// Read reads every input named in paths: files, directories (recursively, every *.yaml,
-// *.yml and *.json in lexical order) and "-" for stdin. It returns all the objects that
-// decoded and, when anything is wrong, Errors naming every problem of every input;
-// duplicate objects across inputs are problems too.
+// Read reads every input named in paths, as Decode reads one: files, directories
+// (recursively, every *.yaml, *.yml and *.json in lexical order) and "-" for stdin. It
+// returns all the objects read, with a Notice for every file it skipped, and, when anything
+// is wrong, Errors naming every problem of every input; duplicate objects across inputs are
+// problems too.
 func Read(paths []string, stdin io.Reader) (*Set, error) {
 	r := newReader()
 	for _, p := range paths {

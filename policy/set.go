@@ -3,6 +3,9 @@ package policy
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 )
 
 // The kinds a Set holds.
@@ -32,9 +35,9 @@ func (k ObjectKey) String() string {
 }
 
 // Set is the objects read from some inputs, each kind in input order, with where each was
-// read and the validation problems of each. Objects that failed validation are in the Set
-// too (merging reports a RateLimitPolicy that is Invalid); objects that could not be decoded
-// are not.
+// read and the validation problems of each. Objects that failed validation, or held values
+// of the wrong type (left out), are in the Set too (merging reports a RateLimitPolicy that
+// is Invalid); objects without a name, or that are the same object again, are not.
 type Set struct {
 	// Gateways are the Gateways read, in input order.
 	Gateways []*gatewayv1.Gateway
@@ -45,7 +48,18 @@ type Set struct {
 	// Namespaces are the Namespaces read, in input order.
 	Namespaces []*Namespace
 
+	// PluginConfigs are the PluginConfig documents read and found valid, in input order.
+	// They are checked, not merged: they are what compiling makes.
+	PluginConfigs []*descriptor.PluginConfig
+	// LimitLists are the limits files (limitador's format) read and found valid, in input
+	// order. They are checked, not merged.
+	LimitLists [][]limit.Limit
+	// Notices say which inputs were skipped and why: other Kubernetes objects and files that
+	// are not Kubernetes objects, one per file. They are not problems.
+	Notices []Notice
+
 	sources  map[ObjectKey]Source
+	lines    map[ObjectKey]func(path string) int // field path -> line
 	problems map[ObjectKey]field.ErrorList
 }
 
@@ -55,6 +69,22 @@ func (s *Set) Source(k ObjectKey) (Source, bool) {
 	return src, ok
 }
 
+// FieldSource returns where a field of the object was read: the line of the field path
+// ("spec.targetRef", "spec.parentRefs[0].name"), or of its deepest parent that is written
+// when the field is not, or where the object was read when path is empty.
+func (s *Set) FieldSource(k ObjectKey, path string) (Source, bool) {
+	src, ok := s.sources[k]
+	if !ok || path == "" {
+		return src, ok
+	}
+	if line := s.lines[k]; line != nil {
+		if l := line(path); l > 0 {
+			src.Line = l
+		}
+	}
+	return src, true
+}
+
 // Problems returns the validation problems of the object; nil when it is valid.
 func (s *Set) Problems(k ObjectKey) field.ErrorList { return s.problems[k] }
 
@@ -62,3 +92,16 @@ func (s *Set) Problems(k ObjectKey) field.ErrorList { return s.problems[k] }
 func PolicyKey(p *RateLimitPolicy) ObjectKey {
 	return ObjectKey{Kind: KindRateLimitPolicy, Namespace: p.Namespace, Name: p.Name}
 }
+
+// Notice says that a file, or some of its documents, was skipped: "skipped deploy.yaml:
+// apps/v1 Deployment". It is information, not a problem or a warning.
+type Notice struct {
+	// File is the input's name.
+	File string
+	// Detail says what was skipped: the object types ("apps/v1 Deployment, v1 Service") or
+	// "not a Kubernetes object".
+	Detail string
+}
+
+// String returns "skipped FILE: DETAIL".
+func (n Notice) String() string { return "skipped " + n.File + ": " + n.Detail }

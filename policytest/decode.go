@@ -43,10 +43,10 @@ func Decode(file string, data []byte) ([]*Test, error) {
 	if err != nil {
 		var errs Errors
 		for _, e := range unwrapAll(err) {
-			pe := &Error{File: file, Detail: e.Error()}
+			pe := &Error{File: file, Detail: "YAML: " + e.Error()}
 			var ye *yamljson.Error
 			if errors.As(e, &ye) {
-				pe.Line, pe.Detail = ye.Line, ye.Msg
+				pe.Line, pe.Detail = ye.Line, "YAML: "+ye.Msg
 			}
 			errs = append(errs, pe)
 		}

@@ -84,7 +84,7 @@ t.yaml:3: spec.cases: Required value: at least one case`,
 		{
 			name:  "YAML syntax",
 			input: "kind: PolicyTest\n  bad: [\n",
-			want:  `t.yaml:2: mapping values are not allowed in this context`,
+			want:  `t.yaml:2: YAML: mapping values are not allowed in this context (is this line indented deeper than it should be, or does a value hold ": " and need quotes?)`,
 		},
 	}
 	for _, tc := range tests {

@@ -43,7 +43,7 @@ func CompileTopology(paths []string, gateway string) (*Target, error) {
 			if err != nil {
 				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
 			}
-			return newTarget(engine, gw.Limits), nil
+			return NewTarget(engine, gw.Limits), nil
 		}
 	}
 	return nil, fmt.Errorf("no Gateway %s among the inputs %s", gateway, strings.Join(paths, " "))
@@ -81,11 +81,12 @@ func LoadFiles(pluginConfig, limits string) (*Target, error) {
 		}
 		return nil, locate(limits, doc, el, func(e *limit.FieldError) string { return e.Path })
 	}
-	return newTarget(engine, list), nil
+	return NewTarget(engine, list), nil
 }
 
-// newTarget names the unnamed limits of a copy of limits.
-func newTarget(engine *descriptor.Engine, limits []limit.Limit) *Target {
+// NewTarget returns the target of an engine and the limits of its rate-limit service; it
+// names the unnamed limits of a copy of limits "limits[i]".
+func NewTarget(engine *descriptor.Engine, limits []limit.Limit) *Target {
 	named := make([]limit.Limit, len(limits))
 	for i, l := range limits {
 		if l.Name == "" {

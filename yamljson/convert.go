@@ -60,7 +60,9 @@ func Convert(data []byte) ([]Document, error) {
 		}
 		seen++
 		if err != nil {
-			b.errs = append(b.errs, parserError(len(docs), err))
+			e := parserError(len(docs), err)
+			locateSyntaxError(data, e)
+			b.errs = append(b.errs, e)
 			break
 		}
 		b.doc, b.stopped = len(docs), false

@@ -237,9 +237,9 @@ func TestConvertErrors(t *testing.T) {
 		{"merge of itself", "a: &a {<<: *a}\n", "yamljson: line 1: alias *a refers to a node that contains it"},
 		{"alias cycle", "a: &a [1, *a]\n", "yamljson: line 1: alias *a refers to a node that contains it"},
 		{"nested alias cycle", "a: &a\n  b: &b\n    - *a\n", "yamljson: line 3: alias *a refers to a node that contains it"},
-		{"unknown anchor", "a: *nope\n", "yamljson: unknown anchor 'nope' referenced"},
+		{"unknown anchor", "a: *nope\n", "yamljson: line 1: unknown anchor 'nope' referenced"},
 		{"syntax error", "a: b\nc: [\n", "yamljson: line 2: did not find expected node content"},
-		{"bad indentation", "a: b\n  c: d\n", "yamljson: line 2: mapping values are not allowed in this context"},
+		{"bad indentation", "a: b\n  c: d\n", "yamljson: line 2: mapping values are not allowed in this context (is this line indented deeper than it should be, or does a value hold \": \" and need quotes?)"},
 		{
 			"every problem reported",
 			"a: 1\na: 2\nb: .nan\nc: !!binary eA==\n",

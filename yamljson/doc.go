@@ -73,6 +73,8 @@
 // line 5)`. When the stream holds more than one document they also name the
 // document by its 0-based [Document.Index]: `yamljson: document 2: line 7:
 // ...`. Lines count over the whole stream. Syntax errors of the YAML parser are
-// passed on in the same form; a few of them (an unknown anchor, for one) carry
-// no line. No input makes the package panic.
+// passed on in the same form, with the line that is wrong: yaml.v3 often names
+// the line where the enclosing mapping began, or the line before, so Convert
+// finds the first line at which the stream stops parsing, and adds a hint for
+// a tab or an unclosed quote. No input makes the package panic.
 package yamljson

@@ -48,7 +48,7 @@ func TestConvertLimits(t *testing.T) {
 		{"large aliased string", "s: &s " + big + "\nl: [" + strings.Repeat("*s,", 40) + "]\n", "yamljson: line 2: aliases and merge keys expand the document by more than 33554432 bytes of JSON"},
 		{"nesting at the limit", "a: &a " + nested(5000, "1") + "\nb: " + nested(4999, "*a") + "\n", ""},
 		{"nesting through aliases beyond the limit", "a: &a " + nested(5000, "1") + "\nb: " + nested(5000, "*a") + "\n", "yamljson: line 2: collections nest more than 10000 deep"},
-		{"nesting beyond the parser's limit", nested(10001, ""), "yamljson: exceeded max depth of 10000"},
+		{"nesting beyond the parser's limit", nested(10001, ""), "yamljson: line 1: exceeded max depth of 10000"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/rlpkit/rlpkit/policy"
 )
 
-const compileSynopsis = `rlpkit compile [-o yaml|json|envoy] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] PATH...
+const compileSynopsis = `rlpkit compile [-o yaml|json|envoy] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] [--strict] PATH...
 
 Reads Gateways, HTTPRoutes, RateLimitPolicies and Namespaces (files, directories, "-" for
 stdin), merges the policies along Gateway -> HTTPRoute and prints, per Gateway, the
@@ -24,7 +24,10 @@ With -o envoy it prints instead, per Gateway, the configuration of Envoy's own r
 filter (package envoyxds) as protojson: {gateways: [{gateway, envoy: {route_configuration,
 http_filters}}]}; where Envoy would treat some requests differently, a caveat goes to stderr.
 With --explain, where each effective gateway action and rate limit of the route came from
-goes to stderr.`
+goes to stderr.
+Routes that attach to no Gateway and policies that apply to no request are warnings on
+stderr, "warning: file:line: Kind namespace/name: field.path: why; what to do"; with
+--strict any warning makes the command fail (exit 1, nothing on stdout).`
 
 // runCompile implements "rlpkit compile".
 func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -37,6 +40,7 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	upstream := fs.String("upstream-cluster", merge.DefaultUpstreamCluster, "the Envoy `cluster` of the rate-limit service")
 	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached")
 	explain := fs.String("explain", "", "print the provenance of the effective configuration of `ns/route` to stderr")
+	strict := fs.Bool("strict", false, "fail (exit 1) when there are warnings, e.g. in CI")
 	paths, err := parseFlags(fs, args, compileSynopsis, true, stdout)
 	if err != nil {
 		return err
@@ -49,12 +53,25 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(paths) == 0 {
 		return usagef("at least one PATH is required")
 	}
-	res, err := compileTopology(paths, stdin, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
+	set, err := readInputs(paths, stdin, stderr)
+	if *explain != "" {
+		if err := checkName("--explain", policy.KindHTTPRoute, *explain, set); err != nil {
+			return err
+		}
+	}
 	if err != nil {
 		return err
 	}
+	res, err := merge.Compile(set, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
+	if err != nil {
+		return err
+	}
+	printWarnings(stderr, res.Warnings)
+	if err := strictError(*strict, res.Warnings); err != nil {
+		return err
+	}
 	if *explain != "" {
-		text, err := explainRoute(res, *explain)
+		text, err := explainRoute(set, res, *explain)
 		if err != nil {
 			return err
 		}
@@ -105,8 +122,9 @@ func renderEnvoy(res *merge.Result, stderr io.Writer) ([]byte, error) {
 }
 
 // compileTopology reads the inputs and compiles them; any problem of the inputs is an error.
-func compileTopology(paths []string, stdin io.Reader, opts merge.Options) (*merge.Result, error) {
-	set, err := policy.Read(paths, stdin)
+// Notices of skipped files go to stderr.
+func compileTopology(paths []string, stdin io.Reader, stderr io.Writer, opts merge.Options) (*merge.Result, error) {
+	set, err := readInputs(paths, stdin, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +178,9 @@ func render(v any, format string) ([]byte, error) {
 }
 
 // explainRoute tells, for every Gateway the route is attached to, where each piece of its
-// effective configuration came from.
-func explainRoute(res *merge.Result, route string) (string, error) {
+// effective configuration came from. A route not among the inputs is an error naming those
+// that are.
+func explainRoute(set *policy.Set, res *merge.Result, route string) (string, error) {
 	var b strings.Builder
 	for _, gw := range res.Gateways {
 		for _, rc := range gw.Routes {
@@ -185,8 +204,12 @@ func explainRoute(res *merge.Result, route string) (string, error) {
 			}
 		}
 	}
-	if b.Len() == 0 {
-		return "", fmt.Errorf("--explain %s: no such HTTPRoute has an effective configuration on any Gateway", route)
+	if b.Len() > 0 {
+		return b.String(), nil
 	}
-	return b.String(), nil
+	ns, name, _ := strings.Cut(route, "/")
+	if _, ok := set.Source(policy.ObjectKey{Kind: policy.KindHTTPRoute, Namespace: ns, Name: name}); !ok {
+		return "", fmt.Errorf("--explain %s: no such HTTPRoute in the inputs; %s", route, inInputs(policy.KindHTTPRoute, route, set))
+	}
+	return "", fmt.Errorf("--explain %s: the HTTPRoute has no effective configuration on any Gateway: it attaches to none (see the warnings), or no policy applies to it", route)
 }

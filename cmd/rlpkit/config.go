@@ -7,12 +7,17 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
 // loadPluginConfig reads a PluginConfig file (YAML or JSON, either schema) and compiles it.
 // Every problem is reported as "file:line: field: detail", one per line.
 func loadPluginConfig(file string) (*descriptor.Engine, error) {
+	if err := checkContent(file, policy.ContentPluginConfig, "--config takes a PluginConfig (rlpkit compile makes one, per Gateway)",
+		"--config takes one Gateway's PluginConfig: the pluginConfig of one of its gateways; or give --gateway ns/name and the topology's files"); err != nil {
+		return nil, err
+	}
 	doc, err := readDocument(file, "a PluginConfig file holds one document", "no PluginConfig in the file")
 	if err != nil {
 		return nil, err
@@ -29,6 +34,25 @@ func loadPluginConfig(file string) (*descriptor.Engine, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return nil, locate(file, doc, list, func(e *descriptor.FieldError) string { return e.Field })
+}
+
+// checkContent checks that file holds what a flag takes (want). When it holds something
+// else it returns "file: this file holds X; " + takes, or + fromCompile when the file is
+// the output of rlpkit compile. A file that cannot be read or parsed, that holds nothing,
+// or that holds nothing rlpkit recognises is left to the flag's own reader to report.
+func checkContent(file string, want policy.Content, takes, fromCompile string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	fc, ok := identifyFile(data)
+	switch {
+	case !ok, fc.Content == want, fc.Content == policy.ContentEmpty, fc.Content == policy.ContentOther:
+		return nil // the flag's own reader says what is wrong
+	case fc.Content == policy.ContentCompileOutput:
+		return fmt.Errorf("%s: this file holds %s; %s", file, fc, fromCompile)
+	}
+	return fmt.Errorf("%s: this file holds %s; %s", file, fc, takes)
 }
 
 // readDocument reads a file that holds one YAML or JSON document. The messages say what is

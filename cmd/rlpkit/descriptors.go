@@ -2,14 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policy"
 )
 
 const descriptorsSynopsis = `rlpkit descriptors (--config PLUGINCONFIG | --gateway ns/name PATH...) --url URL [flags]
@@ -17,7 +20,14 @@ const descriptorsSynopsis = `rlpkit descriptors (--config PLUGINCONFIG | --gatew
 Prints, as JSON, the RLS descriptors a rate-limit filter generates for the request:
 {policy, domain, descriptors: [{entries: [{key, value}], limit, hits_addend}], hits_addend}.
 policy is null when no policy matched (the rate-limit service would not be called).
-With --explain, a readable trace of every decision goes to stderr.`
+With --explain, a readable trace of every decision goes to stderr.
+
+--url is an absolute URL, or a path ("/admin/toy?id=1") when -H 'Host: ...' gives the
+authority; a Host header replaces the URL's authority. --method is used as given: Envoy
+matches :method exactly, so a method in lower case gets a warning. --remote-address is an IP
+address, with or without a port (203.0.113.7, 203.0.113.7:5678, 2001:db8::1,
+[2001:db8::1]:443); the port is dropped, as Envoy's remote_address action sends the
+address alone. With --gateway, the warnings of compiling the topology go to stderr.`
 
 // runDescriptors implements "rlpkit descriptors".
 func runDescriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -29,8 +39,8 @@ func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	config := fs.String("config", "", "the PluginConfig `file` (YAML or JSON, either schema)")
 	gateway := fs.String("gateway", "", "compile the topology in PATH... and use the PluginConfig of Gateway `ns/name`")
 	method := fs.String("method", "GET", "the request `method`")
-	rawURL := fs.String("url", "", "the request `URL`, e.g. http://api.toystore.com/admin/toy?id=1")
-	remote := fs.String("remote-address", "", "the client `address` (IP, optionally with port)")
+	rawURL := fs.String("url", "", "the request `URL`, e.g. http://api.toystore.com/admin/toy?id=1, or its path with -H 'Host: ...'")
+	remote := fs.String("remote-address", "", "the client `address`: an IP, optionally with a port, which the descriptor leaves out")
 	metadataFile := fs.String("metadata", "", "a JSON `file` of dynamic metadata: an object of namespace -> struct")
 	hits := fs.Uint("hits-addend", 0, "the request-level `cost` the proxy already knows (0: unset)")
 	explain := fs.Bool("explain", false, "print a trace of every decision to stderr")
@@ -67,19 +77,29 @@ func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	case *hits > 1<<32-1:
 		return usagef("--hits-addend %d is larger than 4294967295", *hits)
 	}
-	u, err := url.Parse(*rawURL)
-	if err != nil || u.Host == "" {
-		return usagef("--url %q: want an absolute URL such as http://example.com/path", *rawURL)
+	path, authority, err := requestTarget(*rawURL, host)
+	if err != nil {
+		return err
 	}
 	if host == "" {
-		host = u.Host
+		host = authority
+	}
+	if *remote != "" && !validRemoteAddress(*remote) {
+		return usagef("--remote-address %q: want an IP address, optionally with a port: 203.0.113.7, 203.0.113.7:5678, 2001:db8::1 or [2001:db8::1]:443", *remote)
+	}
+	switch {
+	case *method == "":
+		return usagef("--method is empty: want a method such as GET")
+	case *method != strings.ToUpper(*method):
+		fmt.Fprintf(stderr, "warning: --method %s: methods are case-sensitive and Envoy matches :method exactly, so rules for %s do not match it; using %s as given\n",
+			*method, strings.ToUpper(*method), *method)
 	}
 
 	var engine *descriptor.Engine
 	if *config != "" {
 		engine, err = loadPluginConfig(*config)
 	} else {
-		engine, err = gatewayEngine(paths, stdin, *gateway)
+		engine, err = gatewayEngine(paths, stdin, *gateway, stderr)
 	}
 	if err != nil {
 		return err
@@ -87,7 +107,7 @@ func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	req := &descriptor.Request{
 		Method:        *method,
 		Host:          host,
-		Path:          u.RequestURI(),
+		Path:          path,
 		Headers:       headers,
 		RemoteAddress: *remote,
 		HitsAddend:    uint32(*hits),
@@ -146,17 +166,53 @@ func jsonKind(v any) string {
 	return "an object"
 }
 
-// gatewayEngine compiles the topology in paths and returns the descriptor engine of the
-// PluginConfig compiled for the Gateway ns/name.
-func gatewayEngine(paths []string, stdin io.Reader, gateway string) (*descriptor.Engine, error) {
-	res, err := compileTopology(paths, stdin, merge.Options{})
+// requestTarget returns the path (with query) and the authority of --url. It may be a path
+// when host, from -H 'Host: ...', gives the authority.
+func requestTarget(raw, host string) (path, authority string, err error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "", "", usagef("--url %q: %v", raw, errors.Unwrap(err))
+	case u.Host != "":
+		return u.RequestURI(), u.Host, nil
+	case u.Scheme != "" || !strings.HasPrefix(raw, "/"):
+		return "", "", usagef("--url %q: want an absolute URL such as http://%s, or a path starting with \"/\" and -H 'Host: ...'", raw, strings.TrimPrefix(raw, "//"))
+	case host == "":
+		return "", "", usagef("--url %q has no host: give an absolute URL such as http://api.example.com%s, or the authority with -H 'Host: api.example.com'", raw, raw)
+	}
+	return u.RequestURI(), "", nil
+}
+
+// validRemoteAddress reports whether s is an IP address, with or without a port, as Envoy's
+// remote_address action sees the client address (it sends the IP alone).
+func validRemoteAddress(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return true
+	}
+	_, err := netip.ParseAddrPort(s)
+	return err == nil
+}
+
+// gatewayEngine compiles the topology in paths, prints its warnings to stderr and returns
+// the descriptor engine of the PluginConfig compiled for the Gateway ns/name. A name in
+// another form, or of no Gateway in the inputs, is an error naming the Gateways there are.
+func gatewayEngine(paths []string, stdin io.Reader, gateway string, stderr io.Writer) (*descriptor.Engine, error) {
+	set, err := readInputs(paths, stdin, stderr)
+	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
+	res, err := merge.Compile(set, merge.Options{})
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(stderr, res.Warnings)
 	for _, gw := range res.Gateways {
 		if gw.Gateway == gateway {
 			return descriptor.Compile(&gw.PluginConfig)
 		}
 	}
-	return nil, fmt.Errorf("--gateway %s: no such Gateway among the inputs", gateway)
+	return nil, fmt.Errorf("--gateway %s: no such Gateway among the inputs; %s", gateway, inInputs(policy.KindGateway, gateway, set))
 }

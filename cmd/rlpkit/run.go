@@ -5,6 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policy"
 )
 
 // Exit codes, the same for every subcommand.
@@ -17,19 +21,18 @@ const (
 const usage = `rlpkit: rate-limit policy for Gateway API and Envoy
 
 Usage:
-  rlpkit compile [-o yaml|json|envoy] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] PATH...
+  rlpkit compile [-o yaml|json|envoy] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] [--strict] PATH...
       Merge RateLimitPolicies along Gateway -> HTTPRoute; print each Gateway's PluginConfig
       and limits, and every policy's status.
   rlpkit descriptors (--config PLUGINCONFIG | --gateway ns/name PATH...) --url URL [--method M] [-H 'Name: value']...
                      [--remote-address IP] [--metadata FILE.json] [--explain]
       Print the RLS descriptors a rate-limit filter generates for a request.
-  rlpkit validate PATH...
+  rlpkit validate [--strict] PATH...
       Check Gateways, HTTPRoutes, RateLimitPolicies and Namespaces; print every problem.
   rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:8081] [--metrics-addr ADDR] [--redis URL]
                [--response-headers]
       Serve Envoy's Rate Limit Service over gRPC, enforcing the limits of a limits file or of
       a compiled topology, with counters in memory or in Redis; reload them when they change.
-
   rlpkit test [-run REGEX] [-update] [-v] PATH...
       Run the PolicyTests in PATH: requests through the compiled descriptors and limits on a
       simulated clock, checked against the expected descriptors and decisions.
@@ -38,8 +41,12 @@ Usage:
       Replay an Envoy access log through the policies; print per limit what it admitted and
       rejected, and optionally a timeline page.
 
+Routes that attach to no Gateway and policies that apply to no request are warnings on
+stderr ("warning: file:line: Kind ns/name: field.path: why; what to do"); with --strict,
+compile and validate fail on them.
+
 Run "rlpkit COMMAND -h" for a command's flags.
-Exit status: 0 success, 1 invalid input, 2 usage error.
+Exit status: 0 success, 1 invalid input (or warnings with --strict), 2 usage error.
 `
 
 // run is the whole program: it parses args (without the program name), does the work and
@@ -83,6 +90,19 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // errHelp says help was asked for and printed: exit 0.
 var errHelp = errors.New("help printed")
 
+// usageLines are the first lines of the synopses, printed with a usage error.
+var usageLines = map[string]string{
+	"compile":     firstLine(compileSynopsis),
+	"descriptors": firstLine(descriptorsSynopsis),
+	"validate":    firstLine(validateSynopsis),
+	"serve":       firstLine(serveSynopsis),
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
 // exitFor prints err for the command name and returns the exit status it means.
 func exitFor(name string, err error, stderr io.Writer) int {
 	var ue *usageError
@@ -90,7 +110,11 @@ func exitFor(name string, err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "rlpkit %s: %s\nRun \"rlpkit %s -h\" for usage.\n", name, ue.msg, name)
+		fmt.Fprintf(stderr, "rlpkit %s: %s\n", name, ue.msg)
+		if line, ok := usageLines[name]; ok {
+			fmt.Fprintf(stderr, "Usage: %s\n", line)
+		}
+		fmt.Fprintf(stderr, "Run \"rlpkit %s -h\" for usage.\n", name)
 		return exitUsage
 	default:
 		fmt.Fprintln(stderr, err)
@@ -135,4 +159,45 @@ func parseFlags(fs *flag.FlagSet, args []string, synopsis string, positional boo
 // newFlagSet returns a flag set for parseFlags.
 func newFlagSet(name string) *flag.FlagSet {
 	return flag.NewFlagSet("rlpkit "+name, flag.ContinueOnError)
+}
+
+// printWarnings prints each warning on its own line after "warning: ".
+func printWarnings(stderr io.Writer, warnings []merge.Warning) {
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+}
+
+// strictError is what --strict makes of warnings: an error (exit 1) when there are any.
+func strictError(strict bool, warnings []merge.Warning) error {
+	switch {
+	case !strict || len(warnings) == 0:
+		return nil
+	case len(warnings) == 1:
+		return errors.New("--strict: 1 warning (above); fix it, or drop --strict to accept it")
+	}
+	return fmt.Errorf("--strict: %d warnings (above); fix them, or drop --strict to accept them", len(warnings))
+}
+
+// checkName checks that the value of flag is "namespace/name"; when it is not, the usage
+// error lists the objects of kind in set, closest first.
+func checkName(flag, kind, value string, set *policy.Set) error {
+	ns, name, ok := strings.Cut(value, "/")
+	if ok && ns != "" && name != "" && !strings.Contains(name, "/") {
+		return nil
+	}
+	return usagef("%s %q: expected namespace/name; %s", flag, value, inInputs(kind, value, set))
+}
+
+// inInputs lists the valid objects of kind in set, closest to name first.
+func inInputs(kind, name string, set *policy.Set) string {
+	names := merge.Candidates(set, kind, name)
+	const most = 10
+	switch {
+	case len(names) == 0:
+		return fmt.Sprintf("there is no valid %s in the inputs", kind)
+	case len(names) > most:
+		return fmt.Sprintf("%ss in the inputs: %s and %d more", kind, strings.Join(names[:most], ", "), len(names)-most)
+	}
+	return fmt.Sprintf("%ss in the inputs: %s", kind, strings.Join(names, ", "))
 }

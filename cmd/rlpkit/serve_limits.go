@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policy"
 )
 
 // limitSource is where serve's limits come from: a limits file or a topology.
@@ -36,7 +39,10 @@ func (s limitSource) load() ([]limit.Limit, error) {
 	if s.file != "" {
 		return loadLimitsFile(s.file)
 	}
-	res, err := compileTopology(s.paths, nil, merge.Options{})
+	if err := checkTopologyFiles(s.paths); err != nil {
+		return nil, err
+	}
+	res, err := compileTopology(s.paths, nil, io.Discard, merge.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +60,11 @@ func (s limitSource) load() ([]limit.Limit, error) {
 // document holding a list of limits. Problems are reported as
 // "file:line: limit: [i].field: what is wrong", one a line.
 func loadLimitsFile(file string) ([]limit.Limit, error) {
+	if err := checkContent(file, policy.ContentLimits,
+		"--limits takes a limits file, a list of limits in limitador's format; to serve the limits of a topology, give its files as PATH... instead of --limits",
+		"--limits takes a list of limits: the limits of one of its gateways; or give the topology's files as PATH... instead of --limits"); err != nil {
+		return nil, err
+	}
 	doc, err := readDocument(file, "a limits file holds one document, a list of limits", "no limits in the file; write [] for none")
 	if err != nil {
 		return nil, err
@@ -67,4 +78,24 @@ func loadLimitsFile(file string) ([]limit.Limit, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return nil, locate(file, doc, list, func(e *limit.FieldError) string { return e.Path })
+}
+
+// checkTopologyFiles names a file given as PATH... that is not a topology but what serve
+// takes with --limits, or a PluginConfig, which serve has no use for.
+func checkTopologyFiles(paths []string) error {
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // a directory, or a file policy.Read reports
+		}
+		fc, ok := identifyFile(data)
+		switch {
+		case !ok:
+		case fc.Content == policy.ContentLimits:
+			return fmt.Errorf("%s: this file holds %s; give it with --limits %s", p, fc, p)
+		case fc.Content == policy.ContentPluginConfig, fc.Content == policy.ContentCompileOutput:
+			return fmt.Errorf("%s: this file holds %s; serve takes a limits file (--limits FILE) or the topology's Gateways, HTTPRoutes and RateLimitPolicies (PATH...)", p, fc)
+		}
+	}
+	return nil
 }

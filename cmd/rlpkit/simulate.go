@@ -9,6 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
@@ -58,12 +61,7 @@ func simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case *output != "text" && *output != "json":
 		return usagef("-o %q: want text or json", *output)
 	}
-	var target *policytest.Target
-	if *gateway != "" {
-		target, err = policytest.CompileTopology(paths, *gateway)
-	} else {
-		target, err = policytest.LoadFiles(*config, *limitsFile)
-	}
+	target, err := simulateTarget(*gateway, paths, *config, *limitsFile, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -93,6 +91,44 @@ func simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return printReportJSON(stdout, &report)
 	}
 	return printReportText(stdout, &report)
+}
+
+// simulateTarget reads the inputs as descriptors and serve do: a PluginConfig and a limits
+// file, or the topology in paths compiled for gateway (notices and warnings to stderr).
+func simulateTarget(gateway string, paths []string, config, limitsFile string, stdin io.Reader, stderr io.Writer) (*policytest.Target, error) {
+	if config != "" {
+		engine, err := loadPluginConfig(config)
+		if err != nil {
+			return nil, err
+		}
+		limits, err := loadLimitsFile(limitsFile)
+		if err != nil {
+			return nil, err
+		}
+		return policytest.NewTarget(engine, limits), nil
+	}
+	set, err := readInputs(paths, stdin, stderr)
+	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := merge.Compile(set, merge.Options{})
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(stderr, res.Warnings)
+	for _, gw := range res.Gateways {
+		if gw.Gateway == gateway {
+			engine, err := descriptor.Compile(&gw.PluginConfig)
+			if err != nil {
+				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
+			}
+			return policytest.NewTarget(engine, gw.Limits), nil
+		}
+	}
+	return nil, fmt.Errorf("--gateway %s: no such Gateway among the inputs; %s", gateway, inInputs(policy.KindGateway, gateway, set))
 }
 
 // replay streams the log through sim, line by line. With a terminal on stderr, a progress
