@@ -3,6 +3,7 @@ package policytest
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -87,5 +88,44 @@ func TestParseLogLine(t *testing.T) {
 				t.Errorf("ParseLogLine() = %q, %s %q; want %q, %q", got, tc.header, v, []string{tc.method, tc.authority, tc.path, tc.client}, tc.value)
 			}
 		})
+	}
+}
+
+// TestSimulatorMemoryIsBounded replays 60,000 lines from 1,000 clients: the heap after the
+// last line is within 2 MiB of the heap after the first 10,000, since counters expire with
+// their windows and timelines have at most MaxBuckets buckets.
+func TestSimulatorMemoryIsBounded(t *testing.T) {
+	target, err := CompileTopology([]string{filepath.Join("..", "examples", "toystore")}, "gateway-system/mygateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := NewSimulator(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var e LogEntry
+	var after10k uint64
+	for i := range 60000 {
+		line := fmt.Sprintf(`{"start_time":%q,"method":"GET","path":"/toy/%d","authority":"api.toystore.com","downstream_remote_address":"10.0.%d.%d"}`,
+			start.Add(time.Duration(i)*20*time.Millisecond).Format(time.RFC3339Nano), i%97, i%1000/250, i%250)
+		if err := ParseLogLine([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sim.Replay(&e); err != nil {
+			t.Fatal(err)
+		}
+		if i == 10000 {
+			after10k = heap()
+		}
+	}
+	if end := heap(); end > after10k+2<<20 {
+		t.Errorf("heap grew from %d bytes after 10,000 lines to %d after 60,000; want constant memory", after10k, end)
 	}
 }
