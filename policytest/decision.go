@@ -11,6 +11,8 @@ import (
 
 // Decision is the answer to one request and what made it.
 type Decision struct {
+	// Domain is the request's rate-limit domain; empty when the service was not called.
+	Domain string
 	// Code is the overall answer; CodeOK when the service was not called.
 	Code limit.Code
 	// Called reports whether the request produced descriptors, so that the service was asked.
@@ -28,12 +30,12 @@ type Decision struct {
 }
 
 // decide picks the deciding status of resp.
-func (t *Target) decide(resp *limit.Response, called bool) Decision {
+func (t *Target) decide(resp *limit.Response, called bool, domain string) Decision {
 	d := Decision{Code: limit.CodeOK, Called: called, Descriptor: -1}
 	if !called {
 		return d
 	}
-	d.Code = resp.Code
+	d.Code, d.Domain = resp.Code, domain
 	d.Statuses = resp.Statuses
 	for i, st := range resp.Statuses {
 		if st.CurrentLimit == nil {
@@ -49,27 +51,30 @@ func (t *Target) decide(resp *limit.Response, called bool) Decision {
 	}
 	if d.Descriptor >= 0 {
 		d.Status = resp.Statuses[d.Descriptor]
-		d.Limit = t.limitOf(&d.Status)
+		d.Limit = t.limitOf(domain, &d.Status)
 	}
 	return d
 }
 
 // limitOf returns the configured limit of a status, nil for none or an override.
-func (t *Target) limitOf(st *limit.DescriptorStatus) *limit.Limit {
+func (t *Target) limitOf(domain string, st *limit.DescriptorStatus) *limit.Limit {
 	if st.CurrentLimit == nil || st.CurrentLimit.Name == "" {
 		return nil
 	}
-	return t.limitByName(st.CurrentLimit.Name)
+	if i, ok := t.limitIndex(domain, st.CurrentLimit.Name); ok {
+		return &t.Limits[i]
+	}
+	return nil
 }
 
 // describeStatus says which limit gave a status and what it left: `limit "admin" 5/10s
 // remaining 0`; "no limit applies" when none did.
-func (t *Target) describeStatus(st *limit.DescriptorStatus) string {
+func (t *Target) describeStatus(domain string, st *limit.DescriptorStatus) string {
 	if st.CurrentLimit == nil {
 		return "no limit applies"
 	}
 	var what string
-	if l := t.limitOf(st); l != nil {
+	if l := t.limitOf(domain, st); l != nil {
 		what = fmt.Sprintf("limit %q %d/%ds", l.Name, l.MaxValue, l.Seconds)
 	} else {
 		what = fmt.Sprintf("the descriptor's override %d/%s", st.CurrentLimit.RequestsPerUnit, st.CurrentLimit.Unit)
@@ -85,7 +90,7 @@ func (t *Target) describe(d *Decision) string {
 	if d.Descriptor < 0 {
 		return "no limit applies"
 	}
-	return t.describeStatus(&d.Status)
+	return t.describeStatus(d.Domain, &d.Status)
 }
 
 // formatDuration writes d as the shortest Go duration, in seconds when whole: "60s", "1.5s".

@@ -121,7 +121,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 					return r
 				}
 			}
-			dec := target.decide(&resp, called)
+			dec := target.decide(&resp, called, lreq.Domain)
 			dec.Statuses = slices.Clone(dec.Statuses)
 			if len(runs) == 0 || runs[len(runs)-1].last.Code != dec.Code {
 				runs = append(runs, run{})
@@ -182,7 +182,7 @@ func (t *Target) explainDecision(d *Decision, descs []descriptor.Descriptor) str
 	if d.Code == limit.CodeOverLimit {
 		verb = "rejected"
 	}
-	return fmt.Sprintf("%s by %s, reset in %s, on descriptor %d (%s)", verb, t.describeStatus(&d.Status),
+	return fmt.Sprintf("%s by %s, reset in %s, on descriptor %d (%s)", verb, t.describeStatus(d.Domain, &d.Status),
 		formatDuration(d.Status.DurationUntilReset), d.Descriptor, formatEntries(&descs[d.Descriptor]))
 }
 
@@ -194,7 +194,7 @@ func (t *Target) checkDetails(label string, s *Step, d *Decision) []string {
 		if d.Descriptor >= 0 {
 			st = d.Status
 		}
-		out = append(out, t.checkStatus(label, &Status{Want: s.Want, Limit: s.Limit, Remaining: s.Remaining, Reset: s.Reset}, &st, false)...)
+		out = append(out, t.checkStatus(label, d.Domain, &Status{Want: s.Want, Limit: s.Limit, Remaining: s.Remaining, Reset: s.Reset}, &st, false)...)
 	}
 	if s.Statuses != nil {
 		if len(s.Statuses) != len(d.Statuses) {
@@ -202,16 +202,16 @@ func (t *Target) checkDetails(label string, s *Step, d *Decision) []string {
 			return out
 		}
 		for i := range s.Statuses {
-			out = append(out, t.checkStatus(fmt.Sprintf("%s: statuses[%d]", label, i), &s.Statuses[i], &d.Statuses[i], true)...)
+			out = append(out, t.checkStatus(fmt.Sprintf("%s: statuses[%d]", label, i), d.Domain, &s.Statuses[i], &d.Statuses[i], true)...)
 		}
 	}
 	return out
 }
 
 // checkStatus compares one expected status with st; the code only when withCode.
-func (t *Target) checkStatus(label string, want *Status, st *limit.DescriptorStatus, withCode bool) []string {
+func (t *Target) checkStatus(label, domain string, want *Status, st *limit.DescriptorStatus, withCode bool) []string {
 	var out []string
-	got := t.describeStatus(st)
+	got := t.describeStatus(domain, st)
 	if withCode && st.Code.String() != want.Want {
 		out = append(out, fmt.Sprintf("%s: want %s got %s; %s", label, want.Want, st.Code, got))
 	}

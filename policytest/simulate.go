@@ -23,7 +23,6 @@ type Simulator struct {
 	// evaluator says whether that limit applies to a request, by asking the store.
 	probes   map[string][]probe
 	stats    []LimitStats
-	byName   map[string]int
 	requests int64
 
 	tl timeline
@@ -97,13 +96,12 @@ func NewSimulator(target *Target) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Simulator{target: target, ev: ev, probes: map[string][]probe{}, byName: map[string]int{}}
+	s := &Simulator{target: target, ev: ev, probes: map[string][]probe{}}
 	s.stats = make([]LimitStats, len(target.Limits))
 	s.seen = make([]bool, len(target.Limits))
 	for i, l := range target.Limits {
 		s.stats[i].Limit = l
 		s.stats[i].second = -1
-		s.byName[l.Name] = i
 		st := &probeStore{}
 		pev, err := limit.NewEvaluator([]limit.Limit{l}, st)
 		if err != nil {
@@ -124,17 +122,17 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	e.request(&s.req)
 	s.target.Engine.GenerateInto(&s.req, &s.res)
 	if !s.res.ShouldCall() {
-		return s.target.decide(&s.resp, false), nil
+		return s.target.decide(&s.resp, false, ""), nil
 	}
 	lreq := limit.RequestFromResult(&s.res)
 	if err := s.ev.Evaluate(context.Background(), e.Time, &lreq, &s.resp); err != nil {
 		return Decision{}, err
 	}
-	d := s.target.decide(&s.resp, true)
+	d := s.target.decide(&s.resp, true, lreq.Domain)
 	clear(s.seen)
 	for _, st := range s.resp.Statuses {
 		if st.Code == limit.CodeOverLimit && st.CurrentLimit != nil {
-			if i, ok := s.byName[st.CurrentLimit.Name]; ok {
+			if i, ok := s.target.limitIndex(lreq.Domain, st.CurrentLimit.Name); ok {
 				s.seen[i] = true
 			}
 		}

@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 )
 
 // TestSimulatorTimelineIsBounded replays a day of requests, one every 5 seconds: the
@@ -127,5 +130,45 @@ func TestSimulatorMemoryIsBounded(t *testing.T) {
 	}
 	if end := heap(); end > after10k+2<<20 {
 		t.Errorf("heap grew from %d bytes after 10,000 lines to %d after 60,000; want constant memory", after10k, end)
+	}
+}
+
+// TestSimulatorLimitsOfOneNameInTwoDomains: a Gateway policy's limit is compiled once per
+// route, with one name in several domains; a replay counts each on its own domain's limit.
+func TestSimulatorLimitsOfOneNameInTwoDomains(t *testing.T) {
+	cfg, err := descriptor.Decode([]byte(`{"rateLimitPolicies": [
+		{"name": "a", "rateLimitDomain": "gw#a", "upstreamCluster": "rls", "hostnames": ["a.example.com"],
+		 "gatewayActions": [{"configurations": [{"actions": [{"generic_key": {"descriptor_value": "x"}}]}]}]},
+		{"name": "b", "rateLimitDomain": "gw#b", "upstreamCluster": "rls", "hostnames": ["b.example.com"],
+		 "gatewayActions": [{"configurations": [{"actions": [{"generic_key": {"descriptor_value": "x"}}]}]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := descriptor.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := NewTarget(engine, []limit.Limit{
+		{Namespace: "gw#a", Name: "gw spec.default.rateLimits[0]", MaxValue: 1, Seconds: 60},
+		{Namespace: "gw#b", Name: "gw spec.default.rateLimits[0]", MaxValue: 1, Seconds: 60},
+	})
+	sim, err := NewSimulator(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		e := LogEntry{Time: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Method: "GET", Authority: "b.example.com", Path: "/"}
+		d, err := sim.Replay(&e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Limit == nil || d.Limit.Namespace != "gw#b" {
+			t.Fatalf("Replay() decided by %+v, want the limit of gw#b", d.Limit)
+		}
+	}
+	r := sim.Report()
+	got := [][3]int64{{r.Limits[0].Requests, r.Limits[0].Admitted, r.Limits[0].Limited}, {r.Limits[1].Requests, r.Limits[1].Admitted, r.Limits[1].Limited}}
+	if want := [][3]int64{{0, 0, 0}, {3, 1, 2}}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Report() requests, admitted, limited = %v, want %v", got, want)
 	}
 }

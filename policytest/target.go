@@ -23,7 +23,12 @@ type Target struct {
 	// Limits are the service's limits; every one has a Name (limits without one are named
 	// "limits[i]" after their position), so that a decision names the limit that made it.
 	Limits []limit.Limit
+
+	index map[limitKey]int // of Limits, by domain and name
 }
+
+// limitKey identifies a limit in a decision: the request's domain and the limit's name.
+type limitKey struct{ domain, name string }
 
 // CompileTopology reads the Gateway API objects and RateLimitPolicies in paths as "rlpkit
 // compile" does (policy.Read, merge.Compile) and returns the target of the Gateway
@@ -85,7 +90,8 @@ func LoadFiles(pluginConfig, limits string) (*Target, error) {
 }
 
 // NewTarget returns the target of an engine and the limits of its rate-limit service; it
-// names the unnamed limits of a copy of limits "limits[i]".
+// names the unnamed limits of a copy of limits "limits[i]". Decisions name their limit, so
+// names should be unique within a namespace (merge.Compile's are).
 func NewTarget(engine *descriptor.Engine, limits []limit.Limit) *Target {
 	named := make([]limit.Limit, len(limits))
 	for i, l := range limits {
@@ -94,17 +100,17 @@ func NewTarget(engine *descriptor.Engine, limits []limit.Limit) *Target {
 		}
 		named[i] = l
 	}
-	return &Target{Engine: engine, Limits: named}
+	t := &Target{Engine: engine, Limits: named, index: make(map[limitKey]int, len(named))}
+	for i := len(named) - 1; i >= 0; i-- {
+		t.index[limitKey{named[i].Namespace, named[i].Name}] = i // the first of a name wins
+	}
+	return t
 }
 
-// limitByName returns the limit named name, or nil.
-func (t *Target) limitByName(name string) *limit.Limit {
-	for i := range t.Limits {
-		if t.Limits[i].Name == name {
-			return &t.Limits[i]
-		}
-	}
-	return nil
+// limitIndex returns the index of the limit of domain named name.
+func (t *Target) limitIndex(domain, name string) (int, bool) {
+	i, ok := t.index[limitKey{domain, name}]
+	return i, ok
 }
 
 // load builds the target of a test, its paths relative to the test file.
