@@ -24,6 +24,8 @@ type LogEntry struct {
 	Client string
 	// Headers are the request headers the line records, by lower-case name.
 	Headers descriptor.HeaderMap
+
+	names map[string]string // JSON key -> header name
 }
 
 // request fills req from e.
@@ -54,11 +56,12 @@ func ParseLogLine(line []byte, e *LogEntry) error {
 	clear(e.Headers)
 	e.Method, e.Authority, e.Path, e.Client = "", "", "", ""
 	line = bytes.TrimSpace(line)
+	// One string for the whole line: the fields are substrings of it, without a copy each.
 	switch {
 	case len(line) > 0 && line[0] == '{':
-		return parseJSONLine(line, e)
+		return parseJSONLine(string(line), e)
 	case len(line) > 0 && line[0] == '[':
-		return parseTextLine(line, e)
+		return parseTextLine(string(line), e)
 	}
 	return errors.New("not an Envoy access-log line: want a JSON object or the default text format")
 }
@@ -79,25 +82,25 @@ func firstForwarded(xff string) string {
 }
 
 // parseTextLine reads Envoy's default text format.
-func parseTextLine(line []byte, e *LogEntry) error {
-	end := bytes.IndexByte(line, ']')
+func parseTextLine(line string, e *LogEntry) error {
+	end := strings.IndexByte(line, ']')
 	if end < 0 {
 		return errors.New("default format: no ] after the start time")
 	}
-	t, err := parseTime(string(line[1:end]))
+	t, err := parseTime(line[1:end])
 	if err != nil {
 		return err
 	}
 	e.Time = t
 	rest := line[end+1:]
-	var quoted [6][]byte
+	var quoted [6]string
 	n := 0
 	for n < len(quoted) {
-		i := bytes.IndexByte(rest, '"')
+		i := strings.IndexByte(rest, '"')
 		if i < 0 {
 			break
 		}
-		j := bytes.IndexByte(rest[i+1:], '"')
+		j := strings.IndexByte(rest[i+1:], '"')
 		if j < 0 {
 			return errors.New("default format: unterminated quoted field")
 		}
@@ -108,31 +111,30 @@ func parseTextLine(line []byte, e *LogEntry) error {
 	if n < 5 {
 		return fmt.Errorf("default format: %d quoted fields, want 6: request line, X-Forwarded-For, User-Agent, X-Request-Id, authority, upstream host", n)
 	}
-	method, target, ok := bytes.Cut(quoted[0], []byte{' '})
+	method, target, ok := strings.Cut(quoted[0], " ")
 	if !ok {
 		return fmt.Errorf("default format: request line %q: want METHOD PATH PROTOCOL", quoted[0])
 	}
-	target, _, _ = bytes.Cut(target, []byte{' '})
-	e.Method, e.Path = string(method), string(target)
-	header := func(name string, v []byte) string {
-		if len(v) == 0 || string(v) == "-" {
+	target, _, _ = strings.Cut(target, " ")
+	e.Method, e.Path = method, target
+	header := func(name, v string) string {
+		if v == "" || v == "-" {
 			return ""
 		}
-		s := string(v)
-		e.Headers[name] = append(e.Headers[name][:0], s)
-		return s
+		e.Headers[name] = append(e.Headers[name][:0], v)
+		return v
 	}
 	e.Client = firstForwarded(header("x-forwarded-for", quoted[1]))
 	header("user-agent", quoted[2])
 	header("x-request-id", quoted[3])
-	if a := quoted[4]; string(a) != "-" {
-		e.Authority = string(a)
+	if quoted[4] != "-" {
+		e.Authority = quoted[4]
 	}
 	return nil
 }
 
 // parseJSONLine reads a flat JSON object; nested values are skipped.
-func parseJSONLine(line []byte, e *LogEntry) error {
+func parseJSONLine(line string, e *LogEntry) error {
 	p := jsonScanner{b: line, i: 1}
 	var start, remote, xff string
 	for first := true; ; first = false {
@@ -180,7 +182,16 @@ func parseJSONLine(line []byte, e *LogEntry) error {
 			if v == "" || v == "-" {
 				continue
 			}
-			name := strings.ToLower(strings.ReplaceAll(key, "_", "-"))
+			name, ok := e.names[key]
+			if !ok {
+				if e.names == nil {
+					e.names = map[string]string{}
+				}
+				name = strings.ToLower(strings.ReplaceAll(key, "_", "-"))
+				if len(e.names) < 256 { // a bound, should keys vary from line to line
+					e.names[strings.Clone(key)] = name
+				}
+			}
 			if name == "x-forwarded-for" {
 				xff = v
 			}
@@ -206,7 +217,7 @@ func parseJSONLine(line []byte, e *LogEntry) error {
 
 // jsonScanner reads the flat JSON objects of access logs without reflection.
 type jsonScanner struct {
-	b []byte
+	b string
 	i int
 }
 
@@ -240,10 +251,10 @@ func (p *jsonScanner) str() (string, bool) {
 			raw := p.b[start:p.i]
 			p.i++
 			if !escaped {
-				return string(raw), true
+				return raw, true
 			}
 			// JSON's escapes are Go's, but for \/.
-			s, err := strconv.Unquote(`"` + strings.ReplaceAll(string(raw), `\/`, "/") + `"`)
+			s, err := strconv.Unquote(`"` + strings.ReplaceAll(raw, `\/`, "/") + `"`)
 			if err != nil || !utf8.ValidString(s) {
 				return "", false
 			}
