@@ -2,12 +2,11 @@ package policytest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rlpkit/rlpkit/descriptor"
 )
@@ -253,9 +252,8 @@ func (p *jsonScanner) str() (string, bool) {
 			if !escaped {
 				return raw, true
 			}
-			// JSON's escapes are Go's, but for \/.
-			s, err := strconv.Unquote(`"` + strings.ReplaceAll(raw, `\/`, "/") + `"`)
-			if err != nil || !utf8.ValidString(s) {
+			var s string // the rare escaped string, decoded by the standard library
+			if json.Unmarshal([]byte(p.b[start-1:p.i]), &s) != nil {
 				return "", false
 			}
 			return s, true

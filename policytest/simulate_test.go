@@ -69,6 +69,11 @@ func TestParseLogLine(t *testing.T) {
 			line:   `[2024-01-01T00:00:00.000Z] "GET /toy?x=1 HTTP/2" 200 - 0 10 3 2 "203.0.113.9" "curl" "id" "www.toystore.com" "10.1.0.1:80"`,
 			method: "GET", authority: "www.toystore.com", path: "/toy?x=1", client: "203.0.113.9", header: "user-agent", value: "curl",
 		},
+		{
+			name: "an escaped backslash before a slash",
+			line: `{"start_time":"2024-01-01T00:00:00Z","path":"/a\\/b","x_user":"\"q\""}`,
+			path: `/a\/b`, header: "x-user", value: `"q"`,
+		},
 		{name: "no start time", line: `{"method":"GET"}`, wantErr: "JSON line: no start_time"},
 		{name: "bad time", line: `[yesterday] "GET / HTTP/1.1"`, wantErr: `start time "yesterday": want RFC 3339, such as 2024-01-01T00:00:00.000Z`},
 		{name: "truncated", line: `{"start_time":"2024-01-01T00:00:00Z","method":"GE`, wantErr: `JSON line: bad string value of "method"`},
