@@ -21,7 +21,8 @@ type CaseResult struct {
 	// case passed.
 	Failures []string
 	// Explain tells, in words, which policy, gateway actions and rules produced which
-	// descriptors, and which limit decided each step.
+	// descriptors, and which limit decided each step; it begins with the warnings of the
+	// compiled inputs, if any.
 	Explain string
 
 	descriptors []descriptor.Descriptor
@@ -78,6 +79,9 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	req := c.Request.httpRequest()
 	res, trace := target.Engine.Explain(req)
 	r.descriptors = append([]descriptor.Descriptor{}, res.Descriptors...)
+	for _, w := range target.Warnings {
+		fmt.Fprintf(&explain, "warning: %s\n", w)
+	}
 	fmt.Fprintf(&explain, "request %s %s\n", req.Method, c.Request.URL)
 	for _, line := range strings.Split(strings.TrimSuffix(trace.String(), "\n"), "\n") {
 		explain.WriteString("  " + line + "\n")

@@ -23,6 +23,9 @@ type Target struct {
 	// Limits are the service's limits; every one has a Name (limits without one are named
 	// "limits[i]" after their position), so that a decision names the limit that made it.
 	Limits []limit.Limit
+	// Warnings are merge.Compile's warnings about the inputs of a compiled topology: routes
+	// that attach to no Gateway, policies that apply to no request.
+	Warnings []merge.Warning
 
 	index map[limitKey]int // of Limits, by domain and name
 }
@@ -48,7 +51,9 @@ func CompileTopology(paths []string, gateway string) (*Target, error) {
 			if err != nil {
 				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
 			}
-			return NewTarget(engine, gw.Limits), nil
+			t := NewTarget(engine, gw.Limits)
+			t.Warnings = res.Warnings
+			return t, nil
 		}
 	}
 	return nil, fmt.Errorf("no Gateway %s among the inputs %s", gateway, strings.Join(paths, " "))
