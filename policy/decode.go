@@ -178,6 +178,9 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 	case ContentObjects:
 		r.addObject(file, doc, v.(map[string]any), h, prefix, skipped)
 	case ContentForeign:
+		if h.kind == PolicyTestKind && h.apiVersion == PolicyTestAPIVersion {
+			return // package policytest reads it; no notice
+		}
 		skip(h.label())
 	case ContentPluginConfig:
 		cfg, err := descriptor.Decode(doc.JSON)

@@ -33,6 +33,8 @@
 //     package.json), the output of rlpkit compile and Helm templates that are not YAML are
 //     skipped, with one Notice per file in Set.Notices ("skipped deploy.yaml: apps/v1
 //     Deployment, v1 Service"). Notices are information, not problems or warnings.
+//   - PolicyTests (rlpkit.dev/v1alpha1), read by package policytest, are left out without
+//     a notice, so that a test can sit in the directory of the objects it tests.
 //   - Anything else that claims to be what rlpkit reads is a problem: a kind of the Gateway
 //     API or Kuadrant groups that rlpkit does not know (a typo such as HTTPRoutes), a kind
 //     rlpkit reads in another version or group (a kuadrant.io/v1 RateLimitPolicy is not

@@ -33,6 +33,13 @@ Usage:
                [--response-headers]
       Serve Envoy's Rate Limit Service over gRPC, enforcing the limits of a limits file or of
       a compiled topology, with counters in memory or in Redis; reload them when they change.
+  rlpkit test [-run REGEX] [-update] [-v] PATH...
+      Run the PolicyTests in PATH: requests through the compiled descriptors and limits on a
+      simulated clock, checked against the expected descriptors and decisions.
+  rlpkit simulate (--gateway ns/name PATH... | --config F --limits F) --log FILE [-o text|json]
+                  [--html FILE] [--explain]
+      Replay an Envoy access log through the policies; print per limit what it admitted and
+      rejected, and optionally a timeline page.
 
 Routes that attach to no Gateway and policies that apply to no request are warnings on
 stderr ("warning: file:line: Kind ns/name: field.path: why; what to do"); with --strict,
@@ -59,6 +66,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd = runCompile
 	case "serve":
 		cmd = runServe
+	case "test":
+		cmd = runTest
+	case "simulate":
+		cmd = runSimulate
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policytest"
+)
+
+const simulateSynopsis = `rlpkit simulate (--gateway ns/name PATH... | --config PLUGINCONFIG --limits FILE) --log FILE [-o text|json] [--html FILE] [--explain]
+
+Replays an Envoy access log (JSON lines, or Envoy's default text format, where the client is
+the first X-Forwarded-For entry; "-" reads stdin) through the descriptors and limits of a
+compiled Gateway or of a PluginConfig and a limits file, with counters in memory on a clock
+driven by the log's start times. Prints, per limit, the requests it applied to, how many were
+admitted, how many it rejected, when it first rejected one and its peak requests per second.
+-o json prints {"requests": N, "limits": [{"namespace", "name", "max_value", "seconds",
+"requests", "admitted", "limited", "first_limited", "peak_per_second"}]}. --html writes a
+self-contained page with a timeline per limit; --explain writes, for every line, what decided
+it to stderr. The log is streamed: memory does not grow with its length.`
+
+// runSimulate implements "rlpkit simulate".
+func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return exitFor("simulate", simulate(args, stdin, stdout, stderr), stderr)
+}
+
+func simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("simulate")
+	gateway := fs.String("gateway", "", "compile the topology in PATH... and replay against Gateway `ns/name`")
+	config := fs.String("config", "", "the PluginConfig `file` (with --limits)")
+	limitsFile := fs.String("limits", "", "the limits `file` in limitador's format (with --config)")
+	logFile := fs.String("log", "", "the access log `file`; - for stdin")
+	output := fs.String("o", "text", "output `format`: text or json")
+	htmlFile := fs.String("html", "", "write a timeline page per limit to `file`")
+	explain := fs.Bool("explain", false, "write what decided every line to stderr")
+	paths, err := parseFlags(fs, args, simulateSynopsis, true, stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case (*gateway == "") == (*config == ""):
+		return usagef("exactly one of --gateway and --config is required")
+	case *gateway != "" && len(paths) == 0:
+		return usagef("--gateway needs the PATH... of the topology to compile")
+	case *config != "" && len(paths) > 0:
+		return usagef("unexpected argument %q: with --config, the PluginConfig and --limits are the inputs", paths[0])
+	case *config != "" && *limitsFile == "":
+		return usagef("--config needs --limits")
+	case *gateway != "" && *limitsFile != "":
+		return usagef("--limits goes with --config; with --gateway the limits are compiled")
+	case *logFile == "":
+		return usagef("--log is required")
+	case *output != "text" && *output != "json":
+		return usagef("-o %q: want text or json", *output)
+	}
+	target, err := simulateTarget(*gateway, paths, *config, *limitsFile, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	sim, err := policytest.NewSimulator(target)
+	if err != nil {
+		return err
+	}
+	in := stdin
+	if *logFile != "-" {
+		f, err := os.Open(*logFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	if err := replay(sim, in, *logFile, *explain, stderr); err != nil {
+		return err
+	}
+	report := sim.Report()
+	if *htmlFile != "" {
+		if err := writeHTML(*htmlFile, &report); err != nil {
+			return err
+		}
+	}
+	if *output == "json" {
+		return printReportJSON(stdout, &report)
+	}
+	return printReportText(stdout, &report)
+}
+
+// simulateTarget reads the inputs as descriptors and serve do: a PluginConfig and a limits
+// file, or the topology in paths compiled for gateway (notices and warnings to stderr).
+func simulateTarget(gateway string, paths []string, config, limitsFile string, stdin io.Reader, stderr io.Writer) (*policytest.Target, error) {
+	if config != "" {
+		engine, err := loadPluginConfig(config)
+		if err != nil {
+			return nil, err
+		}
+		limits, err := loadLimitsFile(limitsFile)
+		if err != nil {
+			return nil, err
+		}
+		return policytest.NewTarget(engine, limits), nil
+	}
+	set, err := readInputs(paths, stdin, stderr)
+	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := merge.Compile(set, merge.Options{})
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(stderr, res.Warnings)
+	for _, gw := range res.Gateways {
+		if gw.Gateway == gateway {
+			engine, err := descriptor.Compile(&gw.PluginConfig)
+			if err != nil {
+				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
+			}
+			return policytest.NewTarget(engine, gw.Limits), nil
+		}
+	}
+	return nil, fmt.Errorf("--gateway %s: no such Gateway among the inputs; %s", gateway, inInputs(policy.KindGateway, gateway, set))
+}
+
+// replay streams the log through sim, line by line. With a terminal on stderr, a progress
+// line is redrawn there at most every 200ms.
+func replay(sim *policytest.Simulator, in io.Reader, name string, explain bool, stderr io.Writer) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	progress := isTerminal(stderr)
+	var entry policytest.LogEntry
+	last := time.Now()
+	ew := bufio.NewWriter(stderr)
+	defer ew.Flush()
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			continue
+		}
+		if err := policytest.ParseLogLine(line, &entry); err != nil {
+			return fmt.Errorf("%s:%d: %v", name, n, err)
+		}
+		d, err := sim.Replay(&entry)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %v", name, n, err)
+		}
+		if explain {
+			fmt.Fprintf(ew, "%s:%d: %s %s%s from %s: %s: %s\n", name, n, entry.Method, entry.Authority, entry.Path, entry.Client, d.Code, sim.Explain(&d))
+		}
+		if progress && n%4096 == 0 && time.Since(last) > 200*time.Millisecond {
+			last = time.Now()
+			fmt.Fprintf(stderr, "\r%s: line %d, %s", name, n, entry.Time.UTC().Format(time.RFC3339))
+		}
+	}
+	if progress {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device, a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// limitReport is one limit of -o json.
+type limitReport struct {
+	Namespace     string  `json:"namespace"`
+	Name          string  `json:"name"`
+	MaxValue      uint32  `json:"max_value"`
+	Seconds       uint32  `json:"seconds"`
+	Requests      int64   `json:"requests"`
+	Admitted      int64   `json:"admitted"`
+	Limited       int64   `json:"limited"`
+	FirstLimited  *string `json:"first_limited"`
+	PeakPerSecond int64   `json:"peak_per_second"`
+}
+
+func printReportJSON(w io.Writer, r *policytest.Report) error {
+	out := struct {
+		Requests int64         `json:"requests"`
+		Limits   []limitReport `json:"limits"`
+	}{Requests: r.Requests, Limits: []limitReport{}}
+	for _, ls := range r.Limits {
+		lr := limitReport{Namespace: ls.Limit.Namespace, Name: ls.Limit.Name, MaxValue: ls.Limit.MaxValue, Seconds: ls.Limit.Seconds,
+			Requests: ls.Requests, Admitted: ls.Admitted, Limited: ls.Limited, PeakPerSecond: ls.PeakPerSecond}
+		if !ls.FirstLimited.IsZero() {
+			s := ls.FirstLimited.UTC().Format(time.RFC3339Nano)
+			lr.FirstLimited = &s
+		}
+		out.Limits = append(out.Limits, lr)
+	}
+	js, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", js)
+	return err
+}
+
+func printReportText(w io.Writer, r *policytest.Report) error {
+	fmt.Fprintf(w, "%d requests\n", r.Requests)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LIMIT\tMAX/SECONDS\tREQUESTS\tADMITTED\tLIMITED\tFIRST LIMITED\tPEAK/S")
+	for _, ls := range r.Limits {
+		first := "-"
+		if !ls.FirstLimited.IsZero() {
+			first = ls.FirstLimited.UTC().Format(time.RFC3339Nano)
+		}
+		fmt.Fprintf(tw, "%s\t%d/%ds\t%d\t%d\t%d\t%s\t%d\n", ls.Limit.Name, ls.Limit.MaxValue, ls.Limit.Seconds, ls.Requests, ls.Admitted, ls.Limited, first, ls.PeakPerSecond)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,118 @@
+package policytest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
+)
+
+// Decision is the answer to one request and what made it.
+type Decision struct {
+	// Domain is the request's rate-limit domain; empty when the service was not called.
+	Domain string
+	// Code is the overall answer; CodeOK when the service was not called.
+	Code limit.Code
+	// Called reports whether the request produced descriptors, so that the service was asked.
+	Called bool
+	// Descriptor is the index of the deciding descriptor: the first over the limit or, when
+	// none is, the one whose limit has the least remaining; -1 when no limit applied.
+	Descriptor int
+	// Limit is the deciding limit; nil when none applied or a descriptor's override decided.
+	Limit *limit.Limit
+	// Status is the deciding descriptor's status (zero when Descriptor is -1).
+	Status limit.DescriptorStatus
+	// Statuses are the statuses of every descriptor, in request order. They share the
+	// memory of the response they were read from.
+	Statuses []limit.DescriptorStatus
+}
+
+// decide picks the deciding status of resp.
+func (t *Target) decide(resp *limit.Response, called bool, domain string) Decision {
+	d := Decision{Code: limit.CodeOK, Called: called, Descriptor: -1}
+	if !called {
+		return d
+	}
+	d.Code, d.Domain = resp.Code, domain
+	d.Statuses = resp.Statuses
+	for i, st := range resp.Statuses {
+		if st.CurrentLimit == nil {
+			continue
+		}
+		if st.Code == limit.CodeOverLimit {
+			d.Descriptor = i
+			break
+		}
+		if d.Descriptor < 0 || st.LimitRemaining < resp.Statuses[d.Descriptor].LimitRemaining {
+			d.Descriptor = i
+		}
+	}
+	if d.Descriptor >= 0 {
+		d.Status = resp.Statuses[d.Descriptor]
+		d.Limit = t.limitOf(domain, &d.Status)
+	}
+	return d
+}
+
+// limitOf returns the configured limit of a status, nil for none or an override.
+func (t *Target) limitOf(domain string, st *limit.DescriptorStatus) *limit.Limit {
+	if st.CurrentLimit == nil || st.CurrentLimit.Name == "" {
+		return nil
+	}
+	if i, ok := t.limitIndex(domain, st.CurrentLimit.Name); ok {
+		return &t.Limits[i]
+	}
+	return nil
+}
+
+// describeStatus says which limit gave a status and what it left: `limit "admin" 5/10s
+// remaining 0`; "no limit applies" when none did.
+func (t *Target) describeStatus(domain string, st *limit.DescriptorStatus) string {
+	if st.CurrentLimit == nil {
+		return "no limit applies"
+	}
+	var what string
+	if l := t.limitOf(domain, st); l != nil {
+		what = fmt.Sprintf("limit %q %d/%ds", l.Name, l.MaxValue, l.Seconds)
+	} else {
+		what = fmt.Sprintf("the descriptor's override %d/%s", st.CurrentLimit.RequestsPerUnit, st.CurrentLimit.Unit)
+	}
+	return fmt.Sprintf("%s remaining %d", what, st.LimitRemaining)
+}
+
+// describe says what decided: `limit "admin" 5/10s remaining 0`.
+func (t *Target) describe(d *Decision) string {
+	if !d.Called {
+		return "no descriptors: the service is not called"
+	}
+	if d.Descriptor < 0 {
+		return "no limit applies"
+	}
+	return t.describeStatus(d.Domain, &d.Status)
+}
+
+// formatDuration writes d as the shortest Go duration, in seconds when whole: "60s", "1.5s".
+func formatDuration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}
+
+// formatEntries writes a descriptor as "key=value, key=value".
+func formatEntries(d *descriptor.Descriptor) string {
+	parts := make([]string, len(d.Entries))
+	for i, e := range d.Entries {
+		parts[i] = e.Key + "=" + e.Value
+	}
+	s := strings.Join(parts, ", ")
+	if d.Limit != nil {
+		s += fmt.Sprintf(" (override %d/%s)", d.Limit.RequestsPerUnit, d.Limit.Unit)
+	}
+	if d.HitsAddend != nil {
+		s += fmt.Sprintf(" (hits_addend %d)", *d.HitsAddend)
+	}
+	return s
+}

@@ -1,0 +1,264 @@
+package policytest
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	sigsjson "sigs.k8s.io/json"
+
+	"github.com/rlpkit/rlpkit/yamljson"
+)
+
+// DefaultStart is the simulated instant a case starts at when the test names none: windows
+// of a minute, an hour and a day begin there.
+var DefaultStart = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Test is a decoded, valid PolicyTest and where it was read.
+type Test struct {
+	PolicyTest
+	// File is the test file.
+	File string
+	// Doc is the document's 0-based index in the file.
+	Doc int
+	// Line is the line the document starts on.
+	Line int
+
+	start time.Time
+	doc   *yamljson.Document
+}
+
+// Decode reads the PolicyTests of one file: a stream of YAML or JSON documents. Documents of
+// other kinds (the Gateways and policies a test may sit beside) are skipped. Decoding is
+// strict: unknown and duplicate fields, values of the wrong type and invalid values are
+// problems, all reported at once as Errors with their lines.
+func Decode(file string, data []byte) ([]*Test, error) {
+	docs, err := yamljson.Convert(data)
+	if err != nil {
+		var errs Errors
+		for _, e := range unwrapAll(err) {
+			pe := &Error{File: file, Detail: "YAML: " + e.Error()}
+			var ye *yamljson.Error
+			if errors.As(e, &ye) {
+				pe.Line, pe.Detail = ye.Line, "YAML: "+ye.Msg
+			}
+			errs = append(errs, pe)
+		}
+		return nil, errs
+	}
+	var tests []*Test
+	var errs Errors
+	for i := range docs {
+		d := &docs[i]
+		if d.Empty() {
+			continue
+		}
+		var head struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Metadata   struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(d.JSON, &head) != nil || head.Kind != Kind {
+			continue
+		}
+		t, problems := decodeDocument(file, d, head.Metadata.Name)
+		errs = append(errs, problems...)
+		if t != nil {
+			tests = append(tests, t)
+		}
+	}
+	if len(errs) > 0 {
+		slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+		return nil, errs
+	}
+	return tests, nil
+}
+
+func unwrapAll(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// decodeDocument decodes and validates one PolicyTest document.
+func decodeDocument(file string, d *yamljson.Document, name string) (*Test, Errors) {
+	t := &Test{File: file, Doc: d.Index, Line: d.StartLine, doc: d}
+	var errs Errors
+	fail := func(path, detail string) {
+		errs = append(errs, &Error{File: file, Line: d.Line(path), Test: name, Field: path, Detail: detail})
+	}
+	strict, err := sigsjson.UnmarshalStrict(d.JSON, &t.PolicyTest)
+	if err != nil {
+		path, detail := describeDecodeError(err)
+		fail(path, detail)
+		return nil, errs
+	}
+	for _, e := range strict {
+		path := e.Error()
+		var fe sigsjson.FieldError
+		if errors.As(e, &fe) {
+			path = fe.FieldPath()
+		}
+		detail := "unknown field"
+		if strings.Contains(e.Error(), "duplicate field") {
+			detail = "duplicate field"
+		}
+		fail(path, detail)
+	}
+	t.validate(fail)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return t, nil
+}
+
+// typeErrorRE picks the field and the wanted type out of encoding/json's type errors.
+var typeErrorRE = regexp.MustCompile(`cannot unmarshal (\S+) into Go struct field [^.\s]+\.(\S+) of type (\S+)`)
+
+// describeDecodeError turns a decoding error into a field path and a message.
+func describeDecodeError(err error) (path, detail string) {
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
+		return m[2], fmt.Sprintf("Invalid value: %s: must be %s", m[1], m[3])
+	}
+	return "", "cannot decode: " + msg
+}
+
+// validate reports every invalid value through fail(path, detail).
+func (t *Test) validate(fail func(path, detail string)) {
+	if t.APIVersion != APIVersion {
+		fail("apiVersion", fmt.Sprintf("Unsupported value: %q: a PolicyTest is %s", t.APIVersion, APIVersion))
+	}
+	if t.Metadata.Name == "" {
+		fail("metadata.name", "Required value")
+	}
+	s := &t.Spec
+	topology, files := len(s.Inputs) > 0 || s.Gateway != "", s.PluginConfig != "" || s.Limits != ""
+	switch {
+	case topology && files:
+		fail("spec", "Invalid value: name either inputs and gateway, or pluginConfig and limits")
+	case topology:
+		if len(s.Inputs) == 0 {
+			fail("spec.inputs", "Required value: the files and directories to compile, relative to the test")
+		}
+		for i, in := range s.Inputs {
+			if in == "" {
+				fail(fmt.Sprintf("spec.inputs[%d]", i), "Required value")
+			}
+		}
+		if ns, name, ok := strings.Cut(s.Gateway, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			fail("spec.gateway", fmt.Sprintf("Invalid value: %q: want namespace/name of a Gateway among the inputs", s.Gateway))
+		}
+	case files:
+		if s.PluginConfig == "" {
+			fail("spec.pluginConfig", "Required value: the PluginConfig file to test with the limits")
+		}
+		if s.Limits == "" {
+			fail("spec.limits", "Required value: the limits file to test with the PluginConfig")
+		}
+	default:
+		fail("spec", "Required value: name inputs and gateway, or pluginConfig and limits")
+	}
+	t.start = DefaultStart
+	if s.Start != "" {
+		start, err := time.Parse(time.RFC3339, s.Start)
+		if err != nil {
+			fail("spec.start", fmt.Sprintf("Invalid value: %q: want an RFC 3339 time such as 2024-01-01T00:00:00Z", s.Start))
+		}
+		t.start = start
+	}
+	if len(s.Cases) == 0 {
+		fail("spec.cases", "Required value: at least one case")
+	}
+	seen := map[string]int{}
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		path := fmt.Sprintf("spec.cases[%d]", i)
+		switch {
+		case c.Name == "":
+			fail(path+".name", "Required value")
+		case strings.ContainsAny(c.Name, "/ \t\n"):
+			fail(path+".name", fmt.Sprintf("Invalid value: %q: must not contain spaces or \"/\"", c.Name))
+		}
+		if j, dup := seen[c.Name]; dup && c.Name != "" {
+			fail(path+".name", fmt.Sprintf("Duplicate value: %q is also spec.cases[%d]", c.Name, j))
+		}
+		seen[c.Name] = i
+		validateRequest(&c.Request, path+".request", fail)
+		if c.Descriptors == nil && len(c.Steps) == 0 {
+			fail(path, "Required value: expect descriptors, steps, or both")
+		}
+		for j := range c.Steps {
+			validateStep(&c.Steps[j], fmt.Sprintf("%s.steps[%d]", path, j), fail)
+		}
+	}
+}
+
+// methodRE is an HTTP method token.
+var methodRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+func validateRequest(r *Request, path string, fail func(path, detail string)) {
+	if r.Method != "" && !methodRE.MatchString(r.Method) {
+		fail(path+".method", fmt.Sprintf("Invalid value: %q: must be an HTTP method", r.Method))
+	}
+	if r.URL == "" {
+		fail(path+".url", "Required value: an absolute URL such as http://api.example.com/path")
+	} else if u, err := url.Parse(r.URL); err != nil || u.Host == "" {
+		fail(path+".url", fmt.Sprintf("Invalid value: %q: want an absolute URL such as http://api.example.com/path", r.URL))
+	}
+	for name := range r.Headers {
+		if !methodRE.MatchString(name) {
+			fail(path+".headers", fmt.Sprintf("Invalid value: %q: must be a header name", name))
+		}
+	}
+}
+
+func validateStep(s *Step, path string, fail func(path, detail string)) {
+	if _, _, err := parseAt(s.At); err != nil {
+		fail(path+".at", fmt.Sprintf("Invalid value: %q: %v", s.At, err))
+	}
+	if s.Repeat < 0 {
+		fail(path+".repeat", fmt.Sprintf("Invalid value: %d: must be at least 1", s.Repeat))
+	}
+	validateStatus(&Status{Want: s.Want, Limit: s.Limit, Remaining: s.Remaining, Reset: s.Reset}, path, fail)
+	for i := range s.Statuses {
+		validateStatus(&s.Statuses[i], fmt.Sprintf("%s.statuses[%d]", path, i), fail)
+	}
+}
+
+func validateStatus(s *Status, path string, fail func(path, detail string)) {
+	switch s.Want {
+	case "OK", "OVER_LIMIT":
+	case "":
+		fail(path+".want", "Required value: OK or OVER_LIMIT")
+	default:
+		fail(path+".want", fmt.Sprintf("Unsupported value: %q: want OK or OVER_LIMIT", s.Want))
+	}
+	if s.Reset != nil {
+		if d, err := time.ParseDuration(*s.Reset); err != nil || d < 0 {
+			fail(path+".reset", fmt.Sprintf("Invalid value: %q: want a duration such as 60s", *s.Reset))
+		}
+	}
+}
+
+// parseAt reads a step's at: "+D" is relative to the previous step, "D" to the start.
+func parseAt(at string) (d time.Duration, relative bool, err error) {
+	if at == "" {
+		return 0, true, nil
+	}
+	rest, relative := strings.CutPrefix(at, "+")
+	d, err = time.ParseDuration(rest)
+	if err != nil || d < 0 || strings.HasPrefix(rest, "-") || strings.HasPrefix(rest, "+") {
+		return 0, false, errors.New(`want "+10s" (after the previous step) or "90s" (after the start)`)
+	}
+	return d, relative, nil
+}

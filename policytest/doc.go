@@ -1,0 +1,62 @@
+// Package policytest runs PolicyTest files: requests sent on a simulated clock through the
+// descriptors and limits compiled from rate-limit policies, checked against expected
+// descriptors and decisions. "rlpkit test" runs them from the command line; Run runs them
+// from go test, so that a controller's or a platform team's repository golden-tests its
+// policies in its own test suite:
+//
+//	var update = flag.Bool("update", false, "rewrite PolicyTest expectations")
+//
+//	func TestPolicies(t *testing.T) {
+//		policytest.Run(t, "testdata/policies") // one subtest per file and per case
+//	}
+//
+// # PolicyTest files
+//
+// A PolicyTest (apiVersion rlpkit.dev/v1alpha1) names its inputs, relative to its file:
+// Gateway API objects and RateLimitPolicies (spec.inputs) and the Gateway whose PluginConfig
+// and limits the cases run against (spec.gateway), or a PluginConfig file and a limits file
+// (spec.pluginConfig, spec.limits). Package policy skips PolicyTests, so a test can sit in
+// the directory it tests and name it as ".". Each case is a request (method, url, headers,
+// remoteAddress, metadata, hitsAddend), optionally the descriptors it must produce, and
+// steps: the request sent repeat times at an instant ("at: +10s" after the previous step,
+// "at: 90s" after spec.start), each expecting a decision (want: OK or OVER_LIMIT) and
+// optionally the limit that decided the last repetition (its name), its remaining hits and
+// its time to reset, or the status of every descriptor (statuses):
+//
+//   - name: admin
+//     request: {method: GET, url: http://api.toystore.com/admin, remoteAddress: 10.0.0.1}
+//     steps:
+//   - {repeat: 50, want: OK}
+//   - {want: OVER_LIMIT, limit: "gateway-system/mygateway spec.override.rateLimits[0]"}
+//
+// The deciding limit is the first over the limit or, when none is, the one with the least
+// remaining. Limits compiled from policies are named after their origin ("ns/policy
+// spec.section.rateLimits[i]"); limits of a limits file without a name are named "limits[i]".
+// Decoding is strict and every problem is reported at once, as for every input of rlpkit:
+//
+//	toystore.yaml:14: PolicyTest toystore: spec.cases[0].steps[1].want: Unsupported value: "ok": want OK or OVER_LIMIT
+//
+// # Running
+//
+// Nothing here re-implements a semantic: the inputs go through policy.Read and merge.Compile
+// (or descriptor.Decode and limit.DecodeLimits), each request through descriptor.Engine's
+// Explain, limit.RequestFromResult and a limit.Evaluator over a fresh counter.MemoryStore
+// per case, at the simulated instant. Cases are independent, so any subset runs alike.
+//
+// # Replaying traffic
+//
+// A Simulator replays access-log lines (ParseLogLine reads Envoy's JSON access logs and its
+// default text format) through a Target on the clock of their start times, with counters in a
+// memory store, and counts per limit the requests it applied to, admitted and limited, the
+// first time it limited, its peak per second, and a timeline of at most MaxBuckets buckets.
+// Whether a limit applies is asked of a limit.Evaluator holding that limit alone, over a store
+// that admits everything and notes whether it was asked: the Evaluator's own matching decides.
+// Memory does not grow with the length of the log.
+//
+// With update (Options.Update, "rlpkit test -update", or a -update flag declared by the test
+// binary for Run), the expectations of the cases run are rewritten in place from what
+// happened: descriptors, and each step's want, limit, remaining and reset (and statuses when
+// present). The file is edited as YAML nodes, so comments and the order of keys stay; a
+// step whose repetitions got different answers is split into one step per run of equal
+// answers. The file is written back as YAML.
+package policytest

@@ -1,0 +1,239 @@
+package policytest
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
+)
+
+// CaseResult is the outcome of one case.
+type CaseResult struct {
+	// Name is the case's name.
+	Name string
+	// Failures say what differed from the expectations, one message each; none when the
+	// case passed.
+	Failures []string
+	// Explain tells, in words, which policy, gateway actions and rules produced which
+	// descriptors, and which limit decided each step; it begins with the warnings of the
+	// compiled inputs, if any.
+	Explain string
+
+	descriptors []descriptor.Descriptor
+	steps       [][]run // per step, the repetitions grouped into runs of one decision
+}
+
+// Passed reports whether the case met every expectation.
+func (r *CaseResult) Passed() bool { return len(r.Failures) == 0 }
+
+// run is a stretch of consecutive repetitions of a step with the same code; last is the
+// decision of its last repetition.
+type run struct {
+	n    int
+	last Decision
+}
+
+// httpRequest builds the descriptor request of a case.
+func (r *Request) httpRequest() *descriptor.Request {
+	u, _ := url.Parse(r.URL) // validated
+	req := &descriptor.Request{
+		Method:        r.Method,
+		Host:          u.Host,
+		Path:          u.RequestURI(),
+		Headers:       descriptor.HeaderMap{},
+		RemoteAddress: r.RemoteAddress,
+		HitsAddend:    r.HitsAddend,
+	}
+	if req.Method == "" {
+		req.Method = "GET"
+	}
+	for name, value := range r.Headers {
+		if strings.EqualFold(name, "host") {
+			req.Host = value
+			continue
+		}
+		lower := strings.ToLower(name)
+		req.Headers.(descriptor.HeaderMap)[lower] = append(req.Headers.(descriptor.HeaderMap)[lower], value)
+	}
+	if len(r.Metadata) > 0 {
+		md := descriptor.Metadata{}
+		for ns, s := range r.Metadata {
+			md[ns] = s
+		}
+		req.DynamicMetadata = md
+	}
+	return req
+}
+
+// RunCase runs one case of t against target with fresh counters on a simulated clock, and
+// compares what happened with the case's expectations.
+func (t *Test) RunCase(target *Target, c *Case) CaseResult {
+	r := CaseResult{Name: c.Name}
+	var explain strings.Builder
+	req := c.Request.httpRequest()
+	res, trace := target.Engine.Explain(req)
+	r.descriptors = append([]descriptor.Descriptor{}, res.Descriptors...)
+	for _, w := range target.Warnings {
+		fmt.Fprintf(&explain, "warning: %s\n", w)
+	}
+	fmt.Fprintf(&explain, "request %s %s\n", req.Method, c.Request.URL)
+	for _, line := range strings.Split(strings.TrimSuffix(trace.String(), "\n"), "\n") {
+		explain.WriteString("  " + line + "\n")
+	}
+	for i := range res.Descriptors {
+		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, formatEntries(&res.Descriptors[i]))
+	}
+	if c.Descriptors != nil {
+		if diff := diffDescriptors(*c.Descriptors, r.descriptors); diff != "" {
+			r.Failures = append(r.Failures, "descriptors differ (-want +got):\n"+strings.TrimSuffix(diff, "\n"))
+		}
+	}
+
+	now := t.start
+	store := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: 1 << 12})
+	ev, err := limit.NewEvaluator(target.Limits, store)
+	if err != nil {
+		r.Failures = append(r.Failures, fmt.Sprintf("the limits are invalid: %v", err))
+		r.Explain = explain.String()
+		return r
+	}
+	called := res.ShouldCall()
+	lreq := limit.RequestFromResult(res)
+	var resp limit.Response
+	for i := range c.Steps {
+		s := &c.Steps[i]
+		d, relative, _ := parseAt(s.At) // validated
+		if relative {
+			now = now.Add(d)
+		} else {
+			now = t.start.Add(d)
+		}
+		n := max(s.Repeat, 1)
+		var runs []run
+		mismatch := false
+		for k := range n {
+			if called {
+				if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
+					r.Failures = append(r.Failures, fmt.Sprintf("step %d: %v", i+1, err))
+					r.Explain = explain.String()
+					return r
+				}
+			}
+			dec := target.decide(&resp, called, lreq.Domain)
+			dec.Statuses = slices.Clone(dec.Statuses)
+			if len(runs) == 0 || runs[len(runs)-1].last.Code != dec.Code {
+				runs = append(runs, run{})
+			}
+			runs[len(runs)-1].n++
+			runs[len(runs)-1].last = dec
+			if got := dec.Code.String(); got != s.Want && !mismatch {
+				mismatch = true
+				r.Failures = append(r.Failures, fmt.Sprintf("%s: want %s got %s; %s", stepLabel(i, k, n), s.Want, got, target.describe(&dec)))
+			}
+		}
+		r.steps = append(r.steps, runs)
+		last := runs[len(runs)-1].last
+		fmt.Fprintf(&explain, "step %d at %s, %s: %s\n", i+1, formatDuration(now.Sub(t.start)), plural(n, "request"), summarize(runs))
+		explain.WriteString("  " + target.explainDecision(&last, res.Descriptors) + "\n")
+		r.Failures = append(r.Failures, target.checkDetails(fmt.Sprintf("step %d", i+1), s, &last)...)
+	}
+	r.Explain = explain.String()
+	return r
+}
+
+// stepLabel names repetition k of n of step i: "step 2" or "step 2 (request 51 of 60)".
+func stepLabel(i, k, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("step %d", i+1)
+	}
+	return fmt.Sprintf("step %d (request %d of %d)", i+1, k+1, n)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// summarize writes the runs of a step: "OK", or "49 OK, then 11 OVER_LIMIT".
+func summarize(runs []run) string {
+	if len(runs) == 1 {
+		return runs[0].last.Code.String()
+	}
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		parts[i] = fmt.Sprintf("%d %s", r.n, r.last.Code)
+	}
+	return strings.Join(parts, ", then ")
+}
+
+// explainDecision says in words which descriptor and limit decided.
+func (t *Target) explainDecision(d *Decision, descs []descriptor.Descriptor) string {
+	switch {
+	case !d.Called:
+		return "no descriptors: the rate-limit service is not called, the request is admitted"
+	case d.Descriptor < 0:
+		return "no limit applies to any descriptor: the request is admitted"
+	}
+	verb := "admitted"
+	if d.Code == limit.CodeOverLimit {
+		verb = "rejected"
+	}
+	return fmt.Sprintf("%s by %s, reset in %s, on descriptor %d (%s)", verb, t.describeStatus(d.Domain, &d.Status),
+		formatDuration(d.Status.DurationUntilReset), d.Descriptor, formatEntries(&descs[d.Descriptor]))
+}
+
+// checkDetails compares the optional expectations of a step with its last decision.
+func (t *Target) checkDetails(label string, s *Step, d *Decision) []string {
+	var out []string
+	if s.Limit != nil || s.Remaining != nil || s.Reset != nil {
+		var st limit.DescriptorStatus
+		if d.Descriptor >= 0 {
+			st = d.Status
+		}
+		out = append(out, t.checkStatus(label, d.Domain, &Status{Want: s.Want, Limit: s.Limit, Remaining: s.Remaining, Reset: s.Reset}, &st, false)...)
+	}
+	if s.Statuses != nil {
+		if len(s.Statuses) != len(d.Statuses) {
+			out = append(out, fmt.Sprintf("%s: want %d statuses got %d", label, len(s.Statuses), len(d.Statuses)))
+			return out
+		}
+		for i := range s.Statuses {
+			out = append(out, t.checkStatus(fmt.Sprintf("%s: statuses[%d]", label, i), d.Domain, &s.Statuses[i], &d.Statuses[i], true)...)
+		}
+	}
+	return out
+}
+
+// checkStatus compares one expected status with st; the code only when withCode.
+func (t *Target) checkStatus(label, domain string, want *Status, st *limit.DescriptorStatus, withCode bool) []string {
+	var out []string
+	got := t.describeStatus(domain, st)
+	if withCode && st.Code.String() != want.Want {
+		out = append(out, fmt.Sprintf("%s: want %s got %s; %s", label, want.Want, st.Code, got))
+	}
+	name := ""
+	if st.CurrentLimit != nil {
+		name = st.CurrentLimit.Name
+	}
+	if want.Limit != nil && *want.Limit != name {
+		out = append(out, fmt.Sprintf("%s: want limit %q got %s", label, *want.Limit, got))
+	}
+	if want.Remaining != nil && *want.Remaining != st.LimitRemaining {
+		out = append(out, fmt.Sprintf("%s: want remaining %d got %s", label, *want.Remaining, got))
+	}
+	if want.Reset != nil {
+		w, _ := time.ParseDuration(*want.Reset) // validated
+		if w != st.DurationUntilReset {
+			out = append(out, fmt.Sprintf("%s: want reset %s got %s; %s", label, *want.Reset, formatDuration(st.DurationUntilReset), got))
+		}
+	}
+	return out
+}

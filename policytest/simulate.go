@@ -1,0 +1,243 @@
+package policytest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
+)
+
+// MaxBuckets is the most buckets a LimitStats timeline holds: when a replay spans more
+// seconds, buckets double in width, so memory stays constant whatever the length of the log.
+const MaxBuckets = 2048
+
+// Simulator replays requests against a target on a clock driven by their timestamps, with
+// counters in memory, and counts per limit what happened. It is not safe for concurrent use.
+type Simulator struct {
+	target *Target
+	ev     *limit.Evaluator
+	// probes[domain] are evaluators of one limit each over a store that counts nothing: the
+	// evaluator says whether that limit applies to a request, by asking the store.
+	probes   map[string][]probe
+	stats    []LimitStats
+	requests int64
+
+	tl timeline
+
+	req       descriptor.Request
+	res       descriptor.Result
+	resp      limit.Response
+	probeResp limit.Response
+	seen      []bool
+}
+
+// probe finds out whether one limit applies to a request.
+type probe struct {
+	index int
+	ev    *limit.Evaluator
+	store *probeStore
+}
+
+// probeStore admits everything and remembers whether it was asked.
+type probeStore struct{ asked bool }
+
+func (s *probeStore) Update(_ context.Context, _ time.Time, updates []counter.Update, decisions []counter.Decision) error {
+	s.asked = s.asked || len(updates) > 0
+	for i := range updates {
+		decisions[i] = counter.Decision{Allowed: true}
+	}
+	return nil
+}
+
+// LimitStats is what happened to one limit during a replay.
+type LimitStats struct {
+	// Limit is the limit.
+	Limit limit.Limit
+	// Requests counts the requests it applied to.
+	Requests int64
+	// Admitted counts those admitted (by every limit).
+	Admitted int64
+	// Limited counts the requests it rejected: a descriptor was over the limit on it.
+	Limited int64
+	// FirstLimited is the time of the first request it rejected; zero when none.
+	FirstLimited time.Time
+	// PeakPerSecond is the most requests it applied to within one second of the log.
+	PeakPerSecond int64
+	// Timeline counts admitted and limited requests per bucket of Report.BucketWidth from
+	// Report.Origin; in a Report, every limit's timeline spans every request.
+	Timeline []Bucket
+
+	second, inSecond int64
+}
+
+// Bucket is one interval of a timeline.
+type Bucket struct {
+	// Admitted and Limited count the requests the limit applied to in the interval.
+	Admitted, Limited int64
+}
+
+// Report is the outcome of a replay.
+type Report struct {
+	// Requests counts the requests replayed.
+	Requests int64
+	// Origin is the first request's second; BucketWidth the width of timeline buckets.
+	Origin      time.Time
+	BucketWidth time.Duration
+	// Limits are the target's limits, in order.
+	Limits []LimitStats
+}
+
+// NewSimulator returns a simulator over target with fresh counters in a memory store.
+func NewSimulator(target *Target) (*Simulator, error) {
+	ev, err := limit.NewEvaluator(target.Limits, counter.NewMemoryStore(counter.MemoryOptions{}))
+	if err != nil {
+		return nil, err
+	}
+	s := &Simulator{target: target, ev: ev, probes: map[string][]probe{}}
+	s.stats = make([]LimitStats, len(target.Limits))
+	s.seen = make([]bool, len(target.Limits))
+	for i, l := range target.Limits {
+		s.stats[i].Limit = l
+		s.stats[i].second = -1
+		st := &probeStore{}
+		pev, err := limit.NewEvaluator([]limit.Limit{l}, st)
+		if err != nil {
+			return nil, err
+		}
+		s.probes[l.Namespace] = append(s.probes[l.Namespace], probe{index: i, ev: pev, store: st})
+	}
+	return s, nil
+}
+
+// Replay runs one request at its time and returns what decided it.
+func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
+	s.requests++
+	if s.tl.width == 0 {
+		s.tl.origin, s.tl.width = e.Time.Unix(), 1
+	}
+	s.tl.buckets = max(s.tl.buckets, s.bucket(e.Time)+1)
+	e.request(&s.req)
+	s.target.Engine.GenerateInto(&s.req, &s.res)
+	if !s.res.ShouldCall() {
+		return s.target.decide(&s.resp, false, ""), nil
+	}
+	lreq := limit.RequestFromResult(&s.res)
+	if err := s.ev.Evaluate(context.Background(), e.Time, &lreq, &s.resp); err != nil {
+		return Decision{}, err
+	}
+	d := s.target.decide(&s.resp, true, lreq.Domain)
+	clear(s.seen)
+	for _, st := range s.resp.Statuses {
+		if st.Code == limit.CodeOverLimit && st.CurrentLimit != nil {
+			if i, ok := s.target.limitIndex(lreq.Domain, st.CurrentLimit.Name); ok {
+				s.seen[i] = true
+			}
+		}
+	}
+	sec := e.Time.Unix()
+	for _, p := range s.probes[lreq.Domain] {
+		p.store.asked = false
+		if err := p.ev.Evaluate(context.Background(), e.Time, &lreq, &s.probeResp); err != nil {
+			return Decision{}, err
+		}
+		ls := &s.stats[p.index]
+		limited := s.seen[p.index]
+		if !p.store.asked && !limited {
+			continue
+		}
+		ls.Requests++
+		if ls.second != sec {
+			ls.second, ls.inSecond = sec, 0
+		}
+		ls.inSecond++
+		ls.PeakPerSecond = max(ls.PeakPerSecond, ls.inSecond)
+		switch {
+		case d.Code == limit.CodeOK:
+			ls.Admitted++
+		case limited:
+			ls.Limited++
+			if ls.FirstLimited.IsZero() {
+				ls.FirstLimited = e.Time
+			}
+		}
+		s.record(p.index, e.Time, d.Code == limit.CodeOK, limited)
+	}
+	return d, nil
+}
+
+// timeline state, shared by every limit.
+type timeline struct {
+	origin  int64 // Unix second of the first request
+	width   int64 // seconds per bucket
+	buckets int   // buckets up to the latest request
+}
+
+// record counts a request in a limit's timeline.
+func (s *Simulator) record(i int, t time.Time, admitted, limited bool) {
+	if !admitted && !limited {
+		return
+	}
+	tl := &s.stats[i]
+	b := s.bucket(t)
+	for b >= len(tl.Timeline) {
+		tl.Timeline = append(tl.Timeline, Bucket{})
+	}
+	if admitted {
+		tl.Timeline[b].Admitted++
+	} else {
+		tl.Timeline[b].Limited++
+	}
+}
+
+// bucket returns the timeline bucket of t, coarsening every timeline when t is beyond
+// MaxBuckets; requests before the first one count in the first bucket.
+func (s *Simulator) bucket(t time.Time) int {
+	off := max(t.Unix()-s.tl.origin, 0)
+	for off/s.tl.width >= MaxBuckets {
+		s.tl.width *= 2
+		s.tl.buckets = (s.tl.buckets + 1) / 2
+		for i := range s.stats {
+			tl := s.stats[i].Timeline
+			for j := range tl {
+				if j%2 == 0 {
+					tl[j/2] = tl[j]
+				} else {
+					tl[j/2].Admitted += tl[j].Admitted
+					tl[j/2].Limited += tl[j].Limited
+				}
+			}
+			s.stats[i].Timeline = tl[:(len(tl)+1)/2]
+		}
+	}
+	return int(off / s.tl.width)
+}
+
+// Explain says in words what decided a request Replay returned d for.
+func (s *Simulator) Explain(d *Decision) string {
+	return s.target.explainDecision(d, s.res.Descriptors)
+}
+
+// Describe names the deciding limit of d and what it left: `limit "admin" 5/10s remaining 0`.
+func (s *Simulator) Describe(d *Decision) string { return s.target.describe(d) }
+
+// Report returns the counts so far.
+func (s *Simulator) Report() Report {
+	r := Report{Requests: s.requests, Limits: make([]LimitStats, len(s.stats))}
+	if s.tl.width > 0 {
+		r.Origin, r.BucketWidth = time.Unix(s.tl.origin, 0).UTC(), time.Duration(s.tl.width)*time.Second
+	}
+	for i, ls := range s.stats {
+		ls.Timeline = append(make([]Bucket, 0, s.tl.buckets), ls.Timeline...)
+		ls.Timeline = ls.Timeline[:s.tl.buckets]
+		r.Limits[i] = ls
+	}
+	return r
+}
+
+// String is a one-line summary, for progress lines.
+func (s *Simulator) String() string {
+	return fmt.Sprintf("%d requests", s.requests)
+}

@@ -1,0 +1,184 @@
+package policytest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/yamljson"
+)
+
+// Target is what a test or a replay runs requests against: the descriptor engine of one
+// PluginConfig and the limits of its rate-limit service, both built by the packages
+// production uses.
+type Target struct {
+	// Engine generates the descriptors.
+	Engine *descriptor.Engine
+	// Limits are the service's limits; every one has a Name (limits without one are named
+	// "limits[i]" after their position), so that a decision names the limit that made it.
+	Limits []limit.Limit
+	// Warnings are merge.Compile's warnings about the inputs of a compiled topology: routes
+	// that attach to no Gateway, policies that apply to no request.
+	Warnings []merge.Warning
+
+	index map[limitKey]int // of Limits, by domain and name
+}
+
+// limitKey identifies a limit in a decision: the request's domain and the limit's name.
+type limitKey struct{ domain, name string }
+
+// CompileTopology reads the Gateway API objects and RateLimitPolicies in paths as "rlpkit
+// compile" does (policy.Read, merge.Compile) and returns the target of the Gateway
+// "namespace/name".
+func CompileTopology(paths []string, gateway string) (*Target, error) {
+	set, err := policy.Read(paths, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := merge.Compile(set, merge.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, gw := range res.Gateways {
+		if gw.Gateway == gateway {
+			engine, err := descriptor.Compile(&gw.PluginConfig)
+			if err != nil {
+				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
+			}
+			t := NewTarget(engine, gw.Limits)
+			t.Warnings = res.Warnings
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("no Gateway %s among the inputs %s", gateway, strings.Join(paths, " "))
+}
+
+// LoadFiles reads a PluginConfig file (YAML or JSON, either schema) and a limits file in
+// limitador's format and returns their target. Problems are reported as
+// "file:line: field: what is wrong", one a line.
+func LoadFiles(pluginConfig, limits string) (*Target, error) {
+	doc, err := readDocument(pluginConfig, "a PluginConfig file holds one document")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := descriptor.Decode(doc.JSON)
+	var engine *descriptor.Engine
+	if err == nil {
+		engine, err = descriptor.Compile(cfg)
+	}
+	if err != nil {
+		var list descriptor.Errors
+		if !errors.As(err, &list) {
+			return nil, fmt.Errorf("%s: %w", pluginConfig, err)
+		}
+		return nil, locate(pluginConfig, doc, list, func(e *descriptor.FieldError) string { return e.Field })
+	}
+	doc, err = readDocument(limits, "a limits file holds one document, a list of limits")
+	if err != nil {
+		return nil, err
+	}
+	list, err := limit.DecodeLimits(doc.JSON)
+	if err != nil {
+		var el limit.ErrorList
+		if !errors.As(err, &el) {
+			return nil, fmt.Errorf("%s: %w", limits, err)
+		}
+		return nil, locate(limits, doc, el, func(e *limit.FieldError) string { return e.Path })
+	}
+	return NewTarget(engine, list), nil
+}
+
+// NewTarget returns the target of an engine and the limits of its rate-limit service; it
+// names the unnamed limits of a copy of limits "limits[i]". Decisions name their limit, so
+// names should be unique within a namespace (merge.Compile's are).
+func NewTarget(engine *descriptor.Engine, limits []limit.Limit) *Target {
+	named := make([]limit.Limit, len(limits))
+	for i, l := range limits {
+		if l.Name == "" {
+			l.Name = fmt.Sprintf("limits[%d]", i)
+		}
+		named[i] = l
+	}
+	t := &Target{Engine: engine, Limits: named, index: make(map[limitKey]int, len(named))}
+	for i := len(named) - 1; i >= 0; i-- {
+		t.index[limitKey{named[i].Namespace, named[i].Name}] = i // the first of a name wins
+	}
+	return t
+}
+
+// limitIndex returns the index of the limit of domain named name.
+func (t *Target) limitIndex(domain, name string) (int, bool) {
+	i, ok := t.index[limitKey{domain, name}]
+	return i, ok
+}
+
+// load builds the target of a test, its paths relative to the test file.
+func (t *Test) load() (*Target, error) {
+	dir := filepath.Dir(t.File)
+	rel := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	var target *Target
+	var err error
+	if t.Spec.PluginConfig != "" {
+		target, err = LoadFiles(rel(t.Spec.PluginConfig), rel(t.Spec.Limits))
+	} else {
+		paths := make([]string, len(t.Spec.Inputs))
+		for i, p := range t.Spec.Inputs {
+			paths[i] = rel(p)
+		}
+		target, err = CompileTopology(paths, t.Spec.Gateway)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %s %s: the inputs do not compile:\n%w", t.File, t.Line, Kind, t.Metadata.Name, err)
+	}
+	return target, nil
+}
+
+// readDocument reads a file that holds one YAML or JSON document.
+func readDocument(file, tooMany string) (*yamljson.Document, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := yamljson.Convert(data)
+	if err != nil {
+		lines := strings.Split(err.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = file + ": " + l
+		}
+		return nil, errors.New(strings.Join(lines, "\n"))
+	}
+	var doc *yamljson.Document
+	for i := range docs {
+		if docs[i].Empty() {
+			continue
+		}
+		if doc != nil {
+			return nil, fmt.Errorf("%s:%d: %s", file, docs[i].StartLine, tooMany)
+		}
+		doc = &docs[i]
+	}
+	if doc == nil {
+		return nil, fmt.Errorf("%s: the file is empty", file)
+	}
+	return doc, nil
+}
+
+// locate reports field errors found in doc, one a line, each prefixed with "file:line: ".
+func locate[E error](file string, doc *yamljson.Document, list []E, field func(E) string) error {
+	lines := make([]string, len(list))
+	for i, e := range list {
+		lines[i] = fmt.Sprintf("%s:%d: %s", file, doc.Line(field(e)), e.Error())
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}

@@ -1,0 +1,134 @@
+package policytest
+
+import "github.com/rlpkit/rlpkit/descriptor"
+
+// The kind and apiVersion of a PolicyTest document (package policy skips them).
+const (
+	Kind       = "PolicyTest"
+	APIVersion = "rlpkit.dev/v1alpha1"
+)
+
+// PolicyTest is one test document: the inputs to compile and the cases to run against them.
+type PolicyTest struct {
+	// APIVersion MUST be rlpkit.dev/v1alpha1.
+	APIVersion string `json:"apiVersion"`
+	// Kind MUST be PolicyTest.
+	Kind string `json:"kind"`
+	// Metadata names the test.
+	Metadata Metadata `json:"metadata"`
+	// Spec is what the test runs.
+	Spec Spec `json:"spec"`
+}
+
+// Metadata names a PolicyTest.
+type Metadata struct {
+	// Name is the test's name, required; it appears in every message about the test.
+	Name string `json:"name"`
+}
+
+// Spec names the inputs of a test and its cases. It takes either Inputs and Gateway, or
+// PluginConfig and Limits.
+type Spec struct {
+	// Inputs are files and directories of Gateway API objects, RateLimitPolicies and
+	// Namespaces, relative to the test file, read as "rlpkit compile" reads them (a PolicyTest
+	// among them is skipped, so "." names the test's own directory).
+	// +optional
+	Inputs []string `json:"inputs,omitempty"`
+	// Gateway is the "namespace/name" of the Gateway whose compiled PluginConfig and limits
+	// the cases run against; required with Inputs.
+	// +optional
+	Gateway string `json:"gateway,omitempty"`
+	// PluginConfig is a PluginConfig file (either schema), relative to the test file.
+	// +optional
+	PluginConfig string `json:"pluginConfig,omitempty"`
+	// Limits is a limits file in limitador's format, relative to the test file; required with
+	// PluginConfig. A limit without a name is reported as "limits[i]".
+	// +optional
+	Limits string `json:"limits,omitempty"`
+	// Start is the simulated instant every case starts at, RFC 3339; default
+	// 2024-01-01T00:00:00Z, where windows of a minute, an hour and a day begin.
+	// +optional
+	Start string `json:"start,omitempty"`
+	// Cases are run each on its own, with fresh counters.
+	Cases []Case `json:"cases"`
+}
+
+// Case is one request, the descriptors it should produce, and the decisions it should get
+// when sent at the steps' instants.
+type Case struct {
+	// Name identifies the case within the test: non-empty, unique, without spaces or "/".
+	Name string `json:"name"`
+	// Request is the HTTP request the case sends.
+	Request Request `json:"request"`
+	// Descriptors, when set, are the descriptors the request must produce, in order, as
+	// "rlpkit descriptors" prints them; [] means none (the service is not called).
+	// +optional
+	Descriptors *[]descriptor.Descriptor `json:"descriptors,omitempty"`
+	// Steps send the request on the simulated clock and check each decision.
+	// +optional
+	Steps []Step `json:"steps,omitempty"`
+}
+
+// Request is an HTTP request, as a proxy sees it.
+type Request struct {
+	// Method defaults to GET.
+	// +optional
+	Method string `json:"method,omitempty"`
+	// URL is absolute: http://api.toystore.com/admin?x=1. Its host is the authority unless
+	// Headers has a Host.
+	URL string `json:"url"`
+	// Headers are the request headers, name to value.
+	// +optional
+	Headers map[string]string `json:"headers,omitempty"`
+	// RemoteAddress is the client address (IP, optionally with port).
+	// +optional
+	RemoteAddress string `json:"remoteAddress,omitempty"`
+	// Metadata is the request's dynamic metadata: namespace to struct.
+	// +optional
+	Metadata map[string]map[string]any `json:"metadata,omitempty"`
+	// HitsAddend is the request-level cost; 0 means unset (1).
+	// +optional
+	HitsAddend uint32 `json:"hitsAddend,omitempty"`
+}
+
+// Step sends the case's request Repeat times at one instant and checks the decisions.
+type Step struct {
+	// At is when: "+10s" is 10 seconds after the previous step (or the start), "90s" is 90
+	// seconds after the start; Go duration syntax. Default "+0s".
+	// +optional
+	At string `json:"at,omitempty"`
+	// Repeat is how many times the request is sent; default 1.
+	// +optional
+	Repeat int `json:"repeat,omitempty"`
+	// Want is the expected decision of every repetition: OK or OVER_LIMIT.
+	Want string `json:"want"`
+	// Limit is the name of the limit that decided the last repetition: the first over, or
+	// else the one with the least remaining.
+	// +optional
+	Limit *string `json:"limit,omitempty"`
+	// Remaining is that limit's remaining hits after the last repetition.
+	// +optional
+	Remaining *uint32 `json:"remaining,omitempty"`
+	// Reset is the time until that limit's counter resets, after the last repetition.
+	// +optional
+	Reset *string `json:"reset,omitempty"`
+	// Statuses, when set, are the expected statuses of the last repetition, one per
+	// descriptor in order.
+	// +optional
+	Statuses []Status `json:"statuses,omitempty"`
+}
+
+// Status is the expected answer for one descriptor.
+type Status struct {
+	// Want is OK or OVER_LIMIT.
+	Want string `json:"want"`
+	// Limit is the name of the descriptor's current limit; "" when none applies.
+	// +optional
+	Limit *string `json:"limit,omitempty"`
+	// Remaining is the current limit's remaining hits.
+	// +optional
+	Remaining *uint32 `json:"remaining,omitempty"`
+	// Reset is the time until the current limit's counter resets.
+	// +optional
+	Reset *string `json:"reset,omitempty"`
+}
