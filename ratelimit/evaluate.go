@@ -96,7 +96,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, re
 			if d.Override.Unit.Seconds() == 0 {
 				return nil, &InvalidRequestError{Msg: fmt.Sprintf("descriptors[%d].limit.unit: %v is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR", i, d.Override.Unit)}
 			}
-			r := &Rule{RequestsPerUnit: d.Override.RequestsPerUnit, Unit: d.Override.Unit}
+			r := &Rule{RequestsPerUnit: d.Override.RequestsPerUnit, Unit: d.Override.Unit, UnitMultiplier: d.Override.UnitMultiplier}
 			items = append(items, item{desc: i, rule: r, stats: overrideStatsKey(req.Domain, d.Entries)})
 			continue
 		}

@@ -30,6 +30,8 @@ type Descriptor struct {
 type Override struct {
 	RequestsPerUnit uint32
 	Unit            Unit
+	// UnitMultiplier makes the window several units long; 0 means 1.
+	UnitMultiplier uint32
 }
 
 // Code is a status code, numbered as Envoy's protocol.
