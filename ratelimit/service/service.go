@@ -33,7 +33,7 @@ type Options struct {
 	// ResponseHeaders (LIMIT_RESPONSE_HEADERS_ENABLED) adds the RateLimit
 	// header fields to responses, named by HeaderLimit, HeaderRemaining and
 	// HeaderReset (the defaults above when empty).
-	ResponseHeaders                          bool
+	ResponseHeaders                           bool
 	HeaderLimit, HeaderRemaining, HeaderReset string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
