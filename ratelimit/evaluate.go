@@ -136,7 +136,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, re
 		}
 	}
 	e.report(resp, items, updates, decisions)
-	if over && !e.o.ShadowMode {
+	switch {
+	case over && e.o.ShadowMode:
+		resp.ShadowedOverLimit = true
+	case over:
 		resp.Code = CodeOverLimit
 	}
 	return resp, nil

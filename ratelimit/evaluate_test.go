@@ -214,7 +214,7 @@ func TestEvaluateGlobalShadowMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, ev, cfg, []step{
-		{0, req(desc("zero", "x"), desc("user", "s")), resp(OK, lim(OVER, "", 0, UnitSecond, 0, sec), lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
+		{0, req(desc("zero", "x"), desc("user", "s")), &Response{Code: OK, ShadowedOverLimit: true, Statuses: []Status{lim(OVER, "", 0, UnitSecond, 0, sec), lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)}}, ""},
 		// The request was let through, so the counter that had room counted it.
 		{0, req(desc("user", "s")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
 	})

@@ -184,3 +184,25 @@ func TestLoadErrorHasReferenceMessage(t *testing.T) {
 		t.Errorf("Load() = %v, want the reference's message", err)
 	}
 }
+
+func TestDump(t *testing.T) {
+	cfg := mustLoad(t, `domain: d
+descriptors:
+  - key: a
+    value: x
+    shadow_mode: true
+    rate_limit: {unit: day, requests_per_unit: 5, name: n}
+    descriptors:
+      - key: b
+        rate_limits: [{unit: second, requests_per_unit: 1, unit_multiplier: 10, algorithm: gcra}]
+  - key: c
+    rate_limit: {unlimited: true}
+  - key: w
+`)
+	want := "d.a_x: unit=DAY requests_per_unit=5 name=n, shadow_mode: true\n" +
+		"d.a_x.b: unit=SECOND requests_per_unit=1 unit_multiplier=10 algorithm=gcra, shadow_mode: false\n" +
+		"d.c: unlimited, shadow_mode: false\n"
+	if got := cfg.Dump(); got != want {
+		t.Errorf("Dump() = %q, want %q", got, want)
+	}
+}

@@ -69,4 +69,7 @@ type Status struct {
 type Response struct {
 	Code     Code
 	Statuses []Status
+	// ShadowedOverLimit is set when Options.ShadowMode turned an over-limit
+	// answer into OK (the reference's global_shadow_mode statistic).
+	ShadowedOverLimit bool
 }

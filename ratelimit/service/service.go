@@ -49,6 +49,9 @@ type Outcome struct {
 	Code rlsv3.RateLimitResponse_Code
 	// Duration is the time the call took.
 	Duration time.Duration
+	// ShadowedOverLimit is set when global shadow mode turned an over-limit
+	// answer into OK.
+	ShadowedOverLimit bool
 }
 
 // Service implements rlsv3.RateLimitServiceServer over a ratelimit
@@ -92,9 +95,9 @@ func (s *Service) Config() *ratelimit.Config { return s.cfg.Load() }
 // ShouldRateLimit implements rlsv3.RateLimitServiceServer.
 func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
 	start := s.o.Now()
-	resp, err := s.decide(ctx, start, req)
+	resp, shadowed, err := s.decide(ctx, start, req)
 	if s.o.Observe != nil {
-		o := Outcome{Err: err, Duration: time.Since(start)}
+		o := Outcome{Err: err, Duration: time.Since(start), ShadowedOverLimit: shadowed}
 		if resp != nil {
 			o.Code = resp.OverallCode
 		}
@@ -106,20 +109,20 @@ func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitReque
 	return resp, nil
 }
 
-func (s *Service) decide(ctx context.Context, now time.Time, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
+func (s *Service) decide(ctx context.Context, now time.Time, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, bool, error) {
 	r, err := convert(req)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	res, err := s.o.Evaluator.Evaluate(ctx, s.cfg.Load(), now, r)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	out := response(res)
 	if s.o.ResponseHeaders {
 		out.ResponseHeadersToAdd = s.headers(res)
 	}
-	return out, nil
+	return out, res.ShadowedOverLimit, nil
 }
 
 // convert turns an RLS request into a ratelimit.Request.

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/redis"
+)
+
+// backend is the counter store with what is needed to close it.
+type backend struct {
+	counter.Store
+	kind  string
+	close func() error
+}
+
+// errMemcache is the answer to BACKEND_TYPE=memcache.
+var errMemcache = errors.New("BACKEND_TYPE=memcache: memcache is not offered; use BACKEND_TYPE=redis, or BACKEND_TYPE=memory for a single instance")
+
+// openBackend returns the store BACKEND_TYPE names. A Redis that does not
+// answer is not an error: calls fail until it does (no crash loop).
+func openBackend(s settings) (*backend, error) {
+	switch s.backendType {
+	case "memcache":
+		return nil, errMemcache
+	case "memory":
+		return &backend{Store: counter.NewMemoryStore(counter.MemoryOptions{}), kind: "memory", close: func() error { return nil }}, nil
+	}
+	client, err := redisClient(s)
+	if err != nil {
+		return nil, err
+	}
+	store, err := redis.New(client, redis.Options{KeyPrefix: s.cacheKeyPrefix})
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	return &backend{Store: timeoutStore{store, s.redisTimeout}, kind: "redis", close: client.Close}, nil
+}
+
+// redisClient builds the go-redis client of REDIS_TYPE, REDIS_URL and the
+// rest, as the reference reads them: a bare host:port (tcp) or a socket
+// path (unix); for a cluster, comma-separated host:port seeds; for
+// sentinel, the master's name then the sentinels, comma-separated.
+func redisClient(s settings) (goredis.UniversalClient, error) {
+	user, password := "", s.redisAuth
+	if u, p, ok := strings.Cut(s.redisAuth, ":"); ok {
+		user, password = u, p
+	}
+	var tlsConfig *tls.Config
+	if s.redisTLS {
+		var err error
+		if tlsConfig, err = redisTLS(s); err != nil {
+			return nil, err
+		}
+	}
+	parts := strings.Split(s.redisURL, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	network := s.redisSocketType
+	switch s.redisType {
+	case "cluster":
+		return goredis.NewClusterClient(&goredis.ClusterOptions{
+			Addrs: parts, Username: user, Password: password, TLSConfig: tlsConfig, PoolSize: s.redisPoolSize,
+			DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout, ContextTimeoutEnabled: true,
+		}), nil
+	case "sentinel":
+		if len(parts) < 2 {
+			return nil, fmt.Errorf("REDIS_URL=%q: with REDIS_TYPE=sentinel, want the master's name and one or more sentinels: name,host:port[,host:port...]", s.redisURL)
+		}
+		return goredis.NewFailoverClient(&goredis.FailoverOptions{
+			MasterName: parts[0], SentinelAddrs: parts[1:], Username: user, Password: password, TLSConfig: tlsConfig,
+			PoolSize: s.redisPoolSize, DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout,
+			ContextTimeoutEnabled: true,
+		}), nil
+	}
+	if len(parts) != 1 || parts[0] == "" {
+		return nil, fmt.Errorf("REDIS_URL=%q: with REDIS_TYPE=single, want one address", s.redisURL)
+	}
+	return goredis.NewClient(&goredis.Options{
+		Network: network, Addr: parts[0], Username: user, Password: password, TLSConfig: tlsConfig,
+		PoolSize: s.redisPoolSize, DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout,
+		ContextTimeoutEnabled: true,
+	}), nil
+}
+
+// redisTLS is the TLS configuration of REDIS_TLS_*.
+func redisTLS(s settings) (*tls.Config, error) {
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	if s.redisTLSCACert != "" {
+		pem, err := os.ReadFile(s.redisTLSCACert)
+		if err != nil {
+			return nil, fmt.Errorf("REDIS_TLS_CACERT: %w", err)
+		}
+		c.RootCAs = x509.NewCertPool()
+		if !c.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("REDIS_TLS_CACERT=%s: no PEM certificate in the file", s.redisTLSCACert)
+		}
+	}
+	if s.redisTLSCert != "" || s.redisTLSKey != "" {
+		cert, err := tls.LoadX509KeyPair(s.redisTLSCert, s.redisTLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("REDIS_TLS_CLIENT_CERT, REDIS_TLS_CLIENT_KEY: %w", err)
+		}
+		c.Certificates = []tls.Certificate{cert}
+	}
+	if s.redisTLSSkipVerifyHostname {
+		// Verify the chain but not the name, as the reference's option does.
+		c.InsecureSkipVerify = true
+		roots := c.RootCAs
+		c.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("redis: server sent no certificate")
+			}
+			inter := x509.NewCertPool()
+			for _, ic := range cs.PeerCertificates[1:] {
+				inter.AddCert(ic)
+			}
+			_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+			return err
+		}
+	}
+	return c, nil
+}
+
+// timeoutStore bounds every update by REDIS_TIMEOUT, so that a Redis that
+// hangs fails calls rather than holding them.
+type timeoutStore struct {
+	counter.Store
+	timeout time.Duration
+}
+
+func (s timeoutStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return s.Store.Update(ctx, now, updates, decisions)
+}

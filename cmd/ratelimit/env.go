@@ -1,0 +1,267 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// settings is the environment of the reference, read once at start.
+type settings struct {
+	runtimeRoot, runtimeSubdirectory, runtimeAppDirectory string
+	runtimeWatchRoot, runtimeIgnoreDotFiles               bool
+	mergeDomainConfig                                     bool
+
+	grpcHost  string
+	grpcPort  int
+	host      string
+	port      int
+	debugHost string
+	debugPort int
+
+	grpcTLS                         bool
+	grpcTLSCert, grpcTLSKey, grpcCA string
+
+	logLevel  slog.Level
+	logFormat string
+
+	backendType                string
+	redisSocketType            string
+	redisURL                   string
+	redisType                  string
+	redisPoolSize              int
+	redisAuth                  string
+	redisTLS                   bool
+	redisTLSCACert             string
+	redisTLSCert               string
+	redisTLSKey                string
+	redisTLSSkipVerifyHostname bool
+	redisTimeout               time.Duration
+	cacheKeyPrefix             string
+
+	localCacheBytes int
+	nearLimitRatio  float64
+	shadowMode      bool
+
+	responseHeaders                           bool
+	headerLimit, headerRemaining, headerReset string
+
+	useStatsd          bool
+	statsdHost         string
+	statsdPort         int
+	statsFlush         time.Duration
+	extraTags          []string // "k:v", sorted
+	usePrometheus      bool
+	prometheusAddr     string
+	prometheusPath     string
+	disableStats       bool
+	healthyWithConfig  bool
+	forceStartNoConfig bool
+}
+
+// implemented lists the variables read here with their defaults.
+var implemented = map[string]string{
+	"RUNTIME_ROOT": "/srv/runtime_data/current", "RUNTIME_SUBDIRECTORY": "", "RUNTIME_APPDIRECTORY": "config",
+	"RUNTIME_WATCH_ROOT": "true", "RUNTIME_IGNOREDOTFILES": "false", "MERGE_DOMAIN_CONFIG": "false",
+	"GRPC_HOST": "0.0.0.0", "GRPC_PORT": "8081", "HOST": "0.0.0.0", "PORT": "8080",
+	"DEBUG_HOST": "0.0.0.0", "DEBUG_PORT": "6070",
+	"GRPC_SERVER_USE_TLS": "false", "GRPC_SERVER_TLS_CERT": "", "GRPC_SERVER_TLS_KEY": "", "GRPC_CLIENT_TLS_CACERT": "",
+	"LOG_LEVEL": "WARN", "LOG_FORMAT": "text",
+	"BACKEND_TYPE": "redis", "REDIS_SOCKET_TYPE": "unix", "REDIS_URL": "/var/run/nutcracker/ratelimit.sock",
+	"REDIS_TYPE": "SINGLE", "REDIS_POOL_SIZE": "10", "REDIS_AUTH": "", "REDIS_TLS": "false",
+	"REDIS_TLS_CACERT": "", "REDIS_TLS_CLIENT_CERT": "", "REDIS_TLS_CLIENT_KEY": "",
+	"REDIS_TLS_SKIP_HOSTNAME_VERIFICATION": "false", "REDIS_TIMEOUT": "10s",
+	"CACHE_KEY_PREFIX": "", "EXPIRATION_JITTER_MAX_SECONDS": "300", "LOCAL_CACHE_SIZE_IN_BYTES": "0",
+	"NEAR_LIMIT_RATIO": "0.8", "SHADOW_MODE": "false",
+	"LIMIT_RESPONSE_HEADERS_ENABLED": "false", "LIMIT_LIMIT_HEADER": "RateLimit-Limit",
+	"LIMIT_REMAINING_HEADER": "RateLimit-Remaining", "LIMIT_RESET_HEADER": "RateLimit-Reset",
+	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5",
+	"EXTRA_TAGS": "", "USE_PROMETHEUS": "false", "PROMETHEUS_ADDR": ":9090", "PROMETHEUS_PATH": "/metrics",
+	"DISABLE_STATS": "false", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED": "false",
+	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
+	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "CONFIG_TYPE": "FILE",
+}
+
+// notImplemented lists variables of the reference that are not read, and
+// what happens instead; setting one is reported once at start.
+var notImplemented = map[string]string{
+	"REDIS_PIPELINE_WINDOW":                "every request is one Redis round trip already",
+	"REDIS_PIPELINE_LIMIT":                 "every request is one Redis round trip already",
+	"REDIS_PERSECOND":                      "one Redis keeps every counter",
+	"REDIS_PERSECOND_URL":                  "one Redis keeps every counter",
+	"REDIS_PERSECOND_TYPE":                 "one Redis keeps every counter",
+	"REDIS_PERSECOND_SOCKET_TYPE":          "one Redis keeps every counter",
+	"REDIS_PERSECOND_POOL_SIZE":            "one Redis keeps every counter",
+	"REDIS_PERSECOND_AUTH":                 "one Redis keeps every counter",
+	"REDIS_PERSECOND_TLS":                  "one Redis keeps every counter",
+	"REDIS_HEALTH_CHECK_ACTIVE_CONNECTION": "calls fail fast while Redis is down",
+	"REDIS_SENTINEL_AUTH":                  "not supported",
+	"RESPONSE_DYNAMIC_METADATA":            "no dynamic metadata is returned",
+	"QUOTA_MODE":                           "quota_mode rules always apply",
+	"MEMCACHE_HOST_PORT":                   "memcache is not offered",
+	"MEMCACHE_SRV":                         "memcache is not offered",
+	"MEMCACHE_MAX_IDLE_CONNS":              "memcache is not offered",
+	"GRPC_MAX_CONNECTION_AGE":              "connections are kept",
+	"GRPC_MAX_CONNECTION_AGE_GRACE":        "connections are kept",
+	"GRPC_CLIENT_TLS_SAN":                  "client certificates are checked against GRPC_CLIENT_TLS_CACERT only",
+	"TRACING_ENABLED":                      "no tracing",
+	"TRACING_EXPORTER_PROTOCOL":            "no tracing",
+	"TRACING_SERVICE_NAME":                 "no tracing",
+	"TRACING_SERVICE_NAMESPACE":            "no tracing",
+	"TRACING_SERVICE_INSTANCE_ID":          "no tracing",
+	"TRACING_SAMPLING_RATE":                "no tracing",
+	"OTEL_EXPORTER_OTLP_ENDPOINT":          "no tracing",
+	"LOG_TIMESTAMP_FORMAT":                 "RFC 3339 timestamps",
+	"CONFIG_GRPC_XDS_SERVER_URL":           "only CONFIG_TYPE=FILE is offered",
+	"CONFIG_GRPC_XDS_NODE_ID":              "only CONFIG_TYPE=FILE is offered",
+	"XDS_CLIENT_BACKOFF_INITIAL_INTERVAL":  "only CONFIG_TYPE=FILE is offered",
+	"STATSD_PROTOCOL":                      "statsd over UDP",
+	"PROMETHEUS_MAPPER_YAML":               "fixed metric names (see the migration guide)",
+	"GLOBAL_SHADOW_MODE":                   "use SHADOW_MODE",
+	"USE_DOG_STATSD":                       "plain statsd, tags in the name as gostats writes them",
+	"USE_DOG_STATSD_MOGRIFIERS":            "plain statsd",
+}
+
+// envReader reads variables and collects every invalid one.
+type envReader struct {
+	lookup func(string) (string, bool)
+	errs   []error
+}
+
+func (r *envReader) str(name string) string {
+	if v, ok := r.lookup(name); ok {
+		return v
+	}
+	return implemented[name]
+}
+
+func (r *envReader) bool(name string) bool {
+	s := r.str(name)
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want true or false", name, s))
+	}
+	return b
+}
+
+func (r *envReader) int(name string, lo, hi int) int {
+	s := r.str(name)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want a whole number from %d to %d", name, s, lo, hi))
+	}
+	return n
+}
+
+func (r *envReader) duration(name string) time.Duration {
+	s := r.str(name)
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want a positive duration such as 10s or 500ms", name, s))
+	}
+	return d
+}
+
+func (r *envReader) oneOf(name string, values ...string) string {
+	s := r.str(name)
+	for _, v := range values {
+		if strings.EqualFold(s, v) {
+			return v
+		}
+	}
+	r.errs = append(r.errs, fmt.Errorf("%s=%q: want one of %s", name, s, strings.Join(values, ", ")))
+	return values[0]
+}
+
+// readSettings reads the environment. It returns every invalid value, each
+// naming its variable, and the warnings to log once: variables set that are
+// not implemented.
+func readSettings(lookup func(string) (string, bool), environ []string) (settings, []string, error) {
+	r := &envReader{lookup: lookup}
+	var s settings
+	s.runtimeRoot = r.str("RUNTIME_ROOT")
+	s.runtimeSubdirectory = r.str("RUNTIME_SUBDIRECTORY")
+	s.runtimeAppDirectory = r.str("RUNTIME_APPDIRECTORY")
+	s.runtimeWatchRoot = r.bool("RUNTIME_WATCH_ROOT")
+	s.runtimeIgnoreDotFiles = r.bool("RUNTIME_IGNOREDOTFILES")
+	s.mergeDomainConfig = r.bool("MERGE_DOMAIN_CONFIG")
+	s.grpcHost, s.grpcPort = r.str("GRPC_HOST"), r.int("GRPC_PORT", 0, 65535)
+	s.host, s.port = r.str("HOST"), r.int("PORT", 0, 65535)
+	s.debugHost, s.debugPort = r.str("DEBUG_HOST"), r.int("DEBUG_PORT", 0, 65535)
+	s.grpcTLS = r.bool("GRPC_SERVER_USE_TLS")
+	s.grpcTLSCert, s.grpcTLSKey, s.grpcCA = r.str("GRPC_SERVER_TLS_CERT"), r.str("GRPC_SERVER_TLS_KEY"), r.str("GRPC_CLIENT_TLS_CACERT")
+	if s.grpcTLS && (s.grpcTLSCert == "" || s.grpcTLSKey == "") {
+		r.errs = append(r.errs, errors.New("GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"))
+	}
+	level := r.oneOf("LOG_LEVEL", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "TRACE", "FATAL", "PANIC")
+	s.logLevel = map[string]slog.Level{"DEBUG": slog.LevelDebug, "TRACE": slog.LevelDebug, "INFO": slog.LevelInfo,
+		"WARN": slog.LevelWarn, "WARNING": slog.LevelWarn, "ERROR": slog.LevelError, "FATAL": slog.LevelError, "PANIC": slog.LevelError}[level]
+	s.logFormat = r.oneOf("LOG_FORMAT", "text", "json")
+	s.backendType = r.oneOf("BACKEND_TYPE", "redis", "memory", "memcache")
+	s.redisSocketType = r.oneOf("REDIS_SOCKET_TYPE", "unix", "tcp")
+	s.redisURL = r.str("REDIS_URL")
+	s.redisType = r.oneOf("REDIS_TYPE", "single", "sentinel", "cluster")
+	s.redisPoolSize = r.int("REDIS_POOL_SIZE", 1, 1<<20)
+	s.redisAuth = r.str("REDIS_AUTH")
+	s.redisTLS = r.bool("REDIS_TLS")
+	s.redisTLSCACert, s.redisTLSCert, s.redisTLSKey = r.str("REDIS_TLS_CACERT"), r.str("REDIS_TLS_CLIENT_CERT"), r.str("REDIS_TLS_CLIENT_KEY")
+	s.redisTLSSkipVerifyHostname = r.bool("REDIS_TLS_SKIP_HOSTNAME_VERIFICATION")
+	s.redisTimeout = r.duration("REDIS_TIMEOUT")
+	s.cacheKeyPrefix = r.str("CACHE_KEY_PREFIX")
+	if strings.ContainsAny(s.cacheKeyPrefix, "{}") {
+		r.errs = append(r.errs, fmt.Errorf("CACHE_KEY_PREFIX=%q: must not contain '{' or '}', which would change the keys' Redis Cluster hash tags", s.cacheKeyPrefix))
+	}
+	r.int("EXPIRATION_JITTER_MAX_SECONDS", 0, 1<<31-1)
+	s.localCacheBytes = r.int("LOCAL_CACHE_SIZE_IN_BYTES", 0, 1<<40)
+	ratio := r.str("NEAR_LIMIT_RATIO")
+	f, err := strconv.ParseFloat(ratio, 64)
+	if err != nil || f <= 0 || f > 1 {
+		r.errs = append(r.errs, fmt.Errorf("NEAR_LIMIT_RATIO=%q: want a number above 0 and at most 1", ratio))
+	}
+	s.nearLimitRatio = f
+	s.shadowMode = r.bool("SHADOW_MODE")
+	s.responseHeaders = r.bool("LIMIT_RESPONSE_HEADERS_ENABLED")
+	s.headerLimit, s.headerRemaining, s.headerReset = r.str("LIMIT_LIMIT_HEADER"), r.str("LIMIT_REMAINING_HEADER"), r.str("LIMIT_RESET_HEADER")
+	s.useStatsd = r.bool("USE_STATSD")
+	s.statsdHost, s.statsdPort = r.str("STATSD_HOST"), r.int("STATSD_PORT", 1, 65535)
+	s.statsFlush = time.Duration(r.int("GOSTATS_FLUSH_INTERVAL_SECONDS", 1, 86400)) * time.Second
+	if tags := r.str("EXTRA_TAGS"); tags != "" {
+		for _, t := range strings.Split(tags, ",") {
+			k, v, ok := strings.Cut(t, ":")
+			if !ok || k == "" {
+				r.errs = append(r.errs, fmt.Errorf("EXTRA_TAGS=%q: want key:value pairs separated by commas", tags))
+				break
+			}
+			s.extraTags = append(s.extraTags, k+":"+v)
+		}
+		slices.Sort(s.extraTags)
+	}
+	s.usePrometheus = r.bool("USE_PROMETHEUS")
+	s.prometheusAddr, s.prometheusPath = r.str("PROMETHEUS_ADDR"), r.str("PROMETHEUS_PATH")
+	s.disableStats = r.bool("DISABLE_STATS")
+	s.healthyWithConfig = r.bool("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED")
+	s.forceStartNoConfig = r.bool("FORCE_START_WITHOUT_INITIAL_CONFIG")
+	r.oneOf("CONFIG_TYPE", "FILE")
+
+	var warnings []string
+	if r.bool("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT") == false {
+		if _, set := lookup("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT"); set {
+			warnings = append(warnings, "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here")
+		}
+	}
+	if _, set := lookup("EXPIRATION_JITTER_MAX_SECONDS"); set {
+		warnings = append(warnings, "EXPIRATION_JITTER_MAX_SECONDS is read but not used: every key's TTL is the span its counter matters for, set by the store")
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if why, ok := notImplemented[name]; ok {
+			warnings = append(warnings, fmt.Sprintf("%s is not implemented and is ignored: %s", name, why))
+		}
+	}
+	slices.Sort(warnings)
+	return s, warnings, errors.Join(r.errs...)
+}

@@ -1,0 +1,50 @@
+// Command ratelimit is a drop-in replacement for envoyproxy/ratelimit's
+// /bin/ratelimit: the same environment variables with the same defaults,
+// the same configuration files and runtime directory, the same gRPC
+// (envoy.service.ratelimit.v3 ShouldRateLimit, gRPC health service
+// "ratelimit"), HTTP (POST /json, GET /healthcheck) and debug (/rlconfig,
+// /stats, /metrics, /debug/pprof/) interfaces, and the same answers, served
+// by packages ratelimit and ratelimit/service over rlpkit's counter stores.
+//
+// Usage: set the reference's environment variables and run it; it takes no
+// arguments.
+//
+//	RUNTIME_ROOT=/data RUNTIME_SUBDIRECTORY=ratelimit USE_STATSD=false \
+//	  BACKEND_TYPE=redis REDIS_SOCKET_TYPE=tcp REDIS_URL=redis:6379 ratelimit
+//
+// A variable of the reference that it does not implement is reported once at
+// start, as a warning; an invalid value stops it with an error naming the
+// variable (exit code 1), as does BACKEND_TYPE=memcache, which is not
+// offered. BACKEND_TYPE=memory keeps the counters in the process, for a
+// single instance.
+//
+// # Where it differs from envoyproxy/ratelimit
+//
+// A request is decided all or nothing, in one Redis round trip: when any
+// descriptor is over its limit, no counter moves, and the descriptors that
+// were not over report their limit minus their current count (what the
+// reference reports with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true).
+// Rules may opt in to other algorithms, windows of several units and
+// several limits per descriptor (see package ratelimit). Counters are kept
+// in rlpkit's format, not shared with a reference instance. The runtime
+// directory is polled every 250 ms rather than watched with file events.
+// Redis down at start or mid-run makes calls fail fast (gRPC UNKNOWN, as
+// the reference) while the process keeps serving; it never exits for it.
+// FORCE_START_WITHOUT_INITIAL_CONFIG has no effect: as with the reference's
+// file provider, the service always starts, and calls fail until a
+// configuration loads. The migration guide is docs/migrating-from-envoy-ratelimit.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.LookupEnv, os.Environ(), os.Stderr, nil)
+	stop()
+	os.Exit(code)
+}

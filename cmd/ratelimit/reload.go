@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rlpkit/rlpkit/ratelimit"
+)
+
+// pollInterval is how often the runtime directory is looked at.
+const pollInterval = 250 * time.Millisecond
+
+// loader loads the configuration and reloads it when the reference would:
+// with RUNTIME_WATCH_ROOT=true when the RUNTIME_ROOT symbolic link is
+// replaced, otherwise when a file of the application directory is written,
+// created, removed or has its mode changed. It polls rather than subscribing
+// to file events, so it works alike on every file system (a change is seen
+// within pollInterval).
+type loader struct {
+	s     settings
+	log   *slog.Logger
+	stats *stats
+	apply func(*ratelimit.Config)
+	dump  func(*ratelimit.Config) // keeps /rlconfig's text
+
+	mark string // what the last look saw
+}
+
+func (l *loader) dirOptions() ratelimit.DirOptions {
+	return ratelimit.DirOptions{Root: l.s.runtimeRoot, Subdirectory: l.s.runtimeSubdirectory, AppDirectory: l.s.runtimeAppDirectory,
+		WatchRoot: l.s.runtimeWatchRoot, IgnoreDotFiles: l.s.runtimeIgnoreDotFiles}
+}
+
+// load reads and applies the configuration once. A failure keeps the
+// configuration in force, counts config_load_error and is logged.
+func (l *loader) load() error {
+	files, err := ratelimit.ReadDir(l.dirOptions())
+	var cfg *ratelimit.Config
+	if err == nil {
+		cfg, err = ratelimit.Load(files, ratelimit.LoadOptions{MergeDomains: l.s.mergeDomainConfig})
+	}
+	if err != nil {
+		l.stats.configLoadError.Add(1)
+		l.log.Error("error loading new configuration from runtime: the configuration in force is kept", "err", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return err
+	}
+	l.stats.configLoadSuccess.Add(1)
+	l.apply(cfg)
+	l.log.Info("loaded configuration", "files", len(files), "domains", len(cfg.Domains()))
+	return nil
+}
+
+// watch polls until ctx is done and reloads on a change.
+func (l *loader) watch(ctx context.Context) {
+	l.mark = l.look()
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if m := l.look(); m != l.mark {
+			l.mark = m
+			l.load()
+		}
+	}
+}
+
+// look returns what the reload rule compares: the RUNTIME_ROOT link (its
+// target and identity) in watch-root mode, else every file's name, size,
+// mode and modification time in the application directory.
+func (l *loader) look() string {
+	if l.s.runtimeWatchRoot {
+		fi, err := os.Lstat(l.s.runtimeRoot)
+		if err != nil {
+			return "missing"
+		}
+		target, _ := os.Readlink(l.s.runtimeRoot)
+		return fmt.Sprintf("%s %v %v", target, fi.ModTime().UnixNano(), inode(fi))
+	}
+	var b strings.Builder
+	dir := l.dirOptions().Dir()
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			fmt.Fprintf(&b, "%s error\n", path)
+			return nil
+		}
+		fi, err := os.Stat(path) // through links, as ReadDir reads
+		if err != nil {
+			return nil
+		}
+		fmt.Fprintf(&b, "%s %d %v %d\n", path, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+		return nil
+	})
+	return b.String()
+}

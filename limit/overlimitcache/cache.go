@@ -1,0 +1,188 @@
+// Package overlimitcache is a counter.Store wrapper that remembers, in
+// process and within a byte budget, the fixed-window counters known to be
+// full, and answers requests that only touch such counters without asking
+// the wrapped store (typically Redis) until their windows end. It is what
+// envoyproxy/ratelimit's LOCAL_CACHE_SIZE_IN_BYTES does, for any Store.
+//
+// It is not a counter store of its own: it never admits a hit, only
+// rejects ones the wrapped store would reject.
+//
+// # Exactness
+//
+// A counter is remembered only when a decision of the wrapped store showed
+// it full (no hit left) under a fixed window, the one algorithm where a
+// full counter stays full until a known instant (the window's end) whatever
+// happens meanwhile. The remembered entry is tied to the policy (maximum,
+// window), so a raised limit is not answered from an old entry. A request
+// is answered locally only when every counter it touches is remembered
+// full: a request that also touches other counters goes to the wrapped
+// store, which then decides it all or nothing as usual. So the answers are
+// the wrapped store's, except that durations are computed from the
+// remembered window end.
+//
+// # Where it differs from envoyproxy/ratelimit
+//
+// The reference sizes a freecache by bytes; here the budget counts each
+// entry as its key's length plus a fixed overhead (EntryOverhead), and
+// when it is full, expired entries go first, then arbitrary ones.
+package overlimitcache
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+)
+
+// EntryOverhead is what an entry costs beyond its key's bytes, in the
+// byte budget.
+const EntryOverhead = 64
+
+// Cache is a counter.Store that answers from memory for counters known to
+// be full. It is safe for concurrent use; create it with New.
+type Cache struct {
+	inner  counter.Store
+	budget int
+
+	mu      sync.Mutex
+	entries map[string]entry
+	used    int
+
+	hits atomic.Uint64
+}
+
+type entry struct {
+	max     uint64
+	window  time.Duration
+	untilUs int64 // Unix microseconds at which the window ends
+}
+
+var _ counter.Store = (*Cache)(nil)
+
+// New returns a Cache in front of inner holding at most budgetBytes of
+// entries (see EntryOverhead); it must be positive.
+func New(inner counter.Store, budgetBytes int) *Cache {
+	return &Cache{inner: inner, budget: max(budgetBytes, 1), entries: map[string]entry{}}
+}
+
+// Hits returns how many updates were answered from the cache.
+func (c *Cache) Hits() uint64 { return c.hits.Load() }
+
+// Len returns the number of remembered counters.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+// Update implements counter.Store.
+func (c *Cache) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
+	if len(updates) > 0 && c.answer(now, updates, decisions) {
+		c.hits.Add(uint64(len(updates)))
+		return nil
+	}
+	if err := c.inner.Update(ctx, now, updates, decisions); err != nil {
+		return err
+	}
+	c.learn(now, updates, decisions)
+	return nil
+}
+
+// answer fills decisions when every update's counter is remembered full at
+// now, and reports whether it did.
+func (c *Cache) answer(now time.Time, updates []counter.Update, decisions []counter.Decision) bool {
+	if len(decisions) < len(updates) {
+		return false // let the wrapped store report the misuse
+	}
+	nowUs := now.UnixMicro()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range updates {
+		u := &updates[i]
+		e, ok := c.entries[u.Key]
+		if !ok || !fits(e, u.Policy) {
+			return false
+		}
+		if nowUs >= e.untilUs {
+			c.remove(u.Key) // the window has ended: the store decides again
+			return false
+		}
+		if nowUs < e.untilUs-e.window.Microseconds() {
+			return false // a stale instant before the window: the store knows
+		}
+	}
+	for i := range updates {
+		e := c.entries[updates[i].Key]
+		left := time.Duration(e.untilUs-nowUs) * time.Microsecond
+		decisions[i] = counter.Decision{Used: float64(e.max + updates[i].Cost), ResetAfter: left, RetryAfter: left}
+		if max(updates[i].Cost, 1) > e.max {
+			decisions[i].RetryAfter = e.window // never fits, as counter.Policy says
+		}
+	}
+	return true
+}
+
+func fits(e entry, p counter.Policy) bool {
+	return p.Algorithm == counter.AlgorithmFixedWindow && p.Max == e.max && p.Window == e.window
+}
+
+// learn remembers the fixed-window counters the decisions show full.
+func (c *Cache) learn(now time.Time, updates []counter.Update, decisions []counter.Decision) {
+	nowUs := now.UnixMicro()
+	for i := range updates {
+		u, d := &updates[i], &decisions[i]
+		if u.Policy.Algorithm != counter.AlgorithmFixedWindow {
+			continue
+		}
+		if d.Remaining != 0 || d.ResetAfter <= 0 {
+			c.forget(u.Key) // not full (any more): a stale entry must not answer
+			continue
+		}
+		c.put(u.Key, entry{max: u.Policy.Max, window: u.Policy.Window, untilUs: nowUs + d.ResetAfter.Microseconds()}, nowUs)
+	}
+}
+
+func (c *Cache) put(key string, e entry, nowUs int64) {
+	size := len(key) + EntryOverhead
+	if size > c.budget {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; ok {
+		c.entries[key] = e
+		return
+	}
+	if c.used+size > c.budget {
+		for k, old := range c.entries { // expired first
+			if old.untilUs <= nowUs {
+				c.remove(k)
+			}
+		}
+		for k := range c.entries { // then arbitrary ones
+			if c.used+size <= c.budget {
+				break
+			}
+			c.remove(k)
+		}
+	}
+	c.entries[key] = e
+	c.used += size
+}
+
+// forget removes key's entry, if any.
+func (c *Cache) forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; ok {
+		c.remove(key)
+	}
+}
+
+// remove deletes an existing entry; c.mu must be held.
+func (c *Cache) remove(k string) {
+	delete(c.entries, k)
+	c.used -= len(k) + EntryOverhead
+}
