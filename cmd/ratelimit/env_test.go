@@ -1,0 +1,99 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReadSettingsErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"bad port", map[string]string{"GRPC_PORT": "80x"}, `GRPC_PORT="80x": want a whole number from 0 to 65535`},
+		{"bad bool", map[string]string{"RUNTIME_WATCH_ROOT": "maybe"}, `RUNTIME_WATCH_ROOT="maybe": want true or false`},
+		{"bad backend", map[string]string{"BACKEND_TYPE": "etcd"}, `BACKEND_TYPE="etcd": want one of redis, memory, memcache`},
+		{"bad redis type", map[string]string{"REDIS_TYPE": "ring"}, `REDIS_TYPE="ring": want one of single, sentinel, cluster`},
+		{"bad timeout", map[string]string{"REDIS_TIMEOUT": "10"}, `REDIS_TIMEOUT="10": want a positive duration such as 10s or 500ms`},
+		{"bad ratio", map[string]string{"NEAR_LIMIT_RATIO": "1.5"}, `NEAR_LIMIT_RATIO="1.5": want a number above 0 and at most 1`},
+		{"bad log level", map[string]string{"LOG_LEVEL": "loud"}, `LOG_LEVEL="loud": want one of DEBUG, INFO, WARN, WARNING, ERROR, TRACE, FATAL, PANIC`},
+		{"prefix with brace", map[string]string{"CACHE_KEY_PREFIX": "a{b"}, `CACHE_KEY_PREFIX="a{b": must not contain '{' or '}'`},
+		{"tls without files", map[string]string{"GRPC_SERVER_USE_TLS": "true"}, "GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"},
+		{"bad tags", map[string]string{"EXTRA_TAGS": "a:b,c"}, `EXTRA_TAGS="a:b,c": want key:value pairs separated by commas`},
+		{"config type", map[string]string{"CONFIG_TYPE": "GRPC_XDS_SOTW"}, `CONFIG_TYPE="GRPC_XDS_SOTW": want one of FILE`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+			_, _, err := readSettings(lookup, environ(tc.env))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("readSettings(%v) = %v, want an error containing %q", tc.env, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadSettingsDefaults(t *testing.T) {
+	s, warnings, err := readSettings(func(string) (string, bool) { return "", false }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{s.runtimeRoot, s.runtimeAppDirectory, s.runtimeWatchRoot, s.grpcHost, s.grpcPort, s.port, s.debugPort,
+		s.backendType, s.redisSocketType, s.redisURL, s.redisType, s.redisPoolSize, s.redisTimeout.String(), s.nearLimitRatio,
+		s.useStatsd, s.statsdPort, s.prometheusAddr, s.headerLimit, s.logLevel.String(), len(warnings)}
+	want := []any{"/srv/runtime_data/current", "config", true, "0.0.0.0", 8081, 8080, 6070,
+		"redis", "unix", "/var/run/nutcracker/ratelimit.sock", "single", 10, "10s", 0.8,
+		true, 8125, ":9090", "RateLimit-Limit", "WARN", 0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadSettingsWarnings(t *testing.T) {
+	env := map[string]string{"REDIS_PERSECOND": "true", "RESPONSE_DYNAMIC_METADATA": "true", "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "log_level": "x"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	_, warnings, err := readSettings(lookup, environ(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"REDIS_PERSECOND is not implemented and is ignored: one Redis keeps every counter",
+		"RESPONSE_DYNAMIC_METADATA is not implemented and is ignored: no dynamic metadata is returned",
+		"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here",
+	}
+	if diff := cmp.Diff(want, warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunExitsOnBadEnvironment(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"invalid value", map[string]string{"PORT": "-1"}, `PORT="-1": want a whole number from 0 to 65535`},
+		{"memcache", map[string]string{"BACKEND_TYPE": "memcache"}, "BACKEND_TYPE=memcache: memcache is not offered"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr syncBuffer
+			lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+			if code := run(t.Context(), lookup, environ(tc.env), &stderr, nil); code != 1 || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("run(%v) = %d, stderr %q; want 1 and %q", tc.env, code, stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestUnimplementedReportedOnceAtStart(t *testing.T) {
+	env := baseEnv(t.TempDir())
+	env["REDIS_PIPELINE_WINDOW"] = "150us"
+	s := start(t, env)
+	if n := strings.Count(s.log.String(), "REDIS_PIPELINE_WINDOW is not implemented"); n != 1 {
+		t.Errorf("warning logged %d times, want once:\n%s", n, s.log)
+	}
+}
