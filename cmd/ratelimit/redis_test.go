@@ -1,0 +1,89 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rlpkit/rlpkit/internal/redistest"
+)
+
+func redisEnv(t *testing.T, srv *redistest.Server, typ string) map[string]string {
+	t.Helper()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(2))
+	env := baseEnv(root)
+	env["BACKEND_TYPE"] = "redis"
+	env["REDIS_SOCKET_TYPE"] = "tcp"
+	env["REDIS_URL"] = srv.Addr
+	env["REDIS_TYPE"] = typ
+	env["REDIS_TIMEOUT"] = "1s"
+	env["CACHE_KEY_PREFIX"] = "rl:"
+	return env
+}
+
+// failsFast checks that a call fails with Unknown, quickly.
+func failsFast(t *testing.T, s *server) {
+	t.Helper()
+	begin := time.Now()
+	_, err := s.call(t, "d", "k=a")
+	if status.Code(err) != codes.Unknown || !strings.Contains(err.Error(), "counter store") {
+		t.Fatalf("call with Redis down = %v, want Unknown with the store's error", err)
+	}
+	if d := time.Since(begin); d > 2*time.Second {
+		t.Errorf("call with Redis down took %v, want at most REDIS_TIMEOUT", d)
+	}
+}
+
+func TestRedisDownAtStartAndMidRun(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Kill()
+	s := start(t, redisEnv(t, srv, "single"))
+	failsFast(t, s)
+	srv.Restart(t)
+	eventually(t, "calls answered once Redis is up", func() bool {
+		r, err := s.call(t, "d", "k=a")
+		return err == nil && r.Statuses[0].LimitRemaining == 1
+	})
+	srv.Kill()
+	failsFast(t, s)
+	_, stats := get(t, "http://"+s.addrs.debug+"/stats")
+	if !strings.Contains(stats, "ratelimit.service.call.should_rate_limit.redis_error: 2") {
+		t.Errorf("/stats does not count 2 redis errors:\n%s", stats)
+	}
+	srv.Restart(t)
+	eventually(t, "calls answered after a restart", func() bool { _, err := s.call(t, "d", "k=a"); return err == nil })
+}
+
+func TestRedisSingleSharedAndAllOrNothing(t *testing.T) {
+	srv := redistest.Start(t)
+	env := redisEnv(t, srv, "single")
+	a, b := start(t, env), start(t, env)
+	for i, want := range []uint32{1, 0} {
+		s := []*server{a, b}[i]
+		r, err := s.call(t, "d", "k=x")
+		if err != nil || r.OverallCode != 1 || r.Statuses[0].LimitRemaining != want {
+			t.Fatalf("call %d = %v %v, want OK remaining %d", i, r, err, want)
+		}
+	}
+	// Over on k=x: the k=y counter does not move.
+	r, err := a.call(t, "d", "k=y", "k=x")
+	if err != nil || r.OverallCode != 2 || r.Statuses[0].LimitRemaining != 2 {
+		t.Fatalf("rejected call = %v %v, want OVER_LIMIT with k=y remaining 2", r, err)
+	}
+}
+
+func TestRedisCluster(t *testing.T) {
+	srv := redistest.StartCluster(t)
+	s := start(t, redisEnv(t, srv, "cluster"))
+	for _, want := range []uint32{1, 0} {
+		r, err := s.call(t, "d", "k=a", "k=b")
+		if err != nil || r.Statuses[0].LimitRemaining != want {
+			t.Fatalf("cluster call = %v %v, want remaining %d", r, err, want)
+		}
+	}
+}
