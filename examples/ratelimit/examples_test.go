@@ -1,0 +1,77 @@
+package ratelimit_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/ratelimit"
+)
+
+// TestExamples loads the example configurations as the drop-in reads them
+// and checks answers the reference's README documents.
+func TestExamples(t *testing.T) {
+	load := func(app string) *ratelimit.Config {
+		files, err := ratelimit.ReadDir(ratelimit.DirOptions{Root: ".", AppDirectory: app})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := ratelimit.Load(files, ratelimit.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cfg, ext := load("config"), load("extensions/config")
+	if len(ext.Domains()) != 1 {
+		t.Fatalf("extensions: %d domains, want 1", len(ext.Domains()))
+	}
+	ev, err := ratelimit.NewEvaluator(ratelimit.Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	d := func(kv ...string) ratelimit.Descriptor {
+		var out ratelimit.Descriptor
+		for i := 0; i < len(kv); i += 2 {
+			out.Entries = append(out.Entries, ratelimit.Entry{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		domain string
+		desc   ratelimit.Descriptor
+		want   string // "CODE limit" of the status
+	}{
+		{"example 1", "mongo_cps", d("database", "users"), "1 500/SECOND"},
+		{"example 2 nested", "messaging", d("message_type", "marketing", "to_number", "2061111111"), "1 5/DAY"},
+		{"example 2 key-only", "messaging", d("to_number", "2061111111"), "1 100/DAY"},
+		{"example 3 per IP", "edge_proxy_per_ip", d("remote_address", "10.0.0.1"), "1 10/SECOND"},
+		{"example 3 black list", "edge_proxy_per_ip", d("remote_address", "50.0.0.5"), "2 0/SECOND"},
+		{"example 4 shadow", "shadow", d("key", "value"), "1 1/SECOND"},
+		{"example 5 exact beats wildcard", "wildcards", d("path", "/foo/bar"), "1 10/MINUTE"},
+		{"example 5 wildcard", "wildcards", d("path", "/foo/baz"), "1 20/MINUTE"},
+		{"example 5 unlimited", "wildcards", d("team", "internal"), "1 none"},
+		{"example 5 whitelist", "wildcards", d("healthcheck", "x"), "1 none"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := ev.Evaluate(context.Background(), cfg, now, &ratelimit.Request{Domain: tc.domain, Descriptors: []ratelimit.Descriptor{tc.desc}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := resp.Statuses[0]
+			got := "none"
+			if st.Limit != nil {
+				got = fmt.Sprintf("%d/%v", st.Limit.RequestsPerUnit, st.Limit.Unit)
+			}
+			got = fmt.Sprintf("%d %s", st.Code, got)
+			if got != tc.want {
+				t.Errorf("Evaluate(%s %v) = %s, want %s", tc.domain, tc.desc.Entries, got, tc.want)
+			}
+		})
+	}
+}
