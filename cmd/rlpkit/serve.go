@@ -21,6 +21,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rls"
 )
@@ -46,7 +47,11 @@ gRPC health (service "" and the RLS service) follows /readyz.
 Every flag can also be set in the environment, by the variable in [$...] after it;
 a flag on the command line wins. Logs go to stderr: one line per reload and per
 change of the store's state, none per call above debug level. SIGINT or SIGTERM
-stops the server gracefully.`
+stops the server gracefully.
+
+With --ratelimit-config DIR it serves envoyproxy/ratelimit's configuration files
+instead (every file under DIR), with the answers of cmd/ratelimit, the drop-in
+replacement for that service (see docs/migrating-from-envoy-ratelimit.md).`
 
 // serveOptions is the command line of "rlpkit serve".
 type serveOptions struct {
@@ -68,6 +73,12 @@ type serveOptions struct {
 	reloadInterval  time.Duration
 	shutdownTimeout time.Duration
 	sources         flagSources // where each flag's value came from, for errors
+
+	// ratelimitDir holds envoyproxy/ratelimit configuration files, served
+	// instead of limitsFile or paths (see serve_ratelimit.go), with its
+	// MERGE_DOMAIN_CONFIG, RUNTIME_IGNOREDOTFILES and SHADOW_MODE.
+	ratelimitDir                                                        string
+	ratelimitMergeDomains, ratelimitIgnoreDotFiles, ratelimitShadowMode bool
 
 	// wrapStore, when set, wraps the counter store; tests use it to hold
 	// calls in flight.
@@ -107,6 +118,10 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	var logLevel string
 	fs := newFlagSet("serve")
 	fs.StringVar(&o.limitsFile, "limits", "", "a limits `FILE` in limitador's format (YAML or JSON), instead of PATH...")
+	fs.StringVar(&o.ratelimitDir, "ratelimit-config", "", "serve the envoyproxy/ratelimit configuration files under `DIR` instead of --limits or PATH...")
+	fs.BoolVar(&o.ratelimitMergeDomains, "ratelimit-merge-domains", false, "with --ratelimit-config: merge files sharing a domain (MERGE_DOMAIN_CONFIG)")
+	fs.BoolVar(&o.ratelimitIgnoreDotFiles, "ratelimit-ignore-dotfiles", false, "with --ratelimit-config: skip dot files and directories (RUNTIME_IGNOREDOTFILES)")
+	fs.BoolVar(&o.ratelimitShadowMode, "ratelimit-shadow-mode", false, "with --ratelimit-config: answer OK overall whatever the limits say (SHADOW_MODE)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "the gRPC listen `address`")
 	fs.StringVar(&o.httpAddr, "http-addr", ":8080", "the HTTP listen `address` for /metrics, /healthz and /readyz; off: none")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "deprecated alias of --http-addr: the HTTP listen `address`")
@@ -134,7 +149,11 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	o.httpAddrFlag = src.name("http-addr")
 	levelErr := o.logLevel.UnmarshalText([]byte(logLevel))
 	switch {
-	case (o.limitsFile == "") == (len(paths) == 0):
+	case o.ratelimitDir != "" && (o.limitsFile != "" || len(paths) > 0):
+		return o, usagef("--ratelimit-config DIR is an input of its own; give it without --limits or PATH...")
+	case o.ratelimitDir == "" && (o.ratelimitMergeDomains || o.ratelimitIgnoreDotFiles || o.ratelimitShadowMode):
+		return o, usagef("--ratelimit-merge-domains, --ratelimit-ignore-dotfiles and --ratelimit-shadow-mode need --ratelimit-config")
+	case o.ratelimitDir == "" && (o.limitsFile == "") == (len(paths) == 0):
 		return o, usagef("exactly one of --limits FILE and PATH... is required")
 	case o.limitsFile == "-" || contains(paths, "-"):
 		return o, usagef(`"-" (stdin) cannot be watched for changes; name a file`)
@@ -198,9 +217,12 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		log.Warn("--metrics-addr is deprecated; use --http-addr (RLPKIT_HTTP_ADDR)")
 	}
 	src := limitSource{file: o.limitsFile, paths: o.paths}
-	limits, err := src.load()
-	if err != nil {
-		return err
+	var limits []limit.Limit
+	var err error
+	if o.ratelimitDir == "" {
+		if limits, err = src.load(); err != nil {
+			return err
+		}
 	}
 	cs, err := openStore(o, log)
 	if err != nil {
@@ -231,6 +253,14 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		return err
 	}
 	metrics.loaded(len(limits))
+	var rlSvc rlsv3.RateLimitServiceServer = svc
+	var rlCfg *ratelimitServe
+	if o.ratelimitDir != "" {
+		if rlCfg, err = newRatelimitServe(o, store, log); err != nil {
+			return err
+		}
+		rlSvc = rlCfg.svc
+	}
 
 	lis, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -245,7 +275,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	}
 
 	srv := grpc.NewServer()
-	rlsv3.RegisterRateLimitServiceServer(srv, svc)
+	rlsv3.RegisterRateLimitServiceServer(srv, rlSvc)
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
 	sh.start(context.Background()) // the first state: logged when unreachable
@@ -262,7 +292,13 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var bg sync.WaitGroup
-	bg.Go(func() { watch(watchCtx, src, o.reloadInterval, svc, metrics, log) })
+	bg.Go(func() {
+		if rlCfg != nil {
+			rlCfg.watch(watchCtx, o.reloadInterval)
+			return
+		}
+		watch(watchCtx, src, o.reloadInterval, svc, metrics, log)
+	})
 	bg.Go(func() { sh.monitor(watchCtx, pingInterval) })
 	log.Info("serving", "addr", lis.Addr().String(), "http_addr", httpAt, "store", cs.kind,
 		"limits", len(limits), "inputs", src.String())

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/ratelimit"
+	"github.com/rlpkit/rlpkit/ratelimit/service"
+)
+
+// ratelimitServe serves envoyproxy/ratelimit's configuration files
+// (--ratelimit-config DIR) with the semantics of cmd/ratelimit, the drop-in
+// replacement: the same packages, with flags instead of its environment.
+type ratelimitServe struct {
+	dir  ratelimit.DirOptions
+	load ratelimit.LoadOptions
+	svc  *service.Service
+	log  *slog.Logger
+}
+
+// newRatelimitServe loads DIR (every file under it, recursively, as the
+// reference reads its application directory) and returns the service over
+// store. A configuration that does not load is an error at start.
+func newRatelimitServe(o serveOptions, store counter.Store, log *slog.Logger) (*ratelimitServe, error) {
+	ev, err := ratelimit.NewEvaluator(ratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio})
+	if err != nil {
+		return nil, err
+	}
+	svc, err := service.New(service.Options{Evaluator: ev, ResponseHeaders: o.responseHeaders})
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Clean(o.ratelimitDir)
+	r := &ratelimitServe{
+		dir:  ratelimit.DirOptions{Root: filepath.Dir(dir), AppDirectory: filepath.Base(dir), IgnoreDotFiles: o.ratelimitIgnoreDotFiles},
+		load: ratelimit.LoadOptions{MergeDomains: o.ratelimitMergeDomains},
+		svc:  svc,
+		log:  log,
+	}
+	cfg, err := r.read()
+	if err != nil {
+		return nil, fmt.Errorf("rlpkit serve: %s: %w", o.sources.name("ratelimit-config"), err)
+	}
+	svc.SetConfig(cfg)
+	return r, nil
+}
+
+func (r *ratelimitServe) read() (*ratelimit.Config, error) {
+	files, err := ratelimit.ReadDir(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	return ratelimit.Load(files, r.load)
+}
+
+// watch reloads the configuration when a file under DIR changes, every
+// interval (0: never); an invalid configuration keeps the one in force and
+// is logged.
+func (r *ratelimitServe) watch(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		return
+	}
+	last := r.fingerprint()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fp := r.fingerprint()
+		if fp == last {
+			continue
+		}
+		last = fp
+		cfg, err := r.read()
+		if err != nil {
+			r.log.Error("reload failed; keeping the configuration in force", "err", strings.ReplaceAll(err.Error(), "\n", "; "))
+			continue
+		}
+		r.svc.SetConfig(cfg)
+		r.log.Info("reloaded the ratelimit configuration", "domains", len(cfg.Domains()))
+	}
+}
+
+// fingerprint is every file's path, size, mode and modification time.
+func (r *ratelimitServe) fingerprint() string {
+	var b strings.Builder
+	filepath.WalkDir(r.dir.Dir(), func(path string, d fs.DirEntry, err error) error {
+		if fi, serr := os.Stat(path); err == nil && serr == nil {
+			fmt.Fprintf(&b, "%s %d %v %d\n", path, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+		}
+		return nil
+	})
+	return b.String()
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/grpc/status"
+)
+
+func TestServeRatelimitConfig(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.yaml", "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 1}\n  - key: w\n")
+	s := startServe(t, "--ratelimit-config", dir, "--addr", "127.0.0.1:0", "--http-addr", "off", "--reload-interval", "50ms")
+	want := []rlsv3.RateLimitResponse_Code{rlsv3.RateLimitResponse_OK, rlsv3.RateLimitResponse_OVER_LIMIT}
+	for i, code := range want {
+		r := s.mustCall(t, rlsRequest("d", 0, rlsDesc("k", "a")))
+		if r.OverallCode != code {
+			t.Errorf("call %d = %v, want %v", i, r.OverallCode, code)
+		}
+	}
+	// Whitelisted, and an override ignored in a domain without configuration.
+	r := s.mustCall(t, rlsRequest("d", 0, rlsDesc("w", "x"), rlsDesc("nope", "y")))
+	if r.OverallCode != rlsv3.RateLimitResponse_OK || r.Statuses[0].CurrentLimit != nil {
+		t.Errorf("whitelist = %v, want OK without a limit", r)
+	}
+	if r := s.mustCall(t, rlsRequest("other", 0, rlsOverride(rlsDesc("k", "a"), 0, typev3.RateLimitUnit_SECOND))); r.OverallCode != rlsv3.RateLimitResponse_OK {
+		t.Errorf("override in an unknown domain = %v, want OK", r)
+	}
+	// A bad file keeps the configuration in force; a good one replaces it.
+	replaceFile(t, dir, "a.yaml", "domain: d\nbogus: 1\n")
+	waitFor(t, "the failed reload", func() bool { return strings.Contains(s.log.String(), "config error, unknown key 'bogus'") })
+	replaceFile(t, dir, "a.yaml", "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 5}\n")
+	waitFor(t, "the reload", func() bool {
+		r, err := s.call(t, rlsRequest("d", 0, rlsDesc("k", "a")))
+		return err == nil && r.Statuses[0].CurrentLimit.GetRequestsPerUnit() == 5
+	})
+	_, err := s.call(t, rlsRequest("d", 0, rlsOverride(rlsDesc("k", "a"), 1, typev3.RateLimitUnit_UNKNOWN)))
+	if !strings.Contains(status.Convert(err).Message(), "UNKNOWN is not a unit") {
+		t.Errorf("override with unit UNKNOWN = %v, want an error", err)
+	}
+}
+
+func TestServeRatelimitConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("domain: d\ndescriptors:\n  - value: v\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad config at start", []string{"--ratelimit-config", dir}, "rlpkit serve: --ratelimit-config: " + filepath.Base(dir) + ".a.yaml:3: descriptors[0].key: descriptor has empty key"},
+		{"with --limits", []string{"--ratelimit-config", dir, "--limits", "x.yaml"}, "--ratelimit-config DIR is an input of its own"},
+		{"option without it", []string{"--ratelimit-shadow-mode", "--limits", "x.yaml"}, "need --ratelimit-config"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr lockedBuffer
+			done := make(chan int, 1)
+			go func() {
+				done <- serveUntil(t.Context(), append(tc.args, "--addr", "127.0.0.1:0", "--http-addr", "off"), &lockedBuffer{}, &stderr, nil)
+			}()
+			select {
+			case code := <-done:
+				if code == 0 || !strings.Contains(stderr.String(), tc.want) {
+					t.Errorf("serve %v = %d, stderr %q; want an error containing %q", tc.args, code, stderr.String(), tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("serve %v did not stop", tc.args)
+			}
+		})
+	}
+}
