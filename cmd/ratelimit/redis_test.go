@@ -87,3 +87,22 @@ func TestRedisCluster(t *testing.T) {
 		}
 	}
 }
+
+func TestLocalCacheAnswersFullCountersWithoutRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	env := redisEnv(t, srv, "single")
+	env["LOCAL_CACHE_SIZE_IN_BYTES"] = "100000"
+	s := start(t, env)
+	for range 2 {
+		if _, err := s.call(t, "d", "k=full"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Kill()
+	// k=full is known to be full for the rest of the hour: answered locally.
+	r, err := s.call(t, "d", "k=full")
+	if err != nil || r.OverallCode != 2 {
+		t.Errorf("full counter with Redis down = %v %v, want OVER_LIMIT from the local cache", r, err)
+	}
+	failsFast(t, s) // k=a is not known: Redis is needed
+}
