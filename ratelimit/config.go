@@ -1,75 +1,34 @@
 package ratelimit
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
-// Unit is the time unit of a limit, with the values of Envoy's
-// RateLimitResponse.RateLimit.Unit. The zero value is UnitUnknown.
-type Unit int32
+// Unit is the time unit of a limit: rlpkit's one definition,
+// descriptor.Unit, numbered as Envoy's protocol (a month is 30 days, a year
+// 365 days, as the reference counts them).
+type Unit = descriptor.Unit
 
-// The units, numbered as Envoy's protocol numbers them.
+// The units.
 const (
-	UnitUnknown Unit = 0
-	UnitSecond  Unit = 1
-	UnitMinute  Unit = 2
-	UnitHour    Unit = 3
-	UnitDay     Unit = 4
-	UnitMonth   Unit = 5
-	UnitYear    Unit = 6
-	UnitWeek    Unit = 7
+	UnitUnknown = descriptor.UnitUnknown
+	UnitSecond  = descriptor.UnitSecond
+	UnitMinute  = descriptor.UnitMinute
+	UnitHour    = descriptor.UnitHour
+	UnitDay     = descriptor.UnitDay
+	UnitMonth   = descriptor.UnitMonth
+	UnitYear    = descriptor.UnitYear
+	UnitWeek    = descriptor.UnitWeek
 )
 
-var unitNames = map[Unit]string{
-	UnitUnknown: "UNKNOWN", UnitSecond: "SECOND", UnitMinute: "MINUTE", UnitHour: "HOUR",
-	UnitDay: "DAY", UnitMonth: "MONTH", UnitYear: "YEAR", UnitWeek: "WEEK",
-}
-
-// String returns the unit's name in Envoy's protocol (SECOND, ...).
-func (u Unit) String() string {
-	if s, ok := unitNames[u]; ok {
-		return s
-	}
-	return fmt.Sprintf("Unit(%d)", int32(u))
-}
-
-// Seconds returns the unit's length in seconds, as the reference counts
-// them (a month is 30 days, a year 365 days), or 0 for UnitUnknown and
-// values outside the protocol's.
-func (u Unit) Seconds() int64 {
-	switch u {
-	case UnitSecond:
-		return 1
-	case UnitMinute:
-		return 60
-	case UnitHour:
-		return 3600
-	case UnitDay:
-		return 86400
-	case UnitWeek:
-		return 7 * 86400
-	case UnitMonth:
-		return 30 * 86400
-	case UnitYear:
-		return 365 * 86400
-	}
-	return 0
-}
-
-// ParseUnit returns the unit named s, case-insensitively, and whether it is
-// a valid unit (UNKNOWN is not).
+// ParseUnit returns the unit named s, case-insensitively as the reference
+// reads it, and whether it is a valid unit (UNKNOWN is not).
 func ParseUnit(s string) (Unit, bool) {
-	up := strings.ToUpper(s)
-	for u, name := range unitNames {
-		if name == up && u != UnitUnknown {
-			return u, true
-		}
-	}
-	return UnitUnknown, false
+	return descriptor.ParseUnit(strings.ToUpper(s))
 }
 
 // Config is a loaded configuration: the domains of every file. It is
@@ -179,7 +138,7 @@ type Rule struct {
 // Window returns the rule's window.
 func (r *Rule) Window() time.Duration {
 	m := int64(max(r.UnitMultiplier, 1))
-	return time.Duration(r.Unit.Seconds()*m) * time.Second
+	return time.Duration(int64(r.Unit.Seconds())*m) * time.Second
 }
 
 // policy returns the counter policy of r.

@@ -6,9 +6,10 @@
 //
 // It is not a server: it opens no listener, watches no directory and
 // exports no metrics. Load reads a set of files (keys and bytes, see
-// LoadDir for the runtime directory layout), Evaluator decides requests,
-// and Observer lets a server count per-rule statistics under the
-// reference's names.
+// ReadDir for the runtime directory layout), Evaluator decides requests,
+// and Options.Observe lets a server count per-rule statistics under the
+// reference's names. Package ratelimit/service serves it over gRPC and
+// HTTP.
 //
 // # Configuration
 //
