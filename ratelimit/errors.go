@@ -38,8 +38,7 @@ func (e *LoadError) Error() string {
 var ErrNoConfig = errors.New("no rate limit configuration loaded")
 
 // InvalidRequestError is a request that cannot be evaluated: an empty
-// domain, no descriptors, a descriptor without entries or a limit override
-// with an invalid unit. Servers answer it with an error (gRPC UNKNOWN in the
+// domain, no descriptors or a limit override with an invalid unit. Servers answer it with an error (gRPC UNKNOWN in the
 // reference, InvalidArgument here).
 type InvalidRequestError struct {
 	// Msg says what is wrong, with the field path.

@@ -89,9 +89,6 @@ func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, re
 	var items []item
 	for i := range req.Descriptors {
 		d := &req.Descriptors[i]
-		if len(d.Entries) == 0 {
-			return nil, &InvalidRequestError{Msg: fmt.Sprintf("descriptors[%d].entries: a descriptor needs at least one entry", i)}
-		}
 		if d.Override != nil {
 			if d.Override.Unit.Seconds() == 0 {
 				return nil, &InvalidRequestError{Msg: fmt.Sprintf("descriptors[%d].limit.unit: %v is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR", i, d.Override.Unit)}

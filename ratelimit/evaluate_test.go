@@ -134,6 +134,9 @@ func TestEvaluate(t *testing.T) {
 		{"requests_per_unit 0 is always over", []step{
 			{0, req(desc("zero", "x")), resp(OVER, lim(OVER, "", 0, UnitSecond, 0, 1*sec)), ""},
 		}},
+		{"a descriptor without entries matches nothing", []step{
+			{0, req(Descriptor{}), resp(OK, ok()), ""},
+		}},
 		{"unlimited, whitelist, unmatched", []step{
 			{0, req(desc("free", "x"), desc("white", "y"), desc("nope", "z")), resp(OK, Status{Code: OK, Remaining: math.MaxUint32}, ok(), ok()), ""},
 		}},
@@ -172,7 +175,6 @@ func TestEvaluate(t *testing.T) {
 		{"bad requests", []step{
 			{0, Request{Descriptors: []Descriptor{desc("a", "b")}}, nil, "ratelimit: invalid request: domain: rate limit domain must not be empty"},
 			{0, Request{Domain: "d"}, nil, "ratelimit: invalid request: descriptors: rate limit descriptor list must not be empty"},
-			{0, req(Descriptor{}), nil, "ratelimit: invalid request: descriptors[0].entries: a descriptor needs at least one entry"},
 		}},
 		{"share_threshold: matching values share one counter", []step{
 			{0, req(desc("path", "/api/a")), resp(OK, lim(OK, "", 2, UnitMinute, 1, 50*sec)), ""},
