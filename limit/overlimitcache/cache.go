@@ -29,6 +29,7 @@ package overlimitcache
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -168,7 +169,7 @@ func (c *Cache) put(key string, e entry, nowUs int64) {
 			c.remove(k)
 		}
 	}
-	c.entries[key] = e
+	c.entries[strings.Clone(key)] = e // keys may alias the caller's buffer
 	c.used += size
 }
 

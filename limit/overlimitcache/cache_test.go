@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -122,5 +123,26 @@ func TestCacheBudget(t *testing.T) {
 	}
 	if c.Len() != 10 {
 		t.Errorf("Len() = %d, want 10", c.Len())
+	}
+}
+
+// TestCacheCopiesKeys: keys may alias a buffer the caller reuses (as
+// package ratelimit does), so a remembered key must be a copy.
+func TestCacheCopiesKeys(t *testing.T) {
+	inner := &countingStore{Store: counter.NewMemoryStore(counter.MemoryOptions{})}
+	c := New(inner, 1<<20)
+	buf := []byte("full")
+	key := unsafe.String(&buf[0], len(buf))
+	u := []counter.Update{{Key: key, Policy: fixed(1), Cost: 1}}
+	if err := c.Update(context.Background(), t0, u, make([]counter.Decision, 1)); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, "xxxx") // the caller reuses its buffer
+	ds := make([]counter.Decision, 1)
+	if err := c.Update(context.Background(), t0, []counter.Update{{Key: "full", Policy: fixed(1), Cost: 1}}, ds); err != nil {
+		t.Fatal(err)
+	}
+	if ds[0].Allowed || inner.calls != 1 {
+		t.Errorf("after the caller's buffer changed: allowed %v, store calls %d; want answered from the cache (false, 1)", ds[0].Allowed, inner.calls)
 	}
 }
