@@ -6,7 +6,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
@@ -39,7 +41,8 @@ type RuleCounts struct {
 // Evaluator decides requests against a Config over a counter.Store. It is
 // safe for concurrent use; create it with NewEvaluator.
 type Evaluator struct {
-	o Options
+	o       Options
+	scratch sync.Pool // *scratch
 }
 
 // NewEvaluator returns an Evaluator.
@@ -53,16 +56,51 @@ func NewEvaluator(o Options) (*Evaluator, error) {
 	if o.NearLimitRatio < 0 || o.NearLimitRatio > 1 {
 		return nil, fmt.Errorf("ratelimit: near-limit ratio %v is not within [0, 1]", o.NearLimitRatio)
 	}
-	return &Evaluator{o: o}, nil
+	e := &Evaluator{o: o}
+	e.scratch.New = func() any { return new(scratch) }
+	return e, nil
 }
 
 // item is one counter update of a request with what is needed to report it.
 type item struct {
-	desc  int
-	node  *Node   // nil for an override
-	path  []*Node // the matched nodes, nil for an override
-	rule  *Rule
-	stats string
+	desc     int
+	node     *Node   // nil for an override
+	path     []*Node // the matched nodes, nil for an override
+	rule     *Rule
+	override int // index of an override's rule in scratch.rules, else -1
+	stats    string
+}
+
+// scratch is the working memory of one Evaluate, reused across calls.
+type scratch struct {
+	items     []item
+	rules     []Rule // overrides
+	match     []*Node
+	paths     []*Node
+	keys      []byte
+	ends      []int
+	updates   []counter.Update
+	decisions []counter.Decision
+}
+
+// release returns sc to the pool, dropping what it points to.
+func (e *Evaluator) release(sc *scratch) {
+	clear(sc.items)
+	clear(sc.paths)
+	clear(sc.updates)
+	sc.items, sc.rules, sc.match, sc.paths = sc.items[:0], sc.rules[:0], sc.match[:0], sc.paths[:0]
+	sc.updates, sc.decisions = sc.updates[:0], sc.decisions[:0]
+	e.scratch.Put(sc)
+}
+
+// grow returns s resized to n, reusing its array when it is large enough.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // Evaluate decides req against cfg at now. It returns ErrNoConfig when cfg
@@ -86,41 +124,72 @@ func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, re
 	if dom == nil {
 		return resp, nil // overrides are ignored too, as the reference does
 	}
-	var items []item
+	sc := e.scratch.Get().(*scratch)
+	defer e.release(sc)
+	items := sc.items[:0]
 	for i := range req.Descriptors {
 		d := &req.Descriptors[i]
 		if d.Override != nil {
 			if d.Override.Unit.Seconds() == 0 {
 				return nil, &InvalidRequestError{Msg: fmt.Sprintf("descriptors[%d].limit.unit: %v is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR", i, d.Override.Unit)}
 			}
-			r := &Rule{RequestsPerUnit: d.Override.RequestsPerUnit, Unit: d.Override.Unit, UnitMultiplier: d.Override.UnitMultiplier}
-			items = append(items, item{desc: i, rule: r, stats: overrideStatsKey(req.Domain, d.Entries)})
+			sc.rules = append(sc.rules, Rule{RequestsPerUnit: d.Override.RequestsPerUnit, Unit: d.Override.Unit, UnitMultiplier: d.Override.UnitMultiplier})
+			it := item{desc: i, override: len(sc.rules) - 1}
+			if e.o.Observe != nil {
+				it.stats = overrideStatsKey(req.Domain, d.Entries)
+			}
+			items = append(items, it)
 			continue
 		}
-		path := dom.Match(d.Entries, nil)
-		if path == nil {
+		sc.match = dom.Match(d.Entries, sc.match)
+		if sc.match == nil {
 			continue
 		}
-		leaf := path[len(path)-1]
+		leaf := sc.match[len(sc.match)-1]
 		if leaf.Limits[0].Unlimited {
 			resp.Statuses[i].Remaining = math.MaxUint32
 			continue
 		}
-		stats := statsKey(req.Domain, d.Entries, path)
+		start := len(sc.paths)
+		sc.paths = append(sc.paths, sc.match...)
+		path := sc.paths[start:len(sc.paths):len(sc.paths)]
+		stats := ""
+		if e.o.Observe != nil {
+			stats = statsKey(req.Domain, d.Entries, path)
+		}
 		for _, r := range leaf.Limits {
-			items = append(items, item{desc: i, node: leaf, path: path, rule: r, stats: stats})
+			items = append(items, item{desc: i, node: leaf, path: path, rule: r, override: -1, stats: stats})
+		}
+	}
+	for k := range items {
+		if items[k].override >= 0 {
+			items[k].rule = &sc.rules[items[k].override] // sc.rules no longer grows
 		}
 	}
 	items = dropReplaced(items)
+	sc.items = items
 	if len(items) == 0 {
 		return resp, nil
 	}
-	updates := make([]counter.Update, len(items))
+	// Build every key in one buffer, then take strings over it: the store
+	// does not keep keys beyond Update (counter.Store's contract).
+	sc.keys = sc.keys[:0]
+	ends := sc.ends[:0]
+	for _, it := range items {
+		sc.keys = appendCounterKey(sc.keys, req.Domain, req.Descriptors[it.desc].Entries, it)
+		ends = append(ends, len(sc.keys))
+	}
+	sc.ends = ends
+	updates := grow(sc.updates, len(items))
+	from := 0
 	for k, it := range items {
 		d := &req.Descriptors[it.desc]
-		updates[k] = counter.Update{Key: counterKey(req.Domain, d.Entries, it), Policy: it.rule.policy(), Cost: hits(req, d)}
+		updates[k] = counter.Update{Key: unsafe.String(&sc.keys[from], ends[k]-from), Policy: it.rule.policy(), Cost: hits(req, d)}
+		from = ends[k]
 	}
-	decisions := make([]counter.Decision, len(items))
+	sc.updates = updates
+	decisions := grow(sc.decisions, len(items))
+	sc.decisions = decisions
 	if err := e.o.Store.Update(ctx, now, updates, decisions); err != nil {
 		return nil, &StoreError{Err: err}
 	}
@@ -301,34 +370,32 @@ func ceilSecond(d time.Duration) time.Duration {
 	return (d + time.Second - 1) / time.Second * time.Second
 }
 
-// counterKey is "{domain}_k1_v1_k2_v2:window" (the algorithm appended when
-// not the fixed window); under a shared threshold the pattern stands for the
-// values it matched.
-func counterKey(domain string, entries []Entry, it item) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	b.WriteString(domain)
-	b.WriteByte('}')
-	path := it.path
+// appendCounterKey appends "{domain}_k1_v1_k2_v2:window" (the algorithm
+// appended when not the fixed window) to b; under a shared threshold the
+// pattern stands for the values it matched.
+func appendCounterKey(b []byte, domain string, entries []Entry, it item) []byte {
+	b = append(b, '{')
+	b = append(b, domain...)
+	b = append(b, '}')
 	shared := false
 	for i, en := range entries {
-		b.WriteByte('_')
-		b.WriteString(en.Key)
-		b.WriteByte('_')
-		if path != nil && (shared || path[i].ShareThreshold) {
+		b = append(b, '_')
+		b = append(b, en.Key...)
+		b = append(b, '_')
+		if it.path != nil && (shared || it.path[i].ShareThreshold) {
 			shared = true
-			b.WriteString(path[i].Value)
+			b = append(b, it.path[i].Value...)
 			continue
 		}
-		b.WriteString(en.Value)
+		b = append(b, en.Value...)
 	}
-	b.WriteByte(':')
-	b.WriteString(strconv.FormatInt(int64(it.rule.Window()/time.Second), 10))
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(it.rule.Window()/time.Second), 10)
 	if it.rule.Algorithm != counter.AlgorithmFixedWindow {
-		b.WriteByte(':')
-		b.WriteString(it.rule.Algorithm.String())
+		b = append(b, ':')
+		b = append(b, it.rule.Algorithm.String()...)
 	}
-	return b.String()
+	return b
 }
 
 // statsKey is the reference's statistics key of a match: the configured
