@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -28,13 +29,16 @@ var errMemcache = errors.New("BACKEND_TYPE=memcache: memcache is not offered; us
 
 // openBackend returns the store BACKEND_TYPE names. A Redis that does not
 // answer is not an error: calls fail until it does (no crash loop).
-func openBackend(s settings) (*backend, error) {
+func openBackend(s settings, log *slog.Logger) (*backend, error) {
 	switch s.backendType {
 	case "memcache":
 		return nil, errMemcache
 	case "memory":
 		return &backend{Store: counter.NewMemoryStore(counter.MemoryOptions{}), kind: "memory", close: func() error { return nil }}, nil
 	}
+	// go-redis logs every failed dial to stderr; calls already fail and
+	// count redis_error, so its lines are debug detail.
+	goredis.SetLogger(redisLogger{log})
 	client, err := redisClient(s)
 	if err != nil {
 		return nil, err
@@ -144,4 +148,12 @@ func (s timeoutStore) Update(ctx context.Context, now time.Time, updates []count
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	return s.Store.Update(ctx, now, updates, decisions)
+}
+
+// redisLogger takes go-redis's log lines into the service's log at debug
+// level.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client", "detail", fmt.Sprintf(format, v...))
 }

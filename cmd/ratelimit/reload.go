@@ -56,9 +56,16 @@ func (l *loader) load() error {
 	return nil
 }
 
-// watch polls until ctx is done and reloads on a change.
-func (l *loader) watch(ctx context.Context) {
+// start looks at the directory, then loads it: a change made while (or
+// after) it is read is seen by the next look of watch.
+func (l *loader) start() error {
 	l.mark = l.look()
+	return l.load()
+}
+
+// watch polls until ctx is done and reloads on a change since start or the
+// last reload.
+func (l *loader) watch(ctx context.Context) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {

@@ -62,7 +62,7 @@ func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 }
 
 func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs)) error {
-	be, err := openBackend(s)
+	be, err := openBackend(s, log)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 		d := c.Dump()
 		dump.Store(&d)
 	}}
-	if err := ld.load(); err != nil {
+	if err := ld.start(); err != nil {
 		log.Error("no rate limit configuration loaded: every call fails until a valid one is", "dir", ld.dirOptions().Dir())
 	}
 

@@ -23,6 +23,7 @@ type ratelimitServe struct {
 	load ratelimit.LoadOptions
 	svc  *service.Service
 	log  *slog.Logger
+	last string // the directory's fingerprint when last read
 }
 
 // newRatelimitServe loads DIR (every file under it, recursively, as the
@@ -44,6 +45,7 @@ func newRatelimitServe(o serveOptions, store counter.Store, log *slog.Logger) (*
 		svc:  svc,
 		log:  log,
 	}
+	r.last = r.fingerprint() // before reading: a change while reading is seen
 	cfg, err := r.read()
 	if err != nil {
 		return nil, fmt.Errorf("rlpkit serve: %s: %w", o.sources.name("ratelimit-config"), err)
@@ -67,7 +69,6 @@ func (r *ratelimitServe) watch(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		return
 	}
-	last := r.fingerprint()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -77,10 +78,10 @@ func (r *ratelimitServe) watch(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 		fp := r.fingerprint()
-		if fp == last {
+		if fp == r.last {
 			continue
 		}
-		last = fp
+		r.last = fp
 		cfg, err := r.read()
 		if err != nil {
 			r.log.Error("reload failed; keeping the configuration in force", "err", strings.ReplaceAll(err.Error(), "\n", "; "))
