@@ -248,10 +248,10 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 	r.oneOf("CONFIG_TYPE", "FILE")
 
 	var warnings []string
-	if r.bool("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT") == false {
-		if _, set := lookup("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT"); set {
-			warnings = append(warnings, "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here")
-		}
+	// true is what happens anyway (a rejected request moves no counter);
+	// false, the reference's counting of rejected hits, is not offered.
+	if _, set := lookup("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT"); set && !r.bool("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT") {
+		warnings = append(warnings, "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here")
 	}
 	if _, set := lookup("EXPIRATION_JITTER_MAX_SECONDS"); set {
 		warnings = append(warnings, "EXPIRATION_JITTER_MAX_SECONDS is read but not used: every key's TTL is the span its counter matters for, set by the store")
