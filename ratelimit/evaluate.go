@@ -371,20 +371,19 @@ func ceilSecond(d time.Duration) time.Duration {
 }
 
 // appendCounterKey appends "{domain}_k1_v1_k2_v2:window" (the algorithm
-// appended when not the fixed window) to b; under a shared threshold the
-// pattern stands for the values it matched.
+// appended when not the fixed window) to b. An entry matched by a
+// share_threshold node is written as the node's pattern, so that every value
+// it matches shares the counter, this node's and its children's.
 func appendCounterKey(b []byte, domain string, entries []Entry, it item) []byte {
 	b = append(b, '{')
 	b = append(b, domain...)
 	b = append(b, '}')
-	shared := false
 	for i, en := range entries {
 		b = append(b, '_')
 		b = append(b, en.Key...)
 		b = append(b, '_')
-		if it.path != nil && (shared || it.path[i].ShareThreshold) {
-			shared = true
-			b = append(b, it.path[i].Value...)
+		if it.path != nil && it.path[i].ShareThreshold {
+			b = append(b, it.path[i].Value...) // the pattern, for every value it matches
 			continue
 		}
 		b = append(b, en.Value...)

@@ -37,6 +37,9 @@ descriptors:
     value: "/api/*"
     share_threshold: true
     rate_limit: {unit: minute, requests_per_unit: 2}
+    descriptors:
+      - key: user
+        rate_limit: {unit: minute, requests_per_unit: 3}
   - key: q1
     quota_mode: true
     rate_limit: {unit: minute, requests_per_unit: 1}
@@ -180,6 +183,9 @@ func TestEvaluate(t *testing.T) {
 			{0, req(desc("path", "/api/a")), resp(OK, lim(OK, "", 2, UnitMinute, 1, 50*sec)), ""},
 			{0, req(desc("path", "/api/b")), resp(OK, lim(OK, "", 2, UnitMinute, 0, 50*sec)), ""},
 			{0, req(desc("path", "/api/c")), resp(OVER, lim(OVER, "", 2, UnitMinute, 0, 50*sec)), ""},
+			{0, req(desc("path", "/api/a", "user", "x")), resp(OK, lim(OK, "", 3, UnitMinute, 2, 50*sec)), ""},
+			{0, req(desc("path", "/api/b", "user", "x")), resp(OK, lim(OK, "", 3, UnitMinute, 1, 50*sec)), ""},
+			{0, req(desc("path", "/api/b", "user", "y")), resp(OK, lim(OK, "", 3, UnitMinute, 2, 50*sec)), ""},
 		}},
 		{"quota_mode: over only when every quota is over", []step{
 			{0, req(desc("q1", "x"), desc("q2", "x")), resp(OK, lim(OK, "", 1, UnitMinute, 0, 50*sec), lim(OK, "", 5, UnitMinute, 4, 50*sec)), ""},

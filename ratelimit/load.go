@@ -46,7 +46,7 @@ func Load(files []File, o LoadOptions) (*Config, error) {
 			continue
 		}
 		d.Files = append(d.Files, f.Key)
-		errs = append(errs, index(&d.root, fd.nodes, fd.domain+".", false)...)
+		errs = append(errs, index(&d.root, fd.nodes, fd.domain+".")...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -55,9 +55,8 @@ func Load(files []File, o LoadOptions) (*Config, error) {
 }
 
 // index adds nodes to lv, computing their composite and statistics keys and
-// reporting duplicate composite keys. shared is whether an ancestor shares
-// its threshold.
-func index(lv *level, nodes []*Node, parentKey string, shared bool) []error {
+// reporting duplicate composite keys.
+func index(lv *level, nodes []*Node, parentKey string) []error {
 	var errs []error
 	if lv.byKey == nil {
 		lv.byKey = map[string]*Node{}
@@ -79,7 +78,7 @@ func index(lv *level, nodes []*Node, parentKey string, shared bool) []error {
 		lv.nodes = append(lv.nodes, n)
 		children := n.children.nodes
 		n.children = level{}
-		errs = append(errs, index(&n.children, children, n.StatsKey+".", shared || n.ShareThreshold)...)
+		errs = append(errs, index(&n.children, children, n.StatsKey+".")...)
 	}
 	return errs
 }
