@@ -256,7 +256,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	var rlSvc rlsv3.RateLimitServiceServer = svc
 	var rlCfg *ratelimitServe
 	if o.ratelimitDir != "" {
-		if rlCfg, err = newRatelimitServe(o, store, log); err != nil {
+		if rlCfg, err = newRatelimitServe(o, store, metrics, log); err != nil {
 			return err
 		}
 		rlSvc = rlCfg.svc

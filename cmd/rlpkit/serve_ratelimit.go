@@ -22,6 +22,7 @@ type ratelimitServe struct {
 	dir  ratelimit.DirOptions
 	load ratelimit.LoadOptions
 	svc  *service.Service
+	m    *serveMetrics
 	log  *slog.Logger
 	last string // the directory's fingerprint when last read
 }
@@ -29,8 +30,20 @@ type ratelimitServe struct {
 // newRatelimitServe loads DIR (every file under it, recursively, as the
 // reference reads its application directory) and returns the service over
 // store. A configuration that does not load is an error at start.
-func newRatelimitServe(o serveOptions, store counter.Store, log *slog.Logger) (*ratelimitServe, error) {
-	ev, err := ratelimit.NewEvaluator(ratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio})
+//
+// Its per-rule statistics are serve's per-limit metrics (rlpkit_limit_*),
+// labelled by domain and by the reference's statistics key below the domain
+// (such as "message_type_marketing.to_number"); reloads count in
+// rlpkit_limits_reloads_total.
+func newRatelimitServe(o serveOptions, store counter.Store, m *serveMetrics, log *slog.Logger) (*ratelimitServe, error) {
+	observe := func(key string, c ratelimit.RuleCounts) {
+		domain, name, _ := strings.Cut(key, ".")
+		m.limitHits.WithLabelValues(domain, name).Add(float64(c.TotalHits))
+		m.limitWithin.WithLabelValues(domain, name).Add(float64(c.WithinLimit))
+		m.limitNear.WithLabelValues(domain, name).Add(float64(c.NearLimit))
+		m.limitOver.WithLabelValues(domain, name).Add(float64(c.OverLimit))
+	}
+	ev, err := ratelimit.NewEvaluator(ratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio, Observe: observe})
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +56,7 @@ func newRatelimitServe(o serveOptions, store counter.Store, log *slog.Logger) (*
 		dir:  ratelimit.DirOptions{Root: filepath.Dir(dir), AppDirectory: filepath.Base(dir), IgnoreDotFiles: o.ratelimitIgnoreDotFiles},
 		load: ratelimit.LoadOptions{MergeDomains: o.ratelimitMergeDomains},
 		svc:  svc,
+		m:    m,
 		log:  log,
 	}
 	r.last = r.fingerprint() // before reading: a change while reading is seen
@@ -84,9 +98,12 @@ func (r *ratelimitServe) watch(ctx context.Context, interval time.Duration) {
 		r.last = fp
 		cfg, err := r.read()
 		if err != nil {
+			r.m.reloadFailed()
 			r.log.Error("reload failed; keeping the configuration in force", "err", strings.ReplaceAll(err.Error(), "\n", "; "))
 			continue
 		}
+		r.m.reloads.WithLabelValues("success").Inc()
+		r.m.reloadOK.Set(1)
 		r.svc.SetConfig(cfg)
 		r.log.Info("reloaded the ratelimit configuration", "domains", len(cfg.Domains()))
 	}

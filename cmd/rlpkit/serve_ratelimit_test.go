@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,12 +17,22 @@ import (
 func TestServeRatelimitConfig(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.yaml", "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 1}\n  - key: w\n")
-	s := startServe(t, "--ratelimit-config", dir, "--addr", "127.0.0.1:0", "--http-addr", "off", "--reload-interval", "50ms")
+	s := startServe(t, "--ratelimit-config", dir, "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--reload-interval", "50ms")
 	want := []rlsv3.RateLimitResponse_Code{rlsv3.RateLimitResponse_OK, rlsv3.RateLimitResponse_OVER_LIMIT}
 	for i, code := range want {
 		r := s.mustCall(t, rlsRequest("d", 0, rlsDesc("k", "a")))
 		if r.OverallCode != code {
 			t.Errorf("call %d = %v, want %v", i, r.OverallCode, code)
+		}
+	}
+	_, metrics := httpGet(t, "http://"+s.httpAddr+"/metrics")
+	for _, want := range []string{
+		`rlpkit_limit_hits_total{domain="d",limit="k"} 2`,
+		`rlpkit_limit_over_limit_total{domain="d",limit="k"} 1`,
+		`rlpkit_limit_within_limit_total{domain="d",limit="k"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
 		}
 	}
 	// Whitelisted, and an override ignored in a domain without configuration.
@@ -34,6 +46,9 @@ func TestServeRatelimitConfig(t *testing.T) {
 	// A bad file keeps the configuration in force; a good one replaces it.
 	replaceFile(t, dir, "a.yaml", "domain: d\nbogus: 1\n")
 	waitFor(t, "the failed reload", func() bool { return strings.Contains(s.log.String(), "config error, unknown key 'bogus'") })
+	if _, metrics := httpGet(t, "http://"+s.httpAddr+"/metrics"); !strings.Contains(metrics, `rlpkit_limits_reloads_total{result="failure"} 1`) {
+		t.Errorf("/metrics does not count the failed reload")
+	}
 	replaceFile(t, dir, "a.yaml", "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 5}\n")
 	waitFor(t, "the reload", func() bool {
 		r, err := s.call(t, rlsRequest("d", 0, rlsDesc("k", "a")))
@@ -76,4 +91,15 @@ func TestServeRatelimitConfigErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
