@@ -1,11 +1,12 @@
 // Package limit is what a rate-limit service needs on top of counting: the
-// limits it enforces, in limitador's limits-file format (Limit,
-// DecodeLimits, ValidateLimits), their conditions (ParseCondition: the
-// legacy KEY == VALUE form and CEL), and their evaluation with the semantics
-// of Envoy's Rate Limit Service (RLS): the Evaluator and the request and
+// limits it enforces, in Limitador's limits-file format (Limit,
+// DecodeLimits, ValidateLimits, IdentityKey), their conditions and variables
+// (ParseCondition: the legacy KEY == VALUE form and CEL; ParseVariable), and
+// their evaluation with the semantics of Envoy's Rate Limit Service (RLS,
+// envoy.service.ratelimit.v3 rls.proto): the Evaluator and the request and
 // response vocabulary (Request, Descriptor, Entry, Override, Response,
-// DescriptorStatus, RateLimit, Code). RequestFromResult turns what package
-// descriptor generates for an HTTP request into a Request.
+// DescriptorStatus, RateLimit, Code, Counted). RequestFromResult turns what
+// package descriptor generates for an HTTP request into a Request.
 //
 // It does not count: the algorithms, Policy, State, Decision, the Store
 // interface and the memory store are in limit/counter, which imports only
@@ -27,19 +28,21 @@
 // own hits_addend replaces the request's and an explicit 0 checks without
 // consuming; a descriptor's limit override replaces the configured limits
 // for it; an empty domain is an error and a domain without limits answers
-// OK. Windows of 1, 60, 3,600, 86,400, 604,800, 2,592,000 (30 days) and
-// 31,536,000 (365 days) seconds report SECOND, MINUTE, HOUR, DAY, WEEK, MONTH
-// and YEAR; others UNKNOWN. Counter keys are built into a per-request buffer
+// OK. A store failure is a *StoreError (a server answers Unavailable), and
+// Response.Counters lists every counter evaluated, with its limit and the
+// store's decision, for metrics. Windows of 1, 60, 3,600, 86,400, 604,800,
+// 2,592,000 (30 days) and 31,536,000 (365 days) seconds report SECOND,
+// MINUTE, HOUR, DAY, WEEK, MONTH and YEAR; others UNKNOWN. Counter keys are built into a per-request buffer
 // reused across requests: an evaluation with legacy conditions allocates
 // nothing.
 //
 // # Limits
 //
 // A Limit is {namespace, max_value, seconds, conditions, variables, name,
-// algorithm} in limitador's file format; its identity is (namespace,
+// algorithm} in Limitador's file format; its identity is (namespace,
 // seconds, conditions as a set, variables as a set). DecodeLimits reads a
 // list of limits from JSON, strictly, and reports every problem at once with
-// field paths ("[1].seconds: must be greater than 0"). YAML files are
+// field paths ("limit: [1].seconds: must be greater than 0"). YAML files are
 // converted to JSON by the caller (rlpkit's yamljson.ToJSON); this package
 // reads no YAML.
 //
@@ -51,9 +54,9 @@
 // github.com/google/cel-go under a cost limit. A condition on a missing key
 // is false.
 //
-// # Where it differs from its sources
+// # Where it differs from upstream
 //
-//   - limitador binds descriptors to every descriptor of the request and
+//   - Limitador binds descriptors to every descriptor of the request and
 //     evaluates a limit once per request; here each descriptor is evaluated
 //     on its own (Envoy's semantics), with descriptors bound to a one-element
 //     list holding it. With one descriptor per request, as Kuadrant's filter
@@ -74,6 +77,6 @@
 //     descriptors[0].key are accepted (they name the entry key).
 //   - A 7-day window reports WEEK, which Envoy's rls.proto has gained; a
 //     server built on a go-control-plane without it should send UNKNOWN.
-//   - The algorithms' own differences from their sources are listed in
+//   - The algorithms' own differences from upstream are listed in
 //     limit/counter.
 package limit

@@ -87,7 +87,7 @@
 // paths without a query or fragment), so that every valid set of objects compiles (package
 // merge); the rest of those APIs is left to their own validation.
 //
-// # Where it differs from the sources
+// # Where it differs from upstream
 //
 //   - The target reference is gateway-api's v1 LocalPolicyTargetReference rather than the
 //     v1alpha2 PolicyTargetReference of the proposal: the same fields without a namespace,

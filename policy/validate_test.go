@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// decodeOne decodes doc (one YAML document) and returns its problems, one string each, without
+// problems decodes doc (one YAML document) and returns its problems, one string each, without
 // the source prefix.
 func problems(t *testing.T, doc string) []string {
 	t.Helper()

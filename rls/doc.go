@@ -40,7 +40,7 @@
 // The limit's name from the limits file is also echoed in each status's
 // current_limit.name, so a client can tell which limit decided.
 //
-// # Where it differs from its sources
+// # Where it differs from upstream
 //
 //   - Every descriptor is evaluated on its own, as Envoy's protocol intends,
 //     rather than one overall code from the first entry of the first

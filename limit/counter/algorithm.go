@@ -99,7 +99,7 @@ type Policy struct {
 	// must be at least one microsecond and at most MaxWindow.
 	Window time.Duration
 	// Weighted switches the sliding window from the proportional estimate to
-	// seed 002's fixed weight; see SlidingWindow. Other algorithms ignore it.
+	// pingap's fixed weight; see SlidingWindow. Other algorithms ignore it.
 	Weighted bool
 	// Weight is the sliding window's weight of the current window in percent
 	// (0-100) when Weighted is set.
@@ -191,7 +191,7 @@ type Decision struct {
 	Allowed bool
 	// Used is what the algorithm compared with its capacity, including this
 	// request's cost whether or not it was admitted: the window's hits (fixed
-	// window), the estimate (sliding window; per second with seed 002's
+	// window), the estimate (sliding window; per second with pingap's
 	// weight), the tokens taken (token bucket, GCRA).
 	Used float64
 	// Remaining is how many more hits would be admitted right after this

@@ -108,7 +108,7 @@ func TestSlidingWindowProportional(t *testing.T) {
 }
 
 func TestSlidingWindowWeighted(t *testing.T) {
-	// max 4 per 2 s: seed 002's budget is 4/2 = 2 per second and the
+	// max 4 per 2 s: pingap's budget is 4/2 = 2 per second and the
 	// estimate (prev*0.5 + curr*0.5)/2, so prev+curr may reach 8.
 	p := Policy{Algorithm: AlgorithmSlidingWindow, Max: 4, Window: 2 * s1, Weighted: true, Weight: 50}
 	run(t, p, []step{

@@ -38,7 +38,7 @@
 // is never exceeded. The Redis store lives in limit/redis; the conformance
 // checks every Store must pass are in limit/counter/storetest.
 //
-// # Where it differs from its sources
+// # Where it differs from upstream
 //
 //   - The fixed window is aligned to the Unix epoch, as Envoy's reference
 //     rate-limit service counts.

@@ -21,7 +21,7 @@ func (e *FieldError) Error() string {
 }
 
 // ErrorList is every problem found in a configuration, in document order
-// (within one plugin, in the order of the seed's configuration table).
+// (within one plugin, in the order of pingap's configuration table).
 // Callers that print errors one a line range over it.
 type ErrorList []*FieldError
 

@@ -71,7 +71,7 @@ func (s *Set) Limiters() []*Limiter {
 // Handler returns next behind the set's "request" limiters, the first one
 // outermost: a request must pass them all, in order. A rejection by a later
 // limiter does not undo an earlier rate limiter's count (each plugin counts
-// the requests it sees, as the seed's plugins do) but does release an
+// the requests it sees, as pingap's plugins do) but does release an
 // earlier in-flight count. When the set has "proxy_upstream" limiters, the
 // inbound request is put in the context for them (see KeyFromInbound).
 func (s *Set) Handler(next http.Handler) http.Handler {

@@ -30,10 +30,10 @@ type rawConfig struct {
 	Step     any `toml:"step"`
 }
 
-// configKeys are the keys of a plugin table, in the seed's order.
+// configKeys are the keys of a plugin table, in pingap's order.
 var configKeys = []string{"category", "type", "tag", "key", "max", "interval", "weight", "step"}
 
-// ParseTOML reads limit plugins from the seed's TOML form, one
+// ParseTOML reads limit plugins from pingap's TOML form, one
 // `[plugins.NAME]` table each, several per file:
 //
 //	[plugins.rateLimit]
@@ -43,9 +43,9 @@ var configKeys = []string{"category", "type", "tag", "key", "max", "interval", "
 //	max = 600
 //	interval = "60s"
 //
-// Keys left out take the seed's defaults (see DefaultConfig); category and max
+// Keys left out take pingap's defaults (see DefaultConfig); category and max
 // are required. interval is a duration string ("10s", "1m", "1h30m").
-// Reading is strict: a key other than the seed's, a top-level key other than
+// Reading is strict: a key other than pingap's, a top-level key other than
 // plugins (keys are case-sensitive), a value of the wrong type and every
 // validation problem (see Config.Validate) are reported, all at once, as an
 // ErrorList with paths such as "plugins.rateLimit.max". A TOML syntax error is
@@ -74,8 +74,8 @@ func ParseTOML(data []byte) ([]Plugin, error) {
 	for _, k := range md.Undecoded() {
 		undecoded[k.String()] = true
 	}
-	// Report in the order of the file: a plugin's own problems (in the
-	// seed's key order), then its unknown keys.
+	// Report in the order of the file: a plugin's own problems (in
+	// pingap's key order), then its unknown keys.
 	var errs ErrorList
 	for _, k := range md.Keys() {
 		switch {
@@ -89,7 +89,7 @@ func ParseTOML(data []byte) ([]Plugin, error) {
 			errs = append(errs, &FieldError{Path: k.String(), Message: unknownKeyMessage(k[2])})
 		case len(k) == 3 && k[0] == "plugins" && md.Type(k[0], k[1]) == "Hash" && !isConfigKey(k[2]):
 			// Decoded, but only by ignoring case: TOML keys are
-			// case-sensitive and the seed's are lower case.
+			// case-sensitive and pingap's are lower case.
 			errs = append(errs, &FieldError{Path: k.String(), Message: unknownKeyMessage(k[2])})
 		}
 	}
@@ -165,7 +165,7 @@ func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, 
 	}
 	str("step", raw.Step, (*string)(&c.Step))
 
-	// Validate what decoded, then report in the seed's key order; a key
+	// Validate what decoded, then report in pingap's key order; a key
 	// whose value could not be read is not validated.
 	var valid map[string]ErrorList
 	if err := c.Validate(); err != nil {

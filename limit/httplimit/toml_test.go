@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// seedExamples are the three examples of seed 002, in one file.
-const seedExamples = `
+// pingapExamples are the three examples of pingap's limit plugin documentation, in one file.
+const pingapExamples = `
 [plugins.rateLimit]
 category = "limit"
 type = "rate"
@@ -40,8 +40,8 @@ func TestParseTOML(t *testing.T) {
 		want []Plugin
 	}{
 		{
-			name: "seed examples, in file order",
-			in:   seedExamples,
+			name: "pingap examples, in file order",
+			in:   pingapExamples,
 			want: []Plugin{
 				{Name: "rateLimit", Config: Config{Category: "limit", Type: "rate", Tag: "ip", Max: 600, Interval: time.Minute, Weight: 50, Step: "request"}},
 				{Name: "userInflight", Config: Config{Category: "limit", Type: "inflight", Tag: "cookie", Key: "deviceId", Max: 10, Interval: 10 * time.Second, Weight: 50, Step: "request"}},
@@ -276,7 +276,7 @@ func TestParseTOMLSyntaxError(t *testing.T) {
 }
 
 func FuzzParseTOML(f *testing.F) {
-	f.Add(seedExamples)
+	f.Add(pingapExamples)
 	f.Add("[plugins.p]\ncategory = 1\ntype = true\ntag = 1.5\nkey = []\nmax = \"10\"\nweight = \"50\"\nstep = {}\n")
 	f.Add("plugins = { b = { category = \"limit\", max = 1 } }\n")
 	f.Add("[plugins.p]\ncategory = \"limit\"\nMAX = 5\n[plugins.p.x]\ny = 1\n")
