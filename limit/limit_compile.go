@@ -38,7 +38,7 @@ type compiledLimit struct {
 // nil. Two limits with the same identity are an error naming both indexes.
 func ValidateLimits(limits []Limit) error {
 	_, errs := compileLimits(limits, nil)
-	return errs.err()
+	return errs.Err()
 }
 
 // decodeFailures records what DecodeLimits found broken, so validation does
@@ -63,7 +63,7 @@ func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorLi
 		var lerrs ErrorList
 		cl := compileLimit(&limits[i], i, path, &lerrs)
 		for _, e := range lerrs {
-			if f == nil || !f.fields[fieldPath(e.Path)] {
+			if f == nil || !f.fields[fieldPath(e.Field)] {
 				errs = append(errs, e)
 			}
 		}
@@ -72,7 +72,7 @@ func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorLi
 		}
 		id := limits[i].Identity()
 		if j, dup := seen[id]; dup {
-			errs.add(path, fmt.Sprintf("same identity as [%d] (namespace, seconds, conditions and variables)", j))
+			addError(&errs, path, fmt.Sprintf("same identity as [%d] (namespace, seconds, conditions and variables)", j))
 			continue
 		}
 		seen[id] = i
@@ -83,19 +83,19 @@ func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorLi
 
 func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLimit {
 	if l.Namespace == "" {
-		errs.add(path+".namespace", "must not be empty")
+		addError(errs, path+".namespace", "must not be empty")
 	}
 	if l.Seconds == 0 {
-		errs.add(path+".seconds", "must be greater than 0")
+		addError(errs, path+".seconds", "must be greater than 0")
 	}
 	if !l.Algorithm.Valid() {
-		errs.add(path+".algorithm", fmt.Sprintf("unknown algorithm %d", uint8(l.Algorithm)))
+		addError(errs, path+".algorithm", fmt.Sprintf("unknown algorithm %d", uint8(l.Algorithm)))
 	}
 	cl := &compiledLimit{index: index}
 	for j, src := range l.Conditions {
 		c, err := ParseCondition(src)
 		if err != nil {
-			errs.add(fmt.Sprintf("%s.conditions[%d]", path, j), strings.TrimPrefix(err.Error(), "limit: "))
+			addError(errs, fmt.Sprintf("%s.conditions[%d]", path, j), strings.TrimPrefix(err.Error(), "limit: "))
 			continue
 		}
 		cl.cel = cl.cel || c.IsCEL()
@@ -103,7 +103,7 @@ func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLi
 	}
 	for j, v := range l.Variables {
 		if _, err := variableKey(v); err != nil {
-			errs.add(fmt.Sprintf("%s.variables[%d]", path, j), err.Error())
+			addError(errs, fmt.Sprintf("%s.variables[%d]", path, j), err.Error())
 		}
 	}
 	if len(*errs) > 0 {

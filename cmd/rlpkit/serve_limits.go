@@ -77,7 +77,7 @@ func loadLimitsFile(file string) ([]limit.Limit, error) {
 	if !errors.As(err, &list) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return nil, locate(file, doc, list, func(e *limit.FieldError) string { return e.Path })
+	return nil, locate(file, doc, list, func(e *limit.FieldError) string { return e.Field })
 }
 
 // checkTopologyFiles names a file given as PATH... that is not a topology but what serve

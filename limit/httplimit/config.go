@@ -112,7 +112,7 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	var errs ErrorList
 	add := func(path, format string, args ...any) {
-		errs = append(errs, &FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+		errs = append(errs, &FieldError{Pkg: pkg, Field: path, Detail: fmt.Sprintf(format, args...)})
 	}
 	if c.Category != Category {
 		add("category", "must be %q, got %q", Category, c.Category)
@@ -153,7 +153,7 @@ func (c Config) Validate() error {
 	default:
 		add("step", "unknown step %q, want %q or %q", c.Step, StepRequest, StepProxyUpstream)
 	}
-	return errs.errOrNil()
+	return errs.Err()
 }
 
 // policy returns the counter package's policy for a valid rate config.

@@ -80,35 +80,35 @@ func ParseTOML(data []byte) ([]Plugin, error) {
 	for _, k := range md.Keys() {
 		switch {
 		case len(k) == 1 && k[0] == "plugins" && md.Type("plugins") != "Hash":
-			errs = append(errs, &FieldError{Path: "plugins", Message: "must be a table, got " + typeName(md.Type("plugins"))})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: "plugins", Detail: "must be a table, got " + typeName(md.Type("plugins"))})
 		case len(k) == 1 && k[0] != "plugins":
-			errs = append(errs, &FieldError{Path: k.String(), Message: "unknown key, want plugins"})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: "unknown key, want plugins"})
 		case len(k) == 2 && k[0] == "plugins":
 			errs = append(errs, decoded[k[1]]...)
 		case len(k) == 3 && k[0] == "plugins" && md.Type(k[0], k[1]) == "Hash" && undecoded[k.String()]:
-			errs = append(errs, &FieldError{Path: k.String(), Message: unknownKeyMessage(k[2])})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: unknownKeyMessage(k[2])})
 		case len(k) == 3 && k[0] == "plugins" && md.Type(k[0], k[1]) == "Hash" && !isConfigKey(k[2]):
 			// Decoded, but only by ignoring case: TOML keys are
 			// case-sensitive and pingap's are lower case.
-			errs = append(errs, &FieldError{Path: k.String(), Message: unknownKeyMessage(k[2])})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: unknownKeyMessage(k[2])})
 		}
 	}
-	return plugins, errs.errOrNil()
+	return plugins, errs.Err()
 }
 
 // decodePlugin reads one plugin table and validates it.
 func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, ErrorList) {
 	at := func(key string) string { return toml.Key{"plugins", name, key}.String() }
 	if t := md.Type("plugins", name); t != "Hash" {
-		return Plugin{}, ErrorList{{Path: toml.Key{"plugins", name}.String(), Message: "must be a table, got " + typeName(t)}}
+		return Plugin{}, ErrorList{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: "must be a table, got " + typeName(t)}}
 	}
 	var raw rawConfig
 	if err := md.PrimitiveDecode(prim, &raw); err != nil {
-		return Plugin{}, ErrorList{{Path: toml.Key{"plugins", name}.String(), Message: err.Error()}}
+		return Plugin{}, ErrorList{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: err.Error()}}
 	}
 	found := map[string]ErrorList{} // problems by key
 	fail := func(key, format string, args ...any) {
-		found[key] = append(found[key], &FieldError{Path: at(key), Message: fmt.Sprintf(format, args...)})
+		found[key] = append(found[key], &FieldError{Pkg: pkg, Field: at(key), Detail: fmt.Sprintf(format, args...)})
 	}
 	str := func(key string, v any, dst *string) {
 		if v == nil {
@@ -171,7 +171,7 @@ func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, 
 	if err := c.Validate(); err != nil {
 		valid = map[string]ErrorList{}
 		for _, e := range err.(ErrorList) {
-			valid[e.Path] = append(valid[e.Path], &FieldError{Path: at(e.Path), Message: e.Message})
+			valid[e.Field] = append(valid[e.Field], &FieldError{Pkg: pkg, Field: at(e.Field), Detail: e.Detail})
 		}
 	}
 	var errs ErrorList
