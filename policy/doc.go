@@ -29,7 +29,8 @@
 //     descriptor's or package limit's decoder and validation, and kept in
 //     Set.PluginConfigs or Set.LimitLists: they are what compiling makes, not inputs to it.
 //   - Other Kubernetes objects (a Deployment, a Service, a Kustomization, a GatewayClass, a
-//     Kuadrant AuthPolicy), documents that are not Kubernetes objects (Helm values, a
+//     Kuadrant AuthPolicy, and kinds rlpkit reads of other API groups, such as an Istio
+//     networking.istio.io Gateway), documents that are not Kubernetes objects (Helm values, a
 //     package.json), the output of rlpkit compile and Helm templates that are not YAML are
 //     skipped, with one Notice per file in Set.Notices ("skipped deploy.yaml: apps/v1
 //     Deployment, v1 Service"). Notices are information, not problems or warnings.
@@ -37,8 +38,9 @@
 //     a notice, so that a test can sit in the directory of the objects it tests.
 //   - Anything else that claims to be what rlpkit reads is a problem: a kind of the Gateway
 //     API or Kuadrant groups that rlpkit does not know (a typo such as HTTPRoutes), a kind
-//     rlpkit reads in another version or group (a kuadrant.io/v1 RateLimitPolicy is not
-//     supported yet, and the message says what is), an object without a kind.
+//     rlpkit reads in another version of those groups or without a group (a kuadrant.io/v1
+//     RateLimitPolicy is not supported yet, and the message says what is), an object
+//     without a kind.
 //
 // Decoding is strict: unknown and duplicate fields, values of the wrong type, objects
 // without a name, and the same object (kind, namespace, name) twice are problems. A
