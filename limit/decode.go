@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
@@ -131,6 +132,13 @@ func decodeString(raw json.RawMessage, path string, dst *string, errs *ErrorList
 }
 
 func decodeUint32(raw json.RawMessage, path string, errs *ErrorList) (uint32, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil && !bytes.Equal(raw, []byte("null")) {
+		// json.Number would take "10" for 10: a quoted number is a string here, as a
+		// RateLimitPolicy's typecheck says.
+		addError(errs, path, "must be an integer"+integerHint(s, path))
+		return 0, false
+	}
 	var n json.Number
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -158,6 +166,18 @@ func decodeUint32(raw json.RawMessage, path string, errs *ErrorList) (uint32, bo
 		return 0, false
 	}
 	return uint32(v), true
+}
+
+// integerHint says how to write a string that was meant as an integer: a quoted number,
+// or a duration where a number of seconds goes.
+func integerHint(s, path string) string {
+	if _, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+		return ", not a string: write " + strings.TrimSpace(s) + " without quotes"
+	}
+	if d, err := time.ParseDuration(s); err == nil && strings.HasSuffix(path, ".seconds") && d >= time.Second && d%time.Second == 0 {
+		return fmt.Sprintf(" number of seconds: write %d for %s", d/time.Second, s)
+	}
+	return ""
 }
 
 func decodeStrings(raw json.RawMessage, path string, errs *ErrorList) []string {

@@ -70,6 +70,18 @@ func TestDecodeLimitsErrors(t *testing.T) {
 			`limit: [5].variables[1]: unsupported variable expression "descriptors[1]['x']": use a descriptor key, or descriptors[0]['key']`,
 			"limit: [6]: same identity as [0] (namespace, seconds, conditions and variables)",
 		}},
+		{"numbers in quotes are strings, not integers", `[
+		  {"namespace": "a", "max_value": "10", "seconds": " 60 ", "conditions": [], "variables": []},
+		  {"namespace": "a", "max_value": "1e3", "seconds": "1m", "conditions": [], "variables": []},
+		  {"namespace": "a", "max_value": true, "seconds": "", "conditions": [], "variables": []}
+		]`, []string{
+			"limit: [0].max_value: must be an integer, not a string: write 10 without quotes",
+			"limit: [0].seconds: must be an integer, not a string: write 60 without quotes",
+			"limit: [1].max_value: must be an integer",
+			"limit: [1].seconds: must be an integer number of seconds: write 60 for 1m",
+			"limit: [2].max_value: must be an integer",
+			"limit: [2].seconds: must be an integer",
+		}},
 		{"condition syntax error names the text", `[{"namespace": "a", "max_value": 1, "seconds": 1, "conditions": ["user == 'x'", "a b =="]}]`,
 			[]string{`limit: [0].conditions[1]: condition "a b ==": Syntax error: mismatched input 'b' expecting <EOF> (column 3)`}},
 		{"same identity, conditions as a set", `[

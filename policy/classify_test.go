@@ -159,11 +159,12 @@ func TestReadMixedFiles(t *testing.T) {
 	}, {
 		name: "invalid limits file",
 		file: "limits.yaml",
-		data: "- namespace: ns\n  seconds: 10\n- namespace: ns\n  max_value: 5\n  seconds: 1m\n",
+		data: "- namespace: ns\n  seconds: 10\n- namespace: ns\n  max_value: 5\n  seconds: 1m\n- namespace: ns\n  max_value: \"10\"\n  seconds: 60\n",
 		want: FileContent{Content: ContentLimits},
 		errs: []string{
 			"limits.yaml:1: limits: [0].max_value: required field is missing",
-			"limits.yaml:5: limits: [1].seconds: must be an integer",
+			"limits.yaml:5: limits: [1].seconds: must be an integer number of seconds: write 60 for 1m",
+			"limits.yaml:7: limits: [2].max_value: must be an integer, not a string: write 10 without quotes",
 		},
 	}, {
 		name:    "the output of rlpkit compile",
