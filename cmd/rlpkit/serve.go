@@ -197,7 +197,8 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	if o.metricsAddr != "" {
 		log.Warn("--metrics-addr is deprecated; use --http-addr (RLPKIT_HTTP_ADDR)")
 	}
-	src := limitSource{file: o.limitsFile, paths: o.paths}
+	src := limitSource{file: o.limitsFile, paths: o.paths, notice: noticeLogger(log)}
+	loadedAt := fingerprint(src.inputs()) // before loading: watch then sees any later change
 	limits, err := src.load()
 	if err != nil {
 		return err
@@ -262,7 +263,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var bg sync.WaitGroup
-	bg.Go(func() { watch(watchCtx, src, o.reloadInterval, svc, metrics, log) })
+	bg.Go(func() { watch(watchCtx, src, loadedAt, o.reloadInterval, svc, metrics, log) })
 	bg.Go(func() { sh.monitor(watchCtx, pingInterval) })
 	log.Info("serving", "addr", lis.Addr().String(), "http_addr", httpAt, "store", cs.kind,
 		"limits", len(limits), "inputs", src.String())

@@ -3,9 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/merge"
@@ -16,6 +17,26 @@ import (
 type limitSource struct {
 	file  string   // a limits file in limitador's format, or ""
 	paths []string // else the topology's files and directories
+	// notice, when set, is told of every file of the topology that was skipped, at each load
+	// (see noticeLogger).
+	notice func(policy.Notice)
+}
+
+// noticeLogger returns a limitSource.notice that logs each skipped file once, as compile and
+// validate print it on stderr: at start-up, then only files newly skipped when the inputs
+// reload, so that a reload stays one line.
+func noticeLogger(log *slog.Logger) func(policy.Notice) {
+	var mu sync.Mutex
+	seen := map[policy.Notice]bool{}
+	return func(n policy.Notice) {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		log.Info("input skipped", "file", n.File, "skipped", n.Detail)
+	}
 }
 
 // inputs returns the files and directories the limits are read from.
@@ -42,7 +63,16 @@ func (s limitSource) load() ([]limit.Limit, error) {
 	if err := checkTopologyFiles(s.paths); err != nil {
 		return nil, err
 	}
-	res, err := compileTopology(s.paths, nil, io.Discard, merge.Options{})
+	set, err := policy.Read(s.paths, nil)
+	if set != nil && s.notice != nil {
+		for _, n := range set.Notices {
+			s.notice(n)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := merge.Compile(set, merge.Options{})
 	if err != nil {
 		return nil, err
 	}
