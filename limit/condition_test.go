@@ -105,7 +105,7 @@ func TestConditionHolds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseCondition(%q): %v", tc.src, err)
 		}
-		if got := c.Holds(entries); got != tc.want {
+		if got := c.Holds(Descriptor{Entries: entries}); got != tc.want {
 			t.Errorf("ParseCondition(%q).Holds(%v) = %v, want %v", tc.src, entries, got, tc.want)
 		}
 	}
@@ -127,7 +127,7 @@ func FuzzParseCondition(f *testing.F) {
 			}
 			return
 		}
-		c.Holds([]Entry{{"a", "b"}, {"k", "v"}})
+		c.Holds(Descriptor{Entries: []Entry{{"a", "b"}, {"k", "v"}}})
 		again, err := ParseCondition(c.String())
 		if err != nil {
 			t.Fatalf("ParseCondition(%q) = %q, which does not parse: %v", src, c.String(), err)

@@ -50,7 +50,7 @@ func TestDecodeLimitsErrors(t *testing.T) {
 		  {"namespace": "", "max_value": 1.5, "seconds": 4294967296, "conditions": "x == y"},
 		  {"namespace": "a", "max_vaule": 5, "seconds": 1, "seconds": 2},
 		  "limit",
-		  {"namespace": 7, "max_value": 1, "seconds": 1, "conditions": ["ok == 'x'", 3, "a b =="], "variables": ["", "descriptors[1]['x']"], "algorithm": "leaky"},
+		  {"namespace": 7, "max_value": 1, "seconds": 1, "conditions": ["ok == 'x'", 3, "a b =="], "variables": ["", "descriptors[0]"], "algorithm": "leaky"},
 		  {"namespace": "a", "max_value": 9, "seconds": 1, "conditions": [], "variables": null}
 		]`, []string{
 			"limit: [1].max_value: must be greater than or equal to 0",
@@ -67,7 +67,7 @@ func TestDecodeLimitsErrors(t *testing.T) {
 			"limit: [5].conditions[1]: must be a string",
 			`limit: [5].algorithm: unknown algorithm "leaky" (want fixed_window, sliding_window, token_bucket or gcra)`,
 			"limit: [5].variables[0]: must not be empty",
-			`limit: [5].variables[1]: unsupported variable expression "descriptors[1]['x']": use a descriptor key, or descriptors[0]['key']`,
+			`limit: [5].variables[1]: variable "descriptors[0]": must evaluate to a string, a number or a bool, not map(string, string)`,
 			"limit: [6]: same identity as [0] (namespace, seconds, conditions and variables)",
 		}},
 		{"condition syntax error names the text", `[{"namespace": "a", "max_value": 1, "seconds": 1, "conditions": ["user == 'x'", "a b =="]}]`,

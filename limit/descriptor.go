@@ -57,3 +57,9 @@ func lookup(entries []Entry, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// hasOverride reports whether d carries a limit override of a known unit,
+// which limits it alone.
+func (d *Descriptor) hasOverride() bool {
+	return d.Limit != nil && d.Limit.Unit.Seconds() > 0
+}

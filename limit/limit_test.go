@@ -55,8 +55,12 @@ func TestParseVariable(t *testing.T) {
 		{in: "descriptors[0]['user']", want: "user"},
 		{in: `descriptors[0]["a.b"]`, want: "a.b"},
 		{in: "", wantErr: true},
-		{in: "descriptors[1].user", wantErr: true},
+		{in: "descriptors[1].user", want: "descriptors[1].user"},
+		{in: " descriptors[0]['a'] + '/' + descriptors[1]['b'] ", want: "descriptors[0]['a'] + '/' + descriptors[1]['b']"},
+		{in: "size(descriptors)", want: "size(descriptors)"},
 		{in: "descriptors[0]", wantErr: true},
+		{in: "descriptors[0]['a'] +", wantErr: true},
+		{in: "nope(1)", wantErr: true},
 	}
 	for _, tc := range tests {
 		got, err := ParseVariable(tc.in)
