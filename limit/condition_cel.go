@@ -137,7 +137,7 @@ func dottedChains(parsed *cel.Ast) []dottedSelection {
 		}
 		var fields []string
 		e := s
-		for e.Kind() == celast.SelectKind && !e.AsSelect().IsTestOnly() {
+		for e.Kind() == celast.SelectKind {
 			fields = append([]string{e.AsSelect().FieldName()}, fields...)
 			e = e.AsSelect().Operand()
 		}

@@ -202,6 +202,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	if err != nil {
 		return err
 	}
+	warnLimits(log, src, limits)
 	cs, err := openStore(o, log)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -54,6 +55,14 @@ func (s limitSource) load() ([]limit.Limit, error) {
 		return nil, fmt.Errorf("the compiled limits are invalid:\n%w", err)
 	}
 	return limits, nil
+}
+
+// warnLimits logs a warning for each condition or variable of limits that loads but can never
+// match (limit.LimitWarnings), naming the limit by its path in the list served.
+func warnLimits(log *slog.Logger, src limitSource, limits []limit.Limit) {
+	for _, w := range limit.LimitWarnings(limits) {
+		log.Warn("a limit can never match", "inputs", src.String(), "limit", w.Path, "reason", w.Message)
+	}
 }
 
 // loadLimitsFile reads a limits file in limitador's format, YAML or JSON: one

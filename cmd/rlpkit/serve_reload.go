@@ -96,5 +96,6 @@ func reload(src limitSource, svc *rls.Service, m *serveMetrics, log *slog.Logger
 		return
 	}
 	m.loaded(len(limits))
+	warnLimits(log, src, limits)
 	log.Info("limits reloaded", "inputs", src.String(), "limits", len(limits))
 }
