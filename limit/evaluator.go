@@ -46,8 +46,9 @@ type Response struct {
 	// Statuses has one status per request descriptor, in request order.
 	Statuses []DescriptorStatus
 	// Counters has one entry per counter the request was evaluated against,
-	// in evaluation order (descriptor by descriptor), for metrics: which
-	// limit, how many hits and what the store decided. Evaluate reuses its
+	// in evaluation order (the configured limits in order, then the
+	// descriptors' overrides), for metrics: which limit, how many hits and
+	// what the store decided. Evaluate reuses its
 	// storage as it reuses Statuses'.
 	Counters []Counted
 }
@@ -55,7 +56,8 @@ type Response struct {
 // Counted is one counter of a request: the limit it belongs to, the hits
 // asked for and the store's decision.
 type Counted struct {
-	// Descriptor is the index of the request descriptor the counter is for.
+	// Descriptor is the index of the first request descriptor the counter
+	// is reported on (a limit may be reported on several).
 	Descriptor int
 	// Limit is the limit the counter belongs to, as reported in statuses
 	// (its Name empty for an unnamed limit and for an override). Shared: do
@@ -64,7 +66,7 @@ type Counted struct {
 	// Override reports whether the limit is the descriptor's own override
 	// rather than a configured limit.
 	Override bool
-	// Cost is the descriptor's hits (0 for a check).
+	// Cost is the counter's hits (0 for a check).
 	Cost uint64
 	// Decision is the store's decision; the zero Decision when the store
 	// failed. When any counter of the request is over, nothing is consumed
@@ -89,7 +91,8 @@ func (e *StoreError) Unwrap() error { return e.Err }
 // DescriptorStatus is the answer for one descriptor: Envoy's
 // RateLimitResponse.DescriptorStatus.
 type DescriptorStatus struct {
-	// Code is CodeOverLimit when any counter of the descriptor is over.
+	// Code is CodeOverLimit when any counter reported on the descriptor is
+	// over.
 	Code Code
 	// CurrentLimit is the limit that decided: the first one over, or else
 	// the one with the least remaining. Nil when no limit applies. It is
@@ -106,20 +109,27 @@ type DescriptorStatus struct {
 // ErrEmptyDomain is returned for a request without a domain.
 var ErrEmptyDomain = errors.New("limit: request has an empty domain")
 
-// Evaluator answers rate-limit requests with the semantics of Envoy's rate
-// limit service over a set of limits and a counter.Store:
+// Evaluator answers rate-limit requests with limitador's semantics over a
+// set of limits and a counter.Store, in the shape of Envoy's rate limit
+// service:
 //
-//   - each descriptor is evaluated on its own against the limits whose
-//     namespace is the request's domain; a limit applies when all its
-//     conditions hold and every variable is an entry key, and counts on the
-//     counter (limit identity, the variables' values). A limit that applies
-//     to several descriptors of one request counts once per descriptor.
-//   - a descriptor's cost is its own HitsAddend when set (an explicit 0
-//     checks without consuming), else the request's (0 means 1).
+//   - each limit whose namespace is the request's domain is evaluated once
+//     per request: it applies when all its conditions hold and every
+//     variable resolves, legacy keys reading the entries of all descriptors
+//     merged (a later entry winning) and CEL reading descriptors (all of
+//     them) and limit, and counts on the counter (limit identity, the
+//     variables' values).
+//   - an applying limit is reported on the descriptors whose entries it
+//     read, or on the first descriptor when it read none; each descriptor's
+//     status is the first of its limits that is over, or else the one with
+//     the least remaining.
+//   - a limit's cost is the own HitsAddend of the first descriptor it is
+//     reported on that has one (an explicit 0 checks without consuming),
+//     else the request's (0 means 1).
 //   - a descriptor with a Limit override of a known unit is limited by it
-//     alone, with the fixed window, on a counter keyed by the domain, the
-//     descriptor's entries and the override's window, whether or not any
-//     configured limit applies.
+//     alone, with the epoch-aligned fixed window, on a counter keyed by the
+//     domain, the descriptor's entries and the override's window;
+//     configured limits do not read its entries.
 //   - a request is all-or-nothing: when any counter would go over, none is
 //     incremented. All its counters go to the store in one Update.
 //   - a domain without limits answers OK for every descriptor; an empty
