@@ -69,3 +69,28 @@ func TestParseVariable(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseVariable(f *testing.F) {
+	for _, s := range []string{
+		"user", "descriptors[0]['a.b']", "descriptors[1].x", "descriptors[0].a.b", "size(descriptors)",
+		"descriptors[0]", "limit.name", "descriptors[0]['a'] + descriptors[1]['b']", "1.5", "null", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		form, err := ParseVariable(src)
+		if err != nil {
+			return
+		}
+		v, err := parseVariable(src)
+		if err != nil {
+			t.Fatalf("ParseVariable(%q) = %q, but parseVariable fails: %v", src, form, err)
+		}
+		var act activation
+		act.reset([]Descriptor{{Entries: entries("a", "b", "a.b", "c")}, {Entries: entries("x", "y")}})
+		v.resolve(&act)
+		if again := canonicalVariable(form); again != form {
+			t.Fatalf("ParseVariable(%q) = %q, whose canonical form is %q", src, form, again)
+		}
+	})
+}
