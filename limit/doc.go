@@ -29,7 +29,7 @@
 // entry winning (limitador 1.x); CEL reads descriptors, the list of all
 // descriptors, and limit, the limit's name and id (limitador 2.x). Each
 // applying limit is reported on the descriptors whose entries it read, and
-// one that read none on the first; a descriptor reports the first of its
+// one that read none on the first (without an override); a descriptor reports the first of its
 // limits that is over, or else the one with the least remaining. A request's
 // counters go to the Store in one all-or-nothing batch. hits_addend 0 means
 // 1; a limit costs the own hits_addend of the first descriptor it is

@@ -48,8 +48,8 @@ type Response struct {
 	// Counters has one entry per counter the request was evaluated against,
 	// in evaluation order (the configured limits in order, then the
 	// descriptors' overrides), for metrics: which limit, how many hits and
-	// what the store decided. Evaluate reuses its
-	// storage as it reuses Statuses'.
+	// what the store decided. Evaluate reuses its storage as it reuses
+	// Statuses'.
 	Counters []Counted
 }
 
@@ -120,9 +120,9 @@ var ErrEmptyDomain = errors.New("limit: request has an empty domain")
 //     them) and limit, and counts on the counter (limit identity, the
 //     variables' values).
 //   - an applying limit is reported on the descriptors whose entries it
-//     read, or on the first descriptor when it read none; each descriptor's
-//     status is the first of its limits that is over, or else the one with
-//     the least remaining.
+//     read, or on the first descriptor (without an override) when it read
+//     none; each descriptor's status is the first of its limits that is
+//     over, or else the one with the least remaining.
 //   - a limit's cost is the own HitsAddend of the first descriptor it is
 //     reported on that has one (an explicit 0 checks without consuming),
 //     else the request's (0 means 1).
