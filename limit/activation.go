@@ -1,6 +1,8 @@
 package limit
 
 import (
+	"reflect"
+
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -85,18 +87,12 @@ func (a *activation) ResolveName(name string) (any, bool) {
 // Parent returns nil: the activation has no parent.
 func (a *activation) Parent() interpreter.Activation { return nil }
 
-// build makes the descriptors list: one string map per descriptor, a
-// repeated key's last entry winning.
+// build makes the descriptors list: one map per descriptor, looked up in
+// its entries directly (a repeated key's last entry winning), the Go map
+// behind it made only when a CEL expression iterates, sizes or compares it.
 func (a *activation) build() {
 	for i := range a.descs {
-		var m map[string]string
-		if a.visible(i) {
-			m = make(map[string]string, len(a.descs[i].Entries))
-			for _, e := range a.descs[i].Entries {
-				m[e.Key] = e.Value
-			}
-		}
-		a.maps = append(a.maps, descMap{Mapper: types.NewStringStringMap(types.DefaultTypeAdapter, m), a: a, i: i})
+		a.maps = append(a.maps, descMap{a: a, i: i})
 	}
 	for i := range a.maps {
 		a.vals = append(a.vals, &a.maps[i])
@@ -104,37 +100,100 @@ func (a *activation) build() {
 	a.list = types.NewRefValList(types.DefaultTypeAdapter, a.vals)
 }
 
-// descMap is one descriptor's map that marks the descriptor as read when
-// any of its entries is looked at.
+// descMap is one descriptor as a CEL map(string, string). It marks the
+// descriptor as read when any of its entries is looked at.
 type descMap struct {
-	traits.Mapper
-	a *activation
-	i int
+	a    *activation
+	i    int
+	full traits.Mapper // built on first use by mapper
 }
+
+var _ traits.Mapper = (*descMap)(nil)
 
 func (m *descMap) read() { m.a.reads[m.i] = true }
 
-// Find marks the descriptor as read and looks key up.
-func (m *descMap) Find(key ref.Val) (ref.Val, bool) { m.read(); return m.Mapper.Find(key) }
+// entries returns the descriptor's entries, none when configured limits do
+// not see it.
+func (m *descMap) entries() []Entry {
+	if !m.a.visible(m.i) {
+		return nil
+	}
+	return m.a.descs[m.i].Entries
+}
 
-// Get marks the descriptor as read and looks key up.
-func (m *descMap) Get(key ref.Val) ref.Val { m.read(); return m.Mapper.Get(key) }
+// mapper returns the descriptor as a cel-go map.
+func (m *descMap) mapper() traits.Mapper {
+	if m.full == nil {
+		es := m.entries()
+		g := make(map[string]string, len(es))
+		for _, e := range es {
+			g[e.Key] = e.Value
+		}
+		m.full = types.NewStringStringMap(types.DefaultTypeAdapter, g)
+	}
+	return m.full
+}
+
+// Find marks the descriptor as read and looks key up.
+func (m *descMap) Find(key ref.Val) (ref.Val, bool) {
+	m.read()
+	k, ok := key.(types.String)
+	if !ok {
+		return m.mapper().Find(key)
+	}
+	if v, ok := lookup(m.entries(), string(k)); ok {
+		return types.String(v), true
+	}
+	return nil, false
+}
+
+// Get marks the descriptor as read and looks key up; a missing key is an
+// error.
+func (m *descMap) Get(key ref.Val) ref.Val {
+	if v, ok := m.Find(key); ok {
+		return v
+	}
+	return m.mapper().Get(key)
+}
 
 // Contains marks the descriptor as read and tests key.
-func (m *descMap) Contains(key ref.Val) ref.Val { m.read(); return m.Mapper.Contains(key) }
+func (m *descMap) Contains(key ref.Val) ref.Val {
+	if _, ok := m.Find(key); ok {
+		return types.True
+	}
+	return m.mapper().Contains(key)
+}
 
 // Iterator marks the descriptor as read and iterates its keys.
-func (m *descMap) Iterator() traits.Iterator { m.read(); return m.Mapper.Iterator() }
+func (m *descMap) Iterator() traits.Iterator { m.read(); return m.mapper().Iterator() }
 
-// Size marks the descriptor as read and counts its entries.
-func (m *descMap) Size() ref.Val { m.read(); return m.Mapper.Size() }
+// Size marks the descriptor as read and counts its keys.
+func (m *descMap) Size() ref.Val { m.read(); return m.mapper().Size() }
 
 // Equal marks the descriptor as read and compares it.
 func (m *descMap) Equal(other ref.Val) ref.Val {
 	m.read()
 	if o, ok := other.(*descMap); ok {
 		o.read()
-		other = o.Mapper
+		other = o.mapper()
 	}
-	return m.Mapper.Equal(other)
+	return m.mapper().Equal(other)
 }
+
+// ConvertToNative converts the descriptor's map.
+func (m *descMap) ConvertToNative(typeDesc reflect.Type) (any, error) {
+	m.read()
+	return m.mapper().ConvertToNative(typeDesc)
+}
+
+// ConvertToType converts the descriptor's map.
+func (m *descMap) ConvertToType(typeValue ref.Type) ref.Val {
+	m.read()
+	return m.mapper().ConvertToType(typeValue)
+}
+
+// Type returns the map type.
+func (m *descMap) Type() ref.Type { return types.MapType }
+
+// Value returns the descriptor's map.
+func (m *descMap) Value() any { m.read(); return m.mapper().Value() }

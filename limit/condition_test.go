@@ -99,6 +99,13 @@ func TestConditionHolds(t *testing.T) {
 		{`descriptors[1]['user'] == 'alice'`, false},
 		{`!('missing' in descriptors[0])`, true},
 		{`size(descriptors) == 1`, true},
+		{`size(descriptors[0]) == 3`, true}, // user, method, path
+		{`descriptors[0].exists(k, k == 'path')`, true},
+		{`descriptors[0] == {'user': 'alice', 'method': 'GET', 'path': '/admin/x'}`, true},
+		{`descriptors[0] == {'user': 'bob', 'method': 'GET', 'path': '/admin/x'}`, false},
+		{`'method' in descriptors[0] && !('x' in descriptors[0])`, true},
+		{`has(descriptors[0].method) && !has(descriptors[0].x)`, true},
+		{`descriptors[0][dyn(1)] == 'x'`, false},
 	}
 	for _, tc := range tests {
 		c, err := ParseCondition(tc.src)
