@@ -198,11 +198,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		log.Warn("--metrics-addr is deprecated; use --http-addr (RLPKIT_HTTP_ADDR)")
 	}
 	src := limitSource{file: o.limitsFile, paths: o.paths}
-	limits, err := src.load()
+	limits, warnings, err := src.load()
 	if err != nil {
 		return err
 	}
-	warnLimits(log, src, limits)
+	warnLimits(log, src, warnings)
 	cs, err := openStore(o, log)
 	if err != nil {
 		return err

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // limitadorLimits are limits as limitador 2.x reads them: CEL over descriptors, one
@@ -42,8 +44,21 @@ func TestServeLimitadorSemantics(t *testing.T) {
 		{rlsRequest("shop", 0, rlsDesc("req.method", "POST", "user", "alice", "req", "x")),
 			[]string{"OK", `OK "every request" 100/YEAR remaining 97`}},
 	})
-	want := `msg="a limit can never match" inputs="limits file ` + file + `" limit=[2].conditions[0] reason="descriptors[0].req.method can never match: an entry's value is a string and has no fields; for a key with dots write descriptors[0]['req.method']"`
+	want := `msg="a limit can never match" inputs="limits file ` + file + `" warning="` + file + `:16: limit: [2].conditions[0]: descriptors[0].req.method can never match: an entry's value is a string and has no fields; for a key with dots write descriptors[0]['req.method']"`
 	if !strings.Contains(s.log.String(), want) {
 		t.Errorf("log lacks %s:\n%s", want, s.log)
+	}
+}
+
+// TestLoadLimitsFileWarnings checks that a limits file's warnings carry the file and the line.
+func TestLoadLimitsFileWarnings(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "limits.yaml", "- namespace: shop\n  max_value: 1\n  seconds: 1\n  variables:\n  - user\n  - descriptors[1].auth.user\n")
+	limits, warnings, err := loadLimitsFile(file)
+	if err != nil || len(limits) != 1 {
+		t.Fatalf("loadLimitsFile = %d limits, %v; want 1 limit", len(limits), err)
+	}
+	want := []string{file + ":6: limit: [0].variables[1]: descriptors[1].auth.user can never match: an entry's value is a string and has no fields; for a key with dots write descriptors[1]['auth.user']"}
+	if diff := cmp.Diff(want, warnings); diff != "" {
+		t.Errorf("loadLimitsFile warnings mismatch (-want +got):\n%s", diff)
 	}
 }

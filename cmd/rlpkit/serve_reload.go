@@ -86,7 +86,7 @@ func watch(ctx context.Context, src limitSource, interval time.Duration, svc *rl
 
 // reload loads the inputs and swaps them in, or keeps the limits in force.
 func reload(src limitSource, svc *rls.Service, m *serveMetrics, log *slog.Logger) {
-	limits, err := src.load()
+	limits, warnings, err := src.load()
 	if err == nil {
 		err = svc.SetLimits(limits)
 	}
@@ -96,6 +96,6 @@ func reload(src limitSource, svc *rls.Service, m *serveMetrics, log *slog.Logger
 		return
 	}
 	m.loaded(len(limits))
-	warnLimits(log, src, limits)
+	warnLimits(log, src, warnings)
 	log.Info("limits reloaded", "inputs", src.String(), "limits", len(limits))
 }
