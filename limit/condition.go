@@ -15,10 +15,10 @@ const MaxConditionLength = 4096
 // Condition is a compiled limit condition. Two forms exist:
 //
 //   - KEY == VALUE and KEY != VALUE, the legacy form: KEY starts with a
-//     letter or "_" and continues with letters, digits and "_-.:/", and
-//     does not start with "limit." (limit.name and limit.id are CEL); VALUE is
-//     single- or double-quoted (no escapes inside) or unquoted in the same
-//     characters as a key. Limitador's reversed form 'VALUE' == KEY is
+//     letter or "_" and continues with letters, digits and "_-.:/", and is
+//     not limit.name or limit.id (those are CEL); VALUE is single- or
+//     double-quoted (no escapes inside) or unquoted in the same characters
+//     as a key. Limitador's reversed form 'VALUE' == KEY is
 //     accepted too. These never go through CEL.
 //   - any other text is a CEL expression over descriptors, a list of string
 //     maps, one per request descriptor (as limitador 2.x writes them:
@@ -130,10 +130,12 @@ func (c *Condition) holds(act *activation) bool {
 	return ok && b
 }
 
-// readsLimit reports whether a key of the legacy form is limit.name,
-// limit.id or another field of limit, which CEL reads (limitador 2.x binds
-// limit to the limit being evaluated), rather than a descriptor entry.
-func readsLimit(key string) bool { return strings.HasPrefix(key, "limit.") }
+// readsLimit reports whether a key of the legacy form is limit.name or
+// limit.id, which CEL reads (limitador 2.x binds limit to the limit being
+// evaluated), rather than a descriptor entry. Other keys starting with
+// "limit." stay entry keys: Kuadrant's limit ids (limit.global__53f76b2d)
+// are entry keys, which limitador 1.x limits read in the legacy form.
+func readsLimit(key string) bool { return key == "limit.name" || key == "limit.id" }
 
 // parseLegacy recognises KEY op VALUE and 'VALUE' op KEY.
 func parseLegacy(s string) (key string, op condOp, value string, ok bool) {

@@ -21,8 +21,8 @@ type variable struct {
 }
 
 // parseVariable compiles a variable. A variable made only of key characters
-// (a letter or "_", then letters, digits and "_-.:/", not starting with
-// "limit.") is an entry key;
+// (a letter or "_", then letters, digits and "_-.:/"), other than
+// limit.name and limit.id, is an entry key;
 // anything else is a CEL expression that must evaluate to a string, a
 // number, a bool or null.
 func parseVariable(v string) (*variable, error) {
