@@ -49,6 +49,17 @@ func TestLimitadorExamples(t *testing.T) {
 			want:   []Code{ok, ok, ok, ok, ok, over, over},
 		},
 		{
+			// The same limits as kuadrant-operator wrote them for limitador 1.x.
+			name: "kuadrant, legacy form: per-ip is the sixth POST's limit",
+			limits: []Limit{
+				{Name: "global", Namespace: "toystore/toystore", MaxValue: 100, Seconds: 60, Conditions: []string{`limit.global__53f76b2d == "1"`}},
+				{Name: "per-ip", Namespace: "toystore/toystore", MaxValue: 5, Seconds: 10, Conditions: []string{`limit.per_ip__815c57de == "1"`}, Variables: []string{"source.remote_address"}},
+			},
+			domain: "toystore/toystore",
+			descs:  []Descriptor{{Entries: entries("limit.global__53f76b2d", "1", "limit.per_ip__815c57de", "1", "source.remote_address", "10.0.0.1")}},
+			want:   []Code{ok, ok, ok, ok, ok, over, over},
+		},
+		{
 			name: "kuadrant: a GET carries only the global limit",
 			limits: []Limit{
 				{Name: "global", Namespace: "toystore/toystore", MaxValue: 2, Seconds: 60, Conditions: []string{`descriptors[0]["limit.global__53f76b2d"] == "1"`}},
