@@ -18,7 +18,7 @@ import (
 //
 //	[{"namespace": "ns", "max_value": 10, "seconds": 60,
 //	  "conditions": ["method == 'GET'"], "variables": ["user"],
-//	  "name": "optional", "algorithm": "token_bucket"}]
+//	  "name": "optional", "id": "optional", "algorithm": "token_bucket"}]
 //
 // Decoding is strict: an unknown or repeated field, a value of the wrong
 // type and every validation problem (see ValidateLimits) is reported, all of
@@ -91,6 +91,8 @@ func decodeLimit(item json.RawMessage, path string, l *Limit, errs *ErrorList) {
 			decodeString(raw, fpath, &l.Namespace, errs)
 		case "name":
 			decodeString(raw, fpath, &l.Name, errs)
+		case "id":
+			decodeString(raw, fpath, &l.ID, errs)
 		case "max_value":
 			if v, ok := decodeUint32(raw, fpath, errs); ok {
 				l.MaxValue = v

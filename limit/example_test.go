@@ -42,14 +42,16 @@ func ExampleNewEvaluator() {
 			fmt.Printf(" [%s %s: %d left, reset in %v]", st.Code, st.CurrentLimit.Name, st.LimitRemaining, st.DurationUntilReset)
 		}
 		fmt.Println()
+		now = now.Add(10 * time.Second)
 	}
-	// The third request is over the admin limit, so it consumes nothing:
-	// alice still has 3 hits this hour.
+	// Each window starts at its counter's first hit, as limitador counts, so
+	// both reset a full window after the first request. The third request is
+	// over the admin limit, so it consumes nothing: alice still has 3 hits.
 
 	// Output:
-	// OK [OK admin: 1 left, reset in 30s] [OK per user: 4 left, reset in 59m30s]
-	// OK [OK admin: 0 left, reset in 30s] [OK per user: 3 left, reset in 59m30s]
-	// OVER_LIMIT [OVER_LIMIT admin: 0 left, reset in 30s] [OK per user: 3 left, reset in 59m30s]
+	// OK [OK admin: 1 left, reset in 1m0s] [OK per user: 4 left, reset in 1h0m0s]
+	// OK [OK admin: 0 left, reset in 50s] [OK per user: 3 left, reset in 59m50s]
+	// OVER_LIMIT [OVER_LIMIT admin: 0 left, reset in 40s] [OK per user: 3 left, reset in 59m40s]
 }
 
 // A limits file with mistakes: every problem at once, each with its path.

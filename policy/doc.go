@@ -75,8 +75,8 @@
 // ValidateRateLimitPolicy checks the target reference (group gateway.networking.k8s.io, kind
 // Gateway or HTTPRoute, a name), the gateway actions as package descriptor validates a
 // PluginConfig's, and the rate limits (max_value >= 0, seconds > 0, conditions that parse as
-// package limit's conditions, variables that name a descriptor entry, no two limits of one
-// section with the same patch key). The patch key (RateLimitSpec.PatchKey) is the limit's
+// package limit's conditions, variables as package limit reads them (an entry key or a CEL
+// expression), no two limits of one section with the same patch key). The patch key (RateLimitSpec.PatchKey) is the limit's
 // identity in package limit without its namespace, computed by limit.IdentityKey: seconds,
 // conditions as a set and variables as a set, each in canonical form, so k == v and k == 'v'
 // are one condition and descriptors[0].user, descriptors[0]['user'] and user one variable;

@@ -199,10 +199,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	}
 	src := limitSource{file: o.limitsFile, paths: o.paths, notice: noticeLogger(log)}
 	loadedAt := fingerprint(src.inputs()) // before loading: watch then sees any later change
-	limits, err := src.load()
+	limits, warnings, err := src.load()
 	if err != nil {
 		return err
 	}
+	warnLimits(log, src, warnings)
 	cs, err := openStore(o, log)
 	if err != nil {
 		return err

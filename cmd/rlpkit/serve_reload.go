@@ -87,7 +87,7 @@ func watch(ctx context.Context, src limitSource, last string, interval time.Dura
 
 // reload loads the inputs and swaps them in, or keeps the limits in force.
 func reload(src limitSource, svc *rls.Service, m *serveMetrics, log *slog.Logger) {
-	limits, err := src.load()
+	limits, warnings, err := src.load()
 	if err == nil {
 		err = svc.SetLimits(limits)
 	}
@@ -97,5 +97,6 @@ func reload(src limitSource, svc *rls.Service, m *serveMetrics, log *slog.Logger
 		return
 	}
 	m.loaded(len(limits))
+	warnLimits(log, src, warnings)
 	log.Info("limits reloaded", "inputs", src.String(), "limits", len(limits))
 }

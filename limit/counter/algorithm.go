@@ -13,7 +13,9 @@ type Algorithm uint8
 
 const (
 	// AlgorithmFixedWindow counts hits in windows aligned to the Unix epoch,
-	// as Envoy's reference rate-limit service does. It is the default.
+	// as Envoy's reference rate-limit service does, or starting at each
+	// window's first hit, as limitador does (Policy.FirstHit). It is the
+	// default.
 	AlgorithmFixedWindow Algorithm = iota
 	// AlgorithmSlidingWindow estimates the hits of the last window from the
 	// current and the previous fixed window (see SlidingWindow).
@@ -104,6 +106,11 @@ type Policy struct {
 	// Weight is the sliding window's weight of the current window in percent
 	// (0-100) when Weighted is set.
 	Weight uint8
+	// FirstHit starts each fixed window at the first hit counted in it, as
+	// limitador counts, instead of at a multiple of Window since the Unix
+	// epoch, as Envoy's reference service counts. Other algorithms ignore
+	// it.
+	FirstHit bool
 }
 
 // Validate reports whether p can be used, naming every problem.
@@ -160,7 +167,7 @@ func (p *Policy) step(s *State, nowUs int64, cost uint64, d *Decision) {
 	case AlgorithmGCRA:
 		gcraStep(s, nowUs, cost, w, max, refillInterval(max, w), d)
 	default:
-		fixedWindowStep(s, nowUs, cost, w, max, d)
+		fixedWindowStep(s, nowUs, cost, w, max, p.FirstHit, d)
 	}
 }
 

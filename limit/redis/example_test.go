@@ -53,8 +53,8 @@ func ExampleNew() {
 		fmt.Printf("replica %c: %s, %d left, reset in %v\n", "abab"[i], resp.Code, st.LimitRemaining, st.DurationUntilReset)
 	}
 	// Output:
-	// replica a: OK, 2 left, reset in 40s
-	// replica b: OK, 1 left, reset in 40s
-	// replica a: OK, 0 left, reset in 40s
-	// replica b: OVER_LIMIT, 0 left, reset in 40s
+	// replica a: OK, 2 left, reset in 1m0s
+	// replica b: OK, 1 left, reset in 1m0s
+	// replica a: OK, 0 left, reset in 1m0s
+	// replica b: OVER_LIMIT, 0 left, reset in 1m0s
 }
