@@ -30,7 +30,7 @@ func Compile(cfg *PluginConfig) (*Engine, error) {
 		src := &cfg.RateLimitPolicies[i]
 		for _, h := range src.Hostnames {
 			if err := e.hosts.Add(h, i); err != nil { // validated above; kept for safety
-				return nil, Errors{{Field: string(path("rateLimitPolicies").index(i).child("hostnames")), Detail: err.Error()}}
+				return nil, Errors{{Pkg: pkg, Field: string(path("rateLimitPolicies").index(i).child("hostnames")), Detail: err.Error()}}
 			}
 		}
 		e.policies = append(e.policies, compilePolicy(i, src))

@@ -4,9 +4,9 @@ package descriptor
 // from by the request's hostname, and what to do when the rate-limit service fails. It is the
 // wire format between a controller (which compiles RateLimitPolicies into it) and a filter.
 //
-// Field names follow the "proposed new design" of the source design notes: camelCase at the
-// policy level, Envoy's snake_case inside actions. Decode also accepts the older schema (see
-// LegacyPluginConfig) and converts it.
+// Field names follow the "proposed new design" of the Kuadrant proposal "RateLimitPolicy
+// targeting a Gateway resource": camelCase at the policy level, Envoy's snake_case inside
+// actions. Decode also accepts the older schema (see LegacyPluginConfig) and converts it.
 //
 // +kubebuilder:object:generate=true
 type PluginConfig struct {
@@ -18,8 +18,8 @@ type PluginConfig struct {
 	// Timeout is how long a filter waits for the rate-limit service before it treats the
 	// call as failed (and FailureModeDeny decides), as a Go duration ("100ms", "1.5s"). It
 	// MUST be at least 1ms, and is used in whole milliseconds. Unset means DefaultTimeout.
-	// This field is an extension of the source design (Envoy's rate-limit filter calls it
-	// timeout).
+	// This field is an rlpkit extension of the proposal's schema (Envoy's rate-limit filter
+	// calls it timeout).
 	// +optional
 	Timeout string `json:"timeout,omitempty"`
 
@@ -53,7 +53,7 @@ type Policy struct {
 
 	// RouteMatches narrow the policy to requests that match at least one of them, so that
 	// routes sharing a hostname stop shadowing each other. Empty means every request for the
-	// policy's hostnames. This field is an extension of the source design.
+	// policy's hostnames. This field is an rlpkit extension of the proposal's schema.
 	// +optional
 	RouteMatches []RouteMatch `json:"routeMatches,omitempty"`
 

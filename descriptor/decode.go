@@ -27,7 +27,7 @@ func Decode(data []byte) (*PluginConfig, error) {
 	}
 	obj, ok := root.(map[string]any)
 	if !ok {
-		return nil, Errors{{Detail: "expected a JSON object, got " + kindOf(root)}}
+		return nil, Errors{{Pkg: pkg, Detail: "expected a JSON object, got " + kindOf(root)}}
 	}
 	if isLegacy(obj) {
 		var legacy LegacyPluginConfig
@@ -50,12 +50,12 @@ func parseJSON(data []byte) (any, error) {
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		if err == io.EOF {
-			return nil, Errors{{Detail: "empty document"}}
+			return nil, Errors{{Pkg: pkg, Detail: "empty document"}}
 		}
-		return nil, Errors{{Detail: "invalid JSON: " + err.Error()}}
+		return nil, Errors{{Pkg: pkg, Detail: "invalid JSON: " + err.Error()}}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, Errors{{Detail: "invalid JSON: unexpected data after the top-level value"}}
+		return nil, Errors{{Pkg: pkg, Detail: "invalid JSON: unexpected data after the top-level value"}}
 	}
 	return v, nil
 }

@@ -1,6 +1,7 @@
 package descriptor
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,7 +44,7 @@ func TestDecodeStrict(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Decode(%s) = nil error, want %q", tc.in, tc.want)
 			}
-			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+			if diff := cmp.Diff(tc.want, strings.Join(lines(t, err), "\n")); diff != "" {
 				t.Errorf("Decode(%s) error (-want +got):\n%s", tc.in, diff)
 			}
 		})

@@ -16,7 +16,8 @@
 //
 // # Semantics
 //
-// Generation follows the WASM-SHIM section of the source design notes:
+// Generation follows the WASM-SHIM section of the Kuadrant proposal "RateLimitPolicy
+// targeting a Gateway resource":
 //
 //  1. The policy is chosen by the request's Host: hostname patterns are walked from the most
 //     specific (exact, then longer wildcard suffixes, then "*"), and the first policy, in
@@ -47,7 +48,7 @@
 // actions written by different people (package merge) can keep one of two actions that yield
 // the same descriptors instead of sending a descriptor twice and counting it twice.
 //
-// # Where it differs from the sources
+// # Where it differs from upstream
 //
 //   - Per configuration, limit reads a limit override {requests_per_unit, unit} from dynamic
 //     metadata (Envoy's RateLimit.limit) and hits_addend sets a cost (a number, or a number
@@ -55,7 +56,7 @@
 //     one of SECOND, MINUTE, HOUR, DAY, MONTH, YEAR; Envoy would also accept UNKNOWN.
 //   - A policy may carry routeMatches (Gateway API HTTPRouteMatch: path Exact or PathPrefix
 //     with segment semantics, method, headers Exact or RegularExpression), so that routes
-//     sharing a hostname no longer shadow each other. Without it, behaviour is the seed's.
+//     sharing a hostname no longer shadow each other. Without it, behaviour is the proposal's.
 //   - The older PluginConfig schema (failure_mode_deny, ratelimitpolicies map, operations,
 //     global_actions) is decoded and converted: policies in name order, each legacy rule a
 //     gateway action, global_actions a last gateway action without rules. Validation errors

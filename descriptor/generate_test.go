@@ -8,8 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// toystore returns the seed's toystore PluginConfig scaled to n policies, policy i serving
-// "*.toystore-i.com" (and the first also "*.toystore.com").
+// toystore returns the toystore PluginConfig of the Kuadrant proposal "RateLimitPolicy
+// targeting a Gateway resource" scaled to n policies, policy i serving "*.toystore-i.com"
+// (and the first also "*.toystore.com").
 func toystore(n int) *PluginConfig {
 	cfg := &PluginConfig{}
 	for i := range n {

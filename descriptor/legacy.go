@@ -2,7 +2,8 @@ package descriptor
 
 import "sort"
 
-// LegacyPluginConfig is the older PluginConfig schema of the source design notes:
+// LegacyPluginConfig is the older PluginConfig schema of the Kuadrant proposal
+// "RateLimitPolicy targeting a Gateway resource":
 //
 //	failure_mode_deny: true
 //	ratelimitpolicies:

@@ -1,6 +1,7 @@
 package descriptor
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,7 +38,7 @@ func TestCallTimeout(t *testing.T) {
 			}
 			gotErr := ""
 			if err := Validate(cfg); err != nil {
-				gotErr = err.Error()
+				gotErr = strings.Join(lines(t, err), "\n")
 			}
 			if gotErr != tc.wantErr {
 				t.Errorf("Validate(timeout %q) = %q, want %q", tc.timeout, gotErr, tc.wantErr)

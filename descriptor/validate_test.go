@@ -118,7 +118,7 @@ func TestValidate(t *testing.T) {
 			err = Validate(cfg)
 			var got []string
 			if err != nil {
-				got = strings.Split(err.Error(), "\n")
+				got = lines(t, err)
 			}
 			// Messages that quote a dependency's explanation are compared up to it.
 			for i := range got {

@@ -23,7 +23,7 @@ type collector struct {
 }
 
 func (c *collector) refuse(p path, detail string) {
-	c.errs = append(c.errs, &FieldError{Field: string(p), Detail: detail})
+	c.errs = append(c.errs, &FieldError{Pkg: pkg, Field: string(p), Detail: detail})
 }
 
 func (c *collector) caveat(p path, detail string) {

@@ -19,11 +19,12 @@
 //
 // # Rules become routes, not header_value_match actions
 //
-// The design notes suggest expressing a gateway action's rules as leading header_value_match
-// actions on :path, :method and :authority. That is not faithful: a matching
-// header_value_match action appends its own entry to the descriptor (Envoy has no action
-// that only guards), so the service would receive entries descriptor never sends, and limits
-// keyed on descriptor's entries would stop applying. Envoy's route table can express the
+// The Kuadrant proposal "RateLimitPolicy targeting a Gateway resource" suggests expressing
+// a gateway action's rules as leading header_value_match actions on :path, :method and
+// :authority. That is not faithful: a matching header_value_match action appends its own
+// entry to the descriptor (Envoy has no action that only guards), so the service would
+// receive entries descriptor never sends, and limits keyed on descriptor's entries would
+// stop applying. Envoy's route table can express the
 // rules without touching the descriptors, so Translate uses it:
 //
 //   - A rule's hosts are settled by the virtual host: every rule host is also a domain (see

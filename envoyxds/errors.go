@@ -2,50 +2,23 @@ package envoyxds
 
 import (
 	"strconv"
-	"strings"
+
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // FieldError is one part of a PluginConfig that Translate refuses, located by its field path
-// ("rateLimitPolicies[0].gatewayActions[1].configurations[0].hits_addend.number").
-type FieldError struct {
-	// Field is the path of the offending field; empty for the configuration as a whole.
-	Field string
-	// Detail says why Envoy cannot be configured to do what the field says.
-	Detail string
-}
+// ("rateLimitPolicies[0].gatewayActions[1].configurations[0].hits_addend.number"), with
+// Detail saying why Envoy cannot be configured to do what the field says. It is
+// fielderr.Error, with Pkg "envoyxds": it prints as "envoyxds: FIELD: DETAIL". A refusal of
+// an invalid PluginConfig wraps package descriptor's problem (Err).
+type FieldError = fielderr.Error
 
-// Error returns "envoyxds: field: detail".
-func (e *FieldError) Error() string {
-	if e.Field == "" {
-		return "envoyxds: " + e.Detail
-	}
-	return "envoyxds: " + e.Field + ": " + e.Detail
-}
+// Errors is every refusal of one Translate call, policy by policy: a fielderr.List. Its
+// Error method prints one refusal per line.
+type Errors = fielderr.List
 
-// Errors is every refusal of one Translate call, policy by policy. Its Error method prints
-// one refusal per line.
-type Errors []*FieldError
-
-// Error joins the refusals, one per line.
-func (es Errors) Error() string {
-	var b strings.Builder
-	for i, e := range es {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the refusals as a list, for errors.As and errors.Is.
-func (es Errors) Unwrap() []error {
-	out := make([]error, len(es))
-	for i, e := range es {
-		out[i] = e
-	}
-	return out
-}
+// pkg starts every error of this package.
+const pkg = "envoyxds"
 
 // Caveat is a field of a PluginConfig for which Envoy treats some requests differently from
 // package descriptor (a missing cost in metadata, route metadata, ...), although the

@@ -23,7 +23,7 @@ import (
 // Translate is safe for concurrent use; Options.Route is called from the calling goroutine.
 func Translate(cfg *descriptor.PluginConfig, opts Options) (*Output, error) {
 	if cfg == nil {
-		return nil, Errors{{Detail: "no PluginConfig"}}
+		return nil, Errors{{Pkg: pkg, Detail: "no PluginConfig"}}
 	}
 	if err := descriptor.Validate(cfg); err != nil {
 		return nil, invalid(err)
@@ -44,7 +44,7 @@ func Translate(cfg *descriptor.PluginConfig, opts Options) (*Output, error) {
 	if opts.Strict && len(t.c.caveats) > 0 {
 		var es Errors
 		for _, cv := range t.c.caveats {
-			es = append(es, &FieldError{Field: cv.Field, Detail: "refused by Options.Strict: " + cv.Detail})
+			es = append(es, &FieldError{Pkg: pkg, Field: cv.Field, Detail: "refused by Options.Strict: " + cv.Detail})
 		}
 		return nil, es
 	}
@@ -235,7 +235,7 @@ func invalid(err error) error {
 	}
 	out := make(Errors, len(list))
 	for i, e := range list {
-		out[i] = &FieldError{Field: e.Field, Detail: "invalid PluginConfig: " + e.Detail}
+		out[i] = &FieldError{Pkg: pkg, Field: e.Field, Detail: "invalid PluginConfig: " + e.Detail, Err: e}
 	}
 	return out
 }

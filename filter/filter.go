@@ -100,8 +100,10 @@ func (f *Filter) OnConfigure(id, size uint32) bool {
 		r.engine, err = descriptor.Compile(cfg)
 	}
 	if err != nil {
+		// One line a problem, without descriptor's package prefix: "rlpkit-filter: plugin
+		// configuration: " already says what the lines are about.
 		for _, line := range strings.Split(err.Error(), "\n") {
-			f.host.Log(LogError, "rlpkit-filter: plugin configuration: "+line)
+			f.host.Log(LogError, "rlpkit-filter: plugin configuration: "+strings.TrimPrefix(line, "descriptor: "))
 		}
 		return false
 	}

@@ -37,12 +37,13 @@
 // an embedded IPv4 tail such as "*.0.0.1"), of ports in patterns, or of regular
 // expressions.
 //
-// # Where it differs from its sources
+// # Where it differs from upstream
 //
-// The source design describes the filter as a tree of policies where the longest hostname
-// match selects exactly one policy. hostindex keeps that rule for [Index.Lookup] and adds
-// [Index.Walk], which yields the shorter matches too, and it keeps a list of values per
-// pattern because several policies may share a hostname. Envoy's virtual-host domains also
+// The Kuadrant proposal "RateLimitPolicy targeting a Gateway resource" describes the filter
+// as a tree of policies where the longest hostname match selects exactly one policy.
+// hostindex keeps that rule for [Index.Lookup] and adds [Index.Walk], which yields the
+// shorter matches too, and it keeps a list of values per pattern because several policies
+// may share a hostname. Envoy's virtual-host domains also
 // accept partial wildcards ("*-bar.example.com", "example.*"); hostindex rejects them, as
 // the Gateway API does.
 package hostindex

@@ -69,3 +69,35 @@ func BenchmarkEvaluator(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEvaluatorKuadrant is one request as Kuadrant's wasm-shim sends it to the limits
+// kuadrant-operator generates: one descriptor carrying two limit ids and a counter value,
+// two CEL limits (one with a CEL variable), memory store, 100,000 clients.
+func BenchmarkEvaluatorKuadrant(b *testing.B) {
+	e, err := NewEvaluator([]Limit{
+		{Name: "global", Namespace: "toystore/toystore", MaxValue: 1 << 31, Seconds: 60, Conditions: []string{`descriptors[0]["limit.global__53f76b2d"] == "1"`}},
+		{Name: "per-ip", Namespace: "toystore/toystore", MaxValue: 1 << 31, Seconds: 10, Conditions: []string{`descriptors[0]["limit.per_ip__815c57de"] == "1"`}, Variables: []string{`descriptors[0]["source.remote_address"]`}},
+	}, counter.NewMemoryStore(counter.MemoryOptions{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := benchKeyList()
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := goroutineOffset.Add(7919)
+		var resp Response
+		req := Request{Domain: "toystore/toystore", Descriptors: []Descriptor{
+			{Entries: []Entry{{"limit.global__53f76b2d", "1"}, {"limit.per_ip__815c57de", "1"}, {"source.remote_address", ""}}},
+		}}
+		ctx := context.Background()
+		for pb.Next() {
+			i++
+			req.Descriptors[0].Entries[2].Value = keys[i%benchKeys]
+			if err := e.Evaluate(ctx, time.Now(), &req, &resp); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -15,17 +15,23 @@ const MaxConditionLength = 4096
 // Condition is a compiled limit condition. Two forms exist:
 //
 //   - KEY == VALUE and KEY != VALUE, the legacy form: KEY starts with a
-//     letter or "_" and continues with letters, digits and "_-.:/"; VALUE is
-//     single- or double-quoted (no escapes inside) or unquoted in the same
-//     characters as a key. Limitador's reversed form 'VALUE' == KEY is
+//     letter or "_" and continues with letters, digits and "_-.:/", and is
+//     not limit.name or limit.id (those are CEL); VALUE is single- or
+//     double-quoted (no escapes inside) or unquoted in the same characters
+//     as a key. Limitador's reversed form 'VALUE' == KEY is
 //     accepted too. These never go through CEL.
 //   - any other text is a CEL expression over descriptors, a list of string
-//     maps (as limitador 2.x writes them: descriptors[0]['user'] == 'bob'),
-//     which must evaluate to a bool. It is compiled once.
+//     maps, one per request descriptor (as limitador 2.x writes them:
+//     descriptors[0]['user'] == 'bob'), and limit, a map holding the limit's
+//     name and id (null when unset), which must evaluate to a bool. It is
+//     compiled once. Keys with dots are read with brackets:
+//     descriptors[0]['req.method'].
 //
-// A condition on a missing key is false: in the legacy form whatever the
-// operator, in CEL because every evaluation error (a missing key, an index
-// out of range, the cost limit) makes the condition false.
+// The legacy form reads the entries of all the request's descriptors merged
+// into one map, a later entry winning, as limitador 1.x did. A condition on
+// a missing key is false: in the legacy form whatever the operator, in CEL
+// because every evaluation error (a missing key, an index out of range, the
+// cost limit) makes the condition false.
 //
 // A Condition is immutable and safe for concurrent use.
 type Condition struct {
@@ -34,6 +40,7 @@ type Condition struct {
 	key   string // legacy form
 	value string // legacy form
 	prg   cel.Program
+	warn  string // why the expression can never match, or ""
 }
 
 type condOp uint8
@@ -56,14 +63,14 @@ func ParseCondition(s string) (*Condition, error) {
 	case !utf8.ValidString(src):
 		return nil, fmt.Errorf("limit: condition %q is not valid UTF-8", src)
 	}
-	if key, op, value, ok := parseLegacy(src); ok {
+	if key, op, value, ok := parseLegacy(src); ok && !readsLimit(key) {
 		return &Condition{src: src, op: op, key: key, value: value}, nil
 	}
-	prg, err := compileCEL(src)
+	prg, warn, err := compileCEL(src, celBool)
 	if err != nil {
 		return nil, fmt.Errorf("limit: condition %q: %w", src, err)
 	}
-	return &Condition{src: src, op: opCEL, prg: prg}, nil
+	return &Condition{src: src, op: opCEL, prg: prg, warn: warn}, nil
 }
 
 // String returns the condition's canonical text: for the legacy form
@@ -87,22 +94,32 @@ func (c *Condition) String() string {
 // IsCEL reports whether the condition is a CEL expression.
 func (c *Condition) IsCEL() bool { return c.op == opCEL }
 
-// Holds reports whether the condition holds for a descriptor with entries.
-func (c *Condition) Holds(entries []Entry) bool {
+// Warning returns why the condition can never match, or "". ParseCondition
+// accepts such a condition, as limitador does (its CEL is not
+// type-checked), but it is false for every request:
+// descriptors[0].req.method selects a field "method" of the value of the
+// entry "req", which is a string; the entry "req.method" is
+// descriptors[0]['req.method'].
+func (c *Condition) Warning() string { return c.warn }
+
+// Holds reports whether the condition holds for a request with descriptors,
+// as the Evaluator evaluates it, for no limit in particular (limit.name and
+// limit.id are unbound).
+func (c *Condition) Holds(descriptors ...Descriptor) bool {
 	var act activation
-	act.entries = entries
-	return c.holds(entries, &act)
+	act.reset(descriptors)
+	return c.holds(&act)
 }
 
-// holds is Holds with a per-descriptor activation shared by the CEL
-// conditions of all limits.
-func (c *Condition) holds(entries []Entry, act *activation) bool {
+// holds is Holds with the activation of a request shared by the conditions
+// of all its limits.
+func (c *Condition) holds(act *activation) bool {
 	switch c.op {
 	case opEqual:
-		v, ok := lookup(entries, c.key)
+		v, ok := act.lookup(c.key)
 		return ok && v == c.value
 	case opNotEqual:
-		v, ok := lookup(entries, c.key)
+		v, ok := act.lookup(c.key)
 		return ok && v != c.value
 	}
 	out, _, err := c.prg.Eval(act)
@@ -112,6 +129,13 @@ func (c *Condition) holds(entries []Entry, act *activation) bool {
 	b, ok := out.Value().(bool)
 	return ok && b
 }
+
+// readsLimit reports whether a key of the legacy form is limit.name or
+// limit.id, which CEL reads (limitador 2.x binds limit to the limit being
+// evaluated), rather than a descriptor entry. Other keys starting with
+// "limit." stay entry keys: Kuadrant's limit ids (limit.global__53f76b2d)
+// are entry keys, which limitador 1.x limits read in the legacy form.
+func readsLimit(key string) bool { return key == "limit.name" || key == "limit.id" }
 
 // parseLegacy recognises KEY op VALUE and 'VALUE' op KEY.
 func parseLegacy(s string) (key string, op condOp, value string, ok bool) {

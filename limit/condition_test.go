@@ -22,6 +22,9 @@ func TestParseCondition(t *testing.T) {
 		{"empty value", `k == ""`, `k == ""`, false},
 		{"value with spaces", `k == ' a b '`, `k == " a b "`, false},
 		{"reversed", `'GET' == req.method`, `req.method == "GET"`, false},
+		{"a Kuadrant limit id is an entry key", `limit.global__53f76b2d == "1"`, `limit.global__53f76b2d == "1"`, false},
+		{"limit.name is CEL", `limit.name == "x"`, `limit.name == "x"`, true},
+		{"limit.id is CEL", `'x' == limit.id`, `'x' == limit.id`, true},
 		{"unicode key", `変数 == '💖'`, `変数 == "💖"`, false},
 		{"cel index", `descriptors[0]['user_id'] == 'bob'`, `descriptors[0]['user_id'] == 'bob'`, true},
 		{"cel field", `descriptors[0].user_id != "bob"`, `descriptors[0].user_id != "bob"`, true},
@@ -99,13 +102,20 @@ func TestConditionHolds(t *testing.T) {
 		{`descriptors[1]['user'] == 'alice'`, false},
 		{`!('missing' in descriptors[0])`, true},
 		{`size(descriptors) == 1`, true},
+		{`size(descriptors[0]) == 3`, true}, // user, method, path
+		{`descriptors[0].exists(k, k == 'path')`, true},
+		{`descriptors[0] == {'user': 'alice', 'method': 'GET', 'path': '/admin/x'}`, true},
+		{`descriptors[0] == {'user': 'bob', 'method': 'GET', 'path': '/admin/x'}`, false},
+		{`'method' in descriptors[0] && !('x' in descriptors[0])`, true},
+		{`has(descriptors[0].method) && !has(descriptors[0].x)`, true},
+		{`descriptors[0][dyn(1)] == 'x'`, false},
 	}
 	for _, tc := range tests {
 		c, err := ParseCondition(tc.src)
 		if err != nil {
 			t.Fatalf("ParseCondition(%q): %v", tc.src, err)
 		}
-		if got := c.Holds(entries); got != tc.want {
+		if got := c.Holds(Descriptor{Entries: entries}); got != tc.want {
 			t.Errorf("ParseCondition(%q).Holds(%v) = %v, want %v", tc.src, entries, got, tc.want)
 		}
 	}
@@ -127,7 +137,7 @@ func FuzzParseCondition(f *testing.F) {
 			}
 			return
 		}
-		c.Holds([]Entry{{"a", "b"}, {"k", "v"}})
+		c.Holds(Descriptor{Entries: []Entry{{"a", "b"}, {"k", "v"}}})
 		again, err := ParseCondition(c.String())
 		if err != nil {
 			t.Fatalf("ParseCondition(%q) = %q, which does not parse: %v", src, c.String(), err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
@@ -17,7 +18,7 @@ import (
 //
 //	[{"namespace": "ns", "max_value": 10, "seconds": 60,
 //	  "conditions": ["method == 'GET'"], "variables": ["user"],
-//	  "name": "optional", "algorithm": "token_bucket"}]
+//	  "name": "optional", "id": "optional", "algorithm": "token_bucket"}]
 //
 // Decoding is strict: an unknown or repeated field, a value of the wrong
 // type and every validation problem (see ValidateLimits) is reported, all of
@@ -32,9 +33,9 @@ func DecodeLimits(jsonData []byte) ([]Limit, error) {
 	if err := json.Unmarshal(jsonData, &items); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field == "" {
-			return nil, ErrorList{{Message: "limits must be a JSON list"}}
+			return nil, ErrorList{{Pkg: pkg, Detail: "limits must be a JSON list"}}
 		}
-		return nil, ErrorList{{Message: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}}
+		return nil, ErrorList{{Pkg: pkg, Detail: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}}
 	}
 	var errs ErrorList
 	failed := &decodeFailures{fields: map[string]bool{}, items: map[int]bool{}, whole: map[int]bool{}}
@@ -44,9 +45,9 @@ func DecodeLimits(jsonData []byte) ([]Limit, error) {
 		n := len(errs)
 		decodeLimit(item, path, &limits[i], &errs)
 		for _, e := range errs[n:] {
-			failed.fields[fieldPath(e.Path)] = true
+			failed.fields[fieldPath(e.Field)] = true
 			failed.items[i] = true
-			failed.whole[i] = failed.whole[i] || e.Path == path
+			failed.whole[i] = failed.whole[i] || e.Field == path
 		}
 	}
 	_, verrs := compileLimits(limits, failed)
@@ -63,25 +64,25 @@ func decodeLimit(item json.RawMessage, path string, l *Limit, errs *ErrorList) {
 	dec := json.NewDecoder(bytes.NewReader(item))
 	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		errs.add(path, "must be an object")
+		addError(errs, path, "must be an object")
 		return
 	}
 	seen := make(map[string]bool)
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			errs.add(path, "invalid JSON: "+err.Error())
+			addError(errs, path, "invalid JSON: "+err.Error())
 			return
 		}
 		key, _ := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			errs.add(path, "invalid JSON: "+err.Error())
+			addError(errs, path, "invalid JSON: "+err.Error())
 			return
 		}
 		fpath := path + "." + key
 		if seen[key] {
-			errs.add(fpath, "repeated field")
+			addError(errs, fpath, "repeated field")
 			continue
 		}
 		seen[key] = true
@@ -90,6 +91,8 @@ func decodeLimit(item json.RawMessage, path string, l *Limit, errs *ErrorList) {
 			decodeString(raw, fpath, &l.Namespace, errs)
 		case "name":
 			decodeString(raw, fpath, &l.Name, errs)
+		case "id":
+			decodeString(raw, fpath, &l.ID, errs)
 		case "max_value":
 			if v, ok := decodeUint32(raw, fpath, errs); ok {
 				l.MaxValue = v
@@ -107,35 +110,42 @@ func decodeLimit(item json.RawMessage, path string, l *Limit, errs *ErrorList) {
 			if decodeString(raw, fpath, &s, errs) {
 				a, err := counter.ParseAlgorithm(s)
 				if err != nil {
-					errs.add(fpath, strings.TrimPrefix(err.Error(), "counter: "))
+					addError(errs, fpath, strings.TrimPrefix(err.Error(), "counter: "))
 				}
 				l.Algorithm = a
 			}
 		default:
-			errs.add(fpath, "unknown field")
+			addError(errs, fpath, "unknown field")
 		}
 	}
 	for _, required := range []string{"namespace", "max_value", "seconds"} {
 		if !seen[required] {
-			errs.add(path+"."+required, "required field is missing")
+			addError(errs, path+"."+required, "required field is missing")
 		}
 	}
 }
 
 func decodeString(raw json.RawMessage, path string, dst *string, errs *ErrorList) bool {
 	if err := json.Unmarshal(raw, dst); err != nil || bytes.Equal(raw, []byte("null")) {
-		errs.add(path, "must be a string")
+		addError(errs, path, "must be a string")
 		return false
 	}
 	return true
 }
 
 func decodeUint32(raw json.RawMessage, path string, errs *ErrorList) (uint32, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil && !bytes.Equal(raw, []byte("null")) {
+		// json.Number would take "10" for 10: a quoted number is a string here, as a
+		// RateLimitPolicy's typecheck says.
+		addError(errs, path, "must be an integer"+integerHint(s, path))
+		return 0, false
+	}
 	var n json.Number
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&n); err != nil || n == "" {
-		errs.add(path, "must be an integer")
+		addError(errs, path, "must be an integer")
 		return 0, false
 	}
 	v, err := strconv.ParseUint(n.String(), 10, 64)
@@ -143,27 +153,39 @@ func decodeUint32(raw json.RawMessage, path string, errs *ErrorList) (uint32, bo
 		f, ferr := n.Float64()
 		switch {
 		case strings.HasPrefix(n.String(), "-") && (ferr == nil || f < 0):
-			errs.add(path, "must be greater than or equal to 0")
+			addError(errs, path, "must be greater than or equal to 0")
 		case ferr == nil && f == math.Trunc(f) && f > math.MaxUint32:
-			errs.add(path, fmt.Sprintf("must be at most %d", uint32(math.MaxUint32)))
+			addError(errs, path, fmt.Sprintf("must be at most %d", uint32(math.MaxUint32)))
 		case ferr == nil && f == math.Trunc(f):
 			return uint32(f), true // 1e3 and 60.0 are integers
 		default:
-			errs.add(path, "must be an integer")
+			addError(errs, path, "must be an integer")
 		}
 		return 0, false
 	}
 	if v > math.MaxUint32 {
-		errs.add(path, fmt.Sprintf("must be at most %d", uint32(math.MaxUint32)))
+		addError(errs, path, fmt.Sprintf("must be at most %d", uint32(math.MaxUint32)))
 		return 0, false
 	}
 	return uint32(v), true
 }
 
+// integerHint says how to write a string that was meant as an integer: a quoted number,
+// or a duration where a number of seconds goes.
+func integerHint(s, path string) string {
+	if _, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+		return ", not a string: write " + strings.TrimSpace(s) + " without quotes"
+	}
+	if d, err := time.ParseDuration(s); err == nil && strings.HasSuffix(path, ".seconds") && d >= time.Second && d%time.Second == 0 {
+		return fmt.Sprintf(" number of seconds: write %d for %s", d/time.Second, s)
+	}
+	return ""
+}
+
 func decodeStrings(raw json.RawMessage, path string, errs *ErrorList) []string {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		errs.add(path, "must be a list of strings")
+		addError(errs, path, "must be a list of strings")
 		return nil
 	}
 	if items == nil {
@@ -206,5 +228,5 @@ func listIndex(p string) int {
 // sortByIndex orders errors by list index, keeping each item's errors in the
 // order they were found (decoding before validation).
 func sortByIndex(errs ErrorList) {
-	slices.SortStableFunc(errs, func(a, b *FieldError) int { return listIndex(a.Path) - listIndex(b.Path) })
+	slices.SortStableFunc(errs, func(a, b *FieldError) int { return listIndex(a.Field) - listIndex(b.Field) })
 }

@@ -15,7 +15,7 @@ func TestDecodeLimits(t *testing.T) {
 	   "conditions": ["method == 'GET'", "descriptors[0]['path'].startsWith('/toy')"],
 	   "variables": ["user", "descriptors[0]['plan']"], "name": "per-user", "algorithm": "token_bucket"},
 	  {"namespace": "toystore", "max_value": 1e3, "seconds": 60.0, "conditions": null, "variables": []},
-	  {"namespace": "other", "max_value": 0, "seconds": 1}
+	  {"namespace": "other", "max_value": 0, "seconds": 1, "id": "other-1", "conditions": ["limit.id == 'other-1'"]}
 	]`
 	got, err := DecodeLimits([]byte(in))
 	if err != nil {
@@ -26,7 +26,7 @@ func TestDecodeLimits(t *testing.T) {
 			Conditions: []string{"method == 'GET'", "descriptors[0]['path'].startsWith('/toy')"},
 			Variables:  []string{"user", "descriptors[0]['plan']"}, Name: "per-user", Algorithm: counter.AlgorithmTokenBucket},
 		{Namespace: "toystore", MaxValue: 1000, Seconds: 60, Variables: []string{}},
-		{Namespace: "other", MaxValue: 0, Seconds: 1},
+		{Namespace: "other", MaxValue: 0, Seconds: 1, ID: "other-1", Conditions: []string{"limit.id == 'other-1'"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("DecodeLimits mismatch (-want +got):\n%s", diff)
@@ -50,7 +50,7 @@ func TestDecodeLimitsErrors(t *testing.T) {
 		  {"namespace": "", "max_value": 1.5, "seconds": 4294967296, "conditions": "x == y"},
 		  {"namespace": "a", "max_vaule": 5, "seconds": 1, "seconds": 2},
 		  "limit",
-		  {"namespace": 7, "max_value": 1, "seconds": 1, "conditions": ["ok == 'x'", 3, "a b =="], "variables": ["", "descriptors[1]['x']"], "algorithm": "leaky"},
+		  {"namespace": 7, "max_value": 1, "seconds": 1, "conditions": ["ok == 'x'", 3, "a b =="], "variables": ["", "descriptors[0]"], "algorithm": "leaky", "id": 3},
 		  {"namespace": "a", "max_value": 9, "seconds": 1, "conditions": [], "variables": null}
 		]`, []string{
 			"limit: [1].max_value: must be greater than or equal to 0",
@@ -66,9 +66,22 @@ func TestDecodeLimitsErrors(t *testing.T) {
 			"limit: [5].namespace: must be a string",
 			"limit: [5].conditions[1]: must be a string",
 			`limit: [5].algorithm: unknown algorithm "leaky" (want fixed_window, sliding_window, token_bucket or gcra)`,
+			"limit: [5].id: must be a string",
 			"limit: [5].variables[0]: must not be empty",
-			`limit: [5].variables[1]: unsupported variable expression "descriptors[1]['x']": use a descriptor key, or descriptors[0]['key']`,
+			`limit: [5].variables[1]: variable "descriptors[0]": must evaluate to a string, a number or a bool, not map(string, string)`,
 			"limit: [6]: same identity as [0] (namespace, seconds, conditions and variables)",
+		}},
+		{"numbers in quotes are strings, not integers", `[
+		  {"namespace": "a", "max_value": "10", "seconds": " 60 ", "conditions": [], "variables": []},
+		  {"namespace": "a", "max_value": "1e3", "seconds": "1m", "conditions": [], "variables": []},
+		  {"namespace": "a", "max_value": true, "seconds": "", "conditions": [], "variables": []}
+		]`, []string{
+			"limit: [0].max_value: must be an integer, not a string: write 10 without quotes",
+			"limit: [0].seconds: must be an integer, not a string: write 60 without quotes",
+			"limit: [1].max_value: must be an integer",
+			"limit: [1].seconds: must be an integer number of seconds: write 60 for 1m",
+			"limit: [2].max_value: must be an integer",
+			"limit: [2].seconds: must be an integer",
 		}},
 		{"condition syntax error names the text", `[{"namespace": "a", "max_value": 1, "seconds": 1, "conditions": ["user == 'x'", "a b =="]}]`,
 			[]string{`limit: [0].conditions[1]: condition "a b ==": Syntax error: mismatched input 'b' expecting <EOF> (column 3)`}},

@@ -9,11 +9,11 @@ type Request struct {
 	// Domain selects the limits whose Namespace equals it. It must not be
 	// empty.
 	Domain string
-	// Descriptors are evaluated each on its own; the response has one status
-	// per descriptor, in this order.
+	// Descriptors are what the limits read, all of them at once (see
+	// Evaluator); the response has one status per descriptor, in this order.
 	Descriptors []Descriptor
-	// HitsAddend is the cost of each descriptor that has no HitsAddend of its
-	// own; 0 means 1.
+	// HitsAddend is the cost of each applying limit, unless a descriptor it
+	// is reported on has a HitsAddend of its own; 0 means 1.
 	HitsAddend uint32
 }
 
@@ -22,12 +22,13 @@ type Descriptor struct {
 	// Entries are the descriptor's key/value pairs. When a key repeats, the
 	// last entry wins, as in a map.
 	Entries []Entry
-	// Limit, when set to a known unit, replaces the configured limits for
-	// this descriptor (see Evaluator). A nil Limit, or one with
+	// Limit, when set to a known unit, limits this descriptor alone; the
+	// configured limits do not read its entries (see Evaluator). A nil Limit, or one with
 	// UnitUnknown or an out-of-range unit, has no effect.
 	Limit *Override
-	// HitsAddend, when set, replaces the request's HitsAddend for this
-	// descriptor; an explicit 0 checks the limits without consuming.
+	// HitsAddend, when set, replaces the request's HitsAddend for the limits
+	// reported on this descriptor (see Evaluator); an explicit 0 checks
+	// them without consuming.
 	HitsAddend *uint64
 }
 
@@ -56,4 +57,10 @@ func lookup(entries []Entry, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// hasOverride reports whether d carries a limit override of a known unit,
+// which limits it alone.
+func (d *Descriptor) hasOverride() bool {
+	return d.Limit != nil && d.Limit.Unit.Seconds() > 0
 }

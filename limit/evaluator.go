@@ -46,16 +46,18 @@ type Response struct {
 	// Statuses has one status per request descriptor, in request order.
 	Statuses []DescriptorStatus
 	// Counters has one entry per counter the request was evaluated against,
-	// in evaluation order (descriptor by descriptor), for metrics: which
-	// limit, how many hits and what the store decided. Evaluate reuses its
-	// storage as it reuses Statuses'.
+	// in evaluation order (the configured limits in order, then the
+	// descriptors' overrides), for metrics: which limit, how many hits and
+	// what the store decided. Evaluate reuses its storage as it reuses
+	// Statuses'.
 	Counters []Counted
 }
 
 // Counted is one counter of a request: the limit it belongs to, the hits
 // asked for and the store's decision.
 type Counted struct {
-	// Descriptor is the index of the request descriptor the counter is for.
+	// Descriptor is the index of the first request descriptor the counter
+	// is reported on (a limit may be reported on several).
 	Descriptor int
 	// Limit is the limit the counter belongs to, as reported in statuses
 	// (its Name empty for an unnamed limit and for an override). Shared: do
@@ -64,7 +66,7 @@ type Counted struct {
 	// Override reports whether the limit is the descriptor's own override
 	// rather than a configured limit.
 	Override bool
-	// Cost is the descriptor's hits (0 for a check).
+	// Cost is the counter's hits (0 for a check).
 	Cost uint64
 	// Decision is the store's decision; the zero Decision when the store
 	// failed. When any counter of the request is over, nothing is consumed
@@ -89,7 +91,8 @@ func (e *StoreError) Unwrap() error { return e.Err }
 // DescriptorStatus is the answer for one descriptor: Envoy's
 // RateLimitResponse.DescriptorStatus.
 type DescriptorStatus struct {
-	// Code is CodeOverLimit when any counter of the descriptor is over.
+	// Code is CodeOverLimit when any counter reported on the descriptor is
+	// over.
 	Code Code
 	// CurrentLimit is the limit that decided: the first one over, or else
 	// the one with the least remaining. Nil when no limit applies. It is
@@ -106,20 +109,27 @@ type DescriptorStatus struct {
 // ErrEmptyDomain is returned for a request without a domain.
 var ErrEmptyDomain = errors.New("limit: request has an empty domain")
 
-// Evaluator answers rate-limit requests with the semantics of Envoy's rate
-// limit service over a set of limits and a counter.Store:
+// Evaluator answers rate-limit requests with limitador's semantics over a
+// set of limits and a counter.Store, in the shape of Envoy's rate limit
+// service:
 //
-//   - each descriptor is evaluated on its own against the limits whose
-//     namespace is the request's domain; a limit applies when all its
-//     conditions hold and every variable is an entry key, and counts on the
-//     counter (limit identity, the variables' values). A limit that applies
-//     to several descriptors of one request counts once per descriptor.
-//   - a descriptor's cost is its own HitsAddend when set (an explicit 0
-//     checks without consuming), else the request's (0 means 1).
+//   - each limit whose namespace is the request's domain is evaluated once
+//     per request: it applies when all its conditions hold and every
+//     variable resolves, legacy keys reading the entries of all descriptors
+//     merged (a later entry winning) and CEL reading descriptors (all of
+//     them) and limit, and counts on the counter (limit identity, the
+//     variables' values).
+//   - an applying limit is reported on the descriptors whose entries it
+//     read, or on the first descriptor (without an override) when it read
+//     none; each descriptor's status is the first of its limits that is
+//     over, or else the one with the least remaining.
+//   - a limit's cost is the own HitsAddend of the first descriptor it is
+//     reported on that has one (an explicit 0 checks without consuming),
+//     else the request's (0 means 1).
 //   - a descriptor with a Limit override of a known unit is limited by it
-//     alone, with the fixed window, on a counter keyed by the domain, the
-//     descriptor's entries and the override's window, whether or not any
-//     configured limit applies.
+//     alone, with the epoch-aligned fixed window, on a counter keyed by the
+//     domain, the descriptor's entries and the override's window;
+//     configured limits do not read its entries.
 //   - a request is all-or-nothing: when any counter would go over, none is
 //     incremented. All its counters go to the store in one Update.
 //   - a domain without limits answers OK for every descriptor; an empty
@@ -146,7 +156,9 @@ type scratch struct {
 	keys    []byte // every counter key of the request, back to back
 	updates []counter.Update
 	decs    []counter.Decision
-	owner   []int // descriptor index of each update
+	attr    []int32 // the descriptors each update is attributed to, back to back
+	attrEnd []int   // per update: the end of its descriptors in attr
+	pick    []int   // per descriptor: the update its status reports
 	limits  []*RateLimit
 	act     activation
 }
@@ -213,39 +225,53 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 	clear(resp.Counters)
 	resp.Counters = resp.Counters[:0]
 	resp.Code = CodeOK
+	for i := range resp.Statuses {
+		resp.Statuses[i].Code = CodeOK
+	}
 	dl := e.domains[req.Domain]
+	if n == 0 {
+		return nil
+	}
 
 	sc := e.scratch.Get().(*scratch)
 	defer e.release(sc)
-	for i := range req.Descriptors {
-		d := &req.Descriptors[i]
-		cost := descriptorCost(req, d)
-		if d.Limit != nil && d.Limit.Unit.Seconds() > 0 {
-			start := len(sc.keys)
-			sc.keys = appendOverrideKey(sc.keys, req.Domain, d)
-			window := time.Duration(d.Limit.Unit.Seconds()) * time.Second
-			sc.add(i, start, counter.Policy{Max: uint64(d.Limit.RequestsPerUnit), Window: window}, cost,
-				&RateLimit{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: d.Limit.Unit})
-			resp.Counters = append(resp.Counters, Counted{Descriptor: i, Limit: sc.limits[len(sc.limits)-1], Override: true, Cost: cost})
-			continue
-		}
-		if dl == nil {
-			continue
-		}
-		sc.act.reset(d.Entries)
+	if dl != nil {
+		sc.act.reset(req.Descriptors)
 		for _, l := range dl.limits {
 			start := len(sc.keys)
 			var ok bool
-			if sc.keys, ok = l.applies(d.Entries, &sc.act, sc.keys); ok {
-				sc.add(i, start, l.policy, cost, &l.status)
-				resp.Counters = append(resp.Counters, Counted{Descriptor: i, Limit: &l.status, Cost: cost})
+			if sc.keys, ok = l.applies(&sc.act, sc.keys); !ok {
+				continue
 			}
+			first := len(sc.attr)
+			for i, read := range sc.act.reads {
+				if read {
+					sc.attr = append(sc.attr, int32(i))
+				}
+			}
+			if len(sc.attr) == first {
+				sc.attr = append(sc.attr, int32(firstVisible(req.Descriptors)))
+			}
+			cost := limitCost(req, sc.attr[first:])
+			sc.add(start, l.policy, cost, &l.status)
+			resp.Counters = append(resp.Counters, Counted{Descriptor: int(sc.attr[first]), Limit: &l.status, Cost: cost})
 		}
 	}
-	if len(sc.updates) == 0 {
-		for i := range resp.Statuses {
-			resp.Statuses[i].Code = CodeOK
+	for i := range req.Descriptors {
+		d := &req.Descriptors[i]
+		if !d.hasOverride() {
+			continue
 		}
+		cost := descriptorCost(req, d)
+		start := len(sc.keys)
+		sc.keys = appendOverrideKey(sc.keys, req.Domain, d)
+		window := time.Duration(d.Limit.Unit.Seconds()) * time.Second
+		sc.attr = append(sc.attr, int32(i))
+		sc.add(start, counter.Policy{Max: uint64(d.Limit.RequestsPerUnit), Window: window}, cost,
+			&RateLimit{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: d.Limit.Unit})
+		resp.Counters = append(resp.Counters, Counted{Descriptor: i, Limit: sc.limits[len(sc.limits)-1], Override: true, Cost: cost})
+	}
+	if len(sc.updates) == 0 {
 		return nil
 	}
 	if err := e.store.Update(ctx, now, sc.updates, sc.decs); err != nil {
@@ -258,12 +284,13 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 	return nil
 }
 
-// add records an update whose key is sc.keys[start:].
-func (sc *scratch) add(owner, start int, p counter.Policy, cost uint64, rl *RateLimit) {
+// add records an update whose key is sc.keys[start:], attributed to the
+// descriptors appended to sc.attr since the previous update.
+func (sc *scratch) add(start int, p counter.Policy, cost uint64, rl *RateLimit) {
 	key := sc.keys[start:]
 	sc.updates = append(sc.updates, counter.Update{Key: unsafe.String(unsafe.SliceData(key), len(key)), Policy: p, Cost: cost})
 	sc.decs = append(sc.decs, counter.Decision{})
-	sc.owner = append(sc.owner, owner)
+	sc.attrEnd = append(sc.attrEnd, len(sc.attr))
 	sc.limits = append(sc.limits, rl)
 }
 
@@ -271,53 +298,84 @@ func (sc *scratch) add(owner, start int, p counter.Policy, cost uint64, rl *Rate
 func (e *Evaluator) release(sc *scratch) {
 	clear(sc.updates)
 	clear(sc.limits)
-	sc.keys, sc.updates, sc.decs, sc.owner, sc.limits = sc.keys[:0], sc.updates[:0], sc.decs[:0], sc.owner[:0], sc.limits[:0]
+	sc.keys, sc.updates, sc.decs, sc.limits = sc.keys[:0], sc.updates[:0], sc.decs[:0], sc.limits[:0]
+	sc.attr, sc.attrEnd, sc.pick = sc.attr[:0], sc.attrEnd[:0], sc.pick[:0]
 	sc.act.reset(nil)
 	e.scratch.Put(sc)
 }
 
-// statuses turns the store's decisions into per-descriptor statuses. The
-// updates of one descriptor are contiguous.
+// statuses turns the store's decisions into per-descriptor statuses: each
+// descriptor reports, among the counters attributed to it, the first one
+// over, or else the one with the least remaining.
 func (e *Evaluator) statuses(sc *scratch, resp *Response) {
-	for i := range resp.Statuses {
-		resp.Statuses[i].Code = CodeOK
+	for range resp.Statuses {
+		sc.pick = append(sc.pick, -1)
 	}
-	for a := 0; a < len(sc.updates); {
-		b := a + 1
-		for b < len(sc.updates) && sc.owner[b] == sc.owner[a] {
-			b++
-		}
-		pick := a
-		for j := a; j < b; j++ {
-			if !sc.decs[j].Allowed {
-				pick = j
-				break
-			}
-			if sc.decs[j].Remaining < sc.decs[pick].Remaining {
-				pick = j
+	from := 0
+	for j, to := range sc.attrEnd {
+		dj := &sc.decs[j]
+		for _, i := range sc.attr[from:to] {
+			p := sc.pick[i]
+			if p < 0 || sc.decs[p].Allowed && (!dj.Allowed || dj.Remaining < sc.decs[p].Remaining) {
+				sc.pick[i] = j
 			}
 		}
-		d := sc.decs[pick]
-		st := &resp.Statuses[sc.owner[a]]
-		st.CurrentLimit = sc.limits[pick]
+		from = to
+	}
+	for i, p := range sc.pick {
+		if p < 0 {
+			continue
+		}
+		d := sc.decs[p]
+		st := &resp.Statuses[i]
+		st.CurrentLimit = sc.limits[p]
 		st.LimitRemaining = uint32(min(d.Remaining, math.MaxUint32))
 		st.DurationUntilReset = d.ResetAfter
 		if !d.Allowed {
 			st.Code = CodeOverLimit
 			resp.Code = CodeOverLimit
 		}
-		a = b
 	}
 }
 
-func descriptorCost(req *Request, d *Descriptor) uint64 {
-	if d.HitsAddend != nil {
-		return *d.HitsAddend
+// firstVisible returns the index of the first descriptor without a limit
+// override, or 0 when all have one.
+func firstVisible(ds []Descriptor) int {
+	for i := range ds {
+		if !ds[i].hasOverride() {
+			return i
+		}
 	}
+	return 0
+}
+
+// limitCost returns the hits of a configured limit attributed to the
+// descriptors attr: the own hits_addend of the first of them that has one,
+// else the request's (0 means 1).
+func limitCost(req *Request, attr []int32) uint64 {
+	for _, i := range attr {
+		if h := req.Descriptors[i].HitsAddend; h != nil {
+			return *h
+		}
+	}
+	return requestCost(req)
+}
+
+// requestCost returns the request's hits_addend, 0 meaning 1.
+func requestCost(req *Request) uint64 {
 	if req.HitsAddend == 0 {
 		return 1
 	}
 	return uint64(req.HitsAddend)
+}
+
+// descriptorCost returns the hits of a descriptor's override: its own
+// hits_addend, else the request's.
+func descriptorCost(req *Request, d *Descriptor) uint64 {
+	if d.HitsAddend != nil {
+		return *d.HitsAddend
+	}
+	return requestCost(req)
 }
 
 // appendOverrideKey appends the counter key of a descriptor's override:

@@ -60,32 +60,39 @@ func limitOf(name string, max uint32, u descriptor.Unit) *RateLimit {
 	return &RateLimit{Name: name, RequestsPerUnit: max, Unit: u}
 }
 
+// TestEvaluator walks the toystore limits through requests of several
+// descriptors: each limit is evaluated once per request, legacy keys read
+// the descriptors merged (a later entry winning) and descriptors[0] the
+// first one; each descriptor reports the limits that read it.
 func TestEvaluator(t *testing.T) {
 	e := newEvaluator(t, toystore)
 	req := Request{Domain: "toystore", Descriptors: []Descriptor{
-		{Entries: entries("method", "GET", "user", "bob")},
-		{Entries: entries("path", "/admin/toys")},
-		{Entries: entries("method", "POST")},
+		{Entries: entries("user", "bob", "path", "/admin/toys")},
+		{Entries: entries("method", "GET")},
+		{Entries: entries("user", "alice")},
 	}}
-	all := limitOf("all", 5, descriptor.UnitMinute)
+	perUser := limitOf("get-per-user", 2, descriptor.UnitMinute)
+	admin := limitOf("admin", 1, descriptor.UnitHour)
 	steps := []struct {
 		at   time.Duration
 		want Response
 	}{
+		// get-per-user reads method (the second descriptor) and user (alice,
+		// the third's, which wins over the first's), all nothing (it goes to
+		// the first), admin the first's path: three counters, one hit each.
 		{0, Response{Code: CodeOK, Statuses: []DescriptorStatus{
-			// get-per-user has 1 left, all has 2 left after this request's three hits.
-			{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, descriptor.UnitMinute), LimitRemaining: 1, DurationUntilReset: 60 * s1},
-			{Code: CodeOK, CurrentLimit: limitOf("admin", 1, descriptor.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1},
-			{Code: CodeOK, CurrentLimit: all, LimitRemaining: 2, DurationUntilReset: 60 * s1},
+			{Code: CodeOK, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3600 * s1},
+			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
 		}}},
-		// admin is used up, and all would take a sixth hit from the third
-		// descriptor: the request is over, and nothing is consumed. An
+		// admin is used up: the request is over, and nothing is consumed. An
 		// admitted descriptor reports its counters without this request; an
-		// over one as they stood within the request.
+		// over one as they stood within the request. Windows start at their
+		// counters' first hits.
 		{10 * s1, Response{Code: CodeOverLimit, Statuses: []DescriptorStatus{
-			{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, descriptor.UnitMinute), LimitRemaining: 1, DurationUntilReset: 50 * s1},
-			{Code: CodeOverLimit, CurrentLimit: limitOf("admin", 1, descriptor.UnitHour), LimitRemaining: 0, DurationUntilReset: 3590 * s1},
-			{Code: CodeOverLimit, CurrentLimit: all, LimitRemaining: 0, DurationUntilReset: 50 * s1},
+			{Code: CodeOverLimit, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3590 * s1},
+			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
+			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
 		}}},
 	}
 	for i, st := range steps {
@@ -94,17 +101,21 @@ func TestEvaluator(t *testing.T) {
 			t.Errorf("step %d: Evaluate mismatch (-want +got):\n%s", i, diff)
 		}
 	}
-	// Without the admin descriptor: all has 2 left, so two descriptors fit.
+	// Without the admin path: bob's first GET starts a counter of its own,
+	// read from both descriptors; all, with 4 left, goes to the first.
 	got := evaluate(t, e, 20*s1, Request{Domain: "toystore", Descriptors: []Descriptor{
-		{Entries: entries("method", "GET", "user", "bob")},
-		{Entries: entries("method", "GET", "user", "alice")},
+		{Entries: entries("user", "bob")},
+		{Entries: entries("method", "GET")},
 	}})
 	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{
-		{Code: CodeOK, CurrentLimit: limitOf("get-per-user", 2, descriptor.UnitMinute), LimitRemaining: 0, DurationUntilReset: 40 * s1},
-		{Code: CodeOK, CurrentLimit: all, LimitRemaining: 0, DurationUntilReset: 40 * s1},
+		{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+		{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
 	}}
 	if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
 		t.Errorf("Evaluate mismatch (-want +got):\n%s", diff)
+	}
+	if c := got.Counters[1]; c.Limit.Name != "all" || c.Decision.Remaining != 3 || c.Descriptor != 0 {
+		t.Errorf("Evaluate: counter %+v, want all with 3 left on descriptor 0", c)
 	}
 }
 
@@ -171,10 +182,10 @@ func TestEvaluatorNoLimits(t *testing.T) {
 	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{{Code: CodeOK}, {Code: CodeOK}}}
 	for _, domain := range []string{"unknown", "other"} {
 		got := evaluate(t, e, 0, Request{Domain: domain, Descriptors: []Descriptor{{Entries: entries("a", "b")}, {}}})
-		if domain == "other" { // the "other" limit applies to every descriptor
-			want = &Response{Code: CodeOverLimit, Statuses: []DescriptorStatus{
-				{Code: CodeOK, CurrentLimit: limitOf("other", 1, descriptor.UnitSecond), LimitRemaining: 1, DurationUntilReset: s1},
-				{Code: CodeOverLimit, CurrentLimit: limitOf("other", 1, descriptor.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
+		if domain == "other" { // the "other" limit applies once, on the first descriptor
+			want = &Response{Code: CodeOK, Statuses: []DescriptorStatus{
+				{Code: CodeOK, CurrentLimit: limitOf("other", 1, descriptor.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
+				{Code: CodeOK},
 			}}
 		}
 		if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
@@ -203,8 +214,8 @@ func TestEvaluatorHitsAddend(t *testing.T) {
 		{"request-level 3", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
 			[]DescriptorStatus{status(CodeOK, 6)}},
 		{"descriptor-level replaces request-level", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
-			{Entries: entries("k", "a"), HitsAddend: u64(5)}, {Entries: entries("k", "b")}}},
-			[]DescriptorStatus{status(CodeOK, 1), status(CodeOK, 7)}},
+			{Entries: entries("k", "a"), HitsAddend: u64(5)}}},
+			[]DescriptorStatus{status(CodeOK, 1)}},
 		{"explicit 0 checks without consuming", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
 			{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
 			[]DescriptorStatus{status(CodeOK, 1)}},

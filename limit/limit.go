@@ -1,7 +1,6 @@
 package limit
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,7 +10,7 @@ import (
 
 // Limit is one rate limit in limitador's file format. Its identity is
 // (Namespace, Seconds, Conditions as a set, Variables as a set): MaxValue,
-// Name and Algorithm are not part of it, so a changed MaxValue keeps
+// Name, ID, Algorithm and EpochWindows are not part of it, so a changed MaxValue keeps
 // counting on the same counters.
 //
 // A Limit is a plain value. Use DecodeLimits to read a file and
@@ -24,19 +23,33 @@ type Limit struct {
 	MaxValue uint32 `json:"max_value" yaml:"max_value"`
 	// Seconds is the window. It must be greater than 0.
 	Seconds uint32 `json:"seconds" yaml:"seconds"`
-	// Conditions must all hold for the limit to apply to a descriptor (see
+	// Conditions must all hold for the limit to apply to a request (see
 	// Condition).
 	Conditions []string `json:"conditions" yaml:"conditions"`
-	// Variables are descriptor entry keys; the limit applies only to
-	// descriptors that have them all, and keeps one counter per combination
-	// of their values. limitador 2.x's descriptors[0]['key'] and
-	// descriptors[0].key name the entry key too.
+	// Variables must all resolve for the limit to apply to a request; it
+	// keeps one counter per combination of their values. A variable is an
+	// entry key, read from the entries of all the request's descriptors
+	// merged into one map, a later entry winning (limitador 1.x), or a CEL
+	// expression over descriptors and limit that evaluates to a string, a
+	// number or a bool (limitador 2.x: descriptors[0]['user'],
+	// descriptors[1]['x'], descriptors[0]['a'] + '/' + descriptors[0]['b']).
+	// A variable reading a missing key skips the limit for that request.
 	Variables []string `json:"variables" yaml:"variables"`
-	// Name is an optional label, reported in statuses.
+	// Name is an optional label, reported in statuses (Envoy's
+	// current_limit.name) and bound to limit.name in CEL conditions.
 	Name string `json:"name,omitempty" yaml:"name,omitempty"`
+	// ID is an optional identifier, bound to limit.id in CEL conditions, as
+	// limitador's limit id. It is not part of the limit's identity.
+	ID string `json:"id,omitempty" yaml:"id,omitempty"`
 	// Algorithm is the counting algorithm; the zero value is the fixed
 	// window.
 	Algorithm counter.Algorithm `json:"algorithm,omitempty" yaml:"algorithm,omitempty"`
+	// EpochWindows aligns the fixed window to the Unix epoch (a 60 s window
+	// starts on every whole minute), as envoyproxy/ratelimit counts. By
+	// default a window starts at its counter's first hit, as limitador
+	// counts. Other algorithms ignore it. Limits compiled from another
+	// format set it; a limits file cannot.
+	EpochWindows bool `json:"-" yaml:"-"`
 }
 
 // Identity returns a string that is equal for two limits exactly when they
@@ -61,11 +74,19 @@ func IdentityKey(seconds int64, conditions, variables []string) string {
 	return string(appendIdentityRest(nil, seconds, canonicalConditions(conditions), canonicalVariables(variables)))
 }
 
-// ParseVariable returns the descriptor entry key a limit variable names: the variable itself
-// (trimmed), or KEY in limitador 2.x's descriptors[0]['KEY'], descriptors[0]["KEY"] or
-// descriptors[0].KEY. It returns an error, without the package prefix so that callers can put
-// it after a field path, for an empty variable or another descriptors[...] expression.
-func ParseVariable(v string) (string, error) { return variableKey(v) }
+// ParseVariable checks a limit variable and returns its canonical form, the one its
+// limit's identity uses: the entry key for a variable that is one (trimmed) and for limitador
+// 2.x's descriptors[0]['KEY'], descriptors[0]["KEY"] and descriptors[0].KEY, the trimmed
+// source for any other CEL expression (descriptors[1]['x'], descriptors[0]['a'] + ':' +
+// descriptors[0]['b']). It returns an error, without the package prefix so that callers can
+// put it after a field path, for an empty variable or an expression that does not compile or
+// cannot evaluate to a string, a number or a bool.
+func ParseVariable(v string) (string, error) {
+	if _, err := parseVariable(v); err != nil {
+		return "", err
+	}
+	return canonicalVariable(v), nil
+}
 
 // appendIdentityRest appends seconds, the conditions and the variables.
 func appendIdentityRest(b []byte, seconds int64, conds, vars []string) []byte {
@@ -102,51 +123,43 @@ func canonicalConditions(conds []string) []string {
 	return slices.Compact(out)
 }
 
-// canonicalVariables returns the sorted, deduplicated entry keys.
+// canonicalVariables returns the sorted, deduplicated canonical forms.
 func canonicalVariables(vars []string) []string {
 	out := make([]string, 0, len(vars))
 	for _, v := range vars {
-		if key, err := variableKey(v); err == nil {
-			v = key
-		}
-		out = append(out, v)
+		out = append(out, canonicalVariable(v))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// variableKey returns the entry key a variable names: the variable itself,
-// or KEY in limitador 2.x's descriptors[0]['KEY'], descriptors[0]["KEY"] or
-// descriptors[0].KEY.
-func variableKey(v string) (string, error) {
+// canonicalVariable returns the form of a variable that its limit's identity
+// uses: KEY for descriptors[0]['KEY'], descriptors[0]["KEY"] and
+// descriptors[0].KEY, else the variable trimmed. (The two forms of one key
+// read the same entry whenever a request has one descriptor, as Kuadrant's
+// filter sends; with several, the key alone reads them all merged, see
+// Limit.Variables.)
+func canonicalVariable(v string) string {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return "", fmt.Errorf("must not be empty")
-	}
-	rest, ok := strings.CutPrefix(v, "descriptors[")
+	rest, ok := strings.CutPrefix(v, "descriptors[0]")
 	if !ok {
-		return v, nil
-	}
-	bad := fmt.Errorf("unsupported variable expression %q: use a descriptor key, or descriptors[0]['key']", v)
-	rest, ok = strings.CutPrefix(rest, "0]")
-	if !ok {
-		return "", bad
+		return v
 	}
 	switch {
 	case strings.HasPrefix(rest, "["):
 		p := scanner{s: rest, i: 1}
 		if !p.peekQuote() {
-			return "", bad
+			return v
 		}
 		key, ok := p.quoted()
-		if !ok || !strings.HasPrefix(p.s[p.i:], "]") || p.i+1 != len(p.s) || key == "" {
-			return "", bad
+		if !ok || p.i+1 != len(p.s) || p.s[p.i] != ']' || key == "" {
+			return v
 		}
-		return key, nil
+		return key
 	case strings.HasPrefix(rest, ".") && isCELIdent(rest[1:]):
-		return rest[1:], nil
+		return rest[1:]
 	}
-	return "", bad
+	return v
 }
 
 // isCELIdent reports whether s is a CEL identifier: [A-Za-z_][A-Za-z0-9_]*.

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
@@ -26,11 +29,11 @@ type RateLimit struct {
 type compiledLimit struct {
 	index  int // position in the list given to the evaluator
 	conds  []*Condition
-	vars   []string // entry keys, sorted and unique
-	prefix string   // counter key prefix; the variables' values follow
+	vars   []*variable // one per canonical form, in canonical order
+	prefix string      // counter key prefix; the variables' values follow
 	policy counter.Policy
 	status RateLimit
-	cel    bool // some condition is CEL
+	cel    ref.Val // limit, as CEL conditions and variables read it
 }
 
 // ValidateLimits checks limits as NewEvaluator and DecodeLimits do and
@@ -38,7 +41,7 @@ type compiledLimit struct {
 // nil. Two limits with the same identity are an error naming both indexes.
 func ValidateLimits(limits []Limit) error {
 	_, errs := compileLimits(limits, nil)
-	return errs.err()
+	return errs.Err()
 }
 
 // decodeFailures records what DecodeLimits found broken, so validation does
@@ -63,7 +66,7 @@ func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorLi
 		var lerrs ErrorList
 		cl := compileLimit(&limits[i], i, path, &lerrs)
 		for _, e := range lerrs {
-			if f == nil || !f.fields[fieldPath(e.Path)] {
+			if f == nil || !f.fields[fieldPath(e.Field)] {
 				errs = append(errs, e)
 			}
 		}
@@ -72,7 +75,7 @@ func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorLi
 		}
 		id := limits[i].Identity()
 		if j, dup := seen[id]; dup {
-			errs.add(path, fmt.Sprintf("same identity as [%d] (namespace, seconds, conditions and variables)", j))
+			addError(&errs, path, fmt.Sprintf("same identity as [%d] (namespace, seconds, conditions and variables)", j))
 			continue
 		}
 		seen[id] = i
@@ -83,39 +86,77 @@ func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorLi
 
 func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLimit {
 	if l.Namespace == "" {
-		errs.add(path+".namespace", "must not be empty")
+		addError(errs, path+".namespace", "must not be empty")
 	}
 	if l.Seconds == 0 {
-		errs.add(path+".seconds", "must be greater than 0")
+		addError(errs, path+".seconds", "must be greater than 0")
 	}
 	if !l.Algorithm.Valid() {
-		errs.add(path+".algorithm", fmt.Sprintf("unknown algorithm %d", uint8(l.Algorithm)))
+		addError(errs, path+".algorithm", fmt.Sprintf("unknown algorithm %d", uint8(l.Algorithm)))
 	}
 	cl := &compiledLimit{index: index}
 	for j, src := range l.Conditions {
 		c, err := ParseCondition(src)
 		if err != nil {
-			errs.add(fmt.Sprintf("%s.conditions[%d]", path, j), strings.TrimPrefix(err.Error(), "limit: "))
+			addError(errs, fmt.Sprintf("%s.conditions[%d]", path, j), strings.TrimPrefix(err.Error(), "limit: "))
 			continue
 		}
-		cl.cel = cl.cel || c.IsCEL()
 		cl.conds = append(cl.conds, c)
 	}
-	for j, v := range l.Variables {
-		if _, err := variableKey(v); err != nil {
-			errs.add(fmt.Sprintf("%s.variables[%d]", path, j), err.Error())
+	byForm := make(map[string]*variable, len(l.Variables))
+	for j, src := range l.Variables {
+		v, err := parseVariable(src)
+		if err != nil {
+			addError(errs, fmt.Sprintf("%s.variables[%d]", path, j), err.Error())
+			continue
+		}
+		if form := canonicalVariable(src); byForm[form] == nil {
+			byForm[form] = v
 		}
 	}
 	if len(*errs) > 0 {
 		return nil
 	}
-	cl.vars = canonicalVariables(l.Variables)
-	cl.policy = counter.Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second}
+	forms := canonicalVariables(l.Variables)
+	for _, form := range forms {
+		cl.vars = append(cl.vars, byForm[form])
+	}
+	cl.policy = counter.Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second, FirstHit: !l.EpochWindows}
 	cl.status = RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: descriptor.UnitForSeconds(l.Seconds)}
+	cl.cel = limitValue(l)
 	b := appendHashTag(nil, l.Namespace)
 	b = append(b, 'L', algorithmKeyByte(l.Algorithm))
-	cl.prefix = string(appendIdentityRest(b, int64(l.Seconds), canonicalConditions(l.Conditions), cl.vars))
+	cl.prefix = string(appendIdentityRest(b, int64(l.Seconds), canonicalConditions(l.Conditions), forms))
 	return cl
+}
+
+// limitValue returns limit as CEL reads it: a map of name and id, each null
+// when empty, as limitador binds them.
+func limitValue(l *Limit) ref.Val {
+	orNull := func(s string) any {
+		if s == "" {
+			return types.NullValue
+		}
+		return s
+	}
+	return types.NewStringInterfaceMap(types.DefaultTypeAdapter, map[string]any{"name": orNull(l.Name), "id": orNull(l.ID)})
+}
+
+// limitWarnings returns a warning for every condition and variable of l
+// that can never match, with its path.
+func limitWarnings(l *Limit, path string) []Warning {
+	var out []Warning
+	for j, src := range l.Conditions {
+		if c, err := ParseCondition(src); err == nil && c.warn != "" {
+			out = append(out, Warning{Path: fmt.Sprintf("%s.conditions[%d]", path, j), Message: c.warn})
+		}
+	}
+	for j, src := range l.Variables {
+		if v, err := parseVariable(src); err == nil && v.warn != "" {
+			out = append(out, Warning{Path: fmt.Sprintf("%s.variables[%d]", path, j), Message: v.warn})
+		}
+	}
+	return out
 }
 
 // algorithmKeyByte tags counter keys with their algorithm, so that a limit
@@ -142,22 +183,24 @@ func appendHashTag(b []byte, ns string) []byte {
 	return append(b, '}')
 }
 
-// applies reports whether l applies to a descriptor with entries and, if so,
-// appends its counter key to buf.
-func (l *compiledLimit) applies(entries []Entry, act *activation, buf []byte) ([]byte, bool) {
-	for _, v := range l.vars {
-		if _, ok := lookup(entries, v); !ok {
-			return buf, false
-		}
-	}
+// applies reports whether l applies to the request of act (every condition
+// holds and every variable resolves) and, if so, appends its counter key to
+// buf. act.reads then says which descriptors it read.
+func (l *compiledLimit) applies(act *activation, buf []byte) ([]byte, bool) {
+	act.resetReads()
+	act.limit = l.cel
 	for _, c := range l.conds {
-		if !c.holds(entries, act) {
+		if !c.holds(act) {
 			return buf, false
 		}
 	}
+	start := len(buf)
 	buf = append(buf, l.prefix...)
 	for _, v := range l.vars {
-		val, _ := lookup(entries, v)
+		val, ok := v.resolve(act)
+		if !ok {
+			return buf[:start], false
+		}
 		buf = appendNetstring(buf, val)
 	}
 	return buf, true

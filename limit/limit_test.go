@@ -55,8 +55,12 @@ func TestParseVariable(t *testing.T) {
 		{in: "descriptors[0]['user']", want: "user"},
 		{in: `descriptors[0]["a.b"]`, want: "a.b"},
 		{in: "", wantErr: true},
-		{in: "descriptors[1].user", wantErr: true},
+		{in: "descriptors[1].user", want: "descriptors[1].user"},
+		{in: " descriptors[0]['a'] + '/' + descriptors[1]['b'] ", want: "descriptors[0]['a'] + '/' + descriptors[1]['b']"},
+		{in: "size(descriptors)", want: "size(descriptors)"},
 		{in: "descriptors[0]", wantErr: true},
+		{in: "descriptors[0]['a'] +", wantErr: true},
+		{in: "nope(1)", wantErr: true},
 	}
 	for _, tc := range tests {
 		got, err := ParseVariable(tc.in)
@@ -64,4 +68,29 @@ func TestParseVariable(t *testing.T) {
 			t.Errorf("ParseVariable(%q) = %q, %v, want %q, error %v", tc.in, got, err, tc.want, tc.wantErr)
 		}
 	}
+}
+
+func FuzzParseVariable(f *testing.F) {
+	for _, s := range []string{
+		"user", "descriptors[0]['a.b']", "descriptors[1].x", "descriptors[0].a.b", "size(descriptors)",
+		"descriptors[0]", "limit.name", "descriptors[0]['a'] + descriptors[1]['b']", "1.5", "null", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		form, err := ParseVariable(src)
+		if err != nil {
+			return
+		}
+		v, err := parseVariable(src)
+		if err != nil {
+			t.Fatalf("ParseVariable(%q) = %q, but parseVariable fails: %v", src, form, err)
+		}
+		var act activation
+		act.reset([]Descriptor{{Entries: entries("a", "b", "a.b", "c")}, {Entries: entries("x", "y")}})
+		v.resolve(&act)
+		if again := canonicalVariable(form); again != form {
+			t.Fatalf("ParseVariable(%q) = %q, whose canonical form is %q", src, form, again)
+		}
+	})
 }

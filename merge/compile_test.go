@@ -105,7 +105,7 @@ func TestPrecedenceAddsLevels(t *testing.T) {
 // TestCustomLimitStrategy shows that a strategy is a plain function: this one keeps only the
 // highest section's limits.
 func TestCustomLimitStrategy(t *testing.T) {
-	set, err := policy.Read([]string{filepath.Join("testdata", "merge", "seed-patching", "input.yaml")}, nil)
+	set, err := policy.Read([]string{filepath.Join("testdata", "merge", "proposal-patching", "input.yaml")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

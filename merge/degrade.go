@@ -39,13 +39,13 @@ func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConf
 	var lerrs limit.ErrorList
 	if err := limit.ValidateLimits(limits); errors.As(err, &lerrs) {
 		for _, e := range lerrs {
-			if i, rest, ok := cutIndex(e.Path, ""); ok && i < len(rc.Limits) {
+			if i, rest, ok := cutIndex(e.Field, ""); ok && i < len(rc.Limits) {
 				o := rc.Limits[i].Origin
-				add(o.Policy, o.piece("rateLimits")+rest+": "+limitIndexes(e.Message, o.Policy, rc.Limits))
+				add(o.Policy, o.piece("rateLimits")+rest+": "+limitIndexes(e.Detail, o.Policy, rc.Limits))
 				continue
 			}
 			for _, s := range rc.Sections {
-				add(nsName(&s.Policy.ObjectMeta), fmt.Sprintf("the compiled limits%s: %s", e.Path, e.Message))
+				add(nsName(&s.Policy.ObjectMeta), fmt.Sprintf("the compiled limits%s: %s", e.Field, e.Detail))
 			}
 		}
 	}

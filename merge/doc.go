@@ -72,7 +72,7 @@
 // its target, if any, is used instead) and everything else compiles. Compile returns an error
 // only for duplicated objects in a Set built in code.
 //
-// # Where it differs from the sources
+// # Where it differs from upstream
 //
 //   - Each compiled policy carries routeMatches built from its HTTPRoute's rules (path Exact
 //     and PathPrefix, method, headers), so that routes sharing a hostname no longer shadow

@@ -76,6 +76,12 @@ func apiGroup(apiVersion string) string {
 	return group
 }
 
+// isForeignGroup says whether an object of a kind rlpkit reads belongs to another API
+// group, and is skipped: any named group but the Gateway API's and Kuadrant's. The core
+// group ("v1") is not foreign: a Gateway of apiVersion v1 is a Gateway API Gateway with a
+// mistake, reported.
+func isForeignGroup(group string) bool { return group != "" && !isOurGroup(group) }
+
 func isOurGroup(group string) bool {
 	return group == gatewayGroup || group == Group || group == kuadrantGroup || strings.HasSuffix(group, "."+kuadrantGroup)
 }
@@ -121,6 +127,10 @@ func classifyObject(obj map[string]any) docHead {
 		if _, ok := obj["metadata"]; ok {
 			h.content = ContentObjects // an object that forgot its kind
 		}
+	case hasKind && ours && hasVersion && isForeignGroup(apiGroup(apiVersion)):
+		// A kind rlpkit reads, of another API group: an Istio networking.istio.io
+		// Gateway is not a Gateway API Gateway.
+		h.content = ContentForeign
 	case hasKind && (ours || kind == "List"):
 		h.content = ContentObjects
 	case hasVersion && isOurGroup(apiGroup(apiVersion)):

@@ -96,6 +96,31 @@ func TestReadMixedFiles(t *testing.T) {
 			"list.yaml:6: items[2]: expected an object with apiVersion and kind",
 		},
 	}, {
+		name:    "an Istio Gateway: a kind rlpkit reads, of another group",
+		file:    "istio.yaml",
+		data:    "apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: ingress, namespace: istio-system}\nspec:\n  selector: {istio: ingressgateway}\n  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ['*']}]\n",
+		want:    FileContent{Content: ContentForeign, Kinds: []string{"networking.istio.io/v1 Gateway"}},
+		notices: []string{"skipped istio.yaml: networking.istio.io/v1 Gateway"},
+	}, {
+		name:    "an Istio Gateway beside a Gateway API Gateway",
+		file:    "gateways.yaml",
+		data:    "apiVersion: networking.istio.io/v1beta1\nkind: Gateway\nmetadata: {name: ingress}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec:\n  gatewayClassName: istio\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n",
+		want:    FileContent{Content: ContentObjects, Kinds: []string{"Gateway"}},
+		notices: []string{"skipped gateways.yaml: networking.istio.io/v1beta1 Gateway"},
+		objects: 1,
+	}, {
+		name: "a Gateway API Gateway of a version rlpkit does not read",
+		file: "gw.yaml",
+		data: "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: Gateway\nmetadata: {name: gw}\n",
+		want: FileContent{Content: ContentObjects, Kinds: []string{"Gateway"}},
+		errs: []string{`gw.yaml:1: apiVersion: Unsupported value: "gateway.networking.k8s.io/v1beta1": Gateway is read as gateway.networking.k8s.io/v1`},
+	}, {
+		name:    "a Namespace of another group",
+		file:    "ns.yaml",
+		data:    "apiVersion: example.com/v1\nkind: Namespace\nmetadata: {name: shop}\n",
+		want:    FileContent{Content: ContentForeign, Kinds: []string{"example.com/v1 Namespace"}},
+		notices: []string{"skipped ns.yaml: example.com/v1 Namespace"},
+	}, {
 		name: "a Gateway API kind that does not exist",
 		file: "routes.yaml",
 		data: "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoutes\nmetadata: {name: r}\n",
@@ -134,11 +159,12 @@ func TestReadMixedFiles(t *testing.T) {
 	}, {
 		name: "invalid limits file",
 		file: "limits.yaml",
-		data: "- namespace: ns\n  seconds: 10\n- namespace: ns\n  max_value: 5\n  seconds: 1m\n",
+		data: "- namespace: ns\n  seconds: 10\n- namespace: ns\n  max_value: 5\n  seconds: 1m\n- namespace: ns\n  max_value: \"10\"\n  seconds: 60\n",
 		want: FileContent{Content: ContentLimits},
 		errs: []string{
 			"limits.yaml:1: limits: [0].max_value: required field is missing",
-			"limits.yaml:5: limits: [1].seconds: must be an integer",
+			"limits.yaml:5: limits: [1].seconds: must be an integer number of seconds: write 60 for 1m",
+			"limits.yaml:7: limits: [2].max_value: must be an integer, not a string: write 10 without quotes",
 		},
 	}, {
 		name:    "the output of rlpkit compile",

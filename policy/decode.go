@@ -100,7 +100,13 @@ func (r *reader) result() (*Set, error) {
 }
 
 func (r *reader) fail(src Source, object, path, detail string) {
-	r.errs = append(r.errs, &Error{Source: src, Object: object, Field: path, Detail: detail})
+	r.failFrom(src, object, path, detail, nil)
+}
+
+// failFrom is fail for a problem another package reported as cause: a
+// *field.Error of validation or a *fielderr.Error of descriptor or limit.
+func (r *reader) failFrom(src Source, object, path, detail string, cause error) {
+	r.errs = append(r.errs, &Error{Source: src, Object: object, Field: path, Detail: detail, Err: cause})
 }
 
 // add reads every document of one input.
@@ -190,7 +196,7 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		var list descriptor.Errors
 		if errors.As(err, &list) {
 			for _, e := range list {
-				r.fail(at(e.Field), "PluginConfig", e.Field, e.Detail)
+				r.failFrom(at(e.Field), "PluginConfig", e.Field, e.Detail, e)
 			}
 			return
 		}
@@ -200,7 +206,7 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		var list limit.ErrorList
 		if errors.As(err, &list) {
 			for _, e := range list {
-				r.fail(at(e.Path), "limits", e.Path, e.Message)
+				r.failFrom(at(e.Field), "limits", e.Field, e.Detail, e)
 			}
 			return
 		}
@@ -271,7 +277,7 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 	}
 	problems := typeErrs
 	for _, fe := range typeErrs {
-		r.fail(at(fe.Field), label, joinPath(prefix, fe.Field), fe.ErrorBody())
+		r.failFrom(at(fe.Field), label, joinPath(prefix, fe.Field), fe.ErrorBody(), fe)
 	}
 	for _, e := range strict {
 		path := e.Error()
@@ -300,7 +306,7 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 		if covered(typeErrs, fe.Field) {
 			continue // the value was left out for its type: its zero value is no news
 		}
-		r.fail(at(fe.Field), label, joinPath(prefix, fe.Field), fe.ErrorBody())
+		r.failFrom(at(fe.Field), label, joinPath(prefix, fe.Field), fe.ErrorBody(), fe)
 		problems = append(problems, fe)
 	}
 	r.set.sources[key] = at("")

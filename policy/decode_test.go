@@ -43,10 +43,11 @@ func TestInvalidGolden(t *testing.T) {
 	}
 }
 
-// TestSeedExamples decodes the two RateLimitPolicy examples of the source design notes:
-// valid, and lossless through an encode/decode round trip.
-func TestSeedExamples(t *testing.T) {
-	file := filepath.Join("testdata", "valid", "seed-examples.yaml")
+// TestProposalExamples decodes the two RateLimitPolicy examples of the Kuadrant proposal
+// "RateLimitPolicy targeting a Gateway resource": valid, and lossless through an
+// encode/decode round trip.
+func TestProposalExamples(t *testing.T) {
+	file := filepath.Join("testdata", "valid", "proposal-examples.yaml")
 	set, err := Read([]string{file}, nil)
 	if err != nil {
 		t.Fatalf("Read(%s): %v", file, err)
@@ -134,7 +135,7 @@ func TestInvalidObjectsAreKept(t *testing.T) {
 }
 
 func TestDeepCopy(t *testing.T) {
-	set, err := Read([]string{filepath.Join("testdata", "valid", "seed-examples.yaml")}, nil)
+	set, err := Read([]string{filepath.Join("testdata", "valid", "proposal-examples.yaml")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,8 @@
 //     descriptor's or package limit's decoder and validation, and kept in
 //     Set.PluginConfigs or Set.LimitLists: they are what compiling makes, not inputs to it.
 //   - Other Kubernetes objects (a Deployment, a Service, a Kustomization, a GatewayClass, a
-//     Kuadrant AuthPolicy), documents that are not Kubernetes objects (Helm values, a
+//     Kuadrant AuthPolicy, and kinds rlpkit reads of other API groups, such as an Istio
+//     networking.istio.io Gateway), documents that are not Kubernetes objects (Helm values, a
 //     package.json), the output of rlpkit compile and Helm templates that are not YAML are
 //     skipped, with one Notice per file in Set.Notices ("skipped deploy.yaml: apps/v1
 //     Deployment, v1 Service"). Notices are information, not problems or warnings.
@@ -37,8 +38,9 @@
 //     a notice, so that a test can sit in the directory of the objects it tests.
 //   - Anything else that claims to be what rlpkit reads is a problem: a kind of the Gateway
 //     API or Kuadrant groups that rlpkit does not know (a typo such as HTTPRoutes), a kind
-//     rlpkit reads in another version or group (a kuadrant.io/v1 RateLimitPolicy is not
-//     supported yet, and the message says what is), an object without a kind.
+//     rlpkit reads in another version of those groups or without a group (a kuadrant.io/v1
+//     RateLimitPolicy is not supported yet, and the message says what is), an object
+//     without a kind.
 //
 // Decoding is strict: unknown and duplicate fields, values of the wrong type, objects
 // without a name, and the same object (kind, namespace, name) twice are problems. A
@@ -73,8 +75,8 @@
 // ValidateRateLimitPolicy checks the target reference (group gateway.networking.k8s.io, kind
 // Gateway or HTTPRoute, a name), the gateway actions as package descriptor validates a
 // PluginConfig's, and the rate limits (max_value >= 0, seconds > 0, conditions that parse as
-// package limit's conditions, variables that name a descriptor entry, no two limits of one
-// section with the same patch key). The patch key (RateLimitSpec.PatchKey) is the limit's
+// package limit's conditions, variables as package limit reads them (an entry key or a CEL
+// expression), no two limits of one section with the same patch key). The patch key (RateLimitSpec.PatchKey) is the limit's
 // identity in package limit without its namespace, computed by limit.IdentityKey: seconds,
 // conditions as a set and variables as a set, each in canonical form, so k == v and k == 'v'
 // are one condition and descriptors[0].user, descriptors[0]['user'] and user one variable;
@@ -87,7 +89,7 @@
 // paths without a query or fragment), so that every valid set of objects compiles (package
 // merge); the rest of those APIs is left to their own validation.
 //
-// # Where it differs from the sources
+// # Where it differs from upstream
 //
 //   - The target reference is gateway-api's v1 LocalPolicyTargetReference rather than the
 //     v1alpha2 PolicyTargetReference of the proposal: the same fields without a namespace,

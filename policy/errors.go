@@ -31,6 +31,13 @@ func (s Source) String() string {
 // and what is wrong. It prints as
 //
 //	policies.yaml:14: RateLimitPolicy default/p: spec.default.rateLimits[0].seconds: Invalid value: 0: must be greater than 0
+//
+// Unlike the field errors of descriptor and limit (fielderr.Error), which start with their
+// package's name, it starts with where the problem is: the inputs are files, and the file
+// and line are what a user needs first. It names its fields as fielderr.Error does (Field,
+// Detail), and Err holds the problem as the package that found it reported it, so
+// errors.As finds a *fielderr.Error of a PluginConfig or limits file, or a
+// k8s.io/apimachinery *field.Error of a validated object.
 type Error struct {
 	Source
 	// Object is "Kind namespace/name" (or "Kind name" for cluster-scoped kinds); empty when
@@ -40,7 +47,13 @@ type Error struct {
 	Field string
 	// Detail says what is wrong.
 	Detail string
+	// Err is the problem as another package reported it (a *fielderr.Error, a *field.Error);
+	// nil when policy found it itself. Unwrap returns it.
+	Err error
 }
+
+// Unwrap returns the problem as the package that found it reported it, Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error formats the problem on one line.
 func (e *Error) Error() string {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// decodeOne decodes doc (one YAML document) and returns its problems, one string each, without
+// problems decodes doc (one YAML document) and returns its problems, one string each, without
 // the source prefix.
 func problems(t *testing.T, doc string) []string {
 	t.Helper()
@@ -90,8 +90,8 @@ func TestValidateRateLimitPolicy(t *testing.T) {
     rateLimits:
     - {conditions: [], variables: ["descriptors[1].user", "descriptors[0]", "descriptors[0]['user']"], max_value: 1, seconds: 60}`,
 			want: []string{
-				obj + `spec.default.rateLimits[0].variables[0]: Invalid value: "descriptors[1].user": unsupported variable expression "descriptors[1].user": use a descriptor key, or descriptors[0]['key']`,
-				obj + `spec.default.rateLimits[0].variables[1]: Invalid value: "descriptors[0]": unsupported variable expression "descriptors[0]": use a descriptor key, or descriptors[0]['key']`,
+				// descriptors[1].user is a CEL variable limitador 2.x reads.
+				obj + `spec.default.rateLimits[0].variables[1]: Invalid value: "descriptors[0]": variable "descriptors[0]": must evaluate to a string, a number or a bool, not map(string, string)`,
 			},
 		},
 		{

@@ -89,7 +89,7 @@ func LoadFiles(pluginConfig, limits string) (*Target, error) {
 		if !errors.As(err, &el) {
 			return nil, fmt.Errorf("%s: %w", limits, err)
 		}
-		return nil, locate(limits, doc, el, func(e *limit.FieldError) string { return e.Path })
+		return nil, locate(limits, doc, el, func(e *limit.FieldError) string { return e.Field })
 	}
 	return NewTarget(engine, list), nil
 }

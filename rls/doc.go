@@ -14,10 +14,11 @@
 // A request answers with an overall code and one status per descriptor, in
 // request order, each with current_limit (the limit that decided, nil when no
 // limit applies), limit_remaining and duration_until_reset, with the
-// semantics of limit.Evaluator: hits_addend 0 means 1, a descriptor's own
-// hits_addend replaces the request's and an explicit 0 checks without
-// consuming, and a descriptor's limit override replaces the configured
-// limits for it. With Options.ResponseHeaders the response also carries the
+// semantics of limit.Evaluator, which are limitador's: each limit is
+// evaluated once per request and reported on the descriptors it read,
+// hits_addend 0 means 1, a descriptor's own hits_addend replaces the
+// request's and an explicit 0 checks without consuming, and a descriptor's
+// limit override limits it alone. With Options.ResponseHeaders the response also carries the
 // RateLimit header fields of draft-ietf-httpapi-ratelimit-headers-03 for the
 // most restrictive status (see ResponseHeaders).
 //
@@ -40,7 +41,7 @@
 // The limit's name from the limits file is also echoed in each status's
 // current_limit.name, so a client can tell which limit decided.
 //
-// # Where it differs from its sources
+// # Where it differs from upstream
 //
 //   - Every descriptor is evaluated on its own, as Envoy's protocol intends,
 //     rather than one overall code from the first entry of the first

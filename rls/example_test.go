@@ -45,7 +45,7 @@ func Example() {
 		fmt.Println()
 	}
 	// Output:
-	// OK: 1 of 2/MINUTE left, reset in 45s; RateLimit-Limit: 2 RateLimit-Remaining: 1 RateLimit-Reset: 45
-	// OK: 0 of 2/MINUTE left, reset in 45s; RateLimit-Limit: 2 RateLimit-Remaining: 0 RateLimit-Reset: 45
-	// OVER_LIMIT: 0 of 2/MINUTE left, reset in 45s; RateLimit-Limit: 2 RateLimit-Remaining: 0 RateLimit-Reset: 45 Retry-After: 45
+	// OK: 1 of 2/MINUTE left, reset in 1m0s; RateLimit-Limit: 2 RateLimit-Remaining: 1 RateLimit-Reset: 60
+	// OK: 0 of 2/MINUTE left, reset in 1m0s; RateLimit-Limit: 2 RateLimit-Remaining: 0 RateLimit-Reset: 60
+	// OVER_LIMIT: 0 of 2/MINUTE left, reset in 1m0s; RateLimit-Limit: 2 RateLimit-Remaining: 0 RateLimit-Reset: 60 Retry-After: 60
 }

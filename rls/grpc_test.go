@@ -45,10 +45,10 @@ func TestGRPC(t *testing.T) {
 		code    codes.Code
 		headers map[string]string
 	}{
-		{req: request("shop", 0, desc("user", "alice")), want: resp(ok, limited(ok, "per user", 2, minute, 1, 50*time.Second)),
-			headers: map[string]string{HeaderLimit: "2", HeaderRemaining: "1", HeaderReset: "50"}},
-		{req: request("shop", 2, desc("user", "alice")), want: resp(over, limited(over, "per user", 2, minute, 1, 50*time.Second)),
-			headers: map[string]string{HeaderLimit: "2", HeaderRemaining: "1", HeaderReset: "50", HeaderRetryAfter: "50"}},
+		{req: request("shop", 0, desc("user", "alice")), want: resp(ok, limited(ok, "per user", 2, minute, 1, 60*time.Second)),
+			headers: map[string]string{HeaderLimit: "2", HeaderRemaining: "1", HeaderReset: "60"}},
+		{req: request("shop", 2, desc("user", "alice")), want: resp(over, limited(over, "per user", 2, minute, 1, 60*time.Second)),
+			headers: map[string]string{HeaderLimit: "2", HeaderRemaining: "1", HeaderReset: "60", HeaderRetryAfter: "60"}},
 		{req: request("shop", 0, desc()), code: codes.InvalidArgument},
 		{req: request("", 0, desc("user", "alice")), code: codes.InvalidArgument},
 	}

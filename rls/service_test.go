@@ -45,7 +45,7 @@ func TestShouldRateLimit(t *testing.T) {
 	alice := func() *rlcommon.RateLimitDescriptor { return desc("user", "alice") }
 	bob := func() *rlcommon.RateLimitDescriptor { return desc("user", "bob") }
 	perUser := func(code rlsv3.RateLimitResponse_Code, remaining uint32) *rlsv3.RateLimitResponse_DescriptorStatus {
-		return limited(code, "per user", 2, minute, remaining, 50*time.Second)
+		return limited(code, "per user", 2, minute, remaining, 60*time.Second)
 	}
 	tests := []struct {
 		name  string
@@ -66,8 +66,11 @@ func TestShouldRateLimit(t *testing.T) {
 			name: "a status per descriptor in request order; nothing consumed when one is over",
 			steps: []step{
 				{request("shop", 2, alice()), resp(ok, perUser(ok, 0))},
-				{request("shop", 0, alice(), desc("other", "x"), bob()), resp(over, perUser(over, 0), unlimited(), perUser(ok, 2))},
-				{request("shop", 0, bob()), resp(ok, perUser(ok, 1))},
+				// Each limit is evaluated once per request and reported on the
+				// descriptors it read: cart on the first, per user on the third.
+				{request("shop", 0, desc("path", "/cart"), desc("other", "x"), alice()),
+					resp(over, limited(ok, "cart", 3, second, 3, time.Second), unlimited(), perUser(over, 0))},
+				{request("shop", 0, desc("path", "/cart")), resp(ok, limited(ok, "cart", 3, second, 2, time.Second))},
 			},
 		},
 		{
@@ -100,8 +103,9 @@ func TestShouldRateLimit(t *testing.T) {
 		{
 			name: "a descriptor's hits_addend replaces the request's",
 			steps: []step{
-				{request("shop", 5, withHits(alice(), 1), bob()), resp(over, perUser(ok, 2), perUser(over, 2))},
-				{request("shop", 5, withHits(alice(), 2)), resp(ok, perUser(ok, 0))},
+				{request("shop", 5, withHits(alice(), 1)), resp(ok, perUser(ok, 1))},
+				{request("shop", 5, alice()), resp(over, perUser(over, 1))},
+				{request("shop", 5, withHits(alice(), 1)), resp(ok, perUser(ok, 0))},
 			},
 		},
 		{
@@ -233,7 +237,7 @@ func TestSetLimits(t *testing.T) {
 	if err := s.SetLimits(raised); err != nil {
 		t.Fatalf("SetLimits(raised) = %v", err)
 	}
-	want := resp(ok, limited(ok, "per user", 5, minute, 3, 50*time.Second))
+	want := resp(ok, limited(ok, "per user", 5, minute, 3, 60*time.Second))
 	if diff := cmp.Diff(want, call(), protocmp.Transform()); diff != "" {
 		t.Errorf("after SetLimits(raised) (-want +got):\n%s", diff)
 	}
@@ -246,7 +250,7 @@ func TestSetLimits(t *testing.T) {
 	if err := s.SetLimits(bad); err == nil || !strings.Contains(err.Error(), "[0].conditions[0]") {
 		t.Errorf("SetLimits(bad) = %v, want an error naming [0].conditions[0]", err)
 	}
-	want = resp(ok, limited(ok, "per user", 5, minute, 2, 50*time.Second))
+	want = resp(ok, limited(ok, "per user", 5, minute, 2, 60*time.Second))
 	if diff := cmp.Diff(want, call(), protocmp.Transform()); diff != "" {
 		t.Errorf("after SetLimits(bad) (-want +got):\n%s", diff)
 	}
@@ -314,9 +318,9 @@ func TestShouldRateLimitResponseHeaders(t *testing.T) {
 		req  *rlsv3.RateLimitRequest
 		want map[string]string
 	}{
-		{request("shop", 0, desc("user", "alice")), map[string]string{HeaderLimit: "2", HeaderRemaining: "1", HeaderReset: "50"}},
-		{request("shop", 0, desc("path", "/cart"), desc("user", "alice")), map[string]string{HeaderLimit: "2", HeaderRemaining: "0", HeaderReset: "50"}},
-		{request("shop", 0, desc("user", "alice"), desc("path", "/cart")), map[string]string{HeaderLimit: "2", HeaderRemaining: "0", HeaderReset: "50", HeaderRetryAfter: "50"}},
+		{request("shop", 0, desc("user", "alice")), map[string]string{HeaderLimit: "2", HeaderRemaining: "1", HeaderReset: "60"}},
+		{request("shop", 0, desc("path", "/cart"), desc("user", "alice")), map[string]string{HeaderLimit: "2", HeaderRemaining: "0", HeaderReset: "60"}},
+		{request("shop", 0, desc("user", "alice"), desc("path", "/cart")), map[string]string{HeaderLimit: "2", HeaderRemaining: "0", HeaderReset: "60", HeaderRetryAfter: "60"}},
 		{request("shop", 0, desc("other", "x")), nil},
 	}
 	for i, tc := range tests {

@@ -43,7 +43,8 @@ func outcome(t testing.TB, s *stream) string {
 
 // TestToystore runs the toystore example through the module against package rls: GET
 // /admin from one client is limited at 50 a minute (the override limit), and the RLS's
-// RateLimit headers reach the response; then the 51st request gets a local 429.
+// RateLimit headers reach the response (a minute from the first hit, the window limitador
+// counts); then the 51st request gets a local 429.
 func TestToystore(t *testing.T) {
 	cfg, limits := toystore(t)
 	h, ok := newHost(t, module, withTimeout(t, cfg), withCluster("rate-limit-cluster", startRLS(t, limits)))
@@ -62,7 +63,7 @@ func TestToystore(t *testing.T) {
 				t.Fatalf("request %d = %s, want continue\n%s", i, got, h.dump())
 			}
 			h.respond(s, [][2]string{{":status", "200"}})
-			want := [][2]string{{"ratelimit-limit", "50"}, {"ratelimit-remaining", itoa(uint32(50 - i))}, {"ratelimit-reset", "45"}}
+			want := [][2]string{{"ratelimit-limit", "50"}, {"ratelimit-remaining", itoa(uint32(50 - i))}, {"ratelimit-reset", "60"}}
 			if diff := cmp.Diff(want, s.added); diff != "" {
 				t.Errorf("request %d: response headers added (-want +got):\n%s", i, diff)
 			}
@@ -70,7 +71,7 @@ func TestToystore(t *testing.T) {
 			if got != "429" {
 				t.Fatalf("request %d = %s, want 429", i, got)
 			}
-			want := [][2]string{{"x-envoy-ratelimited", "true"}, {"ratelimit-limit", "50"}, {"ratelimit-remaining", "0"}, {"ratelimit-reset", "45"}, {"retry-after", "45"}}
+			want := [][2]string{{"x-envoy-ratelimited", "true"}, {"ratelimit-limit", "50"}, {"ratelimit-remaining", "0"}, {"ratelimit-reset", "60"}, {"retry-after", "60"}}
 			if diff := cmp.Diff(want, s.reply.headers); diff != "" {
 				t.Errorf("429 headers (-want +got):\n%s", diff)
 			}

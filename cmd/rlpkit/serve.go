@@ -216,14 +216,18 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	if o.metricsAddr != "" {
 		log.Warn("--metrics-addr is deprecated; use --http-addr (RLPKIT_HTTP_ADDR)")
 	}
-	src := limitSource{file: o.limitsFile, paths: o.paths}
+	src := limitSource{file: o.limitsFile, paths: o.paths, notice: noticeLogger(log)}
 	var limits []limit.Limit
+	var warnings []string
+	var loadedAt string
 	var err error
 	if o.ratelimitDir == "" {
-		if limits, err = src.load(); err != nil {
+		loadedAt = fingerprint(src.inputs()) // before loading: watch then sees any later change
+		if limits, warnings, err = src.load(); err != nil {
 			return err
 		}
 	}
+	warnLimits(log, src, warnings)
 	cs, err := openStore(o, log)
 	if err != nil {
 		return err
@@ -297,7 +301,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 			rlCfg.watch(watchCtx, o.reloadInterval)
 			return
 		}
-		watch(watchCtx, src, o.reloadInterval, svc, metrics, log)
+		watch(watchCtx, src, loadedAt, o.reloadInterval, svc, metrics, log)
 	})
 	bg.Go(func() { sh.monitor(watchCtx, pingInterval) })
 	log.Info("serving", "addr", lis.Addr().String(), "http_addr", httpAt, "store", cs.kind,

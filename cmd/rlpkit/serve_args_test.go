@@ -96,7 +96,10 @@ func TestLoadLimitsFile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeFile(t, dir, tc.file, tc.content)
-			got, err := loadLimitsFile(path)
+			got, warnings, err := loadLimitsFile(path)
+			if len(warnings) > 0 {
+				t.Errorf("loadLimitsFile(%s) warnings %q, want none", tc.name, warnings)
+			}
 			gotErr := ""
 			if err != nil {
 				gotErr = strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")

@@ -3,9 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/merge"
@@ -16,6 +17,26 @@ import (
 type limitSource struct {
 	file  string   // a limits file in limitador's format, or ""
 	paths []string // else the topology's files and directories
+	// notice, when set, is told of every file of the topology that was skipped, at each load
+	// (see noticeLogger).
+	notice func(policy.Notice)
+}
+
+// noticeLogger returns a limitSource.notice that logs each skipped file once, as compile and
+// validate print it on stderr: at start-up, then only files newly skipped when the inputs
+// reload, so that a reload stays one line.
+func noticeLogger(log *slog.Logger) func(policy.Notice) {
+	var mu sync.Mutex
+	seen := map[policy.Notice]bool{}
+	return func(n policy.Notice) {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		log.Info("input skipped", "file", n.File, "skipped", n.Detail)
+	}
 }
 
 // inputs returns the files and directories the limits are read from.
@@ -34,50 +55,76 @@ func (s limitSource) String() string {
 	return "topology " + strings.Join(s.paths, " ")
 }
 
-// load reads and validates the limits. Every problem is reported, one a line.
-func (s limitSource) load() ([]limit.Limit, error) {
+// load reads and validates the limits. Every problem is reported, one a line. The warnings
+// name each condition or variable that loads but can never match (limit.LimitWarnings), as
+// "file:line: limit: [i].field: why" for a limits file.
+func (s limitSource) load() ([]limit.Limit, []string, error) {
 	if s.file != "" {
 		return loadLimitsFile(s.file)
 	}
 	if err := checkTopologyFiles(s.paths); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := compileTopology(s.paths, nil, io.Discard, merge.Options{})
+	set, err := policy.Read(s.paths, nil)
+	if set != nil && s.notice != nil {
+		for _, n := range set.Notices {
+			s.notice(n)
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	res, err := merge.Compile(set, merge.Options{})
+	if err != nil {
+		return nil, nil, err
 	}
 	var limits []limit.Limit
 	for _, gw := range res.Gateways {
 		limits = append(limits, gw.Limits...)
 	}
 	if err := limit.ValidateLimits(limits); err != nil {
-		return nil, fmt.Errorf("the compiled limits are invalid:\n%w", err)
+		return nil, nil, fmt.Errorf("the compiled limits are invalid:\n%w", err)
 	}
-	return limits, nil
+	var warnings []string
+	for _, w := range limit.LimitWarnings(limits) {
+		warnings = append(warnings, "limit: "+w.String())
+	}
+	return limits, warnings, nil
+}
+
+// warnLimits logs each warning of load.
+func warnLimits(log *slog.Logger, src limitSource, warnings []string) {
+	for _, w := range warnings {
+		log.Warn("a limit can never match", "inputs", src.String(), "warning", w)
+	}
 }
 
 // loadLimitsFile reads a limits file in limitador's format, YAML or JSON: one
 // document holding a list of limits. Problems are reported as
-// "file:line: limit: [i].field: what is wrong", one a line.
-func loadLimitsFile(file string) ([]limit.Limit, error) {
+// "file:line: limit: [i].field: what is wrong", one a line, and so are the warnings.
+func loadLimitsFile(file string) ([]limit.Limit, []string, error) {
 	if err := checkContent(file, policy.ContentLimits,
 		"--limits takes a limits file, a list of limits in limitador's format; to serve the limits of a topology, give its files as PATH... instead of --limits",
 		"--limits takes a list of limits: the limits of one of its gateways; or give the topology's files as PATH... instead of --limits"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	doc, err := readDocument(file, "a limits file holds one document, a list of limits", "no limits in the file; write [] for none")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	limits, err := limit.DecodeLimits(doc.JSON)
 	if err == nil {
-		return limits, nil
+		var warnings []string
+		for _, w := range limit.LimitWarnings(limits) {
+			warnings = append(warnings, fmt.Sprintf("%s:%d: limit: %s", file, doc.Line(w.Path), w))
+		}
+		return limits, warnings, nil
 	}
 	var list limit.ErrorList
 	if !errors.As(err, &list) {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return nil, locate(file, doc, list, func(e *limit.FieldError) string { return e.Path })
+	return nil, nil, locate(file, doc, list, func(e *limit.FieldError) string { return e.Field })
 }
 
 // checkTopologyFiles names a file given as PATH... that is not a topology but what serve

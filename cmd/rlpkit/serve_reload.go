@@ -53,15 +53,16 @@ func fingerprint(inputs []string) string {
 }
 
 // watch polls the inputs every interval until ctx is done and, when their
-// fingerprint has changed and then stayed the same for one more interval
+// fingerprint has changed from last (taken before the limits in force were
+// loaded, so that a change while loading or before watch starts is not
+// missed) and then stayed the same for one more interval
 // (so that a file being written is not read half-way), loads them and swaps
 // the service's limits. Invalid inputs keep the limits in force; the reason
 // is logged once per change. An interval of 0 disables reloading.
-func watch(ctx context.Context, src limitSource, interval time.Duration, svc *rls.Service, m *serveMetrics, log *slog.Logger) {
+func watch(ctx context.Context, src limitSource, last string, interval time.Duration, svc *rls.Service, m *serveMetrics, log *slog.Logger) {
 	if interval <= 0 {
 		return
 	}
-	last := fingerprint(src.inputs())
 	pending := last
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -86,7 +87,7 @@ func watch(ctx context.Context, src limitSource, interval time.Duration, svc *rl
 
 // reload loads the inputs and swaps them in, or keeps the limits in force.
 func reload(src limitSource, svc *rls.Service, m *serveMetrics, log *slog.Logger) {
-	limits, err := src.load()
+	limits, warnings, err := src.load()
 	if err == nil {
 		err = svc.SetLimits(limits)
 	}
@@ -96,5 +97,6 @@ func reload(src limitSource, svc *rls.Service, m *serveMetrics, log *slog.Logger
 		return
 	}
 	m.loaded(len(limits))
+	warnLimits(log, src, warnings)
 	log.Info("limits reloaded", "inputs", src.String(), "limits", len(limits))
 }

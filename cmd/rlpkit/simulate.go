@@ -101,9 +101,12 @@ func simulateTarget(gateway string, paths []string, config, limitsFile string, s
 		if err != nil {
 			return nil, err
 		}
-		limits, err := loadLimitsFile(limitsFile)
+		limits, warnings, err := loadLimitsFile(limitsFile)
 		if err != nil {
 			return nil, err
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		return policytest.NewTarget(engine, limits), nil
 	}

@@ -23,7 +23,8 @@ const (
 
 // genlog writes a random access log of the toystore example and, computed by a model of
 // fixed one-minute windows written here from the example's policies (not by rlpkit's
-// packages), the report "rlpkit simulate -o json" must print:
+// packages), the report "rlpkit simulate -o json" must print. Each counter's window starts
+// at its first admitted hit and lasts a minute, as limitador counts:
 //
 //	genlog json|text LINES SEED LOG WANT
 func genlog(ts *testscript.TestScript, neg bool, args []string) {
@@ -38,13 +39,12 @@ func genlog(ts *testscript.TestScript, neg bool, args []string) {
 
 	type counts struct{ requests, admitted, limited, peak, second, inSecond int64 }
 	type state struct {
-		window         int64
-		admin, gateway int64
-		clients        map[string]int64
+		admin, gateway modelWindow
+		clients        map[string]*modelWindow
 	}
 	stats := map[string]*counts{modelAdmin: {second: -1}, modelClient: {second: -1}, modelGateway: {second: -1}}
 	first := map[string]string{}
-	st := state{window: -1}
+	st := state{clients: map[string]*modelWindow{}}
 	var log strings.Builder
 	now := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i := 0; i < lines; i++ {
@@ -68,24 +68,24 @@ func genlog(ts *testscript.TestScript, neg bool, args []string) {
 		if path == "/checkout" {
 			continue
 		}
-		if w := now.Unix() / 60; w != st.window {
-			st = state{window: w, clients: map[string]int64{}}
+		if st.clients[client] == nil {
+			st.clients[client] = &modelWindow{}
 		}
 		applies := []string{modelClient, modelGateway}
 		if path == "/admin" {
 			applies = append(applies, modelAdmin)
 		}
 		over := map[string]bool{
-			modelAdmin:   path == "/admin" && st.admin+1 > 50,
-			modelClient:  st.clients[client]+1 > 1000,
-			modelGateway: st.gateway+1 > 100,
+			modelAdmin:   path == "/admin" && st.admin.at(now)+1 > 50,
+			modelClient:  st.clients[client].at(now)+1 > 1000,
+			modelGateway: st.gateway.at(now)+1 > 100,
 		}
 		rejected := over[modelAdmin] || over[modelClient] || over[modelGateway]
 		if !rejected {
-			st.clients[client]++
-			st.gateway++
+			st.clients[client].hit(now)
+			st.gateway.hit(now)
 			if path == "/admin" {
-				st.admin++
+				st.admin.hit(now)
 			}
 		}
 		for _, name := range applies {
@@ -127,4 +127,26 @@ func genlog(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[3]), []byte(log.String()), 0o644))
 	ts.Check(os.WriteFile(ts.MkAbs(args[4]), append(js, '\n'), 0o644))
+}
+
+// modelWindow is one counter of the model: a window opened by its first admitted hit.
+type modelWindow struct {
+	start time.Time
+	count int64
+}
+
+// at returns the window's hits at now, a minute after its start being a new window.
+func (w *modelWindow) at(now time.Time) int64 {
+	if w.count > 0 && now.Sub(w.start) >= time.Minute {
+		w.count = 0
+	}
+	return w.count
+}
+
+// hit counts an admitted hit at now, opening a window when there is none.
+func (w *modelWindow) hit(now time.Time) {
+	if w.at(now) == 0 {
+		w.start = now
+	}
+	w.count++
 }

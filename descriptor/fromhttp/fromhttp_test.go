@@ -8,7 +8,7 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 )
 
-// toystore is the seed's toystore PluginConfig with a request-header action.
+// toystore is the Kuadrant proposal's toystore PluginConfig with a request-header action.
 func toystore() *descriptor.PluginConfig {
 	return &descriptor.PluginConfig{RateLimitPolicies: []descriptor.Policy{{
 		Name:            "default/toystore",

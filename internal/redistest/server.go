@@ -70,23 +70,30 @@ func start(t testing.TB, cluster bool) *Server {
 	}
 	s := &Server{bin: bin, dir: t.TempDir(), cluster: cluster}
 	t.Cleanup(s.Kill)
-	// A free port found by listening may be taken by someone else before
-	// redis-server binds it: try a few.
+	if err := s.startOnFreePort(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// startOnFreePort starts s on a free loopback port and sets s.Addr. A free
+// port found by listening may be taken by someone else before redis-server
+// binds it: it tries a few.
+func (s *Server) startOnFreePort() error {
 	var errs []string
 	for range 5 {
 		port, err := freePort()
 		if err != nil {
-			t.Fatalf("redistest: %v", err)
+			return fmt.Errorf("redistest: %v", err)
 		}
 		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		if err := s.start(); err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
-		return s
+		return nil
 	}
-	t.Fatalf("redistest: cannot start redis-server:\n%s", strings.Join(errs, "\n"))
-	return nil
+	return fmt.Errorf("redistest: cannot start redis-server:\n%s", strings.Join(errs, "\n"))
 }
 
 // Kill stops the server with SIGKILL, as a crash would, and waits for it to

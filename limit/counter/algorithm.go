@@ -13,7 +13,9 @@ type Algorithm uint8
 
 const (
 	// AlgorithmFixedWindow counts hits in windows aligned to the Unix epoch,
-	// as Envoy's reference rate-limit service does. It is the default.
+	// as Envoy's reference rate-limit service does, or starting at each
+	// window's first hit, as limitador does (Policy.FirstHit). It is the
+	// default.
 	AlgorithmFixedWindow Algorithm = iota
 	// AlgorithmSlidingWindow estimates the hits of the last window from the
 	// current and the previous fixed window (see SlidingWindow).
@@ -99,11 +101,16 @@ type Policy struct {
 	// must be at least one microsecond and at most MaxWindow.
 	Window time.Duration
 	// Weighted switches the sliding window from the proportional estimate to
-	// seed 002's fixed weight; see SlidingWindow. Other algorithms ignore it.
+	// pingap's fixed weight; see SlidingWindow. Other algorithms ignore it.
 	Weighted bool
 	// Weight is the sliding window's weight of the current window in percent
 	// (0-100) when Weighted is set.
 	Weight uint8
+	// FirstHit starts each fixed window at the first hit counted in it, as
+	// limitador counts, instead of at a multiple of Window since the Unix
+	// epoch, as Envoy's reference service counts. Other algorithms ignore
+	// it.
+	FirstHit bool
 }
 
 // Validate reports whether p can be used, naming every problem.
@@ -160,7 +167,7 @@ func (p *Policy) step(s *State, nowUs int64, cost uint64, d *Decision) {
 	case AlgorithmGCRA:
 		gcraStep(s, nowUs, cost, w, max, refillInterval(max, w), d)
 	default:
-		fixedWindowStep(s, nowUs, cost, w, max, d)
+		fixedWindowStep(s, nowUs, cost, w, max, p.FirstHit, d)
 	}
 }
 
@@ -191,7 +198,7 @@ type Decision struct {
 	Allowed bool
 	// Used is what the algorithm compared with its capacity, including this
 	// request's cost whether or not it was admitted: the window's hits (fixed
-	// window), the estimate (sliding window; per second with seed 002's
+	// window), the estimate (sliding window; per second with pingap's
 	// weight), the tokens taken (token bucket, GCRA).
 	Used float64
 	// Remaining is how many more hits would be admitted right after this

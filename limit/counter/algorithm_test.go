@@ -67,6 +67,25 @@ func TestFixedWindowAlignedToEpoch(t *testing.T) {
 	})
 }
 
+// TestFixedWindowFromFirstHit checks limitador's fixed window: a window
+// starts at the first hit counted in it and lasts Window from there.
+func TestFixedWindowFromFirstHit(t *testing.T) {
+	p := Policy{Max: 2, Window: time.Minute, FirstHit: true}
+	run(t, p, []step{
+		// A check on a fresh counter starts nothing.
+		{20 * s1, 0, Decision{Allowed: true, Remaining: 2, ResetAfter: 60 * s1}},
+		{30 * s1, 1, Decision{Allowed: true, Used: 1, Remaining: 1, ResetAfter: 60 * s1}},
+		// The epoch-aligned window would have ended at t0+60s.
+		{61 * s1, 1, Decision{Allowed: true, Used: 2, Remaining: 0, ResetAfter: 29 * s1}},
+		{89 * s1, 1, Decision{Used: 3, ResetAfter: 1 * s1, RetryAfter: 1 * s1}},
+		// A stale instant counts in the current window.
+		{10 * s1, 0, Decision{Used: 2, ResetAfter: 80 * s1, RetryAfter: 80 * s1}},
+		{90 * s1, 1, Decision{Allowed: true, Used: 1, Remaining: 1, ResetAfter: 60 * s1}},
+		{149 * s1, 1, Decision{Allowed: true, Used: 2, Remaining: 0, ResetAfter: 1 * s1}},
+		{150 * s1, 1, Decision{Allowed: true, Used: 1, Remaining: 1, ResetAfter: 60 * s1}},
+	})
+}
+
 func TestZeroMaxAdmitsNothing(t *testing.T) {
 	for _, alg := range []Algorithm{AlgorithmFixedWindow, AlgorithmSlidingWindow, AlgorithmTokenBucket, AlgorithmGCRA} {
 		t.Run(alg.String(), func(t *testing.T) {
@@ -108,7 +127,7 @@ func TestSlidingWindowProportional(t *testing.T) {
 }
 
 func TestSlidingWindowWeighted(t *testing.T) {
-	// max 4 per 2 s: seed 002's budget is 4/2 = 2 per second and the
+	// max 4 per 2 s: pingap's budget is 4/2 = 2 per second and the
 	// estimate (prev*0.5 + curr*0.5)/2, so prev+curr may reach 8.
 	p := Policy{Algorithm: AlgorithmSlidingWindow, Max: 4, Window: 2 * s1, Weighted: true, Weight: 50}
 	run(t, p, []step{

@@ -38,10 +38,12 @@
 // is never exceeded. The Redis store lives in limit/redis; the conformance
 // checks every Store must pass are in limit/counter/storetest.
 //
-// # Where it differs from its sources
+// # Where it differs from upstream
 //
 //   - The fixed window is aligned to the Unix epoch, as Envoy's reference
-//     rate-limit service counts.
+//     rate-limit service counts, or, with Policy.FirstHit, starts at each
+//     window's first admitted hit, as limitador counts (a rejected hit
+//     starts no window).
 //   - The sliding window uses Cloudflare's proportional estimate by
 //     default; Weighted with a Weight reproduces the fixed-weight formula
 //     of pingap's limit plugin, (prev*(1-w)+curr*w)/interval. That plugin's

@@ -18,14 +18,14 @@ import (
 //
 // and hits are admitted while estimate+cost <= Max.
 //
-// With Weighted set it reproduces seed 002's limiter: with weight W = Weight/100
+// With Weighted set it reproduces pingap's limiter: with weight W = Weight/100
 // and the interval I = Window in seconds,
 //
 //	value  = (prev*(1-W) + curr*W) / I
 //	budget = Max / max(I, 1)
 //
 // and hits are admitted while value (counting them in curr) <= budget. Weight 0
-// uses the previous window alone. Unlike the seed, a rejected hit is not
+// uses the previous window alone. Unlike pingap, a rejected hit is not
 // counted, and a window counts at most MaxPolicyValue hits.
 //
 // The estimates are computed in IEEE double precision in exactly the order
@@ -37,7 +37,7 @@ type SlidingWindow struct {
 	Max uint64
 	// Window is the window's length, used at microsecond resolution.
 	Window time.Duration
-	// Weighted selects seed 002's estimate instead of the proportional one.
+	// Weighted selects pingap's estimate instead of the proportional one.
 	Weighted bool
 	// Weight is the current window's weight in percent (0-100) when
 	// Weighted is set.
@@ -132,7 +132,7 @@ func (a SlidingWindow) proportional(s State, w, elapsed, left int64, max, cost, 
 	return d
 }
 
-// weighted decides with seed 002's fixed-weight estimate.
+// weighted decides with pingap's fixed-weight estimate.
 func (a SlidingWindow) weighted(s State, w, left int64, max, cost, n uint64) Decision {
 	weight := float64(min(a.Weight, 100)) / 100
 	interval := float64(w) / 1e6

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Each row of seed 002's behaviour table, at both steps.
+// Each row of pingap's behaviour table, at both steps.
 
 func TestMissingOrEmptyKeyIsNotLimited(t *testing.T) {
 	tests := []struct {
@@ -79,7 +79,7 @@ func TestOverLimit(t *testing.T) {
 			want: rejected("exceed limit 11/10", "10"),
 		},
 		{
-			name: "rate: seed example 600 per 60s",
+			name: "rate: pingap example 600 per 60s",
 			c:    validConfig(func(c *Config) { c.Max, c.Interval = 600, time.Minute }),
 			pass: 1200,
 			want: rejected("exceed limit 600.5/600", "60"),
@@ -206,7 +206,7 @@ func TestRateWeightedSlidingWindow(t *testing.T) {
 		{
 			// 600 per 60 s means 10 a second on average; weight 50 lets a
 			// fresh client send twice that in its first window.
-			name: "seed example",
+			name: "pingap example",
 			c:    validConfig(func(c *Config) { c.Max, c.Interval = 600, time.Minute }),
 			steps: []rateStep{
 				{at: 0, n: 1201, admitted: 1200, body: "exceed limit 600.5/600"},

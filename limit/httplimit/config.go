@@ -11,7 +11,7 @@ import (
 type Type string
 
 const (
-	// TypeRate limits requests per interval with seed 002's weighted
+	// TypeRate limits requests per interval with pingap's weighted
 	// sliding window. It is the default.
 	TypeRate Type = "rate"
 	// TypeInflight limits concurrent requests: a count taken when a request
@@ -52,7 +52,7 @@ const (
 	StepProxyUpstream Step = "proxy_upstream"
 )
 
-// Defaults of the seed's configuration table.
+// Defaults of pingap's configuration table.
 const (
 	// DefaultInterval is the default rate window.
 	DefaultInterval = 10 * time.Second
@@ -62,9 +62,9 @@ const (
 	Category = "limit"
 )
 
-// Config is one limit plugin, with exactly the keys of seed 002's
+// Config is one limit plugin, with exactly the keys of pingap's
 // configuration table. The zero value is not valid; start from
-// DefaultConfig, which holds the seed's defaults, and set Max. A Config is a
+// DefaultConfig, which holds pingap's defaults, and set Max. A Config is a
 // plain value.
 type Config struct {
 	// Category must be "limit".
@@ -93,9 +93,9 @@ type Config struct {
 	Step Step
 }
 
-// DefaultConfig returns the seed's defaults: category "limit", type "rate",
+// DefaultConfig returns pingap's defaults: category "limit", type "rate",
 // tag "ip", interval 10s, weight 50, step "request". Max is 0 and must be
-// set: the seed has no default for it.
+// set: pingap has no default for it.
 func DefaultConfig() Config {
 	return Config{
 		Category: Category,
@@ -107,12 +107,12 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate checks c with the seed's rules and returns every problem as an
+// Validate checks c with pingap's rules and returns every problem as an
 // ErrorList whose paths are the keys ("max", "weight"), or nil.
 func (c Config) Validate() error {
 	var errs ErrorList
 	add := func(path, format string, args ...any) {
-		errs = append(errs, &FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+		errs = append(errs, &FieldError{Pkg: pkg, Field: path, Detail: fmt.Sprintf(format, args...)})
 	}
 	if c.Category != Category {
 		add("category", "must be %q, got %q", Category, c.Category)
@@ -153,7 +153,7 @@ func (c Config) Validate() error {
 	default:
 		add("step", "unknown step %q, want %q or %q", c.Step, StepRequest, StepProxyUpstream)
 	}
-	return errs.errOrNil()
+	return errs.Err()
 }
 
 // policy returns the counter package's policy for a valid rate config.

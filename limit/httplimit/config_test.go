@@ -45,87 +45,87 @@ func TestConfigValidate(t *testing.T) {
 		{
 			name: "category",
 			c:    validConfig(func(c *Config) { c.Category = "cache" }),
-			want: ErrorList{{Path: "category", Message: `must be "limit", got "cache"`}},
+			want: ErrorList{{Pkg: pkg, Field: "category", Detail: `must be "limit", got "cache"`}},
 		},
 		{
 			name: "unknown type",
 			c:    validConfig(func(c *Config) { c.Type = "token" }),
-			want: ErrorList{{Path: "type", Message: `unknown type "token", want "rate" or "inflight"`}},
+			want: ErrorList{{Pkg: pkg, Field: "type", Detail: `unknown type "token", want "rate" or "inflight"`}},
 		},
 		{
 			name: "unknown tag",
 			c:    validConfig(func(c *Config) { c.Tag = "path" }),
-			want: ErrorList{{Path: "tag", Message: `unknown tag "path", want "ip", "header", "cookie" or "query"`}},
+			want: ErrorList{{Pkg: pkg, Field: "tag", Detail: `unknown tag "path", want "ip", "header", "cookie" or "query"`}},
 		},
 		{
 			name: "header without key",
 			c:    validConfig(func(c *Config) { c.Tag = TagHeader }),
-			want: ErrorList{{Path: "key", Message: `required when tag is "header"`}},
+			want: ErrorList{{Pkg: pkg, Field: "key", Detail: `required when tag is "header"`}},
 		},
 		{
 			name: "cookie without key",
 			c:    validConfig(func(c *Config) { c.Tag = TagCookie }),
-			want: ErrorList{{Path: "key", Message: `required when tag is "cookie"`}},
+			want: ErrorList{{Pkg: pkg, Field: "key", Detail: `required when tag is "cookie"`}},
 		},
 		{
 			name: "query without key",
 			c:    validConfig(func(c *Config) { c.Tag = TagQuery }),
-			want: ErrorList{{Path: "key", Message: `required when tag is "query"`}},
+			want: ErrorList{{Pkg: pkg, Field: "key", Detail: `required when tag is "query"`}},
 		},
 		{
 			name: "negative max",
 			c:    validConfig(func(c *Config) { c.Max = -1 }),
-			want: ErrorList{{Path: "max", Message: "must not be negative, got -1"}},
+			want: ErrorList{{Pkg: pkg, Field: "max", Detail: "must not be negative, got -1"}},
 		},
 		{
 			name: "max too large",
 			c:    validConfig(func(c *Config) { c.Max = 1 << 32 }),
-			want: ErrorList{{Path: "max", Message: "must be at most 4294967295, got 4294967296"}},
+			want: ErrorList{{Pkg: pkg, Field: "max", Detail: "must be at most 4294967295, got 4294967296"}},
 		},
 		{
 			name: "zero interval",
 			c:    validConfig(func(c *Config) { c.Interval = 0 }),
-			want: ErrorList{{Path: "interval", Message: `must be greater than 0, got "0s"`}},
+			want: ErrorList{{Pkg: pkg, Field: "interval", Detail: `must be greater than 0, got "0s"`}},
 		},
 		{
 			name: "negative interval",
 			c:    validConfig(func(c *Config) { c.Interval = -time.Second }),
-			want: ErrorList{{Path: "interval", Message: `must be greater than 0, got "-1s"`}},
+			want: ErrorList{{Pkg: pkg, Field: "interval", Detail: `must be greater than 0, got "-1s"`}},
 		},
 		{
 			name: "sub-microsecond interval",
 			c:    validConfig(func(c *Config) { c.Interval = 999 * time.Nanosecond }),
-			want: ErrorList{{Path: "interval", Message: `must be at least 1µs, got "999ns"`}},
+			want: ErrorList{{Pkg: pkg, Field: "interval", Detail: `must be at least 1µs, got "999ns"`}},
 		},
 		{
 			name: "interval too long",
 			c:    validConfig(func(c *Config) { c.Interval = counter.MaxWindow + time.Second }),
-			want: ErrorList{{Path: "interval", Message: `must be at most "1193046h28m15s", got "1193046h28m16s"`}},
+			want: ErrorList{{Pkg: pkg, Field: "interval", Detail: `must be at most "1193046h28m15s", got "1193046h28m16s"`}},
 		},
 		{
 			name: "weight below",
 			c:    validConfig(func(c *Config) { c.Weight = -1 }),
-			want: ErrorList{{Path: "weight", Message: "must be between 0 and 100, got -1"}},
+			want: ErrorList{{Pkg: pkg, Field: "weight", Detail: "must be between 0 and 100, got -1"}},
 		},
 		{
 			name: "weight above",
 			c:    validConfig(func(c *Config) { c.Weight = 101 }),
-			want: ErrorList{{Path: "weight", Message: "must be between 0 and 100, got 101"}},
+			want: ErrorList{{Pkg: pkg, Field: "weight", Detail: "must be between 0 and 100, got 101"}},
 		},
 		{
 			name: "unknown step",
 			c:    validConfig(func(c *Config) { c.Step = "response" }),
-			want: ErrorList{{Path: "step", Message: `unknown step "response", want "request" or "proxy_upstream"`}},
+			want: ErrorList{{Pkg: pkg, Field: "step", Detail: `unknown step "response", want "request" or "proxy_upstream"`}},
 		},
 		{
 			name: "zero value reports everything",
 			c:    Config{},
 			want: ErrorList{
-				{Path: "category", Message: `must be "limit", got ""`},
-				{Path: "type", Message: `unknown type "", want "rate" or "inflight"`},
-				{Path: "tag", Message: `unknown tag "", want "ip", "header", "cookie" or "query"`},
-				{Path: "interval", Message: `must be greater than 0, got "0s"`},
-				{Path: "step", Message: `unknown step "", want "request" or "proxy_upstream"`},
+				{Pkg: pkg, Field: "category", Detail: `must be "limit", got ""`},
+				{Pkg: pkg, Field: "type", Detail: `unknown type "", want "rate" or "inflight"`},
+				{Pkg: pkg, Field: "tag", Detail: `unknown tag "", want "ip", "header", "cookie" or "query"`},
+				{Pkg: pkg, Field: "interval", Detail: `must be greater than 0, got "0s"`},
+				{Pkg: pkg, Field: "step", Detail: `unknown step "", want "request" or "proxy_upstream"`},
 			},
 		},
 	}
@@ -143,7 +143,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestErrorListError(t *testing.T) {
-	l := ErrorList{{Path: "plugins.a.max", Message: "required"}, {Message: "whole"}}
+	l := ErrorList{{Pkg: pkg, Field: "plugins.a.max", Detail: "required"}, {Pkg: pkg, Detail: "whole"}}
 	want := "httplimit: plugins.a.max: required\nhttplimit: whole"
 	if got := l.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)

@@ -1,21 +1,22 @@
-// Package httplimit is seed 002's proxy `limit` plugin for Go programs: a
-// rate limiter (weighted sliding window) and an in-flight limiter, keyed by
+// Package httplimit is the `limit` plugin of the pingap proxy, as pingap's
+// plugin documentation describes it, for Go programs: a rate limiter
+// (weighted sliding window) and an in-flight limiter, keyed by
 // the client address, a header, a cookie or a query parameter, as a net/http
 // middleware (step "request") and as an http.RoundTripper for
 // httputil.ReverseProxy (step "proxy_upstream", so that responses served
 // without reaching the upstream, from a cache in front, are not charged).
 // Both share one implementation and one set of counters per plugin.
 //
-// Configuration has exactly the seed's keys and defaults (Config,
+// Configuration has exactly pingap's keys and defaults (Config,
 // DefaultConfig) and its validation rules (Config.Validate); ParseTOML reads
-// the seed's `[plugins.NAME]` tables, several per file, and Load turns them
+// pingap's `[plugins.NAME]` tables, several per file, and Load turns them
 // into a Set that places each plugin by its step:
 //
 //	set, err := httplimit.Load(data)
 //	proxy := &httputil.ReverseProxy{Rewrite: rewrite, Transport: set.RoundTripper(nil)}
 //	srv := &http.Server{Handler: set.Handler(proxy)}
 //
-// It is not a general rate-limiting framework: it implements the seed's
+// It is not a general rate-limiting framework: it implements pingap's
 // plugin and nothing else (no per-route limits, no quota headers, no
 // RLS client). Use package limit for limits evaluated against RLS
 // descriptors.
@@ -28,7 +29,7 @@
 //     "exceed limit <value>/<max>" and, for a rate limiter,
 //     Retry-After: the interval in seconds (rounded up to a whole second).
 //   - max = 0 rejects every request that has a key, for both types.
-//   - rate uses counter.SlidingWindow in seed 002's weighted mode:
+//   - rate uses counter.SlidingWindow in pingap's weighted mode:
 //     value = (prev*(1-w) + curr*w) / interval against the budget
 //     max / max(interval, 1) (seconds); weight 0 uses the previous window
 //     alone. Windows are aligned to the Unix epoch.
@@ -62,7 +63,7 @@
 //
 // A rate limiter keeps its counters in a counter.Store: by default a
 // counter.MemoryStore of its own, so counters are per process and N instances
-// behind a load balancer admit up to N times the limit, as the seed warns.
+// behind a load balancer admit up to N times the limit, as pingap warns.
 // WithStore takes any counter.Store, and then every instance using the same
 // store shares one budget per key; with limit/redis that is one Redis:
 //
@@ -80,20 +81,20 @@
 // instance, which counter.Store does not model. With N instances a key may
 // hold up to N times max requests at once.
 //
-// # Where it differs from the seed
+// # Where it differs from pingap
 //
-//   - The over-limit body is "exceed limit <value>/<max>", as the project's
-//     design says, not the seed's "Plugin limit, exceed limit <value>/<max>".
+//   - The over-limit body is "exceed limit <value>/<max>", without pingap's
+//     "Plugin limit, " prefix.
 //   - For rate, <value> is the sliding-window estimate in the unit of max:
-//     the per-second estimate the seed compares times max(interval, 1), that
+//     the per-second estimate pingap compares times max(interval, 1), that
 //     is prev*(1-w) + curr*w for intervals of a second or more, counting this
 //     request, with at most two decimals ("exceed limit 600.5/600"). For
 //     inflight it is the count including this request ("exceed limit 21/20").
-//   - A rejected request is not counted by the rate limiter (the seed counts
+//   - A rejected request is not counted by the rate limiter (pingap counts
 //     it), so a client over its limit regains its budget as the window
 //     slides, however fast it retries.
-//   - max = 0 rejects everything for rate too, not only for inflight (the
-//     seed's rate limiter with weight 0 would admit a whole first window).
+//   - max = 0 rejects everything for rate too, not only for inflight (pingap's
+//     rate limiter with weight 0 would admit a whole first window).
 //   - max is at most 4294967295 and interval at least a microsecond (the
 //     resolution the window is counted at) and at most counter.MaxWindow, the
 //     bounds of package limit/counter.

@@ -153,7 +153,7 @@ func (l *Limiter) admit(r *http.Request) (release func(), rej *rejection) {
 		return nil, errUnavailable
 	}
 	if !d.Allowed {
-		// Used is seed 002's per-second estimate; scaled by the interval
+		// Used is pingap's per-second estimate; scaled by the interval
 		// (floored at 1 s) it is in the unit of max.
 		return nil, l.reject(d.Used * l.scale)
 	}

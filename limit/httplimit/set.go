@@ -27,17 +27,17 @@ func NewSet(plugins []Plugin, opts ...Option) (*Set, error) {
 	for _, p := range plugins {
 		at := toml.Key{"plugins", p.Name}.String()
 		if p.Name == "" {
-			errs = append(errs, &FieldError{Path: "plugins", Message: "a plugin has an empty name"})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: "plugins", Detail: "a plugin has an empty name"})
 			continue
 		}
 		if seen[p.Name] {
-			errs = append(errs, &FieldError{Path: at, Message: "defined twice"})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: at, Detail: "defined twice"})
 			continue
 		}
 		seen[p.Name] = true
 		if err := p.Config.Validate(); err != nil {
 			for _, e := range err.(ErrorList) {
-				errs = append(errs, &FieldError{Path: at + "." + e.Path, Message: e.Message})
+				errs = append(errs, &FieldError{Pkg: pkg, Field: at + "." + e.Field, Detail: e.Detail})
 			}
 			continue
 		}
@@ -71,7 +71,7 @@ func (s *Set) Limiters() []*Limiter {
 // Handler returns next behind the set's "request" limiters, the first one
 // outermost: a request must pass them all, in order. A rejection by a later
 // limiter does not undo an earlier rate limiter's count (each plugin counts
-// the requests it sees, as the seed's plugins do) but does release an
+// the requests it sees, as pingap's plugins do) but does release an
 // earlier in-flight count. When the set has "proxy_upstream" limiters, the
 // inbound request is put in the context for them (see KeyFromInbound).
 func (s *Set) Handler(next http.Handler) http.Handler {

@@ -13,9 +13,9 @@ import (
 )
 
 func TestLoadPlacesPluginsByStep(t *testing.T) {
-	set, err := Load([]byte(seedExamples))
+	set, err := Load([]byte(pingapExamples))
 	if err != nil {
-		t.Fatalf("Load(seed examples) error: %v", err)
+		t.Fatalf("Load(pingap examples) error: %v", err)
 	}
 	var names []string
 	for _, l := range set.Limiters() {

@@ -30,10 +30,10 @@ type rawConfig struct {
 	Step     any `toml:"step"`
 }
 
-// configKeys are the keys of a plugin table, in the seed's order.
+// configKeys are the keys of a plugin table, in pingap's order.
 var configKeys = []string{"category", "type", "tag", "key", "max", "interval", "weight", "step"}
 
-// ParseTOML reads limit plugins from the seed's TOML form, one
+// ParseTOML reads limit plugins from pingap's TOML form, one
 // `[plugins.NAME]` table each, several per file:
 //
 //	[plugins.rateLimit]
@@ -43,9 +43,9 @@ var configKeys = []string{"category", "type", "tag", "key", "max", "interval", "
 //	max = 600
 //	interval = "60s"
 //
-// Keys left out take the seed's defaults (see DefaultConfig); category and max
+// Keys left out take pingap's defaults (see DefaultConfig); category and max
 // are required. interval is a duration string ("10s", "1m", "1h30m").
-// Reading is strict: a key other than the seed's, a top-level key other than
+// Reading is strict: a key other than pingap's, a top-level key other than
 // plugins (keys are case-sensitive), a value of the wrong type and every
 // validation problem (see Config.Validate) are reported, all at once, as an
 // ErrorList with paths such as "plugins.rateLimit.max". A TOML syntax error is
@@ -74,41 +74,41 @@ func ParseTOML(data []byte) ([]Plugin, error) {
 	for _, k := range md.Undecoded() {
 		undecoded[k.String()] = true
 	}
-	// Report in the order of the file: a plugin's own problems (in the
-	// seed's key order), then its unknown keys.
+	// Report in the order of the file: a plugin's own problems (in
+	// pingap's key order), then its unknown keys.
 	var errs ErrorList
 	for _, k := range md.Keys() {
 		switch {
 		case len(k) == 1 && k[0] == "plugins" && md.Type("plugins") != "Hash":
-			errs = append(errs, &FieldError{Path: "plugins", Message: "must be a table, got " + typeName(md.Type("plugins"))})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: "plugins", Detail: "must be a table, got " + typeName(md.Type("plugins"))})
 		case len(k) == 1 && k[0] != "plugins":
-			errs = append(errs, &FieldError{Path: k.String(), Message: "unknown key, want plugins"})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: "unknown key, want plugins"})
 		case len(k) == 2 && k[0] == "plugins":
 			errs = append(errs, decoded[k[1]]...)
 		case len(k) == 3 && k[0] == "plugins" && md.Type(k[0], k[1]) == "Hash" && undecoded[k.String()]:
-			errs = append(errs, &FieldError{Path: k.String(), Message: unknownKeyMessage(k[2])})
+			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: unknownKeyMessage(k[2])})
 		case len(k) == 3 && k[0] == "plugins" && md.Type(k[0], k[1]) == "Hash" && !isConfigKey(k[2]):
 			// Decoded, but only by ignoring case: TOML keys are
-			// case-sensitive and the seed's are lower case.
-			errs = append(errs, &FieldError{Path: k.String(), Message: unknownKeyMessage(k[2])})
+			// case-sensitive and pingap's are lower case.
+			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: unknownKeyMessage(k[2])})
 		}
 	}
-	return plugins, errs.errOrNil()
+	return plugins, errs.Err()
 }
 
 // decodePlugin reads one plugin table and validates it.
 func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, ErrorList) {
 	at := func(key string) string { return toml.Key{"plugins", name, key}.String() }
 	if t := md.Type("plugins", name); t != "Hash" {
-		return Plugin{}, ErrorList{{Path: toml.Key{"plugins", name}.String(), Message: "must be a table, got " + typeName(t)}}
+		return Plugin{}, ErrorList{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: "must be a table, got " + typeName(t)}}
 	}
 	var raw rawConfig
 	if err := md.PrimitiveDecode(prim, &raw); err != nil {
-		return Plugin{}, ErrorList{{Path: toml.Key{"plugins", name}.String(), Message: err.Error()}}
+		return Plugin{}, ErrorList{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: err.Error()}}
 	}
 	found := map[string]ErrorList{} // problems by key
 	fail := func(key, format string, args ...any) {
-		found[key] = append(found[key], &FieldError{Path: at(key), Message: fmt.Sprintf(format, args...)})
+		found[key] = append(found[key], &FieldError{Pkg: pkg, Field: at(key), Detail: fmt.Sprintf(format, args...)})
 	}
 	str := func(key string, v any, dst *string) {
 		if v == nil {
@@ -165,13 +165,13 @@ func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, 
 	}
 	str("step", raw.Step, (*string)(&c.Step))
 
-	// Validate what decoded, then report in the seed's key order; a key
+	// Validate what decoded, then report in pingap's key order; a key
 	// whose value could not be read is not validated.
 	var valid map[string]ErrorList
 	if err := c.Validate(); err != nil {
 		valid = map[string]ErrorList{}
 		for _, e := range err.(ErrorList) {
-			valid[e.Path] = append(valid[e.Path], &FieldError{Path: at(e.Path), Message: e.Message})
+			valid[e.Field] = append(valid[e.Field], &FieldError{Pkg: pkg, Field: at(e.Field), Detail: e.Detail})
 		}
 	}
 	var errs ErrorList

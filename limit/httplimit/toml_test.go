@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// seedExamples are the three examples of seed 002, in one file.
-const seedExamples = `
+// pingapExamples are the three examples of pingap's limit plugin documentation, in one file.
+const pingapExamples = `
 [plugins.rateLimit]
 category = "limit"
 type = "rate"
@@ -40,8 +40,8 @@ func TestParseTOML(t *testing.T) {
 		want []Plugin
 	}{
 		{
-			name: "seed examples, in file order",
-			in:   seedExamples,
+			name: "pingap examples, in file order",
+			in:   pingapExamples,
 			want: []Plugin{
 				{Name: "rateLimit", Config: Config{Category: "limit", Type: "rate", Tag: "ip", Max: 600, Interval: time.Minute, Weight: 50, Step: "request"}},
 				{Name: "userInflight", Config: Config{Category: "limit", Type: "inflight", Tag: "cookie", Key: "deviceId", Max: 10, Interval: 10 * time.Second, Weight: 50, Step: "request"}},
@@ -101,120 +101,120 @@ func TestParseTOMLErrors(t *testing.T) {
 		{
 			name: "missing category",
 			in:   "[plugins.p]\nmax = 1\n",
-			want: ErrorList{{Path: "plugins.p.category", Message: `required, must be "limit"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.category", Detail: `required, must be "limit"`}},
 		},
 		{
 			name: "wrong category",
 			in:   "[plugins.p]\ncategory = \"cache\"\nmax = 1\n",
-			want: ErrorList{{Path: "plugins.p.category", Message: `must be "limit", got "cache"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.category", Detail: `must be "limit", got "cache"`}},
 		},
 		{
 			name: "unknown type",
 			in:   head + "type = \"bucket\"\n",
-			want: ErrorList{{Path: "plugins.p.type", Message: `unknown type "bucket", want "rate" or "inflight"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.type", Detail: `unknown type "bucket", want "rate" or "inflight"`}},
 		},
 		{
 			name: "unknown tag",
 			in:   head + "tag = \"path\"\n",
-			want: ErrorList{{Path: "plugins.p.tag", Message: `unknown tag "path", want "ip", "header", "cookie" or "query"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.tag", Detail: `unknown tag "path", want "ip", "header", "cookie" or "query"`}},
 		},
 		{
 			name: "key required",
 			in:   head + "tag = \"header\"\n",
-			want: ErrorList{{Path: "plugins.p.key", Message: `required when tag is "header"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.key", Detail: `required when tag is "header"`}},
 		},
 		{
 			name: "empty key",
 			in:   head + "tag = \"cookie\"\nkey = \"\"\n",
-			want: ErrorList{{Path: "plugins.p.key", Message: `required when tag is "cookie"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.key", Detail: `required when tag is "cookie"`}},
 		},
 		{
 			name: "missing max",
 			in:   "[plugins.p]\ncategory = \"limit\"\n",
-			want: ErrorList{{Path: "plugins.p.max", Message: "required"}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.max", Detail: "required"}},
 		},
 		{
 			name: "negative max",
 			in:   "[plugins.p]\ncategory = \"limit\"\nmax = -5\n",
-			want: ErrorList{{Path: "plugins.p.max", Message: "must not be negative, got -5"}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.max", Detail: "must not be negative, got -5"}},
 		},
 		{
 			name: "zero interval",
 			in:   head + "interval = \"0s\"\n",
-			want: ErrorList{{Path: "plugins.p.interval", Message: `must be greater than 0, got "0s"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be greater than 0, got "0s"`}},
 		},
 		{
 			name: "negative interval",
 			in:   head + "interval = \"-1m\"\n",
-			want: ErrorList{{Path: "plugins.p.interval", Message: `must be greater than 0, got "-1m0s"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be greater than 0, got "-1m0s"`}},
 		},
 		{
 			name: "bad interval",
 			in:   head + "interval = \"10\"\n",
-			want: ErrorList{{Path: "plugins.p.interval", Message: `invalid duration "10", want one such as "10s" or "1m"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.interval", Detail: `invalid duration "10", want one such as "10s" or "1m"`}},
 		},
 		{
 			name: "integer interval",
 			in:   head + "interval = 10\n",
-			want: ErrorList{{Path: "plugins.p.interval", Message: `must be a duration string such as "10s", got an integer`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be a duration string such as "10s", got an integer`}},
 		},
 		{
 			name: "weight above",
 			in:   head + "weight = 101\n",
-			want: ErrorList{{Path: "plugins.p.weight", Message: "must be between 0 and 100, got 101"}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.weight", Detail: "must be between 0 and 100, got 101"}},
 		},
 		{
 			name: "weight below",
 			in:   head + "weight = -1\n",
-			want: ErrorList{{Path: "plugins.p.weight", Message: "must be between 0 and 100, got -1"}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.weight", Detail: "must be between 0 and 100, got -1"}},
 		},
 		{
 			name: "unknown step",
 			in:   head + "step = \"response\"\n",
-			want: ErrorList{{Path: "plugins.p.step", Message: `unknown step "response", want "request" or "proxy_upstream"`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.step", Detail: `unknown step "response", want "request" or "proxy_upstream"`}},
 		},
 		{
 			name: "wrong types",
 			in:   "[plugins.p]\ncategory = 1\ntype = true\ntag = 1.5\nkey = []\nmax = \"10\"\nweight = \"50\"\nstep = {}\n",
 			want: ErrorList{
-				{Path: "plugins.p.category", Message: "must be a string, got an integer"},
-				{Path: "plugins.p.type", Message: "must be a string, got a bool"},
-				{Path: "plugins.p.tag", Message: "must be a string, got a float"},
-				{Path: "plugins.p.key", Message: "must be a string, got an array"},
-				{Path: "plugins.p.max", Message: "must be an integer, got a string"},
-				{Path: "plugins.p.weight", Message: "must be an integer, got a string"},
-				{Path: "plugins.p.step", Message: "must be a string, got a table"},
+				{Pkg: pkg, Field: "plugins.p.category", Detail: "must be a string, got an integer"},
+				{Pkg: pkg, Field: "plugins.p.type", Detail: "must be a string, got a bool"},
+				{Pkg: pkg, Field: "plugins.p.tag", Detail: "must be a string, got a float"},
+				{Pkg: pkg, Field: "plugins.p.key", Detail: "must be a string, got an array"},
+				{Pkg: pkg, Field: "plugins.p.max", Detail: "must be an integer, got a string"},
+				{Pkg: pkg, Field: "plugins.p.weight", Detail: "must be an integer, got a string"},
+				{Pkg: pkg, Field: "plugins.p.step", Detail: "must be a string, got a table"},
 			},
 		},
 		{
 			name: "unknown key",
 			in:   head + "burst = 5\n",
-			want: ErrorList{{Path: "plugins.p.burst", Message: "unknown key, want one of category, type, tag, key, max, interval, weight, step"}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.burst", Detail: "unknown key, want one of category, type, tag, key, max, interval, weight, step"}},
 		},
 		{
 			name: "unknown table in a plugin",
 			in:   head + "[plugins.p.extra]\nx = 1\n",
-			want: ErrorList{{Path: "plugins.p.extra", Message: "unknown key, want one of category, type, tag, key, max, interval, weight, step"}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.extra", Detail: "unknown key, want one of category, type, tag, key, max, interval, weight, step"}},
 		},
 		{
 			name: "key in another case",
 			in:   "[plugins.p]\ncategory = \"limit\"\nMAX = 5\n",
-			want: ErrorList{{Path: "plugins.p.MAX", Message: `unknown key (keys are case-sensitive: did you mean "max"?)`}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p.MAX", Detail: `unknown key (keys are case-sensitive: did you mean "max"?)`}},
 		},
 		{
 			name: "unknown top-level key",
 			in:   "[basic]\nname = \"x\"\n" + head,
-			want: ErrorList{{Path: "basic", Message: "unknown key, want plugins"}},
+			want: ErrorList{{Pkg: pkg, Field: "basic", Detail: "unknown key, want plugins"}},
 		},
 		{
 			name: "plugins not a table",
 			in:   "plugins = 5\n",
-			want: ErrorList{{Path: "plugins", Message: "must be a table, got an integer"}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins", Detail: "must be a table, got an integer"}},
 		},
 		{
 			name: "plugin not a table",
 			in:   "[plugins]\np = 5\n",
-			want: ErrorList{{Path: "plugins.p", Message: "must be a table, got an integer"}},
+			want: ErrorList{{Pkg: pkg, Field: "plugins.p", Detail: "must be a table, got an integer"}},
 		},
 		{
 			name: "every problem of every plugin, in file order",
@@ -231,11 +231,11 @@ tag = "header"
 weight = 200
 `,
 			want: ErrorList{
-				{Path: "plugins.b.type", Message: `unknown type "x", want "rate" or "inflight"`},
-				{Path: "plugins.b.max", Message: "must not be negative, got -1"},
-				{Path: "plugins.b.color", Message: "unknown key, want one of category, type, tag, key, max, interval, weight, step"},
-				{Path: "plugins.a.key", Message: `required when tag is "header"`},
-				{Path: "plugins.a.weight", Message: "must be between 0 and 100, got 200"},
+				{Pkg: pkg, Field: "plugins.b.type", Detail: `unknown type "x", want "rate" or "inflight"`},
+				{Pkg: pkg, Field: "plugins.b.max", Detail: "must not be negative, got -1"},
+				{Pkg: pkg, Field: "plugins.b.color", Detail: "unknown key, want one of category, type, tag, key, max, interval, weight, step"},
+				{Pkg: pkg, Field: "plugins.a.key", Detail: `required when tag is "header"`},
+				{Pkg: pkg, Field: "plugins.a.weight", Detail: "must be between 0 and 100, got 200"},
 			},
 		},
 	}
@@ -276,7 +276,7 @@ func TestParseTOMLSyntaxError(t *testing.T) {
 }
 
 func FuzzParseTOML(f *testing.F) {
-	f.Add(seedExamples)
+	f.Add(pingapExamples)
 	f.Add("[plugins.p]\ncategory = 1\ntype = true\ntag = 1.5\nkey = []\nmax = \"10\"\nweight = \"50\"\nstep = {}\n")
 	f.Add("plugins = { b = { category = \"limit\", max = 1 } }\n")
 	f.Add("[plugins.p]\ncategory = \"limit\"\nMAX = 5\n[plugins.p.x]\ny = 1\n")

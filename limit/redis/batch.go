@@ -94,7 +94,7 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 		u := &updates[i]
 		p := &u.Policy
 		a = appendNum(a, int64(b.keyOf[i]+1))
-		a = appendNum(a, int64(p.Algorithm))
+		a = appendNum(a, scriptAlgorithm(p))
 		a = appendNum(a, int64(p.Max))
 		a = appendNum(a, p.Window.Microseconds())
 		if p.Algorithm == counter.AlgorithmSlidingWindow && p.Weighted {
@@ -116,6 +116,15 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 // IEEE double. Every v passed is an integer below 2^53, so it is exact.
 func appendNum(a []byte, v int64) []byte {
 	return binary.LittleEndian.AppendUint64(a, math.Float64bits(float64(v)))
+}
+
+// scriptAlgorithm returns the script's number for p's algorithm: the
+// Algorithm, or 4 for the fixed window starting at its first hit.
+func scriptAlgorithm(p *counter.Policy) int64 {
+	if p.Algorithm == counter.AlgorithmFixedWindow && p.FirstHit {
+		return 4
+	}
+	return int64(p.Algorithm)
 }
 
 func boolNum(b bool) int64 {

@@ -61,12 +61,12 @@
 // The script uses only Redis 5 features (EVALSHA, the struct library,
 // effects replication for TIME); it is tested with Redis 7.
 //
-// # Where it differs from its sources
+// # Where it differs from upstream
 //
-// Seed 004's Redis limiter is a GET then an INCR, two round trips that
-// race (two clients read the same count and both increment), with keys
-// that never expire, as it notes itself; here one atomic script both
-// checks and counts, and every key expires. Unlike envoyproxy/ratelimit, a
-// rejected hit is never counted, and a request with several counters
-// changes all or none of them.
+// The textbook Redis fixed window, a GET then an INCR, takes two round
+// trips that race (two clients read the same count and both increment),
+// and its keys never expire unless the limiter sets a TTL; here one
+// atomic script both checks and counts, and every key expires. Unlike
+// envoyproxy/ratelimit, a rejected hit is never counted, and a request
+// with several counters changes all or none of them.
 package redis

@@ -10,35 +10,51 @@ import (
 	limitredis "github.com/rlpkit/rlpkit/limit/redis"
 )
 
-// An RLS evaluator whose counters live in Redis, shared by every replica
-// that points at the same server.
+// Two replicas of a rate-limit service, each with its own client, share one
+// budget through Redis: together they admit a user's 3 POSTs a minute, not
+// 3 each. (redisURL is the address of a Redis server; this package's
+// TestMain starts one.)
 func ExampleNew() {
-	client, err := limitredis.NewClient("redis://127.0.0.1:6379/0")
+	limits, err := limit.DecodeLimits([]byte(`[{"namespace": "toystore", "name": "posts per user",
+		"max_value": 3, "seconds": 60, "conditions": ["method == 'POST'"], "variables": ["user"]}]`))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
-	store, err := limitredis.New(client, limitredis.Options{KeyPrefix: "rlpkit:", ServerTime: true})
-	if err != nil {
-		log.Fatal(err)
+	replica := func() *limit.Evaluator {
+		client, err := limitredis.NewClient(redisURL)
+		if err != nil {
+			log.Fatal(err)
+		}
+		store, err := limitredis.New(client, limitredis.Options{KeyPrefix: "rlpkit:"})
+		if err != nil {
+			log.Fatal(err)
+		}
+		ev, err := limit.NewEvaluator(limits, store)
+		if err != nil {
+			log.Fatal(err)
+		}
+		return ev
 	}
-	limits, err := limit.DecodeLimits([]byte(`[{"namespace": "toystore", "max_value": 5, "seconds": 60,
-		"conditions": ["descriptors[0]['method'] == 'POST'"], "variables": ["user"]}]`))
-	if err != nil {
-		log.Fatal(err)
-	}
-	ev, err := limit.NewEvaluator(limits, store)
-	if err != nil {
-		log.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	var resp limit.Response
+	a, b := replica(), replica()
+
+	now := time.Date(2025, 1, 1, 12, 0, 20, 0, time.UTC)
 	req := limit.Request{Domain: "toystore", Descriptors: []limit.Descriptor{{Entries: []limit.Entry{
 		{Key: "method", Value: "POST"}, {Key: "user", Value: "alice"},
 	}}}}
-	if err := ev.Evaluate(ctx, time.Now(), &req, &resp); err != nil {
-		log.Fatal(err) // an RLS server answers Unavailable
+	for i, ev := range []*limit.Evaluator{a, b, a, b} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		var resp limit.Response
+		err := ev.Evaluate(ctx, now, &req, &resp)
+		cancel()
+		if err != nil {
+			log.Fatal(err) // a *limit.StoreError: an RLS server answers Unavailable
+		}
+		st := resp.Statuses[0]
+		fmt.Printf("replica %c: %s, %d left, reset in %v\n", "abab"[i], resp.Code, st.LimitRemaining, st.DurationUntilReset)
 	}
-	fmt.Println(resp.Code)
+	// Output:
+	// replica a: OK, 2 left, reset in 1m0s
+	// replica b: OK, 1 left, reset in 1m0s
+	// replica a: OK, 0 left, reset in 1m0s
+	// replica b: OVER_LIMIT, 0 left, reset in 1m0s
 }

@@ -23,6 +23,7 @@ func TestTTL(t *testing.T) {
 		wantTTL int64 // ms
 	}{
 		{"fixed window", 0, counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: time.Hour}, hour + 2000},
+		{"fixed window from its first hit", 0, counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: time.Hour, FirstHit: true}, hour + 2000},
 		{"sliding window keeps the previous one", 0, counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: time.Hour}, 2*hour + 2000},
 		{"weighted sliding window", 0, counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: time.Hour, Weighted: true, Weight: 30}, 2*hour + 2000},
 		// ceil(3.6e9µs/7) * 7 = 3,600,000,005µs, rounded up to ms.

@@ -4,7 +4,8 @@
 -- KEYS: the distinct counter keys of the batch.
 -- ARGV[1]: little-endian IEEE doubles, all integers below 2^53:
 --   now (Unix µs), servertime (1: use TIME instead of now), n (updates),
---   then per update: key (index into KEYS), algorithm, max, window (µs),
+--   then per update: key (index into KEYS), algorithm (4: the fixed window
+--   starting at its first hit), max, window (µs),
 --   weight (-1: proportional sliding window, else 0-100), cost,
 --   then per key: its TTL in milliseconds when written.
 -- A stored state is the text "time count prev" (see limit.State).
@@ -57,6 +58,17 @@ decide[0] = function(st, sc, sp, max, w, weight, n, cost) -- fixed window
   local start = fdiv(t, w) * w
   if start > st then
     st, sc, sp = start, 0, 0
+  end
+  if sc + n <= max then
+    return true, st, sc + cost, sp
+  end
+  return false
+end
+
+decide[4] = function(st, sc, sp, max, w, weight, n, cost) -- fixed window from its first hit
+  local t = math.max(now, st)
+  if sc == 0 or t - st >= w then
+    st, sc, sp = t, 0, 0
   end
   if sc + n <= max then
     return true, st, sc + cost, sp

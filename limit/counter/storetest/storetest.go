@@ -42,6 +42,8 @@ var policies = []counter.Policy{
 	{Algorithm: counter.AlgorithmTokenBucket, Max: 7, Window: 3 * time.Second},
 	{Algorithm: counter.AlgorithmGCRA, Max: 7, Window: 3 * time.Second},
 	{Algorithm: counter.AlgorithmFixedWindow, Max: 0, Window: time.Second},
+	{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: 3 * time.Second, FirstHit: true},
+	{Algorithm: counter.AlgorithmFixedWindow, Max: 3, Window: 700 * time.Millisecond, FirstHit: true},
 }
 
 // Run runs the conformance tests against stores made by newStore.
