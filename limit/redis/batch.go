@@ -27,6 +27,8 @@ type batch struct {
 	args   []byte          // the script's ARGV[1], doubles (see appendNum)
 	stored []counter.State // per key: the state the script read
 	work   []counter.State // per key: the state while replaying
+	argv   [1]any          // the script's ARGV: args
+	call   call            // the script call
 }
 
 func (b *batch) reset() {
@@ -34,6 +36,8 @@ func (b *batch) reset() {
 	clear(b.names)
 	b.keys, b.names, b.keyOf, b.ttl, b.ends = b.keys[:0], b.names[:0], b.keyOf[:0], b.ttl[:0], b.ends[:0]
 	b.kbuf, b.args, b.stored, b.work = b.kbuf[:0], b.args[:0], b.stored[:0], b.work[:0]
+	b.argv[0] = nil
+	b.call = call{done: b.call.done}
 }
 
 // build fills keys and args for updates at nowUs.
