@@ -41,12 +41,13 @@ type pipeliner struct {
 // call is one script run: its keys and arguments, then its reply. The
 // fields are written by the sender before done is signalled.
 type call struct {
-	ctx   context.Context
-	keys  []string
-	args  []any
-	reply string
-	err   error
-	done  chan struct{} // capacity 1
+	ctx    context.Context
+	script *goredis.Script
+	keys   []string
+	args   []any
+	reply  string
+	err    error
+	done   chan struct{} // capacity 1
 }
 
 func newPipeliner(client goredis.UniversalClient, max int) *pipeliner {
@@ -61,7 +62,7 @@ func (p *pipeliner) do(c *call) (settled bool) {
 	if p.inFlight < p.max && len(p.queue) == 0 {
 		p.inFlight++
 		p.mu.Unlock()
-		c.reply, c.err = updateScript.Run(c.ctx, p.client, c.keys, c.args...).Text()
+		c.reply, c.err = c.script.Run(c.ctx, p.client, c.keys, c.args...).Text()
 		p.finished()
 		return true
 	}
@@ -131,7 +132,7 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
 			continue
 		}
 		live = append(live, c)
-		cmds = append(cmds, updateScript.EvalSha(ctx, pipe, c.keys, c.args...))
+		cmds = append(cmds, c.script.EvalSha(ctx, pipe, c.keys, c.args...))
 	}
 	if len(live) == 0 {
 		return cmds
@@ -146,7 +147,7 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
 	if len(again) > 0 {
 		pipe = p.client.Pipeline()
 		for _, i := range again {
-			cmds[i] = updateScript.Eval(ctx, pipe, live[i].keys, live[i].args...)
+			cmds[i] = live[i].script.Eval(ctx, pipe, live[i].keys, live[i].args...)
 		}
 		pipe.Exec(ctx)
 	}

@@ -25,9 +25,17 @@ const maxNowMicros = 1 << 52
 //go:embed update.lua
 var updateLua string
 
-// updateScript is the script every Update runs, by its SHA-1 (EVALSHA),
-// falling back to EVAL when the server has not cached it (NOSCRIPT).
-var updateScript = goredis.NewScript(updateLua)
+//go:embed fixed.lua
+var fixedLua string
+
+// updateScript is the script an Update runs, by its SHA-1 (EVALSHA),
+// falling back to EVAL when the server has not cached it (NOSCRIPT);
+// fixedScript replaces it when every update of the batch is a fixed
+// window, with the same states and reply for less work in Redis.
+var (
+	updateScript = goredis.NewScript(updateLua)
+	fixedScript  = goredis.NewScript(fixedLua)
+)
 
 // Options configures a Store. The zero value gives the defaults.
 type Options struct {
@@ -165,7 +173,7 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 	}
 	b.build(s, nowUs, updates)
 	c := &b.call
-	c.ctx, c.keys, c.args = ctx, b.keys, b.argv[:]
+	c.ctx, c.script, c.keys, c.args = ctx, b.script, b.keys, b.argv[:]
 	b.argv[0] = b.args
 	if !s.pipe.do(c) {
 		// A sender may still read the call: b is left to the collector.
