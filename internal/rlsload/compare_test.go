@@ -85,7 +85,7 @@ func TestCompare(t *testing.T) {
 	if want := "1A 1B 2B 2A"; strings.Join(got, " ") != want {
 		t.Errorf("rounds ran in order %q, want %q:\n%s", strings.Join(got, " "), want, out)
 	}
-	if !regexp.MustCompile(`(?m)^decisions/s \| \d+ \| \d+ \| \d+\.\d\d \|`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^decisions/s \| [\d.]+ \| [\d.]+ \| \d+\.\d\d \|`).MatchString(out) {
 		t.Errorf("report lacks the decisions/s medians and ratio:\n%s", out)
 	}
 	if strings.Contains(out, "FAILED") {
