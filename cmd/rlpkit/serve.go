@@ -246,7 +246,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		}
 	}
 
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(rls.ServerOptions()...)
 	rlsv3.RegisterRateLimitServiceServer(srv, svc)
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
