@@ -235,3 +235,13 @@ func sortLimits(ls []limit.Limit) []limit.Limit {
 	slices.SortFunc(ls, func(a, b limit.Limit) int { return cmp.Compare(key(&a), key(&b)) })
 	return slices.CompactFunc(ls, func(a, b limit.Limit) bool { return key(&a) == key(&b) })
 }
+
+// Limits returns the Limitador limits of every Gateway as one list, as the operator writes
+// them for the cluster: sorted, a route's limits once however many Gateways it is on.
+func (r *Result) Limits() []limit.Limit {
+	var all []limit.Limit
+	for _, gw := range r.Gateways {
+		all = append(all, gw.Limits...)
+	}
+	return sortLimits(all)
+}

@@ -133,16 +133,6 @@ func renderEnvoy(res *merge.Result, stderr io.Writer) ([]byte, error) {
 	return append(js, '\n'), nil
 }
 
-// compileTopology reads the inputs and compiles them; any problem of the inputs is an error.
-// Notices of skipped files go to stderr.
-func compileTopology(paths []string, stdin io.Reader, stderr io.Writer, opts merge.Options) (*merge.Result, error) {
-	set, err := readInputs(paths, stdin, stderr)
-	if err != nil {
-		return nil, err
-	}
-	return merge.Compile(set, opts)
-}
-
 // The printed form: conditions without the timestamps and generations a file-based compile
 // has no use for.
 type (

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/kuadrant"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
@@ -78,4 +79,14 @@ func compileKuadrant(set *policy.Set, opts kuadrant.Options, stdout, stderr io.W
 	}
 	_, err = stdout.Write(js)
 	return err
+}
+
+// kuadrantLimits returns the Limitador limits compiled from the kuadrant.io/v1
+// RateLimitPolicies of set, for serve: their namespaces are routes ("ns/name"), so they
+// never meet the domains of apim.kuadrant.io/v1alpha1 policies ("gw-ns/gw#ns/name").
+func kuadrantLimits(set *policy.Set) []limit.Limit {
+	if len(set.PoliciesV1) == 0 {
+		return nil
+	}
+	return kuadrant.Compile(set, kuadrant.Options{}).Limits()
 }

@@ -42,7 +42,11 @@ func (s limitSource) load() ([]limit.Limit, error) {
 	if err := checkTopologyFiles(s.paths); err != nil {
 		return nil, err
 	}
-	res, err := compileTopology(s.paths, nil, io.Discard, merge.Options{})
+	set, err := readInputs(s.paths, nil, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	res, err := merge.Compile(set, merge.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +54,7 @@ func (s limitSource) load() ([]limit.Limit, error) {
 	for _, gw := range res.Gateways {
 		limits = append(limits, gw.Limits...)
 	}
+	limits = append(limits, kuadrantLimits(set)...)
 	if err := limit.ValidateLimits(limits); err != nil {
 		return nil, fmt.Errorf("the compiled limits are invalid:\n%w", err)
 	}
