@@ -33,8 +33,8 @@ var (
 		"source.remote_address.startsWith('10.0.0')": func(r diffRequest) bool { return strings.HasPrefix(r.ip, "10.0.0") },
 	}
 	diffCounters = map[string]func(r diffRequest) (string, bool){
-		"source.remote_address":      func(r diffRequest) (string, bool) { return r.ip, true },
-		"request.headers['x-user']":  func(r diffRequest) (string, bool) { return r.user, r.user != "" },
+		"source.remote_address":       func(r diffRequest) (string, bool) { return r.ip, true },
+		"request.headers['x-user']":   func(r diffRequest) (string, bool) { return r.user, r.user != "" },
 		"request.url_path.size() > 2": func(r diffRequest) (string, bool) { return fmt.Sprint(len(r.path) > 2), true },
 	}
 )
@@ -325,7 +325,7 @@ func TestDifferential(t *testing.T) {
 		m := newModel(res)
 		for i := range 40 {
 			r := diffRequest{
-				host: pick(rng, []string{"api.example.com", "www.example.com", "x.example.com", "other.org", "example.com"}),
+				host:   pick(rng, []string{"api.example.com", "www.example.com", "x.example.com", "other.org", "example.com"}),
 				method: pick(rng, []string{"GET", "POST"}), path: pick(rng, []string{"/", "/a", "/a/b", "/a/bc", "/z/1", "/q"}),
 				ip: pick(rng, []string{"10.0.0.1", "10.0.0.2", "192.0.2.1"}), user: pick(rng, []string{"", "alice", "bob"}), tier: pick(rng, []string{"", "gold"}),
 			}
