@@ -75,21 +75,24 @@ type GatewayConfig struct {
 func Compile(set *policy.Set, opts Options) *Result {
 	usable := map[*kuadrantv1.RateLimitPolicy]bool{}
 	var policies []*kuadrantv1.RateLimitPolicy
+	targets := newTargets(set)
+	auth := authChecker{}
 	for _, p := range set.PoliciesV1 {
-		if len(set.Problems(policy.PolicyV1Key(p))) > 0 || !targetFound(set, p) {
+		if len(set.Problems(policy.PolicyV1Key(p))) > 0 || !targets.found(p) {
 			continue
 		}
-		if authPredicate(p) != "" {
+		if auth.authPredicate(p) != "" {
 			continue
 		}
 		usable[p] = true
 		policies = append(policies, p)
 	}
 	res := &Result{Gateways: []GatewayConfig{}}
+	idx := newPolicyIndex(policies)
 	for _, path := range Paths(set) {
-		res.Effective = append(res.Effective, Effective(path, policies))
+		res.Effective = append(res.Effective, idx.effective(path))
 	}
-	res.Policies = statuses(set, usable, res.Effective, opts.Now)
+	res.Policies = statuses(set, usable, auth, res.Effective, opts.Now)
 
 	byGateway := map[string]*GatewayConfig{}
 	var order []string
@@ -229,11 +232,21 @@ func clampUint32(n int64) uint32 {
 // sortLimits sorts limits and drops exact duplicates (a Gateway's limit reaches a route
 // through several rules and listeners).
 func sortLimits(ls []limit.Limit) []limit.Limit {
-	key := func(l *limit.Limit) string {
-		return strings.Join([]string{l.Namespace, l.Name, strings.Join(l.Conditions, "\x00"), strings.Join(l.Variables, "\x00"), itoa(int(l.Seconds)), itoa(int(l.MaxValue))}, "\x01")
+	type keyed struct {
+		key string
+		l   limit.Limit
 	}
-	slices.SortFunc(ls, func(a, b limit.Limit) int { return cmp.Compare(key(&a), key(&b)) })
-	return slices.CompactFunc(ls, func(a, b limit.Limit) bool { return key(&a) == key(&b) })
+	ks := make([]keyed, len(ls))
+	for i, l := range ls {
+		ks[i] = keyed{strings.Join([]string{l.Namespace, l.Name, strings.Join(l.Conditions, "\x00"), strings.Join(l.Variables, "\x00"), itoa(int(l.Seconds)), itoa(int(l.MaxValue))}, "\x01"), l}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	ks = slices.CompactFunc(ks, func(a, b keyed) bool { return a.key == b.key })
+	out := make([]limit.Limit, len(ks))
+	for i := range ks {
+		out[i] = ks[i].l
+	}
+	return out
 }
 
 // Limits returns the Limitador limits of every Gateway as one list, as the operator writes

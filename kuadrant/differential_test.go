@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	gocmp "github.com/google/go-cmp/cmp"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/limit"
@@ -314,6 +315,11 @@ func TestDifferential(t *testing.T) {
 			t.Fatalf("seed %d: Decode: %v\n%s", seed, err, input)
 		}
 		res := Compile(set, Options{})
+		for _, e := range res.Effective {
+			if diff := gocmp.Diff(sourcesOf(e.Rules), sourcesOf(Effective(e.Path, set.PoliciesV1).Rules)); diff != "" {
+				t.Fatalf("seed %d: path %s: Effective differs from Compile's (-compile +Effective):\n%s", seed, e.Path.ID, diff)
+			}
+		}
 		ev, err := wasmshim.New(&res.Gateways[0].Wasm)
 		if err != nil {
 			t.Fatalf("seed %d: wasmshim.New: %v", seed, err)

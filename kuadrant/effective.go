@@ -98,6 +98,37 @@ func Effective(path Path, policies []*kuadrantv1.RateLimitPolicy) EffectivePolic
 			on = append(on, p)
 		}
 	}
+	return fold(path, on)
+}
+
+// policyIndex finds the policies that may be on a path: those targeting its Gateway or
+// its route.
+type policyIndex map[string][]*kuadrantv1.RateLimitPolicy
+
+func newPolicyIndex(policies []*kuadrantv1.RateLimitPolicy) policyIndex {
+	idx := policyIndex{}
+	for _, p := range policies {
+		k := string(p.Spec.TargetRef.Kind) + " " + p.Namespace + "/" + string(p.Spec.TargetRef.Name)
+		idx[k] = append(idx[k], p)
+	}
+	return idx
+}
+
+// effective is Effective with the candidates taken from the index.
+func (idx policyIndex) effective(path Path) EffectivePolicy {
+	var on []*kuadrantv1.RateLimitPolicy
+	for _, k := range []string{"Gateway " + path.Gateway.Namespace + "/" + path.Gateway.Name, "HTTPRoute " + path.Route.Namespace + "/" + path.Route.Name} {
+		for _, p := range idx[k] {
+			if onPath(p, &path) {
+				on = append(on, p)
+			}
+		}
+	}
+	return fold(path, on)
+}
+
+// fold orders the policies on a path and folds them.
+func fold(path Path, on []*kuadrantv1.RateLimitPolicy) EffectivePolicy {
 	slices.SortFunc(on, func(a, b *kuadrantv1.RateLimitPolicy) int {
 		return cmp.Or(cmp.Compare(level(a), level(b)), olderFirst(a, b))
 	})

@@ -52,11 +52,25 @@ func Paths(set *policy.Set) []Path {
 	slices.SortFunc(routes, func(a, b *gatewayv1.HTTPRoute) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
+	byGateway := map[string][]*gatewayv1.HTTPRoute{} // routes by the Gateways they name
+	for _, r := range routes {
+		var named []string
+		for _, ref := range r.Spec.ParentRefs {
+			ns := r.Namespace
+			if ref.Namespace != nil && *ref.Namespace != "" {
+				ns = string(*ref.Namespace)
+			}
+			if k := ns + "/" + string(ref.Name); !slices.Contains(named, k) {
+				named = append(named, k)
+				byGateway[k] = append(byGateway[k], r)
+			}
+		}
+	}
 	var out []Path
 	for _, gw := range gws {
 		for li := range gw.Spec.Listeners {
 			l := &gw.Spec.Listeners[li]
-			for _, r := range routes {
+			for _, r := range byGateway[gw.Namespace+"/"+gw.Name] {
 				if !attaches(r, gw, l) {
 					continue
 				}

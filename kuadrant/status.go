@@ -42,41 +42,61 @@ func Locator(p *kuadrantv1.RateLimitPolicy) string {
 	return "ratelimitpolicy.kuadrant.io:" + p.Namespace + "/" + p.Name
 }
 
-// targetFound reports whether a policy's target, and its section, are among the inputs.
-func targetFound(set *policy.Set, p *kuadrantv1.RateLimitPolicy) bool {
+// targets indexes the Gateways and HTTPRoutes of a set by namespace/name.
+type targets struct {
+	gateways map[string]*gatewayv1.Gateway
+	routes   map[string]*gatewayv1.HTTPRoute
+}
+
+func newTargets(set *policy.Set) targets {
+	t := targets{gateways: map[string]*gatewayv1.Gateway{}, routes: map[string]*gatewayv1.HTTPRoute{}}
+	for _, gw := range set.Gateways {
+		t.gateways[gw.Namespace+"/"+gw.Name] = gw
+	}
+	for _, r := range set.HTTPRoutes {
+		t.routes[r.Namespace+"/"+r.Name] = r
+	}
+	return t
+}
+
+// found reports whether a policy's target, and its section, are among the inputs.
+func (t targets) found(p *kuadrantv1.RateLimitPolicy) bool {
 	ref := p.Spec.TargetRef
+	key := p.Namespace + "/" + string(ref.Name)
 	switch ref.Kind {
 	case "Gateway":
-		for _, gw := range set.Gateways {
-			if gw.Namespace == p.Namespace && gw.Name == string(ref.Name) {
-				return ref.SectionName == nil || slices.ContainsFunc(gw.Spec.Listeners, func(l gatewayv1.Listener) bool { return l.Name == *ref.SectionName })
-			}
-		}
+		gw, ok := t.gateways[key]
+		return ok && (ref.SectionName == nil || slices.ContainsFunc(gw.Spec.Listeners, func(l gatewayv1.Listener) bool { return l.Name == *ref.SectionName }))
 	case "HTTPRoute":
-		for _, r := range set.HTTPRoutes {
-			if r.Namespace == p.Namespace && r.Name == string(ref.Name) {
-				if ref.SectionName == nil {
-					return true
-				}
-				for i := range r.Spec.Rules {
-					if RuleName(r, i) == string(*ref.SectionName) {
-						return true
-					}
-				}
-				return false
+		r, ok := t.routes[key]
+		if !ok || ref.SectionName == nil {
+			return ok
+		}
+		for i := range r.Spec.Rules {
+			if RuleName(r, i) == string(*ref.SectionName) {
+				return true
 			}
 		}
 	}
 	return false
 }
 
+// authChecker remembers which predicates read auth.*: one type-check per distinct
+// predicate.
+type authChecker map[string]bool
+
 // authPredicate returns the first predicate of a policy that reads auth.*, or "".
-func authPredicate(p *kuadrantv1.RateLimitPolicy) string {
+func (c authChecker) authPredicate(p *kuadrantv1.RateLimitPolicy) string {
 	for _, r := range RulesOf(p) {
-		preds := r.When
-		preds = append(slices.Clone(preds), r.Limit.When...)
+		preds := append(slices.Clone(r.When), r.Limit.When...)
 		for _, w := range preds {
-			if c, err := wasmshim.CheckPredicate(w.Predicate); err == nil && c.UsesAuth {
+			uses, known := c[w.Predicate]
+			if !known {
+				checked, err := wasmshim.CheckPredicate(w.Predicate)
+				uses = err == nil && checked.UsesAuth
+				c[w.Predicate] = uses
+			}
+			if uses {
 				return w.Predicate
 			}
 		}
@@ -86,7 +106,17 @@ func authPredicate(p *kuadrantv1.RateLimitPolicy) string {
 
 // statuses computes every policy's conditions from the effective policies of the valid
 // paths.
-func statuses(set *policy.Set, usable map[*kuadrantv1.RateLimitPolicy]bool, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
+func statuses(set *policy.Set, usable map[*kuadrantv1.RateLimitPolicy]bool, auth authChecker, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
+	on := map[*kuadrantv1.RateLimitPolicy][]*EffectivePolicy{} // the valid paths each policy is on
+	for i := range effective {
+		if len(effective[i].Path.Hostnames) == 0 {
+			continue
+		}
+		for _, p := range effective[i].Policies {
+			on[p] = append(on[p], &effective[i])
+		}
+	}
+	targets := newTargets(set)
 	var out []PolicyStatus
 	for _, p := range set.PoliciesV1 {
 		cond := func(typ string, ok bool, reason, msg string) metav1.Condition {
@@ -108,11 +138,11 @@ func statuses(set *policy.Set, usable map[*kuadrantv1.RateLimitPolicy]bool, effe
 				msgs = append(msgs, e.Error())
 			}
 			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonInvalid, "RateLimitPolicy is invalid: "+strings.Join(msgs, "; ")))
-		case !targetFound(set, p):
+		case !targets.found(p):
 			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonTargetNotFound, fmt.Sprintf("RateLimitPolicy target %s was not found", target)))
 		default:
 			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, true, ReasonAccepted, "RateLimitPolicy has been accepted"))
-			ok, reason, msg := enforcement(p, usable[p], effective)
+			ok, reason, msg := enforcement(p, usable[p], auth, on[p])
 			ps.Conditions = append(ps.Conditions, cond(ConditionEnforced, ok, reason, msg))
 		}
 		out = append(out, ps)
@@ -123,18 +153,14 @@ func statuses(set *policy.Set, usable map[*kuadrantv1.RateLimitPolicy]bool, effe
 
 // enforcement tells whether the rules of p are in effect on the valid paths through its
 // target.
-func enforcement(p *kuadrantv1.RateLimitPolicy, usable bool, effective []EffectivePolicy) (bool, string, string) {
+func enforcement(p *kuadrantv1.RateLimitPolicy, usable bool, auth authChecker, paths []*EffectivePolicy) (bool, string, string) {
 	if !usable {
-		return false, ReasonInvalidCelExpression, fmt.Sprintf("RateLimitPolicy predicate %q reads auth.*, which only an AuthPolicy on the same path provides", authPredicate(p))
+		return false, ReasonInvalidCelExpression, fmt.Sprintf("RateLimitPolicy predicate %q reads auth.*, which only an AuthPolicy on the same path provides", auth.authPredicate(p))
 	}
 	rules := RulesOf(p)
 	onAny, enforced := false, 0
 	var by []string
-	for i := range effective {
-		e := &effective[i]
-		if len(e.Path.Hostnames) == 0 || !slices.Contains(e.Policies, p) {
-			continue
-		}
+	for _, e := range paths {
 		onAny = true
 		for name := range rules {
 			r, ok := e.Rules[name]

@@ -78,6 +78,9 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if n := len(set.PoliciesV1); n > 0 {
+		fmt.Fprintf(stderr, "warning: %d kuadrant.io/v1 RateLimitPolicies left out: they compile with -o kuadrant\n", n)
+	}
 	printWarnings(stderr, res.Warnings)
 	if err := strictError(*strict, res.Warnings); err != nil {
 		return err
