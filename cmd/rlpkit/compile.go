@@ -72,7 +72,7 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return compileKuadrant(set, opts, stdout, stderr)
+		return compileKuadrant(set, opts, *strict, stdout, stderr)
 	}
 	res, err := merge.Compile(set, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,22 +57,30 @@ type kuadrantOutput struct {
 
 // compileKuadrant compiles the kuadrant.io/v1 RateLimitPolicies of set and prints, as
 // YAML, wasm-shim's configuration and Limitador's limits per Gateway and the policies'
-// statuses. Policies that are not enforced are warnings on stderr.
-func compileKuadrant(set *policy.Set, opts kuadrant.Options, stdout, stderr io.Writer) error {
+// statuses. Conditions that are not True are warnings on stderr; with strict they fail the
+// command and nothing is printed.
+func compileKuadrant(set *policy.Set, opts kuadrant.Options, strict bool, stdout, stderr io.Writer) error {
 	res := kuadrant.Compile(set, opts)
+	warnings := kuadrantWarnings(set, res)
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "warning: "+w)
+	}
+	if len(set.Policies) > 0 {
+		fmt.Fprintf(stderr, "warning: -o kuadrant compiles kuadrant.io/v1 RateLimitPolicies only; %d apim.kuadrant.io/v1alpha1 RateLimitPolicies left out\n", len(set.Policies))
+	}
+	switch {
+	case strict && len(warnings) == 1:
+		return errors.New("--strict: 1 warning (above); fix it, or drop --strict to accept it")
+	case strict && len(warnings) > 1:
+		return fmt.Errorf("--strict: %d warnings (above); fix them, or drop --strict to accept them", len(warnings))
+	}
 	out := kuadrantOutput{Gateways: res.Gateways, Policies: []policyOutput{}}
 	for _, p := range res.Policies {
 		po := policyOutput{Name: p.Name}
 		for _, c := range p.Conditions {
 			po.Conditions = append(po.Conditions, conditionOutput{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
-			if c.Status != "True" {
-				fmt.Fprintf(stderr, "warning: RateLimitPolicy %s: %s: %s\n", p.Name, c.Reason, c.Message)
-			}
 		}
 		out.Policies = append(out.Policies, po)
-	}
-	if len(set.Policies) > 0 {
-		fmt.Fprintf(stderr, "warning: -o kuadrant compiles kuadrant.io/v1 RateLimitPolicies only; %d apim.kuadrant.io/v1alpha1 RateLimitPolicies left out\n", len(set.Policies))
 	}
 	js, err := render(out, "yaml")
 	if err != nil {
@@ -79,6 +88,30 @@ func compileKuadrant(set *policy.Set, opts kuadrant.Options, stdout, stderr io.W
 	}
 	_, err = stdout.Write(js)
 	return err
+}
+
+// kuadrantWarnings returns, for every status condition that is not True, a line
+// "file:line: RateLimitPolicy ns/name: field: Reason: message".
+func kuadrantWarnings(set *policy.Set, res *kuadrant.Result) []string {
+	byName := map[string]policy.ObjectKey{}
+	for _, p := range set.PoliciesV1 {
+		byName[p.Namespace+"/"+p.Name] = policy.PolicyV1Key(p)
+	}
+	var out []string
+	for _, p := range res.Policies {
+		for _, c := range p.Conditions {
+			if c.Status == "True" {
+				continue
+			}
+			field := "spec"
+			if c.Reason == kuadrant.ReasonTargetNotFound {
+				field = "spec.targetRef"
+			}
+			src, _ := set.FieldSource(byName[p.Name], field)
+			out = append(out, fmt.Sprintf("%s: RateLimitPolicy %s: %s: %s: %s", src, p.Name, field, c.Reason, c.Message))
+		}
+	}
+	return out
 }
 
 // kuadrantLimits returns the Limitador limits compiled from the kuadrant.io/v1
