@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
@@ -62,17 +62,12 @@ type kuadrantOutput struct {
 func compileKuadrant(set *policy.Set, opts kuadrant.Options, strict bool, stdout, stderr io.Writer) error {
 	res := kuadrant.Compile(set, opts)
 	warnings := kuadrantWarnings(set, res)
-	for _, w := range warnings {
-		fmt.Fprintln(stderr, "warning: "+w)
-	}
+	printWarnings(stderr, warnings)
 	if len(set.Policies) > 0 {
 		fmt.Fprintf(stderr, "warning: -o kuadrant compiles kuadrant.io/v1 RateLimitPolicies only; %d apim.kuadrant.io/v1alpha1 RateLimitPolicies left out\n", len(set.Policies))
 	}
-	switch {
-	case strict && len(warnings) == 1:
-		return errors.New("--strict: 1 warning (above); fix it, or drop --strict to accept it")
-	case strict && len(warnings) > 1:
-		return fmt.Errorf("--strict: %d warnings (above); fix them, or drop --strict to accept them", len(warnings))
+	if err := strictError(strict, warnings); err != nil {
+		return err
 	}
 	out := kuadrantOutput{Gateways: res.Gateways, Policies: []policyOutput{}}
 	for _, p := range res.Policies {
@@ -90,14 +85,14 @@ func compileKuadrant(set *policy.Set, opts kuadrant.Options, strict bool, stdout
 	return err
 }
 
-// kuadrantWarnings returns, for every status condition that is not True, a line
-// "file:line: RateLimitPolicy ns/name: field: Reason: message".
-func kuadrantWarnings(set *policy.Set, res *kuadrant.Result) []string {
+// kuadrantWarnings returns a warning for every status condition that is not True, at the
+// policy's line: "file:line: RateLimitPolicy ns/name: field: Reason: message".
+func kuadrantWarnings(set *policy.Set, res *kuadrant.Result) []merge.Warning {
 	byName := map[string]policy.ObjectKey{}
 	for _, p := range set.PoliciesV1 {
 		byName[p.Namespace+"/"+p.Name] = policy.PolicyV1Key(p)
 	}
-	var out []string
+	var out []merge.Warning
 	for _, p := range res.Policies {
 		for _, c := range p.Conditions {
 			if c.Status == "True" {
@@ -108,7 +103,7 @@ func kuadrantWarnings(set *policy.Set, res *kuadrant.Result) []string {
 				field = "spec.targetRef"
 			}
 			src, _ := set.FieldSource(byName[p.Name], field)
-			out = append(out, fmt.Sprintf("%s: RateLimitPolicy %s: %s: %s: %s", src, p.Name, field, c.Reason, c.Message))
+			out = append(out, merge.Warning{Source: src, Object: "RateLimitPolicy " + p.Name, Field: field, Message: c.Reason + ": " + c.Message})
 		}
 	}
 	return out
@@ -122,4 +117,15 @@ func kuadrantLimits(set *policy.Set) []limit.Limit {
 		return nil
 	}
 	return kuadrant.Compile(set, kuadrant.Options{}).Limits()
+}
+
+// validateKuadrant prints the warnings of the kuadrant.io/v1 RateLimitPolicies of set (the
+// statuses that are not True) and returns them, for --strict.
+func validateKuadrant(set *policy.Set, stderr io.Writer) []merge.Warning {
+	if len(set.PoliciesV1) == 0 {
+		return nil
+	}
+	warnings := kuadrantWarnings(set, kuadrant.Compile(set, kuadrant.Options{}))
+	printWarnings(stderr, warnings)
+	return warnings
 }

@@ -42,9 +42,7 @@ type actionSetRef struct {
 // the wasm-shim configuration of Gateway ns/name. Statuses that are not True are warnings.
 func gatewayEvaluator(set *policy.Set, gateway string, opts kuadrant.Options, stderr io.Writer) (*wasmshim.Evaluator, error) {
 	res := kuadrant.Compile(set, opts)
-	for _, w := range kuadrantWarnings(set, res) {
-		fmt.Fprintln(stderr, "warning: "+w)
-	}
+	printWarnings(stderr, kuadrantWarnings(set, res))
 	if len(set.Policies) > 0 {
 		fmt.Fprintf(stderr, "warning: with kuadrant.io/v1 RateLimitPolicies among the inputs, descriptors evaluates their wasm-shim configuration; %d apim.kuadrant.io/v1alpha1 RateLimitPolicies left out\n", len(set.Policies))
 	}

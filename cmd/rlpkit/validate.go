@@ -40,7 +40,8 @@ func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	warnings := merge.Diagnose(set)
 	printWarnings(stderr, warnings)
-	if err := strictError(*strict, warnings); err != nil {
+	v1 := validateKuadrant(set, stderr)
+	if err := strictError(*strict, append(warnings, v1...)); err != nil {
 		return err
 	}
 	summary := fmt.Sprintf("%d Gateways, %d HTTPRoutes, %d RateLimitPolicies, %d Namespaces",
