@@ -2,6 +2,7 @@ package wasmshim
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -214,10 +215,12 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, res *Result) (C
 			case KeyDomain:
 				c.Domain = value
 			case KeyHitsAddend:
-				var n uint64
-				if _, err := fmt.Sscan(value, &n); err == nil {
-					c.HitsAddend = n
+				n, err := strconv.ParseUint(value, 10, 64)
+				if err != nil {
+					res.Trace = append(res.Trace, fmt.Sprintf("      %s %q: not a number of hits, left out", KeyHitsAddend, value))
+					continue
 				}
+				c.HitsAddend = n
 			default:
 				c.Entries = append(c.Entries, Entry{Key: key, Value: value})
 			}

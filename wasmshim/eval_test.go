@@ -43,6 +43,10 @@ var testConfig = &Config{Services: testServices, ActionSets: []ActionSet{{
 	Name:                "wild-2",
 	RouteRuleConditions: RouteRuleConditions{Hostnames: []string{"*.example.com"}},
 	Actions:             []Action{{Service: "ratelimit-service", Scope: "app/second"}},
+}, {
+	Name:                "bad-hits",
+	RouteRuleConditions: RouteRuleConditions{Hostnames: []string{"bad.example.org"}},
+	Actions:             []Action{{Service: "ratelimit-service", Scope: "app/bad", ConditionalData: []ConditionalData{{Data: []DataItem{static("k", "v"), static(KeyHitsAddend, "3abc")}}}}},
 }}}
 
 func TestEvaluate(t *testing.T) {
@@ -83,6 +87,10 @@ func TestEvaluate(t *testing.T) {
 		name: "a missing attribute makes the predicate false", req: Request{Method: "GET", Host: "www.example.com", Path: "/"},
 		hostname: "*.example.com", actionSet: 1,
 		calls: []Call{{Action: 0, Service: "auth-service", Type: ServiceAuth, Domain: "app/wild", Blocks: []int{}, Entries: []Entry{}}},
+	}, {
+		name: "a hits_addend that is not a number is left out", req: Request{Method: "GET", Host: "bad.example.org", Path: "/"},
+		hostname: "bad.example.org", actionSet: 3,
+		calls: []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "app/bad", Blocks: []int{0}, Entries: []Entry{{"k", "v"}}}},
 	}, {
 		name: "no hostname matches", req: Request{Method: "GET", Host: "example.org", Path: "/"},
 		actionSet: -1,
