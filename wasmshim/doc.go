@@ -16,7 +16,10 @@
 // CheckPredicate type-checks a predicate against the attributes as Kuadrant documents
 // them, so that a misspelt attribute (request.metod) is an error before anything runs;
 // evaluation binds each attribute group as a map, so an attribute the request does not
-// carry makes its expression fail, as a missing property does in wasm-shim.
+// carry makes its expression fail, as a missing property does in wasm-shim. A
+// configuration may hold expressions that were never checked (Kuadrant does not check
+// counters): one that parses but names something undeclared loads, and fails when
+// evaluated.
 //
 // # Where it differs from wasm-shim
 //

@@ -39,8 +39,9 @@ type Evaluator struct {
 }
 
 // New compiles every predicate and data expression of cfg and indexes its hostnames. It
-// returns an error naming the first action set, action or block that does not compile, or
-// an action whose service is not in cfg.Services.
+// returns an error naming the first hostname that is not one, expression that does not
+// parse, data item that is neither static nor an expression, or action whose service is
+// not in cfg.Services.
 func New(cfg *Config) (*Evaluator, error) {
 	env, err := evalEnv()
 	if err != nil {
@@ -53,7 +54,13 @@ func New(cfg *Config) (*Evaluator, error) {
 		}
 		ast, iss := env.Compile(src)
 		if iss.Err() != nil {
-			return fmt.Errorf("wasmshim: %s: %q: %s", where, src, issuesMessage(iss))
+			// An expression that parses but names an attribute the environment does not
+			// declare is kept unchecked: like wasm-shim, it fails when evaluated.
+			parsed, piss := env.Parse(src)
+			if piss.Err() != nil {
+				return fmt.Errorf("wasmshim: %s: %q: %s", where, src, issuesMessage(piss))
+			}
+			ast = parsed
 		}
 		prg, err := env.Program(ast, cel.CostLimit(costLimit))
 		if err != nil {

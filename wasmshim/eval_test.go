@@ -108,6 +108,29 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// TestUnknownAttributeInData: Kuadrant does not type-check counters, so a configuration may
+// hold a data expression over an attribute that does not exist. It loads, and evaluating it
+// leaves the entry out, as wasm-shim fails to resolve the property at request time.
+func TestUnknownAttributeInData(t *testing.T) {
+	ev, err := New(&Config{Services: testServices, ActionSets: []ActionSet{{
+		RouteRuleConditions: RouteRuleConditions{Hostnames: []string{"a.com"}},
+		Actions: []Action{{Service: "ratelimit-service", Scope: "s", ConditionalData: []ConditionalData{{
+			Data: []DataItem{expr("id", "'1'"), expr("requesthe.aders['x-user']", "requesthe.aders['x-user']")},
+		}}}},
+	}}})
+	if err != nil {
+		t.Fatalf("New() = %v, want a configuration that loads", err)
+	}
+	got := ev.Evaluate(&Request{Method: "GET", Host: "a.com", Path: "/"})
+	want := []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "s", Blocks: []int{0}, Entries: []Entry{{"id", "1"}}}}
+	if diff := cmp.Diff(want, got.Calls); diff != "" {
+		t.Errorf("Evaluate() calls (-want +got):\n%s\n%s", diff, got.Explain())
+	}
+	if !strings.Contains(got.Explain(), "entry requesthe.aders['x-user']: left out") {
+		t.Errorf("Explain() does not say the entry was left out:\n%s", got.Explain())
+	}
+}
+
 func TestNewErrors(t *testing.T) {
 	tests := []struct {
 		name string
