@@ -16,5 +16,8 @@
 //     as CEL but, as in Kuadrant, not type-checked.
 //   - A top-level when beside defaults or overrides is reported: Kuadrant reads it as part
 //     of the implicit defaults, which the CRD forbids beside explicit defaults or overrides.
+//   - A counter holding a double quote or a backslash is reported: kuadrant-operator
+//     writes it unescaped into Limitador's variable descriptors[0]["<counter>"], which
+//     Limitador then cannot read.
 //   - The types carry no deep-copy methods and no status writer: they are read from files.
 package kuadrantv1

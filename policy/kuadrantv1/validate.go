@@ -96,6 +96,11 @@ func validateProper(s *RateLimitPolicySpecProper, p *field.Path) field.ErrorList
 			switch {
 			case strings.TrimSpace(c.Expression) == "":
 				errs = append(errs, field.Required(cp, "a CEL expression whose value qualifies the counter, e.g. source.remote_address"))
+			case strings.ContainsAny(c.Expression, `"\`):
+				// The operator writes the counter into Limitador's variable
+				// descriptors[0]["<expression>"] as it is: a double quote or backslash
+				// breaks that string.
+				errs = append(errs, field.Invalid(cp, c.Expression, `a double quote or backslash breaks the Limitador variable descriptors[0]["..."] kuadrant-operator writes for the counter; write strings in single quotes, e.g. request.headers['x-user']`))
 			default:
 				if err := wasmshim.CheckExpression(c.Expression); err != nil {
 					errs = append(errs, field.Invalid(cp, c.Expression, "not CEL: "+checkMessage(err)))
