@@ -2,10 +2,10 @@
 // limits it enforces, in Limitador's limits-file format (Limit,
 // DecodeLimits, ValidateLimits, IdentityKey), their conditions and variables
 // (ParseCondition: the legacy KEY == VALUE form and CEL; ParseVariable), and
-// their evaluation with the semantics of Envoy's Rate Limit Service (RLS,
-// envoy.service.ratelimit.v3 rls.proto): the Evaluator and the request and
-// response vocabulary (Request, Descriptor, Entry, Override, Response,
-// DescriptorStatus, RateLimit, Code, Counted). RequestFromResult turns what
+// their evaluation, as limitador evaluates them, for Envoy's Rate Limit
+// Service (RLS, envoy.service.ratelimit.v3 rls.proto): the Evaluator and
+// the request and response vocabulary (Request, Descriptor, Entry,
+// Override, Response, DescriptorStatus, RateLimit, Code, Counted). RequestFromResult turns what
 // package descriptor generates for an HTTP request into a Request.
 //
 // It does not count: the algorithms, Policy, State, Decision, the Store
@@ -15,8 +15,9 @@
 // limit/redis store. It is not an RLS server either (package rls maps
 // go-control-plane messages onto Evaluator), does not read YAML, and keeps
 // no goroutines or globals beyond an immutable CEL environment built on
-// first use. It imports the standard library, cel-go, limit/counter and
-// descriptor (for its Unit, the one definition of rate-limit time units).
+// first use. It imports the standard library, cel-go, limit/counter,
+// fielderr (its errors) and descriptor (for its Unit, the one definition of
+// rate-limit time units).
 //
 // # Evaluation
 //

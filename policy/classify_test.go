@@ -127,11 +127,17 @@ func TestReadMixedFiles(t *testing.T) {
 		want: FileContent{Content: ContentObjects, Kinds: []string{"HTTPRoutes"}},
 		errs: []string{`routes.yaml:2: kind: Unsupported value: "HTTPRoutes": not a kind rlpkit reads or skips in gateway.networking.k8s.io/v1; supported kinds: Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), Namespace, List (v1)`},
 	}, {
-		name: "kuadrant.io/v1 RateLimitPolicy",
+		name:    "kuadrant.io/v1 RateLimitPolicy",
+		file:    "rlp.yaml",
+		data:    "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {name: p}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}\n  limits: {a: {rates: [{limit: 5, window: 10s}]}}\n",
+		want:    FileContent{Content: ContentObjects, Kinds: []string{"RateLimitPolicy"}},
+		objects: 1,
+	}, {
+		name: "kuadrant.io/v1beta2 RateLimitPolicy",
 		file: "rlp.yaml",
-		data: "apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {name: p}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}\n  limits: {a: {rates: [{limit: 5, window: 10s}]}}\n",
+		data: "apiVersion: kuadrant.io/v1beta2\nkind: RateLimitPolicy\nmetadata: {name: p}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}\n",
 		want: FileContent{Content: ContentObjects, Kinds: []string{"RateLimitPolicy"}},
-		errs: []string{`rlp.yaml:1: apiVersion: Unsupported value: "kuadrant.io/v1": rlpkit does not support the RateLimitPolicy of kuadrant.io/v1 yet; it reads apim.kuadrant.io/v1alpha1 RateLimitPolicies (spec.targetRef, spec.default and spec.override with gatewayActions and rateLimits)`},
+		errs: []string{`rlp.yaml:1: apiVersion: Unsupported value: "kuadrant.io/v1beta2": rlpkit does not support the RateLimitPolicy of kuadrant.io/v1beta2; it reads kuadrant.io/v1 RateLimitPolicies (spec.targetRef, spec.limits or spec.defaults or spec.overrides) and apim.kuadrant.io/v1alpha1 ones (spec.targetRef, spec.default and spec.override with gatewayActions and rateLimits)`},
 	}, {
 		name: "an object that forgot its kind",
 		file: "nokind.yaml",
@@ -203,7 +209,7 @@ func TestReadMixedFiles(t *testing.T) {
 			if diff := cmp.Diff(tc.notices, notices); diff != "" {
 				t.Errorf("Decode(%s) notices (-want +got):\n%s", tc.file, diff)
 			}
-			objects := len(set.Gateways) + len(set.HTTPRoutes) + len(set.Policies) + len(set.Namespaces)
+			objects := len(set.Gateways) + len(set.HTTPRoutes) + len(set.Policies) + len(set.PoliciesV1) + len(set.Namespaces)
 			if objects != tc.objects || len(set.PluginConfigs) != tc.configs || len(set.LimitLists) != tc.limits {
 				t.Errorf("Decode(%s) = %d objects, %d PluginConfigs, %d limits files; want %d, %d, %d",
 					tc.file, objects, len(set.PluginConfigs), len(set.LimitLists), tc.objects, tc.configs, tc.limits)

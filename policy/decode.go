@@ -18,6 +18,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -28,22 +29,24 @@ const DefaultNamespace = "default"
 type kindInfo struct {
 	apiVersion string
 	namespaced bool
+	// group is ObjectKey.Group of the kind's objects (see versionedKinds).
+	group string
 	// decode decodes obj into a new object and adds it to the set. Values of the wrong type
 	// are reported in typeErrs and left out; the rest is decoded strictly.
 	decode func(obj map[string]any) (o metav1.Object, add func(*Set), validate func() field.ErrorList, typeErrs field.ErrorList, strict []error, err error)
 }
 
 var kinds = map[string]kindInfo{
-	KindGateway: {gatewayv1.GroupVersion.String(), true, decoder(func(gw *gatewayv1.Gateway) (func(*Set), func() field.ErrorList) {
+	KindGateway: {gatewayv1.GroupVersion.String(), true, "", decoder(func(gw *gatewayv1.Gateway) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.Gateways = append(s.Gateways, gw) }, func() field.ErrorList { return ValidateGateway(gw) }
 	})},
-	KindHTTPRoute: {gatewayv1.GroupVersion.String(), true, decoder(func(r *gatewayv1.HTTPRoute) (func(*Set), func() field.ErrorList) {
+	KindHTTPRoute: {gatewayv1.GroupVersion.String(), true, "", decoder(func(r *gatewayv1.HTTPRoute) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.HTTPRoutes = append(s.HTTPRoutes, r) }, func() field.ErrorList { return ValidateHTTPRoute(r) }
 	})},
-	KindRateLimitPolicy: {GroupVersion.String(), true, decoder(func(p *RateLimitPolicy) (func(*Set), func() field.ErrorList) {
+	KindRateLimitPolicy: {GroupVersion.String(), true, "", decoder(func(p *RateLimitPolicy) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.Policies = append(s.Policies, p) }, func() field.ErrorList { return ValidateRateLimitPolicy(p) }
 	})},
-	KindNamespace: {"v1", false, decoder(func(ns *Namespace) (func(*Set), func() field.ErrorList) {
+	KindNamespace: {"v1", false, "", decoder(func(ns *Namespace) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.Namespaces = append(s.Namespaces, ns) }, func() field.ErrorList { return ValidateNamespace(ns) }
 	})},
 }
@@ -236,6 +239,9 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 		return
 	}
 	info, ok := kinds[h.kind]
+	if vi, versioned := versionedKinds[h.apiVersion+" "+h.kind]; versioned {
+		info, ok = vi, true
+	}
 	switch {
 	case h.kind == "":
 		r.fail(at("kind"), "", joinPath(prefix, "kind"), "Required value: every document needs apiVersion and kind")
@@ -244,7 +250,7 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 		r.fail(at("kind"), "", joinPath(prefix, "kind"), fmt.Sprintf("Unsupported value: %q: not a kind rlpkit reads or skips in %s; supported kinds: %s", h.kind, cmp.Or(h.apiVersion, "an object without apiVersion"), supportedKinds))
 		return
 	case h.apiVersion != info.apiVersion && h.kind == KindRateLimitPolicy && apiGroup(h.apiVersion) == kuadrantGroup:
-		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: rlpkit does not support the RateLimitPolicy of %s yet; it reads %s RateLimitPolicies (spec.targetRef, spec.default and spec.override with gatewayActions and rateLimits)", h.apiVersion, h.apiVersion, info.apiVersion))
+		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: rlpkit does not support the RateLimitPolicy of %s; it reads %s RateLimitPolicies (spec.targetRef, spec.limits or spec.defaults or spec.overrides) and %s ones (spec.targetRef, spec.default and spec.override with gatewayActions and rateLimits)", h.apiVersion, h.apiVersion, kuadrantv1.GroupVersion, info.apiVersion))
 		return
 	case h.apiVersion != info.apiVersion:
 		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: %s is read as %s", h.apiVersion, h.kind, info.apiVersion))
@@ -256,7 +262,7 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 	headNamespace, _ := meta["namespace"].(string)
 	obj, addTo, validate, typeErrs, strict, err := info.decode(m)
 	if err != nil {
-		key := ObjectKey{Kind: h.kind, Name: headName}
+		key := ObjectKey{Kind: h.kind, Group: info.group, Name: headName}
 		if info.namespaced {
 			key.Namespace = cmp.Or(headNamespace, DefaultNamespace)
 		}
@@ -267,7 +273,7 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 	if info.namespaced && obj.GetNamespace() == "" {
 		obj.SetNamespace(DefaultNamespace)
 	}
-	key := ObjectKey{Kind: h.kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	key := ObjectKey{Kind: h.kind, Group: info.group, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	if !info.namespaced {
 		key.Namespace = ""
 	}

@@ -24,7 +24,9 @@
 // what it holds (see Content):
 //
 //   - Gateways and HTTPRoutes (gateway.networking.k8s.io/v1), RateLimitPolicies
-//     (apim.kuadrant.io/v1alpha1) and Namespaces (v1) are decoded and validated.
+//     (apim.kuadrant.io/v1alpha1, and kuadrant.io/v1 in Set.PoliciesV1: see package
+//     kuadrantv1) and Namespaces (v1) are decoded and validated. Both RateLimitPolicy APIs
+//     may appear in one input; a policy of one name in each is two objects.
 //   - A PluginConfig or a limits file (limitador's format) is checked with package
 //     descriptor's or package limit's decoder and validation, and kept in
 //     Set.PluginConfigs or Set.LimitLists: they are what compiling makes, not inputs to it.
@@ -38,8 +40,8 @@
 //     a notice, so that a test can sit in the directory of the objects it tests.
 //   - Anything else that claims to be what rlpkit reads is a problem: a kind of the Gateway
 //     API or Kuadrant groups that rlpkit does not know (a typo such as HTTPRoutes), a kind
-//     rlpkit reads in another version of those groups or without a group (a kuadrant.io/v1
-//     RateLimitPolicy is not supported yet, and the message says what is), an object
+//     rlpkit reads in another version of those groups or without a group (a
+//     kuadrant.io/v1beta2 RateLimitPolicy, and the message says what is), an object
 //     without a kind.
 //
 // Decoding is strict: unknown and duplicate fields, values of the wrong type, objects

@@ -46,5 +46,13 @@ func FuzzDecode(f *testing.F) {
 			}
 			_ = ValidateRateLimitPolicy(p.DeepCopy())
 		}
+		for _, p := range set.PoliciesV1 {
+			if p.Name == "" || p.Namespace == "" {
+				t.Fatalf("kuadrant.io/v1 policy kept without name or namespace: %+v", p.ObjectMeta)
+			}
+			if _, ok := set.Source(PolicyV1Key(p)); !ok {
+				t.Fatalf("kuadrant.io/v1 policy %s has no source", p.Name)
+			}
+		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
 // The kinds a Set holds.
@@ -20,6 +21,9 @@ const (
 type ObjectKey struct {
 	// Kind is the object's kind (KindGateway, ...).
 	Kind string
+	// Group tells apart kinds of one name in two API groups: empty for every kind but the
+	// kuadrant.io/v1 RateLimitPolicy, whose Group is kuadrantv1.Group. It is not printed.
+	Group string
 	// Namespace is the object's namespace, empty for a Namespace.
 	Namespace string
 	// Name is the object's name.
@@ -47,6 +51,9 @@ type Set struct {
 	Policies []*RateLimitPolicy
 	// Namespaces are the Namespaces read, in input order.
 	Namespaces []*Namespace
+	// PoliciesV1 are the kuadrant.io/v1 RateLimitPolicies read, in input order (package
+	// kuadrant merges them; package merge reads Policies only).
+	PoliciesV1 []*kuadrantv1.RateLimitPolicy
 
 	// PluginConfigs are the PluginConfig documents read and found valid, in input order.
 	// They are checked, not merged: they are what compiling makes.

@@ -43,10 +43,11 @@
 //
 // # Where it differs from upstream
 //
-//   - Every descriptor is evaluated on its own, as Envoy's protocol intends,
-//     rather than one overall code from the first entry of the first
-//     descriptor, and counters live in the store behind the evaluator, with
-//     TTLs, rather than in Redis keys without expiry.
+//   - Envoy's reference service (envoyproxy/ratelimit) evaluates each
+//     descriptor on its own; here, as in limitador, each limit is evaluated
+//     once per request over all its descriptors and reported on the
+//     descriptors it read (see package limit). With one descriptor per
+//     request, as Kuadrant's filter sends, the two agree.
 //   - Envoy's reference service (envoyproxy/ratelimit) fails a request with
 //     an empty descriptor list; here it answers OK with no statuses, as
 //     nothing in it is over a limit. A domain without limits answers OK for

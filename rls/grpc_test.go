@@ -22,7 +22,7 @@ func serveLoopback(t testing.TB, s *Service) rlsv3.RateLimitServiceClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(ServerOptions()...)
 	rlsv3.RegisterRateLimitServiceServer(srv, s)
 	go srv.Serve(lis)
 	t.Cleanup(srv.Stop)

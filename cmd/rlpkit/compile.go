@@ -13,7 +13,7 @@ import (
 	"github.com/rlpkit/rlpkit/policy"
 )
 
-const compileSynopsis = `rlpkit compile [-o yaml|json|envoy] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] [--strict] PATH...
+const compileSynopsis = `rlpkit compile [-o yaml|json|envoy|kuadrant] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] [--strict] PATH...
 
 Reads Gateways, HTTPRoutes, RateLimitPolicies and Namespaces (files, directories, "-" for
 stdin), merges the policies along Gateway -> HTTPRoute and prints, per Gateway, the
@@ -23,6 +23,10 @@ policy's status:
 With -o envoy it prints instead, per Gateway, the configuration of Envoy's own rate-limit
 filter (package envoyxds) as protojson: {gateways: [{gateway, envoy: {route_configuration,
 http_filters}}]}; where Envoy would treat some requests differently, a caveat goes to stderr.
+With -o kuadrant it compiles the kuadrant.io/v1 RateLimitPolicies as kuadrant-operator v1.5.2
+does and prints, per Gateway, the wasm-shim v0.14 configuration and the Limitador limits
+(the operator's settings are the --auth-* and --ratelimit-* flags), and every policy's
+status: {gateways: [{gateway, wasm: {services, actionSets}, limits}], policies}.
 With --explain, where each effective gateway action and rate limit of the route came from
 goes to stderr.
 Routes that attach to no Gateway and policies that apply to no request are warnings on
@@ -41,14 +45,15 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached")
 	explain := fs.String("explain", "", "print the provenance of the effective configuration of `ns/route` to stderr")
 	strict := fs.Bool("strict", false, "fail (exit 1) when there are warnings, e.g. in CI")
+	kflags := addKuadrantFlags(fs)
 	paths, err := parseFlags(fs, args, compileSynopsis, true, stdout)
 	if err != nil {
 		return err
 	}
 	switch *output {
-	case "yaml", "json", "envoy":
+	case "yaml", "json", "envoy", "kuadrant":
 	default:
-		return usagef("-o %q: want yaml, json or envoy", *output)
+		return usagef("-o %q: want yaml, json, envoy or kuadrant", *output)
 	}
 	if len(paths) == 0 {
 		return usagef("at least one PATH is required")
@@ -62,9 +67,19 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *output == "kuadrant" {
+		opts, err := kflags.options()
+		if err != nil {
+			return err
+		}
+		return compileKuadrant(set, opts, *strict, stdout, stderr)
+	}
 	res, err := merge.Compile(set, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
 	if err != nil {
 		return err
+	}
+	if n := len(set.PoliciesV1); n > 0 {
+		fmt.Fprintf(stderr, "warning: %d kuadrant.io/v1 RateLimitPolicies left out: they compile with -o kuadrant\n", n)
 	}
 	printWarnings(stderr, res.Warnings)
 	if err := strictError(*strict, res.Warnings); err != nil {
@@ -119,16 +134,6 @@ func renderEnvoy(res *merge.Result, stderr io.Writer) ([]byte, error) {
 		return nil, err
 	}
 	return append(js, '\n'), nil
-}
-
-// compileTopology reads the inputs and compiles them; any problem of the inputs is an error.
-// Notices of skipped files go to stderr.
-func compileTopology(paths []string, stdin io.Reader, stderr io.Writer, opts merge.Options) (*merge.Result, error) {
-	set, err := readInputs(paths, stdin, stderr)
-	if err != nil {
-		return nil, err
-	}
-	return merge.Compile(set, opts)
 }
 
 // The printed form: conditions without the timestamps and generations a file-based compile

@@ -13,6 +13,7 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
 const descriptorsSynopsis = `rlpkit descriptors (--config PLUGINCONFIG | --gateway ns/name PATH...) --url URL [flags]
@@ -27,7 +28,14 @@ authority; a Host header replaces the URL's authority. --method is used as given
 matches :method exactly, so a method in lower case gets a warning. --remote-address is an IP
 address, with or without a port (203.0.113.7, 203.0.113.7:5678, 2001:db8::1,
 [2001:db8::1]:443); the port is dropped, as Envoy's remote_address action sends the
-address alone. With --gateway, the warnings of compiling the topology go to stderr.`
+address alone. With --gateway, the warnings of compiling the topology go to stderr.
+
+When the inputs hold kuadrant.io/v1 RateLimitPolicies, --gateway compiles them as
+kuadrant-operator does (see compile -o kuadrant) and evaluates the Gateway's wasm-shim
+configuration as wasm-shim v0.14 does: the output has the same shape, for the first
+rate-limit call, plus hostname (the most specific one matching the host), actionSet (null
+when none applies) and calls (every service call, with the conditionalData blocks that
+applied); --explain traces the action sets, actions and blocks.`
 
 // runDescriptors implements "rlpkit descriptors".
 func runDescriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -44,6 +52,7 @@ func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	metadataFile := fs.String("metadata", "", "a JSON `file` of dynamic metadata: an object of namespace -> struct")
 	hits := fs.Uint("hits-addend", 0, "the request-level `cost` the proxy already knows (0: unset)")
 	explain := fs.Bool("explain", false, "print a trace of every decision to stderr")
+	kflags := addKuadrantFlags(fs)
 	headers := descriptor.HeaderMap{}
 	var host string
 	fs.Func("H", "a request header `'Name: value'` (repeatable; Host sets the authority)", func(s string) error {
@@ -99,7 +108,23 @@ func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *config != "" {
 		engine, err = loadPluginConfig(*config)
 	} else {
-		engine, err = gatewayEngine(paths, stdin, *gateway, stderr)
+		set, rerr := readInputs(paths, stdin, stderr)
+		if rerr == nil && len(set.PoliciesV1) > 0 {
+			if err := checkName("--gateway", policy.KindGateway, *gateway, set); err != nil {
+				return err
+			}
+			opts, err := kflags.options()
+			if err != nil {
+				return err
+			}
+			ev, err := gatewayEvaluator(set, *gateway, opts, stderr)
+			if err != nil {
+				return err
+			}
+			req := &wasmshim.Request{Method: *method, Host: host, Path: path, Headers: headers, SourceAddress: *remote}
+			return describeKuadrant(ev, req, uint64(*hits), *explain, stdout, stderr)
+		}
+		engine, err = gatewayEngine(set, rerr, *gateway, stderr)
 	}
 	if err != nil {
 		return err
@@ -193,11 +218,10 @@ func validRemoteAddress(s string) bool {
 	return err == nil
 }
 
-// gatewayEngine compiles the topology in paths, prints its warnings to stderr and returns
+// gatewayEngine compiles the topology read (set, and the error of reading it), prints its warnings to stderr and returns
 // the descriptor engine of the PluginConfig compiled for the Gateway ns/name. A name in
 // another form, or of no Gateway in the inputs, is an error naming the Gateways there are.
-func gatewayEngine(paths []string, stdin io.Reader, gateway string, stderr io.Writer) (*descriptor.Engine, error) {
-	set, err := readInputs(paths, stdin, stderr)
+func gatewayEngine(set *policy.Set, err error, gateway string, stderr io.Writer) (*descriptor.Engine, error) {
 	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
 		return nil, err
 	}

@@ -31,7 +31,8 @@ const serveSynopsis = `rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:
 Serves Envoy's Rate Limit Service (envoy.service.ratelimit.v3.RateLimitService) over gRPC,
 with gRPC health and reflection, enforcing either the limits of a limits FILE (limitador's
 format, YAML or JSON) or the limits of every Gateway compiled from the topology in PATH...
-(files and directories, as "rlpkit compile" reads them). Counters are kept in memory, or
+(files and directories, as "rlpkit compile" reads them; the Limitador limits of
+kuadrant.io/v1 RateLimitPolicies too, as "rlpkit compile -o kuadrant" prints them). Counters are kept in memory, or
 with --redis in Redis, shared by every server using it (redis://host:port/db, rediss://
 for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAME); when
 Redis cannot answer, calls answer Unavailable. The inputs are reloaded when they change;
@@ -278,7 +279,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		}
 	}
 
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(rls.ServerOptions()...)
 	rlsv3.RegisterRateLimitServiceServer(srv, rlSvc)
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)

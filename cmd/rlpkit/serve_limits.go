@@ -82,6 +82,7 @@ func (s limitSource) load() ([]limit.Limit, []string, error) {
 	for _, gw := range res.Gateways {
 		limits = append(limits, gw.Limits...)
 	}
+	limits = append(limits, kuadrantLimits(set)...)
 	if err := limit.ValidateLimits(limits); err != nil {
 		return nil, nil, fmt.Errorf("the compiled limits are invalid:\n%w", err)
 	}

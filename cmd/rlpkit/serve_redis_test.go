@@ -92,8 +92,10 @@ func TestServeRedisOneRoundTrip(t *testing.T) {
 	r := redistest.Start(t)
 	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
 	s := startServe(t, "--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL())
-	// The first call loads the script (NOSCRIPT, then EVAL).
+	// The first calls load the scripts (NOSCRIPT, then EVAL): one for
+	// fixed windows only, one for the other algorithms (the token bucket).
 	s.mustCall(t, rlsRequest("shop", 0, rlsDesc("ip", "warm-up")))
+	s.mustCall(t, rlsRequest("shop", 0, rlsDesc("path", "/cart", "user", "warm-up")))
 	stop := monitor(t, r)
 	const calls = 20
 	for i := range calls {

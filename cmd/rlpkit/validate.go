@@ -40,11 +40,15 @@ func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	warnings := merge.Diagnose(set)
 	printWarnings(stderr, warnings)
-	if err := strictError(*strict, warnings); err != nil {
+	v1 := validateKuadrant(set, stderr)
+	if err := strictError(*strict, append(warnings, v1...)); err != nil {
 		return err
 	}
 	summary := fmt.Sprintf("%d Gateways, %d HTTPRoutes, %d RateLimitPolicies, %d Namespaces",
 		len(set.Gateways), len(set.HTTPRoutes), len(set.Policies), len(set.Namespaces))
+	if n := len(set.PoliciesV1); n > 0 {
+		summary += fmt.Sprintf(", %d kuadrant.io/v1 RateLimitPolicies", n)
+	}
 	if n := len(set.PluginConfigs); n > 0 {
 		summary += fmt.Sprintf(", %d PluginConfigs", n)
 	}

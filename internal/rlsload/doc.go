@@ -7,10 +7,27 @@
 // TIME for limit/redis), so the round trips are the script calls; the
 // commands a server sends are pinned in cmd/rlpkit's tests with MONITOR.
 //
+// With -pid, the server's process id, it reports the server's CPU time
+// (user plus system, from /proc/PID/stat) per decision; with -redis naming
+// a redis-server on this machine (INFO server's process_id), Redis's too.
+// On a machine the client, the server and Redis share, throughput follows
+// their total CPU per decision, so these figures compare servers better
+// than decisions per second do.
+//
 // Usage:
 //
 //	rlpkit serve --limits limits.yaml --addr 127.0.0.1:8081 [--redis URL] &
-//	go run ./internal/rlsload -addr 127.0.0.1:8081 -duration 10s -concurrency 64 [-redis URL]
+//	go run ./internal/rlsload -addr 127.0.0.1:8081 -pid $! -duration 10s -concurrency 64 [-redis URL]
+//
+// -compare A,B starts each server binary itself, with the arguments of
+// -serve-args and "--addr" a free loopback port, in interleaved rounds (A
+// B, then B A, ...; -rounds), so that a change of the machine's load weighs
+// on both alike, and prints each run, then the medians per binary and their
+// ratios to A's as a Markdown table:
+//
+//	go run ./internal/rlsload -compare /tmp/rlpkit-old,/tmp/rlpkit-new -rounds 3 \
+//	    -serve-args "serve --http-addr 127.0.0.1:0 --limits limits.yaml --redis redis://127.0.0.1:6379" \
+//	    -redis redis://127.0.0.1:6379 -duration 10s -concurrency 32
 //
 // Every call carries -descriptors descriptors {user: uN} (then {user: uN,
 // n: i} for the others) of domain -domain, the user chosen round robin

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -29,6 +30,7 @@ type config struct {
 	descriptors      int
 	domain           string
 	redisURL         string
+	serverPID        int // measure this process's CPU time; 0: none
 }
 
 // report is what a run measured.
@@ -40,6 +42,9 @@ type report struct {
 	concurrency     int
 	descriptors     int
 	redis           *redisStats // nil without -redis
+	// serverCPU and redisCPU are the CPU time the server process and
+	// redis-server used during the measured phase; 0 when not measured.
+	serverCPU, redisCPU time.Duration
 }
 
 // load sends calls for the warm-up and then for the measured duration.
@@ -63,6 +68,7 @@ func load(ctx context.Context, c config) (*report, error) {
 		}
 	}
 	var rs *redisClient
+	server, redisCPU := cpuMeter{pid: c.serverPID}, cpuMeter{}
 	if c.redisURL != "" {
 		var err error
 		if rs, err = newRedisClient(c.redisURL); err != nil {
@@ -72,9 +78,21 @@ func load(ctx context.Context, c config) (*report, error) {
 		if err := rs.reset(ctx); err != nil {
 			return nil, err
 		}
+		if redisCPU.pid, err = rs.localPID(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := errors.Join(server.begin(), redisCPU.begin()); err != nil {
+		return nil, err
 	}
 	r, err := phase(ctx, c, clients, reqs, c.duration, true)
 	if err != nil {
+		return nil, err
+	}
+	var err1, err2 error
+	r.serverCPU, err1 = server.end()
+	r.redisCPU, err2 = redisCPU.end()
+	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
 	if rs != nil {
@@ -168,6 +186,25 @@ func (r *report) percentile(p float64) time.Duration {
 	return r.latencies[i]
 }
 
+// perDecision returns d per call in microseconds.
+func (r *report) perDecision(d time.Duration) float64 {
+	return float64(d.Microseconds()) / float64(max(r.calls, 1))
+}
+
+// scripts returns the script calls Redis ran (one round trip each) and all
+// its commands, those the scripts ran included.
+func (r *report) scripts() (scripts, commands int) {
+	if r.redis == nil {
+		return 0, 0
+	}
+	for _, c := range r.redis.commands {
+		if isScriptCall(c.name) {
+			scripts += c.calls
+		}
+	}
+	return scripts, r.redis.total
+}
+
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "calls          %d in %v (%d in flight, %d descriptors each)\n", r.calls, r.elapsed.Round(time.Millisecond), r.concurrency, r.descriptors)
 	fmt.Fprintf(w, "decisions/s    %.0f\n", float64(r.calls)/r.elapsed.Seconds())
@@ -183,13 +220,16 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "  %s %d", k, r.errors[k])
 	}
 	fmt.Fprintln(w)
+	if r.serverCPU > 0 {
+		fmt.Fprintf(w, "server CPU     %v, %.1f us per decision\n", r.serverCPU, r.perDecision(r.serverCPU))
+	}
+	if r.redisCPU > 0 {
+		fmt.Fprintf(w, "redis CPU      %v, %.1f us per decision\n", r.redisCPU, r.perDecision(r.redisCPU))
+	}
 	if r.redis != nil {
-		var scripts int
+		scripts, _ := r.scripts()
 		var parts []string
 		for _, c := range r.redis.commands {
-			if isScriptCall(c.name) {
-				scripts += c.calls
-			}
 			parts = append(parts, fmt.Sprintf("%s %d", c.name, c.calls))
 		}
 		fmt.Fprintf(w, "redis scripts  %d, %.3f per decision\n", scripts, float64(scripts)/float64(max(r.calls, 1)))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 )
 
@@ -32,7 +33,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.descriptors, "descriptors", 1, "descriptors per call")
 	fs.StringVar(&c.domain, "domain", "load", "the request domain")
 	fs.DurationVar(&c.timeout, "timeout", time.Second, "deadline of each call")
-	fs.StringVar(&c.redisURL, "redis", "", "the server's Redis `URL`: report its commands per decision")
+	fs.StringVar(&c.redisURL, "redis", "", "the server's Redis `URL`: report its commands, and its CPU time when it runs on this machine, per decision")
+	fs.IntVar(&c.serverPID, "pid", 0, "the server's process `id`: report its CPU time per decision")
+	var bins, serveArgs string
+	var cmp comparison
+	fs.StringVar(&bins, "compare", "", "comma-separated server `binaries` to start and compare in interleaved rounds, instead of -addr and -pid")
+	fs.StringVar(&serveArgs, "serve-args", "serve --http-addr 127.0.0.1:0 --limits limits.yaml", "the `arguments` each -compare binary is started with, space-separated; --addr is added")
+	fs.IntVar(&cmp.rounds, "rounds", 3, "rounds of -compare")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -43,6 +50,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rlsload: want no arguments and positive -concurrency, -conns, -users, -descriptors and -duration")
 		return 2
 	}
+	if bins != "" {
+		cmp.bins, cmp.serveArgs = strings.Split(bins, ","), strings.Fields(serveArgs)
+		if cmp.rounds < 1 || isSet(fs, "addr") || c.serverPID != 0 {
+			fmt.Fprintln(stderr, "rlsload: -compare starts the servers itself: want no -addr or -pid, and positive -rounds")
+			return 2
+		}
+		if err := cmp.run(ctx, c, stdout); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		return 0
+	}
 	r, err := load(ctx, c)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -50,4 +69,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	r.print(stdout)
 	return 0
+}
+
+// isSet reports whether flag name was given.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

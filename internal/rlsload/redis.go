@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,36 @@ func (r *redisClient) reset(ctx context.Context) error {
 		return fmt.Errorf("rlsload: redis CONFIG RESETSTAT: %w", err)
 	}
 	return nil
+}
+
+// localPID returns the process id of the Redis server when it runs on this
+// machine (INFO server's process_id names a redis-server in /proc), else 0.
+func (r *redisClient) localPID(ctx context.Context) (int, error) {
+	info, err := r.c.Info(ctx, "server").Result()
+	if err != nil {
+		return 0, fmt.Errorf("rlsload: redis INFO server: %w", err)
+	}
+	pid := infoInt(info, "process_id")
+	if pid <= 0 {
+		return 0, nil
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil || !strings.HasPrefix(string(comm), "redis-server") {
+		return 0, nil // another machine's, or a namespace's, process
+	}
+	return pid, nil
+}
+
+// infoInt returns the integer field name of an INFO reply, or -1.
+func infoInt(info, name string) int {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }
 
 // redisStats counts the commands Redis ran since reset, except this

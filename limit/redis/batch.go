@@ -9,6 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
@@ -27,6 +29,9 @@ type batch struct {
 	args   []byte          // the script's ARGV[1], doubles (see appendNum)
 	stored []counter.State // per key: the state the script read
 	work   []counter.State // per key: the state while replaying
+	script *goredis.Script // updateScript, or fixedScript for fixed windows only
+	argv   [1]any          // the script's ARGV: args
+	call   call            // the script call
 }
 
 func (b *batch) reset() {
@@ -34,6 +39,8 @@ func (b *batch) reset() {
 	clear(b.names)
 	b.keys, b.names, b.keyOf, b.ttl, b.ends = b.keys[:0], b.names[:0], b.keyOf[:0], b.ttl[:0], b.ends[:0]
 	b.kbuf, b.args, b.stored, b.work = b.kbuf[:0], b.args[:0], b.stored[:0], b.work[:0]
+	b.argv[0], b.script = nil, nil
+	b.call = call{done: b.call.done}
 }
 
 // build fills keys and args for updates at nowUs.
@@ -86,6 +93,13 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 		}
 	}
 
+	b.script = fixedScript
+	for i := range updates {
+		if updates[i].Policy.Algorithm != counter.AlgorithmFixedWindow {
+			b.script = updateScript
+			break
+		}
+	}
 	a := b.args
 	a = appendNum(a, nowUs)
 	a = appendNum(a, boolNum(s.serverTime))
@@ -94,13 +108,22 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 		u := &updates[i]
 		p := &u.Policy
 		a = appendNum(a, int64(b.keyOf[i]+1))
-		a = appendNum(a, scriptAlgorithm(p))
+		if b.script == updateScript {
+			a = appendNum(a, scriptAlgorithm(p))
+		}
 		a = appendNum(a, int64(p.Max))
-		a = appendNum(a, p.Window.Microseconds())
-		if p.Algorithm == counter.AlgorithmSlidingWindow && p.Weighted {
-			a = appendNum(a, int64(p.Weight))
+		if b.script == fixedScript && p.FirstHit {
+			// fixed.lua takes a negative window for a window from its first hit.
+			a = appendNum(a, -p.Window.Microseconds())
 		} else {
-			a = appendNum(a, -1)
+			a = appendNum(a, p.Window.Microseconds())
+		}
+		if b.script == updateScript {
+			if p.Algorithm == counter.AlgorithmSlidingWindow && p.Weighted {
+				a = appendNum(a, int64(p.Weight))
+			} else {
+				a = appendNum(a, -1)
+			}
 		}
 		// Any cost above the largest max is rejected whatever the state;
 		// bounding it keeps the script's numbers exact.

@@ -23,6 +23,23 @@
 // script (restart, SCRIPT FLUSH, failover) it answers NOSCRIPT and go-redis
 // sends the script once with EVAL: two round trips, once per server.
 //
+// A batch of fixed windows only runs a smaller script, fixed.lua, with the
+// same states and reply (the common case: envoyproxy/ratelimit and
+// Limitador count in fixed windows); the others run update.lua.
+//
+// # Sharing round trips
+//
+// Concurrent Updates share round trips without waiting for each other: an
+// Update that finds Options.Pipelines pipelines in flight waits in a queue,
+// and the next pipeline sends every queued Update's script call at once (on
+// a Cluster, one pipeline per node). Each call is still its own script run,
+// all or nothing, and each Update is sent in exactly one round trip (a
+// queued one first waits for a pipeline in flight to return); Redis and
+// the client then make one read and one write system call for many
+// decisions.
+// An Update finding nothing in flight is sent at once, alone, under its own
+// context; one whose context ends while it waits returns and is not sent.
+//
 // # Keys and Redis Cluster
 //
 // The limit Evaluator starts every counter key with the request domain's

@@ -127,16 +127,29 @@ func (r *modelRun) step(now time.Time, updates []counter.Update) {
 // TestMatchesModel compares the store with the model over random batches:
 // every algorithm, repeated keys, checks, costs beyond any max, stale
 // instants, windows from 1µs to MaxWindow.
+//
+// The fixed-window seeds draw fixed windows only, so that every batch runs
+// fixed.lua rather than update.lua.
 func TestMatchesModel(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv)
-	for seed := range uint64(4) {
-		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+	var fixed []counter.Policy
+	for _, p := range modelPolicies {
+		if p.Algorithm == counter.AlgorithmFixedWindow {
+			fixed = append(fixed, p)
+		}
+	}
+	for seed := range uint64(6) {
+		policies, name := modelPolicies, fmt.Sprint("seed ", seed)
+		if seed >= 4 {
+			policies, name = fixed, fmt.Sprint("fixed-window seed ", seed)
+		}
+		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			r := newModelRun(t, c, 4)
 			policyOf := make([]counter.Policy, len(r.keys))
 			for k := range policyOf {
-				policyOf[k] = modelPolicies[rng.IntN(len(modelPolicies))]
+				policyOf[k] = policies[rng.IntN(len(policies))]
 			}
 			now := time.Unix(1_699_920_000, 0)
 			for range 1500 {
@@ -149,7 +162,7 @@ func TestMatchesModel(t *testing.T) {
 					now = now.Add(time.Duration(rng.Int64N(int64(400 * time.Millisecond))))
 				}
 				if rng.IntN(50) == 0 { // sometimes a key changes policy
-					policyOf[rng.IntN(len(policyOf))] = modelPolicies[rng.IntN(len(modelPolicies))]
+					policyOf[rng.IntN(len(policyOf))] = policies[rng.IntN(len(policies))]
 				}
 				updates := make([]counter.Update, 1+rng.IntN(5))
 				for i := range updates {

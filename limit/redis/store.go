@@ -25,9 +25,17 @@ const maxNowMicros = 1 << 52
 //go:embed update.lua
 var updateLua string
 
-// updateScript is the script every Update runs, by its SHA-1 (EVALSHA),
-// falling back to EVAL when the server has not cached it (NOSCRIPT).
-var updateScript = goredis.NewScript(updateLua)
+//go:embed fixed.lua
+var fixedLua string
+
+// updateScript is the script an Update runs, by its SHA-1 (EVALSHA),
+// falling back to EVAL when the server has not cached it (NOSCRIPT);
+// fixedScript replaces it when every update of the batch is a fixed
+// window, with the same states and reply for less work in Redis.
+var (
+	updateScript = goredis.NewScript(updateLua)
+	fixedScript  = goredis.NewScript(fixedLua)
+)
 
 // Options configures a Store. The zero value gives the defaults.
 type Options struct {
@@ -43,6 +51,9 @@ type Options struct {
 	// TTLMargin is added to every key's TTL (see Store); 0 means
 	// DefaultTTLMargin. It must not be negative.
 	TTLMargin time.Duration
+	// Pipelines bounds the pipelines of script calls in flight at once
+	// (see Store); 0 means DefaultPipelines. It must not be negative.
+	Pipelines int
 }
 
 // Store is a counter.Store that keeps counters in Redis, through a go-redis
@@ -61,6 +72,12 @@ type Options struct {
 // window, which reads the previous one) or the time to refill a full bucket
 // (token bucket, GCRA, at most the window plus max µs).
 //
+// Concurrent Updates share round trips: while Options.Pipelines pipelines
+// are in flight, further Updates wait and are then sent together, each its
+// own script call, in one pipeline (on a Cluster, one per node). An Update
+// still waits for exactly one round trip, and one with no others waiting is
+// sent at once, alone.
+//
 // With a Cluster or Ring client, all keys of one Update must share one hash
 // tag ("{namespace}" on the Evaluator's keys), since a script can only touch
 // one slot; Update returns an error otherwise rather than splitting the
@@ -73,6 +90,7 @@ type Store struct {
 	serverTime bool
 	marginMs   int64
 	sharded    bool
+	pipe       *pipeliner
 	scratch    sync.Pool // *batch
 }
 
@@ -92,6 +110,9 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if o.TTLMargin < 0 {
 		errs = append(errs, fmt.Errorf("limit/redis: negative TTL margin %v", o.TTLMargin))
 	}
+	if o.Pipelines < 0 {
+		errs = append(errs, fmt.Errorf("limit/redis: negative pipelines %d", o.Pipelines))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -100,7 +121,12 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		margin = DefaultTTLMargin
 	}
 	_, standalone := client.(*goredis.Client)
+	pipelines := o.Pipelines
+	if pipelines == 0 {
+		pipelines = DefaultPipelines
+	}
 	return &Store{
+		pipe:       newPipeliner(client, pipelines),
 		client:     client,
 		prefix:     o.KeyPrefix,
 		serverTime: o.ServerTime,
@@ -143,15 +169,21 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 
 	b, _ := s.scratch.Get().(*batch)
 	if b == nil {
-		b = new(batch)
+		b = &batch{call: call{done: make(chan struct{}, 1)}}
+	}
+	b.build(s, nowUs, updates)
+	c := &b.call
+	c.ctx, c.script, c.keys, c.args = ctx, b.script, b.keys, b.argv[:]
+	b.argv[0] = b.args
+	if !s.pipe.do(c) {
+		// A sender may still read the call: b is left to the collector.
+		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), ctx.Err())
 	}
 	defer s.release(b)
-	b.build(s, nowUs, updates)
-	reply, err := updateScript.Run(ctx, s.client, b.keys, b.args).Text()
-	if err != nil {
-		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), err)
+	if c.err != nil {
+		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), c.err)
 	}
-	return b.finish(s.serverTime, now, reply, updates, decisions)
+	return b.finish(s.serverTime, now, c.reply, updates, decisions)
 }
 
 // finish turns the script's reply into decisions: it replays

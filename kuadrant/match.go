@@ -1,0 +1,135 @@
+package kuadrant
+
+import (
+	"cmp"
+	"strconv"
+	"strings"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// match is one route match with its predicates.
+type match struct {
+	pathType   gatewayv1.PathMatchType
+	path       string
+	predicates []string
+}
+
+// routeMatches returns the matches of a path's rule, with Gateway API's defaults (a rule
+// without matches, or a match without a path, matches PathPrefix "/"), each with the
+// predicates the operator writes: method, path, headers, query parameters.
+func routeMatches(p Path) []match {
+	ms := p.Route.Spec.Rules[p.Rule].Matches
+	if len(ms) == 0 {
+		ms = []gatewayv1.HTTPRouteMatch{{}}
+	}
+	out := make([]match, 0, len(ms))
+	for _, m := range ms {
+		pt, pv := gatewayv1.PathMatchPathPrefix, "/"
+		if m.Path != nil {
+			if m.Path.Type != nil {
+				pt = *m.Path.Type
+			}
+			if m.Path.Value != nil {
+				pv = *m.Path.Value
+			}
+		}
+		var preds []string
+		if m.Method != nil {
+			preds = append(preds, "request.method == "+quote(string(*m.Method)))
+		}
+		switch pt {
+		case gatewayv1.PathMatchExact:
+			preds = append(preds, "request.url_path == "+quote(pv))
+		case gatewayv1.PathMatchRegularExpression:
+			preds = append(preds, "request.url_path.matches("+quote(pv)+")")
+		default:
+			preds = append(preds, "request.url_path.startsWith("+quote(pv)+")")
+		}
+		for _, h := range m.Headers {
+			name := quote(strings.ToLower(string(h.Name)))
+			if h.Type != nil && *h.Type == gatewayv1.HeaderMatchRegularExpression {
+				preds = append(preds, "request.headers.exists(h, h.lowerAscii() == "+name+" && request.headers[h].matches("+quote(h.Value)+"))")
+				continue
+			}
+			preds = append(preds, "request.headers.exists(h, h.lowerAscii() == "+name+" && request.headers[h] == "+quote(h.Value)+")")
+		}
+		for _, q := range m.QueryParams {
+			n := quote(string(q.Name))
+			qm := "queryMap(request.query)"
+			if q.Type != nil && *q.Type == gatewayv1.QueryParamMatchRegularExpression {
+				preds = append(preds, n+" in "+qm+" ? "+qm+"["+n+"].matches("+quote(q.Value)+") : false")
+				continue
+			}
+			preds = append(preds, n+" in "+qm+" ? "+qm+"["+n+"] == "+quote(q.Value)+" : false")
+		}
+		out = append(out, match{pathType: pt, path: pv, predicates: preds})
+	}
+	return out
+}
+
+// quote writes s as a single-quoted CEL string; a quote or backslash in it is escaped.
+func quote(s string) string {
+	if !strings.ContainsAny(s, `'\`) {
+		return "'" + s + "'"
+	}
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// actionSetOrder is what action sets are sorted by: Gateway API route precedence.
+type actionSetOrder struct {
+	host  string
+	match match
+	route *gatewayv1.HTTPRoute
+	rule  int
+	index int
+}
+
+// compare orders by hostname (more labels first, exact before wildcard, then lexical),
+// path kind (Exact, RegularExpression, PathPrefix), longer path first, the route's
+// creation time, then route namespace/name, rule and match for a total order.
+func (a *actionSetOrder) compare(b *actionSetOrder) int {
+	la, lb := strings.Count(a.host, ".")+1, strings.Count(b.host, ".")+1
+	if a.host == "*" {
+		la = 0
+	}
+	if b.host == "*" {
+		lb = 0
+	}
+	wa, wb := strings.HasPrefix(a.host, "*"), strings.HasPrefix(b.host, "*")
+	return cmp.Or(
+		cmp.Compare(lb, la),
+		boolFirst(!wa, !wb),
+		cmp.Compare(a.host, b.host),
+		cmp.Compare(pathRank(a.match.pathType), pathRank(b.match.pathType)),
+		cmp.Compare(len(b.match.path), len(a.match.path)),
+		a.route.CreationTimestamp.Compare(b.route.CreationTimestamp.Time),
+		cmp.Compare(a.route.Namespace, b.route.Namespace),
+		cmp.Compare(a.route.Name, b.route.Name),
+		cmp.Compare(a.rule, b.rule),
+		cmp.Compare(a.index, b.index),
+	)
+}
+
+// boolFirst orders true before false.
+func boolFirst(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
+}
+
+func pathRank(t gatewayv1.PathMatchType) int {
+	switch t {
+	case gatewayv1.PathMatchExact:
+		return 0
+	case gatewayv1.PathMatchRegularExpression:
+		return 1
+	}
+	return 2
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

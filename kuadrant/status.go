@@ -1,0 +1,192 @@
+package kuadrant
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/wasmshim"
+)
+
+// The condition types and reasons of a RateLimitPolicy's status, as kuadrant-operator
+// reports them once its components are ready.
+const (
+	ConditionAccepted = "Accepted"
+	ConditionEnforced = "Enforced"
+
+	ReasonAccepted             = "Accepted"
+	ReasonInvalid              = "Invalid"
+	ReasonTargetNotFound       = "TargetNotFound"
+	ReasonEnforced             = "Enforced"
+	ReasonOverridden           = "Overridden"
+	ReasonUnknown              = "Unknown"
+	ReasonInvalidCelExpression = "InvalidCelExpression"
+)
+
+// PolicyStatus is the status of one kuadrant.io/v1 RateLimitPolicy.
+type PolicyStatus struct {
+	// Name is "namespace/name".
+	Name string
+	// Conditions are Accepted and, for an accepted policy, Enforced.
+	Conditions []metav1.Condition
+}
+
+// Locator names a policy as wasm-shim's sources do: "ratelimitpolicy.kuadrant.io:ns/name".
+func Locator(p *kuadrantv1.RateLimitPolicy) string {
+	return "ratelimitpolicy.kuadrant.io:" + p.Namespace + "/" + p.Name
+}
+
+// targets indexes the Gateways and HTTPRoutes of a set by namespace/name.
+type targets struct {
+	gateways map[string]*gatewayv1.Gateway
+	routes   map[string]*gatewayv1.HTTPRoute
+}
+
+func newTargets(set *policy.Set) targets {
+	t := targets{gateways: map[string]*gatewayv1.Gateway{}, routes: map[string]*gatewayv1.HTTPRoute{}}
+	for _, gw := range set.Gateways {
+		t.gateways[gw.Namespace+"/"+gw.Name] = gw
+	}
+	for _, r := range set.HTTPRoutes {
+		t.routes[r.Namespace+"/"+r.Name] = r
+	}
+	return t
+}
+
+// found reports whether a policy's target, and its section, are among the inputs.
+func (t targets) found(p *kuadrantv1.RateLimitPolicy) bool {
+	ref := p.Spec.TargetRef
+	key := p.Namespace + "/" + string(ref.Name)
+	switch ref.Kind {
+	case "Gateway":
+		gw, ok := t.gateways[key]
+		return ok && (ref.SectionName == nil || slices.ContainsFunc(gw.Spec.Listeners, func(l gatewayv1.Listener) bool { return l.Name == *ref.SectionName }))
+	case "HTTPRoute":
+		r, ok := t.routes[key]
+		if !ok || ref.SectionName == nil {
+			return ok
+		}
+		for i := range r.Spec.Rules {
+			if RuleName(r, i) == string(*ref.SectionName) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// authChecker remembers which predicates read auth.*: one type-check per distinct
+// predicate.
+type authChecker map[string]bool
+
+// authPredicate returns the first predicate of a policy that reads auth.*, or "".
+func (c authChecker) authPredicate(p *kuadrantv1.RateLimitPolicy) string {
+	for _, r := range RulesOf(p) {
+		preds := append(slices.Clone(r.When), r.Limit.When...)
+		for _, w := range preds {
+			uses, known := c[w.Predicate]
+			if !known {
+				checked, err := wasmshim.CheckPredicate(w.Predicate)
+				uses = err == nil && checked.UsesAuth
+				c[w.Predicate] = uses
+			}
+			if uses {
+				return w.Predicate
+			}
+		}
+	}
+	return ""
+}
+
+// statuses computes every policy's conditions from the effective policies of the valid
+// paths.
+func statuses(set *policy.Set, usable map[*kuadrantv1.RateLimitPolicy]bool, auth authChecker, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
+	on := map[*kuadrantv1.RateLimitPolicy][]*EffectivePolicy{} // the valid paths each policy is on
+	for i := range effective {
+		if len(effective[i].Path.Hostnames) == 0 {
+			continue
+		}
+		for _, p := range effective[i].Policies {
+			on[p] = append(on[p], &effective[i])
+		}
+	}
+	targets := newTargets(set)
+	var out []PolicyStatus
+	for _, p := range set.PoliciesV1 {
+		cond := func(typ string, ok bool, reason, msg string) metav1.Condition {
+			st := metav1.ConditionFalse
+			if ok {
+				st = metav1.ConditionTrue
+			}
+			return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg, ObservedGeneration: p.Generation, LastTransitionTime: now}
+		}
+		ps := PolicyStatus{Name: p.Namespace + "/" + p.Name}
+		target := string(p.Spec.TargetRef.Name)
+		if s := p.Spec.TargetRef.SectionName; s != nil {
+			target += "#" + string(*s)
+		}
+		switch {
+		case len(set.Problems(policy.PolicyV1Key(p))) > 0:
+			msgs := []string{}
+			for _, e := range set.Problems(policy.PolicyV1Key(p)) {
+				msgs = append(msgs, e.Error())
+			}
+			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonInvalid, "RateLimitPolicy is invalid: "+strings.Join(msgs, "; ")))
+		case !targets.found(p):
+			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonTargetNotFound, fmt.Sprintf("RateLimitPolicy target %s was not found", target)))
+		default:
+			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, true, ReasonAccepted, "RateLimitPolicy has been accepted"))
+			ok, reason, msg := enforcement(p, usable[p], auth, on[p])
+			ps.Conditions = append(ps.Conditions, cond(ConditionEnforced, ok, reason, msg))
+		}
+		out = append(out, ps)
+	}
+	slices.SortFunc(out, func(a, b PolicyStatus) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// enforcement tells whether the rules of p are in effect on the valid paths through its
+// target.
+func enforcement(p *kuadrantv1.RateLimitPolicy, usable bool, auth authChecker, paths []*EffectivePolicy) (bool, string, string) {
+	if !usable {
+		return false, ReasonInvalidCelExpression, fmt.Sprintf("RateLimitPolicy predicate %q reads auth.*, which only an AuthPolicy on the same path provides", auth.authPredicate(p))
+	}
+	rules := RulesOf(p)
+	onAny, enforced := false, 0
+	var by []string
+	for _, e := range paths {
+		onAny = true
+		for name := range rules {
+			r, ok := e.Rules[name]
+			switch {
+			case ok && r.Source == p:
+				enforced++
+			case ok:
+				by = append(by, r.Source.Namespace+"/"+r.Source.Name)
+			default:
+				for _, other := range e.Rules {
+					if other.Source != p {
+						by = append(by, other.Source.Namespace+"/"+other.Source.Name)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(by)
+	by = slices.Compact(by)
+	switch {
+	case !onAny:
+		return false, ReasonUnknown, "RateLimitPolicy is not in the path to any existing routes"
+	case len(by) == 0:
+		return true, ReasonEnforced, "RateLimitPolicy has been successfully enforced"
+	case enforced > 0:
+		return true, ReasonEnforced, "RateLimitPolicy has been partially enforced"
+	}
+	return false, ReasonOverridden, "RateLimitPolicy is overridden by [" + strings.Join(by, ", ") + "]"
+}

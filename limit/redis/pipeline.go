@@ -1,0 +1,181 @@
+package redis
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// DefaultPipelines is how many pipelines of script calls a Store keeps in
+// flight at once, unless Options.Pipelines says otherwise. One gives the
+// largest pipelines, so the least CPU per decision in the client and in
+// Redis; more can help over a link whose round trip is long next to
+// Redis's time per pipeline.
+const DefaultPipelines = 1
+
+// pipeliner sends the script calls of concurrent Updates to Redis together,
+// in one pipeline (one write, one read on each side), instead of one
+// request and one reply per call: Redis and the client then spend their
+// system calls and event-loop turns on many decisions at once. Each call is
+// still one script run, all or nothing, and waits for one round trip: the
+// pipeline it is sent in.
+//
+// No goroutine waits idle and nothing delays a call. A call that finds
+// fewer than max pipelines in flight and no other call waiting is sent at
+// once, alone, by its own goroutine and under its own context, as without
+// a pipeliner. Calls that arrive while max pipelines are in flight wait in
+// a queue; a sender that finishes takes the whole queue as its next
+// pipeline, and stops when it finds the queue empty. A caller whose
+// context ends while its call waits returns at once; its call is then not
+// sent, or, when already sent, its result is dropped (the script may have
+// counted it, as with a reply lost to a dropped connection).
+type pipeliner struct {
+	client goredis.UniversalClient
+	max    int
+
+	mu       sync.Mutex
+	queue    []*call
+	spare    []*call // the previous queue's array, to reuse
+	inFlight int     // pipelines being sent, at most max
+}
+
+// call is one script run: its keys and arguments, then its reply. The
+// fields are written by the sender before done is signalled.
+type call struct {
+	ctx    context.Context
+	script *goredis.Script
+	keys   []string
+	args   []any
+	reply  string
+	err    error
+	done   chan struct{} // capacity 1
+}
+
+func newPipeliner(client goredis.UniversalClient, max int) *pipeliner {
+	return &pipeliner{client: client, max: max}
+}
+
+// do runs c and waits for its reply or the end of c.ctx. It reports
+// whether c's fields are no longer used by a sender: false when c.ctx ended
+// while c waited, and c must then not be reused.
+func (p *pipeliner) do(c *call) (settled bool) {
+	p.mu.Lock()
+	if p.inFlight < p.max && len(p.queue) == 0 {
+		p.inFlight++
+		p.mu.Unlock()
+		c.reply, c.err = c.script.Run(c.ctx, p.client, c.keys, c.args...).Text()
+		p.finished()
+		return true
+	}
+	p.queue = append(p.queue, c)
+	if p.inFlight < p.max {
+		p.inFlight++
+		go p.send()
+	}
+	p.mu.Unlock()
+	select {
+	case <-c.done:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+// finished ends a sender's turn: it keeps sending while calls wait.
+func (p *pipeliner) finished() {
+	p.mu.Lock()
+	if len(p.queue) == 0 {
+		p.inFlight--
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	go p.send()
+}
+
+// send sends the queue as one pipeline, then the calls queued meanwhile,
+// until the queue is empty.
+func (p *pipeliner) send() {
+	var cmds []*goredis.Cmd
+	for {
+		p.mu.Lock()
+		batch := p.queue
+		if len(batch) == 0 {
+			p.inFlight--
+			p.mu.Unlock()
+			return
+		}
+		p.queue, p.spare = p.spare[:0], nil
+		p.mu.Unlock()
+
+		cmds = p.exec(batch, cmds[:0])
+		clear(batch)
+		p.mu.Lock()
+		if p.spare == nil {
+			p.spare = batch[:0]
+		}
+		p.mu.Unlock()
+	}
+}
+
+// exec runs the calls of batch whose caller still waits in one pipeline
+// of EVALSHA, then those the server answered NOSCRIPT in one of EVAL, and
+// signals every call.
+func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
+	ctx, cancel := batchContext(batch)
+	defer cancel()
+	live := batch[:0:0]
+	pipe := p.client.Pipeline()
+	for _, c := range batch {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err
+			c.done <- struct{}{}
+			continue
+		}
+		live = append(live, c)
+		cmds = append(cmds, c.script.EvalSha(ctx, pipe, c.keys, c.args...))
+	}
+	if len(live) == 0 {
+		return cmds
+	}
+	pipe.Exec(ctx) // each command holds its own error
+	var again []int
+	for i, cmd := range cmds {
+		if goredis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			again = append(again, i)
+		}
+	}
+	if len(again) > 0 {
+		pipe = p.client.Pipeline()
+		for _, i := range again {
+			cmds[i] = live[i].script.Eval(ctx, pipe, live[i].keys, live[i].args...)
+		}
+		pipe.Exec(ctx)
+	}
+	for i, c := range live {
+		c.reply, c.err = cmds[i].Text()
+		c.done <- struct{}{}
+	}
+	clear(cmds)
+	return cmds
+}
+
+// batchContext returns the context a pipeline is sent under: no caller's
+// cancellation ends it (others still wait for it), and its deadline is the
+// latest of the callers' when all have one (otherwise the client's read
+// and write timeouts bound it).
+func batchContext(batch []*call) (context.Context, context.CancelFunc) {
+	var latest time.Time
+	for _, c := range batch {
+		d, ok := c.ctx.Deadline()
+		if !ok {
+			return context.Background(), func() {}
+		}
+		if d.After(latest) {
+			latest = d
+		}
+	}
+	return context.WithDeadline(context.Background(), latest)
+}
