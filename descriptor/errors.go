@@ -1,24 +1,13 @@
 package descriptor
 
-import (
-	"strconv"
-
-	"github.com/rlpkit/rlpkit/fielderr"
-)
-
-// FieldError is one problem of a PluginConfig, located by its field path
-// ("rateLimitPolicies[1].gatewayActions[0].configurations[0].actions[2]"). It is
-// fielderr.Error, with Pkg "descriptor": it prints as "descriptor: FIELD: DETAIL".
-type FieldError = fielderr.Error
-
-// Errors is every problem found in one input, in a stable order: a fielderr.List. Its Error
-// method prints one problem per line.
-type Errors = fielderr.List
+import "strconv"
 
 // pkg starts every error of this package.
 const pkg = "descriptor"
 
-// errs collects field errors.
+// errs collects field errors of a PluginConfig, located by their field path
+// ("rateLimitPolicies[1].gatewayActions[0].configurations[0].actions[2]"),
+// each with Pkg "descriptor": they print as "descriptor: FIELD: DETAIL".
 type errs struct{ list Errors }
 
 func (c *errs) add(field, detail string) {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // lines returns err's message one line per element without the package
@@ -27,7 +25,7 @@ func lines(t *testing.T, err error) []string {
 }
 
 // TestErrorsAs: every problem Decode and Validate report is a
-// *fielderr.Error of this package, found by errors.As through the list.
+// *FieldError of this package, found by errors.As through the list.
 func TestErrorsAs(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -43,9 +41,9 @@ func TestErrorsAs(t *testing.T) {
 			if err == nil {
 				err = Validate(cfg)
 			}
-			var fe *fielderr.Error
+			var fe *FieldError
 			if !errors.As(err, &fe) {
-				t.Fatalf("errors.As(%v, *fielderr.Error) = false, want true", err)
+				t.Fatalf("errors.As(%v, *FieldError) = false, want true", err)
 			}
 			if fe.Pkg != "descriptor" || fe.Field != tc.wantField {
 				t.Errorf("first problem = {Pkg: %q, Field: %q}, want {descriptor, %q}", fe.Pkg, fe.Field, tc.wantField)
