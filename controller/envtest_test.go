@@ -34,6 +34,7 @@ var (
 	envCfg  *rest.Config
 	envErr  error
 	envStop func() error
+	env     *envtest.Environment
 )
 
 func TestMain(m *testing.M) {
@@ -69,7 +70,7 @@ func apiServer(t *testing.T) *rest.Config {
 			envErr = fmt.Errorf("find the gateway-api module: %w", err)
 			return
 		}
-		env := &envtest.Environment{
+		env = &envtest.Environment{
 			CRDDirectoryPaths: []string{
 				filepath.Join(strings.TrimSpace(string(gw)), "config", "crd", "standard"),
 				filepath.Join("..", "config", "crd"),
@@ -128,17 +129,27 @@ func (r *running) writeCount() int64 { return r.writes.Load() }
 // namespaces (tests share one API server), with a client that counts every write request.
 func startController(t *testing.T, cfg *rest.Config, namespaces ...string) *running {
 	t.Helper()
+	return startControllerWith(t, cfg, nil, namespaces...)
+}
+
+// startControllerWith is startController with the manager's options changed by tune.
+func startControllerWith(t *testing.T, cfg *rest.Config, tune func(*ctrl.Options), namespaces ...string) *running {
+	t.Helper()
 	opts := CacheOptions()
 	opts.DefaultNamespaces = map[string]cache.Config{}
 	for _, ns := range namespaces {
 		opts.DefaultNamespaces[ns] = cache.Config{}
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mopts := ctrl.Options{
 		Scheme:                 testScheme(t),
 		Cache:                  opts,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-	})
+	}
+	if tune != nil {
+		tune(&mopts)
+	}
+	mgr, err := ctrl.NewManager(cfg, mopts)
 	if err != nil {
 		t.Fatal(err)
 	}
