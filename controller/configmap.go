@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -80,17 +81,26 @@ func ConfigMap(gw *gatewayv1.Gateway, gc merge.GatewayConfig) (*corev1.ConfigMap
 
 // writeConfigMap creates the Gateway's ConfigMap when it is missing and updates it when its
 // data, labels or owner differ from what was compiled. existing are the managed ConfigMaps
-// by "namespace/name".
+// by the "namespace/name" of their Gateway.
 func (s *Syncer) writeConfigMap(ctx context.Context, c client.Client, gw *gatewayv1.Gateway, gc merge.GatewayConfig, existing map[string]*corev1.ConfigMap) (created, updated bool, err error) {
 	want, err := ConfigMap(gw, gc)
 	if err != nil {
 		return false, false, err
 	}
-	have, ok := existing[key(want)]
+	have, ok := existing[gc.Gateway]
 	if !ok {
+		content, err := json.Marshal(want)
+		if err != nil {
+			return false, false, err
+		}
+		createKey := types.UID("create " + key(want))
+		if s.seen(createKey, "", string(content)) {
+			return false, false, nil // created by an earlier run; the cache has not seen it yet
+		}
 		if err := c.Create(ctx, want, client.FieldOwner(ManagerName)); err != nil {
 			return false, false, fmt.Errorf("controller: create ConfigMap %s for Gateway %s: %w%s", key(want), gc.Gateway, err, notOurs(err))
 		}
+		s.wrote(createKey, "", string(content))
 		return true, false, nil
 	}
 	if equality.Semantic.DeepEqual(have.Data, want.Data) && len(have.BinaryData) == 0 &&
@@ -135,7 +145,7 @@ func notOurs(err error) string {
 	if !apierrors.IsAlreadyExists(err) {
 		return ""
 	}
-	return " (it exists without the label " + LabelManagedBy + "=" + ManagerName + ", so rlpkit-controller leaves it alone: delete or rename it)"
+	return " (a ConfigMap without the label " + LabelManagedBy + "=" + ManagerName + " is not rlpkit-controller's, and it leaves it alone: delete or rename it)"
 }
 
 func ptrTo[T any](v T) *T { return &v }

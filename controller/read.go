@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,8 +22,8 @@ type Input struct {
 	Gateways map[string]*gatewayv1.Gateway
 	// Policies are the RateLimitPolicies of Set by "namespace/name".
 	Policies map[string]*policy.RateLimitPolicy
-	// ConfigMaps are the ConfigMaps labelled as managed by rlpkit-controller, by
-	// "namespace/name".
+	// ConfigMaps are the ConfigMaps labelled as managed by rlpkit-controller, by the
+	// "namespace/name" of the Gateway they are named after (ConfigMapName).
 	ConfigMaps map[string]*corev1.ConfigMap
 }
 
@@ -76,7 +77,10 @@ func Read(ctx context.Context, c client.Client) (*Input, error) {
 		nsList[i] = &policy.Namespace{ObjectMeta: nss.Items[i].ObjectMeta}
 	}
 	for i := range cms.Items {
-		in.ConfigMaps[key(&cms.Items[i])] = &cms.Items[i]
+		cm := &cms.Items[i]
+		if gw, ok := strings.CutPrefix(cm.Name, configMapPrefix); ok {
+			in.ConfigMaps[cm.Namespace+"/"+gw] = cm
+		}
 	}
 	in.Set = policy.NewSet(gwList, routeList, polList, nsList)
 	return in, nil

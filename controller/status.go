@@ -29,6 +29,14 @@ func Conditions(current []metav1.Condition, want []metav1.Condition, generation 
 	return out
 }
 
+// WithConditions returns a copy of p whose status conditions are Conditions(p's, want,
+// p's generation).
+func WithConditions(p *policy.RateLimitPolicy, want []metav1.Condition) *policy.RateLimitPolicy {
+	next := p.DeepCopy()
+	next.Status.Conditions = Conditions(p.Status.Conditions, want, p.Generation)
+	return next
+}
+
 // patchStatus patches the policy's status conditions when they differ from want, and says
 // whether it did. The patch is a JSON merge patch of status.conditions carrying the
 // resourceVersion it was computed from.
@@ -36,19 +44,17 @@ func (s *Syncer) patchStatus(ctx context.Context, c client.Client, p *policy.Rat
 	if p == nil {
 		return false, nil
 	}
-	conds := Conditions(p.Status.Conditions, want, p.Generation)
-	if equality.Semantic.DeepEqual(conds, p.Status.Conditions) {
+	patched := WithConditions(p, want)
+	if equality.Semantic.DeepEqual(patched.Status, p.Status) {
 		return false, nil
 	}
-	content, err := json.Marshal(conds)
+	content, err := json.Marshal(patched.Status)
 	if err != nil {
 		return false, err
 	}
 	if s.seen(p.UID, p.ResourceVersion, string(content)) {
 		return false, nil
 	}
-	patched := p.DeepCopy()
-	patched.Status.Conditions = conds
 	if err := c.Status().Patch(ctx, patched, client.MergeFromWithOptions(p, client.MergeFromWithOptimisticLock{})); err != nil {
 		return false, fmt.Errorf("controller: patch the status of RateLimitPolicy %s/%s: %w", p.Namespace, p.Name, err)
 	}

@@ -43,11 +43,12 @@ type Syncer struct {
 	written map[types.UID]writeRecord
 }
 
-// writeRecord is one write: the resourceVersion the object had when Sync wrote it, and what
-// it wrote.
+// writeRecord is one write: the resourceVersion the object had when Sync wrote it (empty
+// for a create, recorded under "create namespace/name"), and what it wrote.
 type writeRecord struct {
 	from    string
 	content string
+	at      time.Time
 }
 
 // Sync reads every Gateway, HTTPRoute, RateLimitPolicy and Namespace through c, compiles
@@ -95,21 +96,31 @@ func (s *Syncer) Sync(ctx context.Context, c client.Client, opts Options) (Summa
 	return sum, errors.Join(errs...)
 }
 
+// staleAfter bounds how long a write is remembered: a cache lags behind its API server by
+// far less, and an object deleted before the cache saw it is written again after that.
+const staleAfter = time.Minute
+
 // seen says whether the object, at the resourceVersion the cache has, is one Sync already
 // wrote content to: the cache has not caught up with the write yet.
 func (s *Syncer) seen(uid types.UID, resourceVersion, content string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, ok := s.written[uid]
-	return ok && w.from == resourceVersion && w.content == content
+	return ok && w.from == resourceVersion && w.content == content && time.Since(w.at) < staleAfter
 }
 
-// wrote records that Sync wrote content to an object at resourceVersion.
+// wrote records that Sync wrote content to an object at resourceVersion, and forgets the
+// writes older than staleAfter.
 func (s *Syncer) wrote(uid types.UID, resourceVersion, content string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.written == nil {
 		s.written = map[types.UID]writeRecord{}
 	}
-	s.written[uid] = writeRecord{from: resourceVersion, content: content}
+	for k, w := range s.written {
+		if time.Since(w.at) >= staleAfter {
+			delete(s.written, k)
+		}
+	}
+	s.written[uid] = writeRecord{from: resourceVersion, content: content, at: time.Now()}
 }
