@@ -68,6 +68,7 @@ var clusterRequest = reconcile.Request{NamespacedName: types.NamespacedName{Name
 func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	start := time.Now()
 	sum, err := r.Syncer.Sync(ctx, r.Client, r.Options)
+	observe(sum, time.Since(start))
 	if r.OnSync != nil {
 		r.OnSync(sum, err)
 	}

@@ -9,9 +9,10 @@
 //
 //	rlpkit-controller [flags]
 //
-// It serves Prometheus metrics (controller-runtime's) on --metrics-addr, /healthz and
-// /readyz on --health-addr, and with --leader-elect runs active on one replica at a time.
-// The RBAC it needs is in examples/controller-deploy/rbac.yaml.
+// It serves Prometheus metrics (controller-runtime's and rlpkit_controller_*) on
+// --metrics-addr, /healthz and /readyz on --health-addr, and with --leader-elect runs
+// active on one replica at a time.
+// The RBAC it needs is in examples/kubernetes/controller-rbac.yaml.
 package main
 
 import (
@@ -21,5 +22,5 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], ctrl.SetupSignalHandler()))
+	os.Exit(run(ctrl.SetupSignalHandler(), os.Args[1:]))
 }

@@ -28,6 +28,8 @@ type config struct {
 	upstreamCluster         string
 	failureModeDeny         bool
 	development             bool
+	qps                     float64
+	burst                   int
 }
 
 func parse(args []string) (config, error) {
@@ -39,6 +41,8 @@ func parse(args []string) (config, error) {
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "`namespace` of the leader election Lease; empty means the one the controller runs in")
 	fs.StringVar(&c.upstreamCluster, "upstream-cluster", merge.DefaultUpstreamCluster, "Envoy `cluster` of the rate-limit service, written in each PluginConfig")
 	fs.BoolVar(&c.failureModeDeny, "failure-mode-deny", false, "PluginConfigs deny traffic when the rate-limit service cannot be reached")
+	fs.Float64Var(&c.qps, "kube-api-qps", 50, "requests per second to the API server (status patches and ConfigMap writes after a large change)")
+	fs.IntVar(&c.burst, "kube-api-burst", 100, "burst of requests to the API server")
 	fs.BoolVar(&c.development, "development", false, "log in a human-readable format at debug level")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -50,7 +54,7 @@ func parse(args []string) (config, error) {
 }
 
 // run starts the manager and blocks until ctx is done. It returns the exit code.
-func run(args []string, ctx context.Context) int {
+func run(ctx context.Context, args []string) int {
 	cfg, err := parse(args)
 	if err != nil {
 		if err == flag.ErrHelp {
@@ -67,6 +71,7 @@ func run(args []string, ctx context.Context) int {
 		log.Error(err, "no Kubernetes configuration: run in a cluster, or set KUBECONFIG")
 		return 1
 	}
+	restCfg.QPS, restCfg.Burst = float32(cfg.qps), cfg.burst
 	mgr, err := newManager(restCfg, cfg)
 	if err != nil {
 		log.Error(err, "cannot set up the manager")
