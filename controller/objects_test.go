@@ -127,7 +127,11 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ConfigMapName(gw)}, &cm); err != nil {
 		return nil, err
 	}
-	pc, err := descriptor.Decode([]byte(cm.Data[KeyPluginConfig]))
+	pcJSON, err := yaml.YAMLToJSON([]byte(cm.Data[KeyPluginConfig]))
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyPluginConfig, err)
+	}
+	pc, err := descriptor.Decode(pcJSON)
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyPluginConfig, err)
 	}

@@ -48,7 +48,8 @@ func TestLifecycle(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if diff := cmp.Diff([]string{"lifecycle/gw#lifecycle/toys=10/1"}, got.maxValues()); diff != "" {
+			// Different windows are different limits: the route's and the Gateway's both apply.
+			if diff := cmp.Diff([]string{"lifecycle/gw#lifecycle/toys=10/1", "lifecycle/gw#lifecycle/toys=100/60"}, got.maxValues()); diff != "" {
 				return fmt.Errorf("limits (-want +got):\n%s", diff)
 			}
 			if n := len(got.config.RateLimitPolicies); n != 1 {
@@ -87,7 +88,7 @@ func TestLifecycle(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if diff := cmp.Diff([]string{"lifecycle/gw#lifecycle/toys=20/1"}, got.maxValues()); diff != "" {
+			if diff := cmp.Diff([]string{"lifecycle/gw#lifecycle/toys=20/1", "lifecycle/gw#lifecycle/toys=100/60"}, got.maxValues()); diff != "" {
 				return fmt.Errorf("limits (-want +got):\n%s", diff)
 			}
 			// condition checks observedGeneration == generation.
@@ -234,7 +235,7 @@ func TestTwoGateways(t *testing.T) {
 }
 
 // TestOverrideAndConflict: a Gateway override replaces a route default of the same key
-// (Overridden), and of two policies targeting one route the newer is Conflicted.
+// (PartiallyEnforced: the route policy's gateway action still aggregates), and of two policies targeting one route the newer is Conflicted.
 func TestOverrideAndConflict(t *testing.T) {
 	cfg := apiServer(t)
 	c := direct(t, cfg)
@@ -259,7 +260,8 @@ func TestOverrideAndConflict(t *testing.T) {
 		}{
 			{"platform", policy.ConditionEnforced, metav1.ConditionTrue, policy.ReasonEnforced},
 			{"team", policy.ConditionAccepted, metav1.ConditionTrue, policy.ReasonAccepted},
-			{"team", policy.ConditionEnforced, metav1.ConditionFalse, policy.ReasonOverridden},
+			// Its limit is overridden; its gateway action aggregates, so it is partly in effect.
+			{"team", policy.ConditionEnforced, metav1.ConditionTrue, policy.ReasonPartiallyEnforced},
 			{"team-again", policy.ConditionAccepted, metav1.ConditionFalse, policy.ReasonConflicted},
 		}
 		for _, ch := range checks {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -24,6 +25,7 @@ func Conditions(current []metav1.Condition, want []metav1.Condition, generation 
 	}
 	for _, c := range want {
 		c.ObservedGeneration = generation
+		c.Message = truncate(c.Message, maxMessage)
 		meta.SetStatusCondition(&out, c)
 	}
 	return out
@@ -60,4 +62,19 @@ func (s *Syncer) patchStatus(ctx context.Context, c client.Client, p *policy.Rat
 	}
 	s.wrote(p.UID, p.ResourceVersion, string(content))
 	return true, nil
+}
+
+// maxMessage is the API server's limit on a condition message.
+const maxMessage = 32768
+
+// truncate shortens s to at most max bytes, on a rune boundary, ending in "...".
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("...")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }

@@ -68,7 +68,7 @@ func converged(ctx context.Context, c client.Client, ns string) error {
 		if err != nil {
 			return err
 		}
-		have := in.ConfigMaps[key(want)]
+		have := in.ConfigMaps[gc.Gateway]
 		if have == nil {
 			return fmt.Errorf("ConfigMap %s is missing", key(want))
 		}
@@ -122,7 +122,7 @@ func TestRestartAndSteadyState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"restart/gw#restart/a=11/60", "restart/gw#restart/c=3/1"}
+	want := []string{"restart/gw#restart/a=11/60", "restart/gw#restart/c=3/1", "restart/gw#restart/c=100/60"}
 	if diff := cmp.Diff(want, got.maxValues()); diff != "" {
 		t.Errorf("limits after the restart (-want +got):\n%s", diff)
 	}
