@@ -43,6 +43,8 @@ type RateLimitPolicySpec struct {
 	// TargetRef identifies the Gateway or HTTPRoute, in the policy's namespace, the policy
 	// applies to. Group MUST be "gateway.networking.k8s.io" and Kind "Gateway" or
 	// "HTTPRoute".
+	// +kubebuilder:validation:XValidation:rule="self.group == 'gateway.networking.k8s.io'",message="group must be gateway.networking.k8s.io"
+	// +kubebuilder:validation:XValidation:rule="self.kind == 'Gateway' || self.kind == 'HTTPRoute'",message="kind must be Gateway or HTTPRoute"
 	TargetRef gatewayv1.LocalPolicyTargetReference `json:"targetRef"`
 
 	// Default is configuration for the target that policies lower in the hierarchy (an
@@ -74,17 +76,22 @@ type RateLimitPolicyConfig struct {
 type RateLimitSpec struct {
 	// Conditions must all hold for the limit to apply: "KEY == VALUE", "KEY != VALUE", or a
 	// CEL expression over descriptors. Empty means every descriptor of the domain.
+	// +optional
 	Conditions []string `json:"conditions"`
 
 	// Variables are descriptor entry keys; one counter is kept per combination of their
 	// values. Each MUST NOT be empty.
+	// +optional
+	// +kubebuilder:validation:items:MinLength=1
 	Variables []string `json:"variables"`
 
 	// MaxValue is the number of hits allowed per Seconds. It is required (Decode reports a
 	// document without it) and MUST NOT be negative; 0 denies everything.
+	// +kubebuilder:validation:Minimum=0
 	MaxValue int `json:"max_value"`
 
 	// Seconds is the window. It is required and MUST be greater than 0.
+	// +kubebuilder:validation:Minimum=1
 	Seconds int `json:"seconds"`
 }
 

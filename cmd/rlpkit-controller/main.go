@@ -1,0 +1,26 @@
+// Command rlpkit-controller is rlpkit's Kubernetes controller: it watches Gateways,
+// HTTPRoutes and RateLimitPolicies (apim.kuadrant.io/v1alpha1), compiles them with package
+// merge, patches each policy's status conditions, and writes per Gateway a ConfigMap
+// "rlpkit-<gateway>" holding the rate-limit filter's PluginConfig (pluginconfig.yaml) and
+// the rate-limit service's limits (limits.yaml, for `rlpkit serve --limits`). See package
+// github.com/rlpkit/rlpkit/controller for what it writes and when.
+//
+// Usage:
+//
+//	rlpkit-controller [flags]
+//
+// It serves Prometheus metrics (controller-runtime's and rlpkit_controller_*) on
+// --metrics-addr, /healthz and /readyz on --health-addr, and with --leader-elect runs
+// active on one replica at a time.
+// The RBAC it needs is in examples/kubernetes/controller-rbac.yaml.
+package main
+
+import (
+	"os"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+func main() {
+	os.Exit(run(ctrl.SetupSignalHandler(), os.Args[1:]))
+}

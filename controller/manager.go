@@ -1,0 +1,107 @@
+package controller
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/rlpkit/rlpkit/policy"
+)
+
+// NewScheme returns a scheme with the types the controller reads and writes: Kubernetes'
+// built-in types, Gateway API v1 and RateLimitPolicy.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, gatewayv1.Install, policy.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// CacheOptions restrict the manager's ConfigMap cache to the ConfigMaps the controller
+// manages, so that it does not hold every ConfigMap of the cluster.
+func CacheOptions() cache.Options {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagerName})},
+	}}
+}
+
+// Reconciler runs Sync for every request; all requests are the same one, the cluster.
+type Reconciler struct {
+	// Client reads from the manager's caches and writes to the API server.
+	Client client.Client
+	// Options are Sync's.
+	Options Options
+	// Syncer remembers the writes of earlier runs.
+	Syncer Syncer
+	// OnSync, when set, is called after each run with its summary and error (tests and
+	// metrics).
+	OnSync func(Summary, error)
+
+	// skipNameValidation lets tests run several managers in one process.
+	skipNameValidation bool
+}
+
+// clusterRequest is the one request every event maps to.
+var clusterRequest = reconcile.Request{NamespacedName: types.NamespacedName{Name: "cluster"}}
+
+// Reconcile implements reconcile.Reconciler: it runs Sync. A failed write is retried with
+// the work queue's back-off.
+func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	start := time.Now()
+	sum, err := r.Syncer.Sync(ctx, r.Client, r.Options)
+	observe(sum, time.Since(start))
+	if r.OnSync != nil {
+		r.OnSync(sum, err)
+	}
+	logger := log.FromContext(ctx)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if sum.StatusPatches+sum.ConfigMapsCreated+sum.ConfigMapsUpdated > 0 {
+		logger.Info("synced", "gateways", sum.Gateways, "routes", sum.Routes, "policies", sum.Policies,
+			"statusPatches", sum.StatusPatches, "configMapsCreated", sum.ConfigMapsCreated,
+			"configMapsUpdated", sum.ConfigMapsUpdated, "warnings", len(sum.Warnings), "took", time.Since(start))
+	}
+	return reconcile.Result{}, nil
+}
+
+// SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes and
+// RateLimitPolicies (changes of spec, labels or annotations: status is written by their
+// controllers and by this one, and merging does not read it), Namespaces (metadata only: their labels select routes) and the managed
+// ConfigMaps, and maps every event to the one request.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	all := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{clusterRequest}
+	})
+	specChanged := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{})
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("rlpkit").
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1, SkipNameValidation: &r.skipNameValidation}).
+		Watches(&gatewayv1.Gateway{}, all, builder.WithPredicates(specChanged)).
+		Watches(&gatewayv1.HTTPRoute{}, all, builder.WithPredicates(specChanged)).
+		Watches(&policy.RateLimitPolicy{}, all, builder.WithPredicates(specChanged)).
+		WatchesMetadata(ns, all, builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Watches(&corev1.ConfigMap{}, all).
+		Complete(r)
+}

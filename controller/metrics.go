@@ -1,0 +1,46 @@
+package controller
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Metrics of the reconcile, served with controller-runtime's on the manager's metrics
+// address (beside controller_runtime_reconcile_total and the work queue's).
+var (
+	syncDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "rlpkit_controller_sync_duration_seconds",
+		Help:    "Time of one Sync: read the caches, compile, write what changed.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 9),
+	})
+	writesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rlpkit_controller_writes_total",
+		Help: "Write requests sent, by what they wrote: status (a RateLimitPolicy's status), configmap_create, configmap_update.",
+	}, []string{"write"})
+	objectsGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "rlpkit_controller_objects",
+		Help: "Objects read by the last Sync, by kind.",
+	}, []string{"kind"})
+	warningsGauge = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "rlpkit_controller_warnings",
+		Help: "Warnings of the last Sync: routes and policies that apply to no request.",
+	})
+)
+
+func init() {
+	metrics.Registry.MustRegister(syncDuration, writesTotal, objectsGauge, warningsGauge)
+}
+
+// observe records one Sync in the metrics.
+func observe(sum Summary, took time.Duration) {
+	syncDuration.Observe(took.Seconds())
+	writesTotal.WithLabelValues("status").Add(float64(sum.StatusPatches))
+	writesTotal.WithLabelValues("configmap_create").Add(float64(sum.ConfigMapsCreated))
+	writesTotal.WithLabelValues("configmap_update").Add(float64(sum.ConfigMapsUpdated))
+	objectsGauge.WithLabelValues("Gateway").Set(float64(sum.Gateways))
+	objectsGauge.WithLabelValues("HTTPRoute").Set(float64(sum.Routes))
+	objectsGauge.WithLabelValues("RateLimitPolicy").Set(float64(sum.Policies))
+	warningsGauge.Set(float64(len(sum.Warnings)))
+}

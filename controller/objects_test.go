@@ -1,0 +1,156 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/policy"
+)
+
+// gateway returns a Gateway with one HTTP listener for hostname.
+func gateway(ns, name, hostname string) *gatewayv1.Gateway {
+	h := gatewayv1.Hostname(hostname)
+	return &gatewayv1.Gateway{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: gatewayv1.GatewaySpec{
+			GatewayClassName: "rlpkit",
+			Listeners:        []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType, Hostname: &h}},
+		},
+	}
+}
+
+// route returns an HTTPRoute attached to the Gateways (of its namespace) for hostname,
+// matching the path prefix.
+func route(ns, name, hostname, path string, gateways ...string) *gatewayv1.HTTPRoute {
+	r := &gatewayv1.HTTPRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: gatewayv1.HTTPRouteSpec{
+			Hostnames: []gatewayv1.Hostname{gatewayv1.Hostname(hostname)},
+		},
+	}
+	for _, gw := range gateways {
+		r.Spec.ParentRefs = append(r.Spec.ParentRefs, gatewayv1.ParentReference{Name: gatewayv1.ObjectName(gw)})
+	}
+	prefix := gatewayv1.PathMatchPathPrefix
+	r.Spec.Rules = []gatewayv1.HTTPRouteRule{{Matches: []gatewayv1.HTTPRouteMatch{{Path: &gatewayv1.HTTPPathMatch{Type: &prefix, Value: &path}}}}}
+	return r
+}
+
+// rlp returns a RateLimitPolicy decoded from YAML: the metadata and targetRef are filled in,
+// body is the rest of spec (default: and override: sections).
+func rlp(t *testing.T, ns, name, kind, target, body string) *policy.RateLimitPolicy {
+	t.Helper()
+	doc := fmt.Sprintf("apiVersion: apim.kuadrant.io/v1alpha1\nkind: RateLimitPolicy\nmetadata: {namespace: %s, name: %s}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: %s, name: %s}\n%s", ns, name, kind, target, indent(body, "  "))
+	var p policy.RateLimitPolicy
+	if err := yaml.UnmarshalStrict([]byte(doc), &p); err != nil {
+		t.Fatalf("policy %s/%s: %v\n%s", ns, name, err, doc)
+	}
+	return &p
+}
+
+func indent(s, by string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = by + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// limits returns a default: section with one rate limit per user: max per seconds, and a
+// gateway action that sends the user header.
+func limits(section string, max, seconds int) string {
+	return fmt.Sprintf(`%s:
+  gatewayActions:
+  - configurations:
+    - actions:
+      - request_headers: {header_name: x-user, descriptor_key: user}
+  rateLimits:
+  - conditions: []
+    variables: [user]
+    max_value: %d
+    seconds: %d
+`, section, max, seconds)
+}
+
+// condition returns the policy's condition of the type, read from the API server, checking
+// that its observedGeneration is the policy's generation.
+func condition(ctx context.Context, c client.Client, ns, name string, typ policy.ConditionType) (*metav1.Condition, error) {
+	var p policy.RateLimitPolicy
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &p); err != nil {
+		return nil, err
+	}
+	cond := meta.FindStatusCondition(p.Status.Conditions, string(typ))
+	if cond == nil {
+		return nil, fmt.Errorf("RateLimitPolicy %s/%s has no %s condition yet: %v", ns, name, typ, p.Status.Conditions)
+	}
+	if cond.ObservedGeneration != p.Generation {
+		return nil, fmt.Errorf("RateLimitPolicy %s/%s: %s observedGeneration = %d, want %d", ns, name, typ, cond.ObservedGeneration, p.Generation)
+	}
+	return cond, nil
+}
+
+// wantCondition checks that the policy's condition has the status and reason.
+func wantCondition(ctx context.Context, c client.Client, ns, name string, typ policy.ConditionType, status metav1.ConditionStatus, reason policy.ConditionReason) error {
+	cond, err := condition(ctx, c, ns, name, typ)
+	if err != nil {
+		return err
+	}
+	if cond.Status != status || cond.Reason != string(reason) {
+		return fmt.Errorf("RateLimitPolicy %s/%s: %s = %s (%s: %s), want %s (%s)", ns, name, typ, cond.Status, cond.Reason, cond.Message, status, reason)
+	}
+	return nil
+}
+
+// compiled is a Gateway's ConfigMap, decoded and checked as the filter and the service
+// would read it.
+type compiled struct {
+	cm     *corev1.ConfigMap
+	config *descriptor.PluginConfig
+	limits []limit.Limit
+}
+
+// readConfigMap reads and decodes a Gateway's ConfigMap.
+func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compiled, error) {
+	var cm corev1.ConfigMap
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ConfigMapName(gw)}, &cm); err != nil {
+		return nil, err
+	}
+	pcJSON, err := yaml.YAMLToJSON([]byte(cm.Data[KeyPluginConfig]))
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyPluginConfig, err)
+	}
+	pc, err := descriptor.Decode(pcJSON)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyPluginConfig, err)
+	}
+	js, err := yaml.YAMLToJSON([]byte(cm.Data[KeyLimits]))
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyLimits, err)
+	}
+	ls, err := limit.DecodeLimits(js)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyLimits, err)
+	}
+	return &compiled{cm: &cm, config: pc, limits: ls}, nil
+}
+
+// maxValues returns "namespace=max/seconds" for each limit, in order.
+func (c *compiled) maxValues() []string {
+	out := make([]string, len(c.limits))
+	for i, l := range c.limits {
+		out[i] = fmt.Sprintf("%s=%d/%d", l.Namespace, l.MaxValue, l.Seconds)
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/rlpkit/rlpkit/controller"
+	"github.com/rlpkit/rlpkit/merge"
+)
+
+// readmeReconcile is the reconcile core the README's "Use as a library" section shows; a
+// test keeps the two identical, and another runs it.
+func readmeReconcile(ctx context.Context, c client.Client) error {
+	in, err := controller.Read(ctx, c) // Gateways, HTTPRoutes, RateLimitPolicies, Namespaces: a validated policy.Set
+	if err != nil {
+		return err
+	}
+	res, err := merge.Compile(in.Set, merge.Options{Now: metav1.NewTime(time.Now().Truncate(time.Second))})
+	if err != nil {
+		return err
+	}
+	for _, st := range res.Policies { // status: patched only when a condition changed
+		p := in.Policies[st.Name]
+		if next := controller.WithConditions(p, st.Conditions); !equality.Semantic.DeepEqual(next.Status, p.Status) {
+			err = errors.Join(err, c.Status().Patch(ctx, next, client.MergeFromWithOptions(p, client.MergeFromWithOptimisticLock{})))
+		}
+	}
+	for _, gc := range res.Gateways { // one ConfigMap per Gateway, owned by it: written only when it changed
+		want, werr := controller.ConfigMap(in.Gateways[gc.Gateway], gc)
+		switch have := in.ConfigMaps[gc.Gateway]; {
+		case werr != nil:
+		case have == nil:
+			werr = c.Create(ctx, want)
+		case !equality.Semantic.DeepEqual(have.Data, want.Data):
+			have = have.DeepCopy()
+			have.Data = want.Data
+			werr = c.Update(ctx, have)
+		}
+		err = errors.Join(err, werr)
+	}
+	return err
+}
+
+// TestREADMEReconcile checks that the README shows readmeReconcile's body.
+func TestREADMEReconcile(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	start := strings.Index(readme, "## Use as a library")
+	if start < 0 {
+		t.Fatal(`README.md has no "## Use as a library" section`)
+	}
+	code := readme[start:]
+	code = code[strings.Index(code, "```go\n")+len("```go\n"):]
+	code = code[:strings.Index(code, "```\n")]
+	src, err := os.ReadFile("readme_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	body = body[strings.Index(body, "func readmeReconcile("):]
+	body = body[strings.Index(body, "{\n")+2 : strings.Index(body, "\n}\n")+1]
+	var want strings.Builder
+	for _, line := range strings.SplitAfter(body, "\n") {
+		want.WriteString(strings.TrimPrefix(line, "\t"))
+	}
+	if code != want.String() {
+		t.Errorf("the README's reconcile is not readmeReconcile's body:\n--- README\n%s--- readme_test.go\n%s", code, want.String())
+	}
+	if n := strings.Count(code, "\n"); n >= 30 {
+		t.Errorf("the README's reconcile has %d lines, want under 30", n)
+	}
+}

@@ -1,0 +1,239 @@
+package controller_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rlpkit/rlpkit/controller"
+	"github.com/rlpkit/rlpkit/policy"
+)
+
+const objects = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {namespace: ns, name: gw, uid: gw-uid}
+spec:
+  gatewayClassName: any
+  listeners: [{name: http, port: 80, protocol: HTTP, hostname: "*.example.com"}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {namespace: ns, name: idle, uid: idle-uid}
+spec:
+  gatewayClassName: any
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {namespace: ns, name: shop}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [shop.example.com]
+---
+apiVersion: apim.kuadrant.io/v1alpha1
+kind: RateLimitPolicy
+metadata: {namespace: ns, name: shop, generation: 3, uid: shop-uid}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}
+  default:
+    gatewayActions:
+    - configurations:
+      - actions:
+        - generic_key: {descriptor_key: shop, descriptor_value: "yes"}
+    rateLimits:
+    - {conditions: [], variables: [], max_value: 5, seconds: 10}
+---
+apiVersion: apim.kuadrant.io/v1alpha1
+kind: RateLimitPolicy
+metadata: {namespace: ns, name: lost, generation: 1, uid: lost-uid}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: gone}
+  default:
+    rateLimits:
+    - {conditions: [], variables: [], max_value: 1, seconds: 1}
+`
+
+// fakeCluster returns a fake client holding the objects, and a counter of its writes.
+func fakeCluster(t *testing.T, extra ...client.Object) (client.Client, *int) {
+	t.Helper()
+	s, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []client.Object
+	for _, doc := range strings.Split(objects, "\n---\n") {
+		var head metav1.TypeMeta
+		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+			t.Fatal(err)
+		}
+		var o client.Object
+		switch head.Kind {
+		case "Gateway":
+			o = &gatewayv1.Gateway{}
+		case "HTTPRoute":
+			o = &gatewayv1.HTTPRoute{}
+		default:
+			o = &policy.RateLimitPolicy{}
+		}
+		if err := yaml.UnmarshalStrict([]byte(doc), o); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o)
+	}
+	writes := 0
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(append(objs, extra...)...).
+		WithStatusSubresource(&policy.RateLimitPolicy{}).
+		WithInterceptorFuncs(countWrites(&writes)).Build()
+	return c, &writes
+}
+
+func TestSync(t *testing.T) {
+	ctx := context.Background()
+	c, writes := fakeCluster(t)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var s controller.Syncer
+	sum, err := s.Sync(ctx, c, controller.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := [3]int{sum.StatusPatches, sum.ConfigMapsCreated, sum.ConfigMapsUpdated}, [3]int{2, 2, 0}; got != want {
+		t.Errorf("first Sync: status patches, ConfigMaps created, updated = %v, want %v", got, want)
+	}
+
+	var cm corev1.ConfigMap
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "ns", Name: "rlpkit-gw"}, &cm); err != nil {
+		t.Fatal(err)
+	}
+	wantLimits := "- conditions: []\n  max_value: 5\n  name: ns/shop spec.default.rateLimits[0]\n  namespace: ns/gw#ns/shop\n  seconds: 10\n  variables: []\n"
+	if diff := cmp.Diff(wantLimits, cm.Data[controller.KeyLimits]); diff != "" {
+		t.Errorf("limits.yaml (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(cm.Data[controller.KeyPluginConfig], "rateLimitDomain: ns/gw#ns/shop") {
+		t.Errorf("pluginconfig.yaml lacks the route's domain:\n%s", cm.Data[controller.KeyPluginConfig])
+	}
+	if o := cm.OwnerReferences; len(o) != 1 || o[0].UID != "gw-uid" || o[0].Kind != "Gateway" {
+		t.Errorf("owners = %+v, want the Gateway gw-uid", o)
+	}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "ns", Name: "rlpkit-idle"}, &cm); err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.Data; got[controller.KeyLimits] != "[]\n" || got[controller.KeyPluginConfig] != "failureModeDeny: false\n" {
+		t.Errorf("a Gateway without policies: data = %q, want limits [] and no policies", got)
+	}
+
+	var p policy.RateLimitPolicy
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "ns", Name: "lost"}, &p); err != nil {
+		t.Fatal(err)
+	}
+	want := []metav1.Condition{{Type: "Accepted", Status: "False", ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(now), Reason: "TargetNotFound", Message: "HTTPRoute ns/gone is not among the inputs"}}
+	if diff := cmp.Diff(want, p.Status.Conditions); diff != "" {
+		t.Errorf("conditions of ns/lost (-want +got):\n%s", diff)
+	}
+
+	// Nothing changed: nothing is written, whatever the time.
+	before := *writes
+	later := now.Add(time.Hour)
+	sum, err = s.Sync(ctx, c, controller.Options{Now: func() time.Time { return later }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := *writes - before; n != 0 || sum.StatusPatches+sum.ConfigMapsCreated+sum.ConfigMapsUpdated != 0 {
+		t.Errorf("second Sync of unchanged objects: %d writes (%+v), want none", n, sum)
+	}
+
+	// A ConfigMap edited by hand is put back.
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "ns", Name: "rlpkit-gw"}, &cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data[controller.KeyLimits] = "[]\n"
+	if err := c.Update(ctx, &cm); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = s.Sync(ctx, c, controller.Options{})
+	if err != nil || sum.ConfigMapsUpdated != 1 {
+		t.Errorf("Sync after a hand edit = %+v, %v, want one ConfigMap updated", sum, err)
+	}
+}
+
+// TestSyncStaleCache: a client whose reads lag behind its writes (a cache that has not seen
+// them yet) does not make Sync write the same thing again.
+func TestSyncStaleCache(t *testing.T) {
+	ctx := context.Background()
+	c, writes := fakeCluster(t)
+	stale, _ := fakeCluster(t) // reads the state from before the first Sync's writes
+	var s controller.Syncer
+	opts := controller.Options{Now: func() time.Time { return time.Unix(1e9, 0) }}
+	if _, err := s.Sync(ctx, c, opts); err != nil {
+		t.Fatal(err)
+	}
+	// The second run reads the objects as they were before the first run's writes: it must
+	// neither patch the statuses again nor create the ConfigMaps again.
+	before := *writes
+	sum, err := s.Sync(ctx, readsFrom{Client: c, reader: stale}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := *writes - before; n != 0 {
+		t.Errorf("Sync over a stale cache wrote %d times (%+v), want 0", n, sum)
+	}
+}
+
+// TestSyncForeignConfigMap: a ConfigMap of the Gateway's name that rlpkit-controller does not
+// manage is left alone, and the error says so.
+func TestSyncForeignConfigMap(t *testing.T) {
+	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rlpkit-gw"}, Data: map[string]string{"mine": "yes"}}
+	c, _ := fakeCluster(t, foreign)
+	var s controller.Syncer
+	_, err := s.Sync(context.Background(), c, controller.Options{})
+	if err == nil || !strings.Contains(err.Error(), "create ConfigMap ns/rlpkit-gw for Gateway ns/gw") || !strings.Contains(err.Error(), "it leaves it alone") {
+		t.Fatalf("Sync = %v, want an error naming the ConfigMap and saying it is left alone", err)
+	}
+	var cm corev1.ConfigMap
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(foreign), &cm); err != nil || cm.Data["mine"] != "yes" {
+		t.Errorf("the foreign ConfigMap was changed: %v %v", cm.Data, err)
+	}
+}
+
+// TestREADMEReconcileAgrees: the README's reconcile and Syncer.Sync write the same thing.
+func TestREADMEReconcileAgrees(t *testing.T) {
+	ctx := context.Background()
+	a, _ := fakeCluster(t)
+	b, writes := fakeCluster(t)
+	var s controller.Syncer
+	if _, err := s.Sync(ctx, a, controller.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := readmeReconcile(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"rlpkit-gw", "rlpkit-idle"} {
+		var ca, cb corev1.ConfigMap
+		if err := a.Get(ctx, types.NamespacedName{Namespace: "ns", Name: name}, &ca); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Get(ctx, types.NamespacedName{Namespace: "ns", Name: name}, &cb); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(ca.Data, cb.Data); diff != "" {
+			t.Errorf("ConfigMap %s: Sync vs the README (-Sync +README):\n%s", name, diff)
+		}
+	}
+	before := *writes
+	if err := readmeReconcile(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if n := *writes - before; n != 0 {
+		t.Errorf("the README's reconcile wrote %d times on unchanged objects, want 0", n)
+	}
+}

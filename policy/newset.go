@@ -1,0 +1,50 @@
+package policy
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// NewSet returns a Set of objects read elsewhere than from files (a controller's informer
+// caches), each validated on its own as Decode validates it, so that merging reports a
+// RateLimitPolicy that fails validation as Invalid and leaves out a Gateway or HTTPRoute
+// that fails it. The objects are used as given, not copied. Their Source is the zero
+// Source: they were not read from a file. Objects without a name, and an object given
+// twice, are left out (an API server holds neither).
+func NewSet(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, policies []*RateLimitPolicy, namespaces []*Namespace) *Set {
+	s := &Set{
+		sources:  map[ObjectKey]Source{},
+		problems: map[ObjectKey]field.ErrorList{},
+	}
+	add := func(key ObjectKey, validate func() field.ErrorList) bool {
+		if _, dup := s.sources[key]; dup || key.Name == "" {
+			return false
+		}
+		s.sources[key] = Source{}
+		if errs := validate(); len(errs) > 0 {
+			s.problems[key] = errs
+		}
+		return true
+	}
+	for _, gw := range gateways {
+		if add(ObjectKey{Kind: KindGateway, Namespace: gw.Namespace, Name: gw.Name}, func() field.ErrorList { return ValidateGateway(gw) }) {
+			s.Gateways = append(s.Gateways, gw)
+		}
+	}
+	for _, r := range routes {
+		if add(ObjectKey{Kind: KindHTTPRoute, Namespace: r.Namespace, Name: r.Name}, func() field.ErrorList { return ValidateHTTPRoute(r) }) {
+			s.HTTPRoutes = append(s.HTTPRoutes, r)
+		}
+	}
+	for _, p := range policies {
+		if add(PolicyKey(p), func() field.ErrorList { return ValidateRateLimitPolicy(p) }) {
+			s.Policies = append(s.Policies, p)
+		}
+	}
+	for _, ns := range namespaces {
+		if add(ObjectKey{Kind: KindNamespace, Name: ns.Name}, func() field.ErrorList { return ValidateNamespace(ns) }) {
+			s.Namespaces = append(s.Namespaces, ns)
+		}
+	}
+	return s
+}
