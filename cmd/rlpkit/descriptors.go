@@ -218,10 +218,20 @@ func validRemoteAddress(s string) bool {
 	return err == nil
 }
 
-// gatewayEngine compiles the topology read (set, and the error of reading it), prints its warnings to stderr and returns
-// the descriptor engine of the PluginConfig compiled for the Gateway ns/name. A name in
-// another form, or of no Gateway in the inputs, is an error naming the Gateways there are.
+// gatewayEngine returns the descriptor engine of the PluginConfig compileGateway compiles for
+// the Gateway ns/name.
 func gatewayEngine(set *policy.Set, err error, gateway string, stderr io.Writer) (*descriptor.Engine, error) {
+	gw, err := compileGateway(set, err, gateway, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return descriptor.Compile(&gw.PluginConfig)
+}
+
+// compileGateway compiles the topology read (set, and the error of reading it), prints its
+// warnings to stderr and returns what it compiled for the Gateway ns/name. A name in another
+// form, or of no Gateway in the inputs, is an error naming the Gateways there are.
+func compileGateway(set *policy.Set, err error, gateway string, stderr io.Writer) (*merge.GatewayConfig, error) {
 	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
 		return nil, err
 	}
@@ -233,9 +243,9 @@ func gatewayEngine(set *policy.Set, err error, gateway string, stderr io.Writer)
 		return nil, err
 	}
 	printWarnings(stderr, res.Warnings)
-	for _, gw := range res.Gateways {
-		if gw.Gateway == gateway {
-			return descriptor.Compile(&gw.PluginConfig)
+	for i := range res.Gateways {
+		if res.Gateways[i].Gateway == gateway {
+			return &res.Gateways[i], nil
 		}
 	}
 	return nil, fmt.Errorf("--gateway %s: no such Gateway among the inputs; %s", gateway, inInputs(policy.KindGateway, gateway, set))

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/merge"
-	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
@@ -111,27 +109,15 @@ func simulateTarget(gateway string, paths []string, config, limitsFile string, s
 		return policytest.NewTarget(engine, limits), nil
 	}
 	set, err := readInputs(paths, stdin, stderr)
-	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
-		return nil, err
-	}
+	gw, err := compileGateway(set, err, gateway, stderr)
 	if err != nil {
 		return nil, err
 	}
-	res, err := merge.Compile(set, merge.Options{})
+	engine, err := descriptor.Compile(&gw.PluginConfig)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
 	}
-	printWarnings(stderr, res.Warnings)
-	for _, gw := range res.Gateways {
-		if gw.Gateway == gateway {
-			engine, err := descriptor.Compile(&gw.PluginConfig)
-			if err != nil {
-				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
-			}
-			return policytest.NewTarget(engine, gw.Limits), nil
-		}
-	}
-	return nil, fmt.Errorf("--gateway %s: no such Gateway among the inputs; %s", gateway, inInputs(policy.KindGateway, gateway, set))
+	return policytest.NewTarget(engine, gw.Limits), nil
 }
 
 // replay streams the log through sim, line by line. With a terminal on stderr, a progress
