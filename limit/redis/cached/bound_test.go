@@ -24,7 +24,15 @@ const (
 	allowance = 10
 )
 
-var fixedMinute = counter.Policy{Max: limitMax, Window: time.Minute}
+// windows are the fixed windows the bound is tested with: aligned to the
+// epoch, and from the first hit.
+var windows = []struct {
+	name   string
+	policy counter.Policy
+}{
+	{"epoch", counter.Policy{Max: limitMax, Window: time.Minute}},
+	{"first hit", counter.Policy{Max: limitMax, Window: time.Minute, FirstHit: true}},
+}
 
 func newInstances(t *testing.T, srv *redistest.Server) []*Store {
 	t.Helper()
@@ -42,8 +50,13 @@ func newInstances(t *testing.T, srv *redistest.Server) []*Store {
 // every instance rejects from then on.
 func TestErrorBoundReached(t *testing.T) {
 	srv := redistest.Start(t)
+	for _, w := range windows {
+		t.Run(w.name, func(t *testing.T) { testErrorBoundReached(t, srv, w.policy, "{bound}reached-"+w.name) })
+	}
+}
+
+func testErrorBoundReached(t *testing.T, srv *redistest.Server, fixedMinute counter.Policy, key string) {
 	ss := newInstances(t, srv)
-	const key = "{bound}reached"
 	admitted := 0
 	for _, s := range ss[1:] {
 		for range allowance {
@@ -80,6 +93,12 @@ func TestErrorBoundReached(t *testing.T) {
 // hits admitted so far plus its cost exceed M.
 func TestErrorBoundRandom(t *testing.T) {
 	srv := redistest.Start(t)
+	for _, w := range windows {
+		t.Run(w.name, func(t *testing.T) { testErrorBoundRandom(t, srv, w.policy, w.name) })
+	}
+}
+
+func testErrorBoundRandom(t *testing.T, srv *redistest.Server, fixedMinute counter.Policy, window string) {
 	ss := newInstances(t, srv)
 	tests := []struct {
 		name    string
@@ -93,7 +112,7 @@ func TestErrorBoundRandom(t *testing.T) {
 		for seed := range uint64(25) {
 			t.Run(fmt.Sprintf("%s/seed %d", tc.name, seed), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(seed, 17))
-				key := fmt.Sprintf("{bound}random-%d-%d", tc.maxCost, seed)
+				key := fmt.Sprintf("{bound}random-%s-%d-%d", window, tc.maxCost, seed)
 				flushEvery := 1 + r.IntN(40) // mean steps between flushes of one instance
 				var admitted, rejected uint64
 				for step := range 4 * limitMax {
@@ -137,8 +156,13 @@ func TestErrorBoundRandom(t *testing.T) {
 // bound, and never fewer than M.
 func TestErrorBoundConcurrent(t *testing.T) {
 	srv := redistest.Start(t)
+	for _, w := range windows {
+		t.Run(w.name, func(t *testing.T) { testErrorBoundConcurrent(t, srv, w.policy, "{bound}concurrent-"+w.name) })
+	}
+}
+
+func testErrorBoundConcurrent(t *testing.T, srv *redistest.Server, fixedMinute counter.Policy, key string) {
 	ss := newInstances(t, srv)
-	const key = "{bound}concurrent"
 	var admitted atomic.Uint64
 	stop := make(chan struct{})
 	var flushers, senders sync.WaitGroup
@@ -197,12 +221,17 @@ func TestErrorBoundConcurrent(t *testing.T) {
 // bound is M + N*L'; this schedule reaches it.
 func TestErrorBoundWithExactPath(t *testing.T) {
 	srv := redistest.Start(t)
+	for _, w := range windows {
+		t.Run(w.name, func(t *testing.T) { testErrorBoundWithExactPath(t, srv, w.policy, "{bound}exact-"+w.name) })
+	}
+}
+
+func testErrorBoundWithExactPath(t *testing.T, srv *redistest.Server, fixedMinute counter.Policy, key string) {
 	ss := newInstances(t, srv)
 	exact, err := redis.New(newClient(t, srv), redis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const key = "{bound}exact"
 	admitted := 0
 	for _, s := range ss {
 		for range allowance {

@@ -17,20 +17,24 @@
 //
 // # How it decides
 //
-// A batch whose updates are all epoch-aligned fixed windows (the Envoy
-// reference service's, and the default; see Approximate) is decided in
-// process, all or nothing, by counter.Policy.Decide over each counter's
-// local view: the count Redis returned at the last flush that wrote the
-// counter, plus the hits this instance admitted since. No Redis command is
-// sent. Every other batch (a sliding window, a token bucket, GCRA, a fixed
-// window from its first hit, or a mix) goes to the exact store, one round
-// trip, as without this package.
+// A batch whose updates are all fixed windows (aligned to the epoch, as the
+// Envoy reference service counts, or from the first hit, as limitador
+// counts; see Approximate) is decided in process, all or nothing, by
+// counter.Policy.Decide over each counter's local view: the window and
+// count Redis returned at the last flush that wrote the counter, plus the
+// hits this instance admitted since. No Redis command is sent. Every other
+// batch (with a sliding window, a token bucket or GCRA) goes to the exact
+// store, one round trip, as without this package.
 //
 // A flush sends every counter's pending hits to Redis and reads back the
 // counters' new values in one round trip: one call of one Lua script on a
 // standalone server (on a Cluster, one call per hash tag, in one pipeline).
 // The script adds the hits to the stored window, starts the window when the
-// stored one is older, and drops hits of a window Redis has already left.
+// stored one is over, and drops hits of an epoch-aligned window Redis has
+// already left. A window from the first hit starts, for an instance that
+// has not flushed yet, at its own first hit; its first flush adds its hits
+// to the window Redis holds, if one is running, and adopts it, so that the
+// instances end the window together.
 // Flushes run every Options.FlushPeriod (default 1 s, Limitador's), sooner
 // when Options.BatchSize counters (default 100, Limitador's batch size) have
 // pending hits, and when a request needs one (next paragraph). Close
@@ -46,7 +50,8 @@
 //
 // # The error bound
 //
-// Take one counter of a fixed window with maximum M, N instances of this
+// Take one counter of a fixed window with maximum M (a window as Redis
+// holds it), N instances of this
 // store sharing it through one Redis, the allowance L, and C the largest
 // cost of one update (1 for Envoy's default hits_addend); let L' =
 // max(L, C). While flushes succeed, within any one window:
@@ -77,9 +82,10 @@
 // to N for that window.
 //
 // The tests TestErrorBound* drive four instances over one redis-server with
-// known traffic and explicit flushes, reaches M + 3L' exactly with an
-// adversarial schedule, and never exceeds it or admits fewer than M with
-// random ones.
+// known traffic and explicit flushes, for both kinds of fixed window: an
+// adversarial schedule reaches M + 3L' exactly, and random ones (costs of
+// 1, up to 3, and above L) never exceed M + 3L' nor reject a request that
+// fits under M.
 //
 // The exceptions are those of limit/redis: a flush whose reply is lost
 // after the script ran (a dropped connection, a timeout) keeps its hits
@@ -109,10 +115,9 @@
 // Limitador's cached storage admits a counter it has not cached as if it
 // were empty, flushes every period, and has no bound on the hits admitted
 // between flushes; this store has the allowance above, which makes the
-// error a function of configuration rather than traffic. Limitador counts
-// a window from its first hit; this store approximates only epoch-aligned
-// windows (a first-hit window's start is the first hit anywhere, which no
-// instance knows locally) and decides every other batch exactly. Like
-// limit/redis, a rejected hit is never counted and a batch is all or
-// nothing within one instance.
+// error a function of configuration rather than traffic. Limitador reads a
+// counter's window from its key's TTL; here it is stored with the count, as
+// limit/redis stores it. Other algorithms than the fixed window are decided
+// exactly. Like limit/redis, a rejected hit is never counted and a batch is
+// all or nothing within one instance.
 package cached

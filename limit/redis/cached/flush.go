@@ -29,6 +29,7 @@ type record struct {
 	start int64  // the window the hits were counted in
 	hits  uint64
 	ttlMs int64
+	first int64         // the window in µs when it starts at the first hit, else 0
 	state counter.State // the state Redis returned
 }
 
@@ -53,7 +54,11 @@ func (s *Store) Flush(ctx context.Context) error {
 		if e.pending == 0 {
 			continue
 		}
-		recs = append(recs, record{key: k, start: e.start, hits: e.pending, ttlMs: ceilMillis(e.window) + s.marginMs})
+		r := record{key: k, start: e.start, hits: e.pending, ttlMs: ceilMillis(e.window) + s.marginMs}
+		if e.firstHit {
+			r.first = e.window
+		}
+		recs = append(recs, r)
 		e.inflight, e.pending = e.pending, 0
 	}
 	s.dirty = 0
@@ -95,10 +100,14 @@ func (s *Store) Flush(ctx context.Context) error {
 			// far; base+hits is a lower bound too, should Redis have lost
 			// the key.
 			e.base = max(r.state.Count, e.base+r.hits)
+		case e.firstHit:
+			// Redis holds a window another instance started: adopt it,
+			// with the hits admitted here since the flush began.
+			e.start, e.base = r.state.Time, r.state.Count
 		case r.state.Time > r.start:
 			// Redis counts in a newer window (this clock lags): adopt it,
 			// as the exact store counts a stale instant in the stored
-			// window.
+			// window; the hits admitted here belong to the old one.
 			if e.pending > 0 {
 				s.dirty--
 			}
@@ -190,12 +199,13 @@ func (s *Store) run(ctx context.Context, c goredis.Scripter, recs []record) erro
 // scriptArgs returns the script's KEYS and ARGV[1] for recs.
 func (s *Store) scriptArgs(recs []record) ([]string, []byte) {
 	keys := make([]string, len(recs))
-	args := make([]byte, 0, 24*len(recs))
+	args := make([]byte, 0, 32*len(recs))
 	for i := range recs {
 		keys[i] = s.prefix + recs[i].key
 		args = appendNum(args, recs[i].start)
 		args = appendNum(args, int64(min(recs[i].hits, 1<<52)))
 		args = appendNum(args, recs[i].ttlMs)
+		args = appendNum(args, recs[i].first)
 	}
 	return keys, args
 }

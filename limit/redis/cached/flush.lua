@@ -8,20 +8,25 @@
 --
 -- KEYS: the counter keys.
 -- ARGV[1]: little-endian IEEE doubles, integers below 2^53: per key, the
---   window start (Unix µs) the hits were counted in, the hits, and the TTL
---   in milliseconds to set when the key is written.
+--   window start (Unix µs) the hits were counted in, the hits, the TTL in
+--   milliseconds to set when the key is written, and the window in µs when
+--   windows start at a counter's first hit (limitador's), else 0 (windows
+--   aligned to the Unix epoch).
 --
--- Per key: a stored window older than the hits' (or no key) is replaced by
--- the hits' window holding the hits; the same window gets the hits added; a
--- newer stored window is left alone (the hits belong to a window that is
--- over). The reply is one line per key, the state after the call.
+-- Per key, for windows aligned to the epoch: a stored window older than
+-- the hits' (or no key) is replaced by the hits' window holding the hits;
+-- the same window gets the hits added; a newer stored window is left alone
+-- (the hits belong to a window that is over). For windows from the first
+-- hit: a stored window still running at the hits' start gets them added
+-- (instances adopt the window Redis holds); otherwise the hits' window
+-- replaces it. The reply is one line per key, the state after the call.
 
 local args = ARGV[1]
 local pos = 1
 local out = {}
 for k = 1, #KEYS do
-  local start, hits, ttl
-  start, hits, ttl, pos = struct.unpack('<ddd', args, pos)
+  local start, hits, ttl, firsthit
+  start, hits, ttl, firsthit, pos = struct.unpack('<dddd', args, pos)
   local t, c, p = start, 0, 0
   local v = redis.call('GET', KEYS[k])
   if v then
@@ -30,7 +35,11 @@ for k = 1, #KEYS do
       return redis.error_reply('limit/redis/cached: key ' .. KEYS[k] .. ' does not hold a counter state')
     end
     st, sc, sp = tonumber(st), tonumber(sc), tonumber(sp)
-    if st > start then
+    if firsthit > 0 then
+      if sc > 0 and st + firsthit > start then
+        t, c, p = st, sc, sp
+      end
+    elseif st > start then
       t, c, p = st, sc, sp
       hits = 0
     elseif st == start then

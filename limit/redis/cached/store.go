@@ -103,6 +103,7 @@ type entry struct {
 	base     uint64 // hits Redis acknowledged in the window (a lower bound of all hits)
 	pending  uint64 // hits admitted here, not yet sent
 	inflight uint64 // hits admitted here, in the flush under way
+	firstHit bool   // the window starts at its first hit (limitador's)
 }
 
 func (e *entry) state() counter.State {
@@ -173,19 +174,17 @@ func orDefault[T int | time.Duration](v, def T) T {
 }
 
 // Approximate reports whether updates are decided locally: every update
-// is an epoch-aligned fixed window. Other batches go to the exact store.
+// is a fixed window. Other batches go to the exact store.
 func Approximate(updates []counter.Update) bool {
 	for i := range updates {
-		p := &updates[i].Policy
-		if p.Algorithm != counter.AlgorithmFixedWindow || p.FirstHit {
+		if updates[i].Policy.Algorithm != counter.AlgorithmFixedWindow {
 			return false
 		}
 	}
 	return true
 }
 
-// Update implements counter.Store. A batch of epoch-aligned fixed windows
-// is decided from this instance's view of its counters, without Redis,
+// Update implements counter.Store. A batch of fixed windows is decided from this instance's view of its counters, without Redis,
 // unless a counter's allowance is used up (it then waits for a flush,
 // one round trip) or the last flush failed (it then decides from the view
 // alone). Any other batch is the exact store's (limit/redis), one round
@@ -340,7 +339,7 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 		if work[k].Time != e.start {
 			e.start, e.base, e.pending, e.inflight = work[k].Time, 0, 0, 0
 		}
-		e.window = updates[i].Policy.Window.Microseconds()
+		e.window, e.firstHit = updates[i].Policy.Window.Microseconds(), updates[i].Policy.FirstHit
 		if e.pending == 0 {
 			s.dirty++
 			if s.dirty == s.batchSize {

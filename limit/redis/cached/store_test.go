@@ -105,7 +105,7 @@ func TestSharesKeysWithExactStore(t *testing.T) {
 	}
 }
 
-// TestExactPath: a batch with another algorithm or a first-hit window is
+// TestExactPath: a batch with another algorithm than the fixed window is
 // the exact store's, decided in Redis at once.
 func TestExactPath(t *testing.T) {
 	srv := redistest.Start(t)
@@ -115,7 +115,7 @@ func TestExactPath(t *testing.T) {
 		updates []counter.Update
 	}{
 		{"token bucket", []counter.Update{{Key: "{x}tb", Policy: counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 5, Window: time.Minute}, Cost: 1}}},
-		{"first hit", []counter.Update{{Key: "{x}fh", Policy: counter.Policy{Max: 5, Window: time.Minute, FirstHit: true}, Cost: 1}}},
+		{"GCRA", []counter.Update{{Key: "{x}gcra", Policy: counter.Policy{Algorithm: counter.AlgorithmGCRA, Max: 5, Window: time.Minute}, Cost: 1}}},
 		{"mixed", []counter.Update{
 			{Key: "{x}fw", Policy: counter.Policy{Max: 5, Window: time.Minute}, Cost: 1},
 			{Key: "{x}sw", Policy: counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 5, Window: time.Minute}, Cost: 1},
@@ -129,8 +129,8 @@ func TestExactPath(t *testing.T) {
 			t.Errorf("%s: ExactBatches = %d, want %d", tc.name, got, i+1)
 		}
 		for _, u := range tc.updates {
-			if st := stored(t, s.client, u.Key); st.Count != 1 {
-				t.Errorf("%s: Redis holds %+v for %s at once, want a count of 1", tc.name, st, u.Key)
+			if st := stored(t, s.client, u.Key); st == (counter.State{}) {
+				t.Errorf("%s: Redis holds nothing for %s, want the state the exact store wrote at once", tc.name, u.Key)
 			}
 		}
 	}
@@ -276,5 +276,38 @@ func TestNewErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%s) = %v, want an error containing %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestFirstHitWindowsAdoptRedis: windows from the first hit (limitador's)
+// start at an instance's own first hit until its first flush, which
+// adopts the window Redis holds (started by another instance's flush), so
+// that the instances end the window together.
+func TestFirstHitWindowsAdoptRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	a := newStore(t, newClient(t, srv), Options{MaxUnflushed: 100})
+	b := newStore(t, newClient(t, srv), Options{MaxUnflushed: 100})
+	p := counter.Policy{Max: 10, Window: time.Minute, FirstHit: true}
+	const key = "{first}k"
+	hit(t, a, t0, key, p, 1)
+	mustFlush(t, a)
+	hit(t, b, t0.Add(30*time.Second), key, p, 1) // b's own window starts here
+	mustFlush(t, b)
+	want := counter.State{Time: t0.UnixMicro(), Count: 2}
+	if got := stored(t, a.client, key); got != want {
+		t.Errorf("Redis holds %+v, want %+v: b's hit in a's window", got, want)
+	}
+	ds := make([]counter.Decision, 1)
+	if err := b.Update(context.Background(), t0.Add(40*time.Second), []counter.Update{{Key: key, Policy: p}}, ds); err != nil {
+		t.Fatal(err)
+	}
+	if wantD := (counter.Decision{Allowed: true, Used: 2, Remaining: 8, ResetAfter: 20 * time.Second}); ds[0] != wantD {
+		t.Errorf("b's check after its flush = %+v, want %+v (a's window, ending at t0+1m)", ds[0], wantD)
+	}
+	hit(t, b, t0.Add(61*time.Second), key, p, 1) // a new window, from b's hit
+	mustFlush(t, b)
+	want = counter.State{Time: t0.Add(61 * time.Second).UnixMicro(), Count: 1}
+	if got := stored(t, b.client, key); got != want {
+		t.Errorf("Redis holds %+v after the window ended, want %+v", got, want)
 	}
 }
