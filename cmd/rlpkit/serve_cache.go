@@ -66,7 +66,13 @@ func openRedisStore(client goredis.UniversalClient, ro redis.Options, c storeCac
 	var store counter.Store
 	closeStore := client.Close
 	if c.redisApproximate {
-		approx, err := cached.New(client, cached.Options{Redis: ro, FlushPeriod: c.redisFlushPeriod})
+		approx, err := cached.New(client, cached.Options{Redis: ro, FlushPeriod: c.redisFlushPeriod, OnStateChange: func(down bool, err error) {
+			if down {
+				log.Warn("Redis unreachable; deciding in process and keeping the hits to write", "err", err)
+			} else {
+				log.Info("Redis reachable again; the kept hits are written")
+			}
+		}})
 		if err != nil {
 			return nil, err
 		}

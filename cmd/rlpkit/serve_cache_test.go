@@ -9,6 +9,7 @@ import (
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"github.com/google/go-cmp/cmp"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
 )
@@ -137,5 +138,51 @@ func TestServeApproximate(t *testing.T) {
 	st := exact.mustCall(t, req).GetStatuses()[0]
 	if got := st.GetLimitRemaining(); got != 44 {
 		t.Errorf("exact server after the approximate one's 5 hits: remaining %d, want 44", got)
+	}
+}
+
+// TestServeApproximateRedisDown: with --redis-approximate, a server whose
+// Redis dies keeps answering from its own counts (OK up to the limit, then
+// OVER_LIMIT, never Unavailable), stays ready, logs the outage, and writes
+// the hits it kept once Redis is back.
+func TestServeApproximateRedisDown(t *testing.T) {
+	r := redistest.Start(t)
+	file := writeFile(t, t.TempDir(), "limits.yaml", "- {namespace: shop, max_value: 10, seconds: 31536000, variables: [user]}\n")
+	s := startServe(t, "--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL(), "--redis-approximate", "--redis-flush-period", "50ms")
+	req := rlsRequest("shop", 0, rlsDesc("user", "alice"))
+	r.Kill()
+	var codes []rlsv3.RateLimitResponse_Code
+	for range 12 {
+		codes = append(codes, s.mustCall(t, req).GetOverallCode())
+	}
+	want := []rlsv3.RateLimitResponse_Code{}
+	for i := range 12 {
+		if i < 10 {
+			want = append(want, rlsv3.RateLimitResponse_OK)
+		} else {
+			want = append(want, rlsv3.RateLimitResponse_OVER_LIMIT)
+		}
+	}
+	if diff := cmp.Diff(want, codes); diff != "" {
+		t.Errorf("answers with Redis down (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if h, err := healthpb.NewHealthClient(s.conn).Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health with Redis down in approximate mode: %v, %v; want SERVING", h, err)
+	}
+	waitFor(t, "the outage to be logged", func() bool { return strings.Contains(s.log.String(), "Redis unreachable; deciding in process") })
+	r.Restart(t)
+	waitFor(t, "the recovery to be logged", func() bool { return strings.Contains(s.log.String(), "Redis reachable again") })
+	keys, err := redisClient(t, r).Keys(context.Background(), "*").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("Redis keys %q (%v), want one counter", keys, err)
+	}
+	v, err := redisClient(t, r).Get(context.Background(), keys[0]).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, rest, _ := strings.Cut(v, " "); !strings.HasPrefix(rest, "10 ") {
+		t.Errorf("Redis holds %q for %s once back, want the 10 hits admitted while it was down", v, keys[0])
 	}
 }

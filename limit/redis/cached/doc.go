@@ -98,9 +98,12 @@
 //
 // # When Redis is down
 //
-// A failed flush keeps its hits pending, marks the store down and is
-// retried at the next period (or batch). While it is down, Update keeps
-// deciding from the local views and no longer waits for flushes: each
+// A failed flush keeps its hits pending, marks the store down (reported to
+// Options.OnStateChange) and is retried at the next period (or batch). A
+// request waits for a flush at most Options.FlushTimeout (default 350 ms,
+// Limitador's response timeout) and is then decided without it. While the
+// store is down, Update keeps deciding from the local views and no longer
+// waits for flushes: each
 // instance enforces M alone on what it knows, so the window's admitted hits
 // are at most N*M (each instance's view starts from the count it last read).
 // The first flush that succeeds writes the pending hits and ends it. Hits of

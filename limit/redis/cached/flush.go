@@ -70,7 +70,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	err := s.write(ctx, recs)
 
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	was := s.down
 	if err != nil {
 		s.flushErrors.Add(1)
 		s.down = true
@@ -83,8 +83,19 @@ func (s *Store) Flush(ctx context.Context) error {
 				e.inflight, e.pending = 0, e.pending+r.hits
 			}
 		}
-		return fmt.Errorf("limit/redis/cached: flush %d counters: %w", len(recs), err)
+		s.mu.Unlock()
+		err = fmt.Errorf("limit/redis/cached: flush %d counters: %w", len(recs), err)
+		if !was && s.onChange != nil {
+			s.onChange(true, err)
+		}
+		return err
 	}
+	defer func() {
+		if was && s.onChange != nil {
+			s.onChange(false, nil)
+		}
+	}()
+	defer s.mu.Unlock()
 	s.flushes.Add(1)
 	s.down = false
 	for i := range recs {

@@ -24,8 +24,8 @@ const (
 	DefaultBatchSize = 100
 	// DefaultMaxCounters bounds the counters kept in memory.
 	DefaultMaxCounters = 10_000
-	// DefaultFlushTimeout bounds one flush started by the timer (a flush a
-	// request waits for is bounded by the request's context).
+	// DefaultFlushTimeout bounds one flush, as Limitador's response
+	// timeout.
 	DefaultFlushTimeout = 350 * time.Millisecond
 	// DefaultAllowanceDivisor sets the allowance of a counter whose
 	// Options.MaxUnflushed is 0: max(1, Max/DefaultAllowanceDivisor).
@@ -50,7 +50,7 @@ type Options struct {
 	// counter reaching its allowance (MaxUnflushed) is flushed by the
 	// request that needs it.
 	FlushPeriod time.Duration
-	// FlushTimeout bounds a flush started by the timer or by BatchSize;
+	// FlushTimeout bounds a flush, and how long a request waits for one;
 	// 0 means DefaultFlushTimeout.
 	FlushTimeout time.Duration
 	// BatchSize is the number of counters with pending hits that starts a
@@ -65,6 +65,12 @@ type Options struct {
 	// MaxCounters bounds the counters kept in memory; 0 means
 	// DefaultMaxCounters.
 	MaxCounters int
+	// OnStateChange, when set, is called when a failed flush makes the
+	// store down (down true, with the flush's error) and when a flush that
+	// succeeds ends it (down false, nil), for logs and metrics. It is
+	// called from the flushing goroutine, after the flush, and must not
+	// block.
+	OnStateChange func(down bool, err error)
 }
 
 // Store is a counter.Store that decides fixed windows locally and writes
@@ -80,6 +86,7 @@ type Store struct {
 	maxCounters int
 	timeout     time.Duration
 	sharded     bool
+	onChange    func(down bool, err error)
 
 	mu       sync.Mutex
 	counters map[string]*entry
@@ -151,6 +158,7 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		maxCounters: orDefault(o.MaxCounters, DefaultMaxCounters),
 		timeout:     orDefault(o.FlushTimeout, DefaultFlushTimeout),
 		sharded:     !standalone,
+		onChange:    o.OnStateChange,
 		counters:    map[string]*entry{},
 		flushing:    make(chan struct{}, 1),
 		kick:        make(chan struct{}, 1),
@@ -223,8 +231,12 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 			return nil
 		}
 		// A counter's allowance is used up, or there is no room for a new
-		// counter: a flush acknowledges the hits, then decide again.
-		err := s.Flush(ctx)
+		// counter: a flush acknowledges the hits, then decide again. The
+		// wait is bounded by the flush timeout too, so that a Redis that
+		// does not answer leaves time to decide without it.
+		fctx, cancel := context.WithTimeout(ctx, s.timeout)
+		err := s.Flush(fctx)
+		cancel()
 		if err == nil {
 			continue
 		}

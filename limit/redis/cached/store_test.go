@@ -144,7 +144,10 @@ func TestExactPath(t *testing.T) {
 // down; when Redis is back, a flush writes them and ends it.
 func TestRedisDown(t *testing.T) {
 	srv := redistest.Start(t)
-	s := newStore(t, newClient(t, srv), Options{MaxUnflushed: 2})
+	var events []string
+	s := newStore(t, newClient(t, srv), Options{MaxUnflushed: 2, OnStateChange: func(down bool, err error) {
+		events = append(events, fmt.Sprintf("down=%v err=%v", down, err != nil))
+	}})
 	p := counter.Policy{Max: 20, Window: time.Minute}
 	const key = "{down}k"
 	for range 5 {
@@ -175,6 +178,9 @@ func TestRedisDown(t *testing.T) {
 	}
 	if st := s.Stats(); st.Down || st.Pending != 0 {
 		t.Errorf("Stats() after a flush = %+v, want up, nothing pending", st)
+	}
+	if diff := cmp.Diff([]string{"down=true err=true", "down=false err=false"}, events); diff != "" {
+		t.Errorf("OnStateChange calls (-want +got):\n%s", diff)
 	}
 	if got := stored(t, s.client, key); got.Count != 20-flushed {
 		t.Errorf("Redis holds %+v after the flush, want the %d hits pending while it was down (the %d flushed before were lost with it)", got, 20-flushed, flushed)
