@@ -281,7 +281,6 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 		entries, work, orig = make([]*entry, 0, n), make([]counter.State, 0, n), make([]counter.State, 0, n)
 		unacked, added, keyOf = make([]uint64, 0, n), make([]uint64, 0, n), make([]int, 0, n)
 	}
-	newKeys := 0
 	for i := range updates {
 		k := -1
 		for j := range i {
@@ -297,8 +296,6 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 			var un uint64
 			if e != nil {
 				st, un = e.state(), e.pending+e.inflight
-			} else {
-				newKeys++
 			}
 			entries, work, orig = append(entries, e), append(work, st), append(orig, st)
 			unacked, added = append(unacked, un), append(added, 0)
@@ -333,6 +330,12 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 			}
 		}
 		return decided
+	}
+	newKeys := 0
+	for k := range entries {
+		if entries[k] == nil && added[k] > 0 {
+			newKeys++
+		}
 	}
 	if newKeys > 0 && len(s.counters)+newKeys > s.maxCounters && !s.evict(now.UnixMicro(), newKeys) {
 		return noRoom

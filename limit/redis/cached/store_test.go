@@ -209,6 +209,9 @@ func TestBoundedMemory(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no room") {
 		t.Errorf("Update of a fifth counter with Redis down = %v, want an error saying there is no room", err)
 	}
+	if !hit(t, s, t0, "{mem}a check", p, 0) {
+		t.Error("a check of a new counter was rejected: a check keeps nothing, so needs no room")
+	}
 	if !hit(t, s, t0.Add(time.Minute), "{mem}next window", p, 1) {
 		t.Error("a counter in the next window was rejected: the ended windows' counters should make room")
 	}
