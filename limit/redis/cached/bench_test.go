@@ -14,8 +14,10 @@ import (
 // BenchmarkUpdate compares one decision of a fixed window by the exact
 // store (limit/redis) and by this one, serially and from 8 goroutines per
 // core, with the Redis round trips per decision as a metric. The
-// approximate store runs its flush timer at the default period, and its
-// allowance is the default (Max/10, here 429,496,729: a flush per period).
+// approximate store runs its flush timer at the default period; with its
+// default allowance (Max/10, here 429,496,729) it flushes once a period,
+// with an allowance of 100 (store=cached-allowance100) a decision in 100
+// waits for a flush.
 func BenchmarkUpdate(b *testing.B) {
 	srv := redistest.Start(b)
 	p := counter.Policy{Max: counter.MaxPolicyValue, Window: time.Hour}
@@ -29,6 +31,7 @@ func BenchmarkUpdate(b *testing.B) {
 		b.Fatal(err)
 	}
 	approx := newStore(b, approxClient, Options{FlushPeriod: DefaultFlushPeriod})
+	small := newStore(b, approxClient, Options{FlushPeriod: DefaultFlushPeriod, MaxUnflushed: 100})
 	stores := []struct {
 		name  string
 		store counter.Store
@@ -36,6 +39,7 @@ func BenchmarkUpdate(b *testing.B) {
 	}{
 		{"store=redis", exact, &exactTrips},
 		{"store=cached", approx, &approxTrips},
+		{"store=cached-allowance100", small, &approxTrips},
 	}
 	for _, n := range []int{1, 3} {
 		for _, st := range stores {
