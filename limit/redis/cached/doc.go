@@ -35,6 +35,7 @@
 // has not flushed yet, at its own first hit; its first flush adds its hits
 // to the window Redis holds, if one is running, and adopts it, so that the
 // instances end the window together.
+//
 // Flushes run every Options.FlushPeriod (default 1 s, Limitador's), sooner
 // when Options.BatchSize counters (default 100, Limitador's batch size) have
 // pending hits, and when a request needs one (next paragraph). Close
@@ -51,10 +52,10 @@
 // # The error bound
 //
 // Take one counter of a fixed window with maximum M (a window as Redis
-// holds it), N instances of this
-// store sharing it through one Redis, the allowance L, and C the largest
-// cost of one update (1 for Envoy's default hits_addend); let L' =
-// max(L, C). While flushes succeed, within any one window:
+// holds it), N instances of this store sharing it through one Redis, the
+// allowance L, and C the largest cost of one update (1 for Envoy's default
+// hits_addend); let L' = max(L, C). While flushes succeed, within any one
+// window:
 //
 //   - Never too few: a request is rejected only when the hits admitted in
 //     its window by all instances, plus its cost, exceed M, as the exact
@@ -64,12 +65,12 @@
 //     local hits are both parts of the window's admitted hits.
 //   - Never more than M + (N-1)*L' hits admitted, when every update of the
 //     counter goes through this store's local path. Why: take the instance
-//     whose last admitting view was refreshed last, at instant s. Its
-//     admitted hits plus every hit in Redis at s is at most M (its view held
-//     them all). What the others admitted beyond that had not reached Redis
-//     at s; each of them admitted none after its own next refresh (else its
-//     refresh would be later than s), so those are hits it held
-//     unacknowledged at one time: at most L' each.
+//     whose last admitting view was refreshed last, from Redis's count at
+//     instant s. The hits in Redis at s plus its own since are at most M
+//     (that view held them all). Every other hit had not reached Redis at
+//     s; each other instance admitted none after its own next refresh
+//     (else that refresh would be later than s), so its hits not in Redis
+//     at s are hits it held unacknowledged at one time: at most L' each.
 //   - Never more than M + N*L', when the counter is also updated through
 //     the exact path (batches this store cannot approximate, or limit/redis
 //     stores on the same Redis): such an update sees Redis but not the hits
@@ -103,22 +104,25 @@
 // request waits for a flush at most Options.FlushTimeout (default 350 ms,
 // Limitador's response timeout) and is then decided without it. While the
 // store is down, Update keeps deciding from the local views and no longer
-// waits for flushes: each
-// instance enforces M alone on what it knows, so the window's admitted hits
-// are at most N*M (each instance's view starts from the count it last read).
-// The first flush that succeeds writes the pending hits and ends it. Hits of
-// a window that ends before Redis comes back are dropped: no decision reads
-// them any more. Memory stays bounded: at most Options.MaxCounters counters
-// (default 10,000, Limitador's) are kept; when a new counter finds none to
-// drop (every kept one holds unacknowledged hits of a current window) and
-// Redis cannot be reached, Update returns an error rather than forget hits.
+// waits for flushes: each instance enforces M alone on what it knows, so
+// the window's admitted hits are at most N*M (each instance's view starts
+// from the count it last read). The first flush that succeeds writes the
+// pending hits and ends it. Hits of a window that has ended by then may be
+// dropped: no decision reads them any more.
+//
+// Memory stays bounded: at most Options.MaxCounters counters (default
+// 10,000, Limitador's) are kept, each its key and a few numbers. When a new
+// counter finds none to drop (every kept one holds unacknowledged hits of a
+// running window) and Redis cannot be reached, Update returns an error
+// rather than forget hits.
 //
 // # Where it differs from Limitador
 //
-// Limitador's cached storage admits a counter it has not cached as if it
-// were empty, flushes every period, and has no bound on the hits admitted
-// between flushes; this store has the allowance above, which makes the
-// error a function of configuration rather than traffic. Limitador reads a
+// Like Limitador's cached storage, a counter not in memory starts from an
+// empty view (counted in N above) rather than costing a round trip.
+// Limitador then has no bound on the hits an instance admits between
+// flushes; this store has the allowance above, which makes the error a
+// function of configuration rather than traffic. Limitador reads a
 // counter's window from its key's TTL; here it is stored with the count, as
 // limit/redis stores it. Other algorithms than the fixed window are decided
 // exactly. Like limit/redis, a rejected hit is never counted and a batch is

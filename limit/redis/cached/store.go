@@ -192,10 +192,11 @@ func Approximate(updates []counter.Update) bool {
 	return true
 }
 
-// Update implements counter.Store. A batch of fixed windows is decided from this instance's view of its counters, without Redis,
-// unless a counter's allowance is used up (it then waits for a flush,
-// one round trip) or the last flush failed (it then decides from the view
-// alone). Any other batch is the exact store's (limit/redis), one round
+// Update implements counter.Store. A batch of fixed windows is decided
+// from this instance's view of its counters, without Redis, unless a
+// counter's allowance is used up: it then waits for a flush (one round
+// trip, at most the flush timeout) unless the store is down, and decides
+// from the view. Any other batch is the exact store's (limit/redis), one round
 // trip. It returns an error for invalid input, when the store is closed,
 // and when a batch needs room for new counters while every counter kept
 // holds hits Redis has not acknowledged and Redis cannot be reached.
