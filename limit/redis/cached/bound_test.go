@@ -121,7 +121,9 @@ func testErrorBoundRandom(t *testing.T, srv *redistest.Server, fixedMinute count
 						mustFlush(t, s)
 					}
 					cost := 1 + r.Uint64N(tc.maxCost)
-					if hit(t, s, t0.Add(time.Duration(step)*time.Millisecond), key, fixedMinute, cost) {
+					ok := hit(t, s, t0.Add(time.Duration(step)*time.Millisecond), key, fixedMinute, cost)
+					checkInvariants(t, s, max(allowance, tc.maxCost))
+					if ok {
 						admitted += cost
 					} else {
 						rejected++
@@ -259,5 +261,39 @@ func testErrorBoundWithExactPath(t *testing.T, srv *redistest.Server, fixedMinut
 		if hit(t, s, t0, key, fixedMinute, 1) {
 			t.Errorf("instance %d admitted a hit after the window's %d", i, admitted)
 		}
+	}
+}
+
+// TestErrorBoundAcrossWindows sends traffic over three epoch-aligned
+// windows (instants only move forward): each window admits between M and
+// M + (N-1)*L, whatever an instance still held of the window before.
+func TestErrorBoundAcrossWindows(t *testing.T) {
+	srv := redistest.Start(t)
+	ss := newInstances(t, srv)
+	p := windows[0].policy
+	for seed := range uint64(10) {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 29))
+			key := fmt.Sprintf("{bound}windows-%d", seed)
+			const steps = 3 * 4 * limitMax
+			start := t0.Add(time.Duration(seed) * 10 * time.Minute) // fresh windows per seed
+			var admitted [3]int
+			for step := range steps {
+				s := ss[r.IntN(instances)]
+				if r.IntN(20) == 0 {
+					mustFlush(t, s)
+				}
+				offset := time.Duration(step) * 3 * time.Minute / steps
+				if hit(t, s, start.Add(offset), key, p, 1) {
+					admitted[offset/time.Minute]++
+				}
+				checkInvariants(t, s, allowance)
+			}
+			for w, n := range admitted {
+				if bound := limitMax + (instances-1)*allowance; n < limitMax || n > bound {
+					t.Errorf("window %d admitted %d, want between M = %d and M + (N-1)*L = %d", w, n, limitMax, bound)
+				}
+			}
+		})
 	}
 }

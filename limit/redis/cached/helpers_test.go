@@ -135,3 +135,24 @@ func (c *commands) take() (map[string]int, int) {
 	}
 	return n, r
 }
+
+// checkInvariants fails the test unless s's bookkeeping holds: dirty counts
+// the counters with pending hits, and, while s is up, no counter holds more
+// unacknowledged hits than limit.
+func checkInvariants(t testing.TB, s *Store, limit uint64) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dirty := 0
+	for k, e := range s.counters {
+		if e.pending > 0 {
+			dirty++
+		}
+		if !s.down && e.pending+e.inflight > limit {
+			t.Errorf("counter %q holds %d unacknowledged hits, want at most %d", k, e.pending+e.inflight, limit)
+		}
+	}
+	if dirty != s.dirty {
+		t.Errorf("dirty = %d, want %d (the counters with pending hits)", s.dirty, dirty)
+	}
+}

@@ -353,12 +353,15 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 			entries[k] = e
 		}
 		if work[k].Time != e.start {
+			if e.pending > 0 {
+				s.dirty--
+			}
 			e.start, e.base, e.pending, e.inflight = work[k].Time, 0, 0, 0
 		}
 		e.window, e.firstHit = updates[i].Policy.Window.Microseconds(), updates[i].Policy.FirstHit
 		if e.pending == 0 {
 			s.dirty++
-			if s.dirty == s.batchSize {
+			if s.dirty >= s.batchSize {
 				select {
 				case s.kick <- struct{}{}:
 				default:
