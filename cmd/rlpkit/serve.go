@@ -74,6 +74,7 @@ type serveOptions struct {
 	reloadInterval  time.Duration
 	shutdownTimeout time.Duration
 	sources         flagSources // where each flag's value came from, for errors
+	cache           storeCacheOptions
 
 	// ratelimitDir holds envoyproxy/ratelimit configuration files, served
 	// instead of limitsFile or paths (see serve_ratelimit.go), with its
@@ -137,6 +138,7 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.DurationVar(&o.reloadInterval, "reload-interval", time.Second, "how often to look for changed inputs (0: never)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long a graceful stop waits for calls in flight")
+	addStoreCacheFlags(fs, &o.cache)
 	documentEnv(fs)
 	paths, err := parseFlags(fs, args, serveSynopsis, true, stdout)
 	if err != nil {
@@ -178,6 +180,9 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 		return o, usagef("--max-keys bounds the memory store; it has no effect with --redis")
 	case o.metricsAddr != "" && isSet(fs, "http-addr"):
 		return o, usagef("%s is deprecated and sets --http-addr; give only %s", src.name("metrics-addr"), o.httpAddrFlag)
+	}
+	if err := checkStoreCacheFlags(&o, fs); err != nil {
+		return o, err
 	}
 	if o.metricsAddr != "" {
 		o.httpAddr, o.httpAddrFlag = o.metricsAddr, src.name("metrics-addr")

@@ -36,13 +36,18 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	if err != nil {
 		return nil, usagef("%s: %v", o.sources.name("redis"), err)
 	}
-	store, err := redis.New(client, redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime})
+	ro := redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime}
+	cs, err := openRedisStore(client, ro, o.cache, o.storeTimeout, log)
 	if err != nil {
 		client.Close()
 		return nil, usagef("%v", err)
 	}
-	ping := func(ctx context.Context) error { return client.Ping(ctx).Err() }
-	return &counterStore{Store: store, kind: "redis", ping: ping, close: client.Close}, nil
+	if !o.cache.redisApproximate {
+		// The approximate store answers without Redis: readiness does
+		// not follow it.
+		cs.ping = func(ctx context.Context) error { return client.Ping(ctx).Err() }
+	}
+	return cs, nil
 }
 
 // boundedStore gives every update at most timeout, so that a Redis that hangs

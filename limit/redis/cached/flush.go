@@ -1,0 +1,312 @@
+package cached
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+)
+
+//go:embed flush.lua
+var flushLua string
+
+// flushScript adds a flush's hits and returns the counters' states, by its
+// SHA-1 (EVALSHA), falling back to EVAL when the server has not cached it.
+var flushScript = goredis.NewScript(flushLua)
+
+// record is one counter's part of a flush.
+type record struct {
+	key   string // as kept in s.counters
+	start int64  // the window the hits were counted in
+	hits  uint64
+	ttlMs int64
+	first int64         // the window in µs when it starts at the first hit, else 0
+	state counter.State // the state Redis returned
+}
+
+// Flush writes every pending hit to Redis and refreshes the view of the
+// counters it wrote from the states Redis returns, in one round trip: one
+// script call on a standalone server, or on a Cluster one per hash tag in
+// one pipeline. Flushes run one at a time; a Flush waits for the one under
+// way (or ctx) first. When it fails, the hits stay pending for the next
+// flush and the store is down (Update decides without waiting for Redis)
+// until a flush succeeds. A Flush with nothing pending does nothing.
+func (s *Store) Flush(ctx context.Context) error {
+	select {
+	case s.flushing <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("limit/redis/cached: flush: %w", ctx.Err())
+	}
+	defer func() { <-s.flushing }()
+
+	s.mu.Lock()
+	recs := make([]record, 0, s.dirty)
+	for k, e := range s.counters {
+		if e.pending == 0 {
+			continue
+		}
+		r := record{key: k, start: e.start, hits: e.pending, ttlMs: ceilMillis(e.window) + s.marginMs}
+		if e.firstHit {
+			r.first = e.window
+		}
+		recs = append(recs, r)
+		e.inflight, e.pending = e.pending, 0
+	}
+	s.dirty = 0
+	s.mu.Unlock()
+	if len(recs) == 0 {
+		return nil
+	}
+
+	err := s.write(ctx, recs)
+
+	s.mu.Lock()
+	was := s.down
+	if err != nil {
+		s.flushErrors.Add(1)
+		s.down = true
+		for i := range recs {
+			r := &recs[i]
+			if e := s.counters[r.key]; e != nil && e.start == r.start && e.inflight == r.hits {
+				if e.pending == 0 {
+					s.dirty++
+				}
+				e.inflight, e.pending = 0, e.pending+r.hits
+			}
+		}
+		s.mu.Unlock()
+		err = fmt.Errorf("limit/redis/cached: flush %d counters: %w", len(recs), err)
+		if !was && s.onChange != nil {
+			s.onChange(true, err)
+		}
+		return err
+	}
+	defer func() {
+		if was && s.onChange != nil {
+			s.onChange(false, nil)
+		}
+	}()
+	defer s.mu.Unlock()
+	s.flushes.Add(1)
+	s.down = false
+	for i := range recs {
+		r := &recs[i]
+		e := s.counters[r.key]
+		if e == nil || e.start != r.start || e.inflight != r.hits {
+			continue // dropped, or counting in a newer window since
+		}
+		e.inflight = 0
+		switch {
+		case r.state.Time == r.start:
+			// Redis's count holds these hits and everyone's flushed so
+			// far; base+hits is a lower bound too, should Redis have lost
+			// the key.
+			e.base = max(r.state.Count, e.base+r.hits)
+		case e.firstHit:
+			// Redis holds a window another instance started: adopt it,
+			// with the hits admitted here since the flush began.
+			e.start, e.base = r.state.Time, r.state.Count
+		case r.state.Time > r.start:
+			// Redis counts in a newer window (this clock lags): adopt it,
+			// as the exact store counts a stale instant in the stored
+			// window; the hits admitted here belong to the old one.
+			if e.pending > 0 {
+				s.dirty--
+			}
+			e.start, e.base, e.pending = r.state.Time, r.state.Count, 0
+		}
+	}
+	return nil
+}
+
+// write runs the flush script for recs and stores the returned states.
+func (s *Store) write(ctx context.Context, recs []record) error {
+	if !s.sharded {
+		return s.run(ctx, s.client, recs)
+	}
+	// A script touches one Cluster slot: one call per hash tag, in one
+	// pipeline (go-redis sends it to each node at once).
+	slot := map[string]int{}
+	var groups [][]int
+	for i := range recs {
+		tag := hashTag(recs[i].key)
+		g, ok := slot[tag]
+		if !ok {
+			g = len(groups)
+			slot[tag] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	if len(groups) == 1 {
+		return s.run(ctx, s.client, recs)
+	}
+	sub := make([][]record, len(groups))
+	for g, idx := range groups {
+		sub[g] = make([]record, len(idx))
+		for j, i := range idx {
+			sub[g][j] = recs[i]
+		}
+	}
+	cmds := make([]*goredis.Cmd, len(sub))
+	pipe := s.client.Pipeline()
+	for i, g := range sub {
+		keys, args := s.scriptArgs(g)
+		cmds[i] = flushScript.EvalSha(ctx, pipe, keys, args)
+	}
+	pipe.Exec(ctx) // each command holds its own error
+	var again []int
+	for i, cmd := range cmds {
+		if goredis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			again = append(again, i)
+		}
+	}
+	if len(again) > 0 {
+		pipe = s.client.Pipeline()
+		for _, i := range again {
+			keys, args := s.scriptArgs(sub[i])
+			cmds[i] = flushScript.Eval(ctx, pipe, keys, args)
+		}
+		pipe.Exec(ctx)
+	}
+	var errs []error
+	for i, cmd := range cmds {
+		reply, err := cmd.Text()
+		if err == nil {
+			err = parseReply(reply, sub[i])
+		}
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for g, idx := range groups {
+		for j, i := range idx {
+			recs[i].state = sub[g][j].state
+		}
+	}
+	return nil
+}
+
+// run runs the flush script for recs in one call.
+func (s *Store) run(ctx context.Context, c goredis.Scripter, recs []record) error {
+	keys, args := s.scriptArgs(recs)
+	reply, err := flushScript.Run(ctx, c, keys, args).Text()
+	if err != nil {
+		return err
+	}
+	return parseReply(reply, recs)
+}
+
+// scriptArgs returns the script's KEYS and ARGV[1] for recs.
+func (s *Store) scriptArgs(recs []record) ([]string, []byte) {
+	keys := make([]string, len(recs))
+	args := make([]byte, 0, 32*len(recs))
+	for i := range recs {
+		keys[i] = s.prefix + recs[i].key
+		args = appendNum(args, recs[i].start)
+		args = appendNum(args, int64(min(recs[i].hits, 1<<52)))
+		args = appendNum(args, recs[i].ttlMs)
+		args = appendNum(args, recs[i].first)
+	}
+	return keys, args
+}
+
+// appendNum appends v as the script reads its arguments: a little-endian
+// IEEE double, exact for the integers below 2^53 passed here.
+func appendNum(a []byte, v int64) []byte {
+	return binary.LittleEndian.AppendUint64(a, math.Float64bits(float64(v)))
+}
+
+// parseReply reads one state a line into recs.
+func parseReply(reply string, recs []record) error {
+	lines := strings.Split(reply, "\n")
+	if len(lines) != len(recs) {
+		return fmt.Errorf("flush script returned %d states for %d counters", len(lines), len(recs))
+	}
+	for i, line := range lines {
+		st, err := parseState(line)
+		if err != nil {
+			return fmt.Errorf("key %q: %w", recs[i].key, err)
+		}
+		recs[i].state = st
+	}
+	return nil
+}
+
+// parseState reads a stored state, "time count prev".
+func parseState(s string) (counter.State, error) {
+	t, rest, ok1 := strings.Cut(s, " ")
+	c, p, ok2 := strings.Cut(rest, " ")
+	if ok1 && ok2 {
+		ti, err1 := strconv.ParseInt(t, 10, 64)
+		ci, err2 := strconv.ParseUint(c, 10, 64)
+		pi, err3 := strconv.ParseUint(p, 10, 64)
+		if err1 == nil && err2 == nil && err3 == nil {
+			return counter.State{Time: ti, Count: ci, Prev: pi}, nil
+		}
+	}
+	return counter.State{}, fmt.Errorf("malformed counter state %q", s)
+}
+
+// hashTag returns the part of key Redis Cluster hashes: the text between
+// the first '{' and the next '}' when it is not empty, else the whole key.
+func hashTag(key string) string {
+	open := strings.IndexByte(key, '{')
+	if open < 0 {
+		return key
+	}
+	n := strings.IndexByte(key[open+1:], '}')
+	if n <= 0 {
+		return key
+	}
+	return key[open+1 : open+1+n]
+}
+
+// loop flushes every period, and sooner when BatchSize counters have
+// pending hits, until Close.
+func (s *Store) loop(period time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-s.kick:
+		case <-s.stop:
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+		s.Flush(ctx) // a failure marks the store down; the next tick retries
+		cancel()
+	}
+}
+
+// Close stops the flush timer and flushes what is pending, within ctx. It
+// returns the last flush's error: the hits it could not write are lost.
+// Update returns an error after Close.
+func (s *Store) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	select {
+	case <-s.done:
+	default:
+		close(s.stop)
+		<-s.done
+	}
+	return s.Flush(ctx)
+}

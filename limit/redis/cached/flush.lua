@@ -1,0 +1,55 @@
+-- Adds the hits counted by one rlpkit instance to fixed-window counters and
+-- returns their states after the addition, in one call: the write of a
+-- flush and the read that refreshes the instance's view of the counters.
+--
+-- The counters are limit/redis's: a string "time count prev" (time the
+-- window's start in Unix µs, count its hits, prev unused by fixed windows)
+-- with a TTL, so that the exact store and this one share keys.
+--
+-- KEYS: the counter keys.
+-- ARGV[1]: little-endian IEEE doubles, integers below 2^53: per key, the
+--   window start (Unix µs) the hits were counted in, the hits, the TTL in
+--   milliseconds to set when the key is written, and the window in µs when
+--   windows start at a counter's first hit (limitador's), else 0 (windows
+--   aligned to the Unix epoch).
+--
+-- Per key, for windows aligned to the epoch: a stored window older than
+-- the hits' (or no key) is replaced by the hits' window holding the hits;
+-- the same window gets the hits added; a newer stored window is left alone
+-- (the hits belong to a window that is over). For windows from the first
+-- hit: a stored window still running at the hits' start gets them added
+-- (instances adopt the window Redis holds); otherwise the hits' window
+-- replaces it. The reply is one line per key, the state after the call.
+
+local args = ARGV[1]
+local pos = 1
+local out = {}
+for k = 1, #KEYS do
+  local start, hits, ttl, firsthit
+  start, hits, ttl, firsthit, pos = struct.unpack('<dddd', args, pos)
+  local t, c, p = start, 0, 0
+  local v = redis.call('GET', KEYS[k])
+  if v then
+    local st, sc, sp = string.match(v, '^(%-?%d+) (%d+) (%d+)$')
+    if not st then
+      return redis.error_reply('limit/redis/cached: key ' .. KEYS[k] .. ' does not hold a counter state')
+    end
+    st, sc, sp = tonumber(st), tonumber(sc), tonumber(sp)
+    if firsthit > 0 then
+      if sc > 0 and st + firsthit > start then
+        t, c, p = st, sc, sp
+      end
+    elseif st > start then
+      t, c, p = st, sc, sp
+      hits = 0
+    elseif st == start then
+      c, p = sc, sp
+    end
+  end
+  if hits > 0 then
+    c = c + hits
+    redis.call('SET', KEYS[k], string.format('%d %d %d', t, c, p), 'PX', string.format('%d', ttl))
+  end
+  out[k] = string.format('%d %d %d', t, c, p)
+end
+return table.concat(out, '\n')
