@@ -25,11 +25,11 @@ func readmeReconcile(ctx context.Context, c client.Client) error {
 		return err
 	}
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
-	res, err := merge.Compile(in.Set, merge.Options{Now: now}) // apim.kuadrant.io/v1alpha1
+	res, err := merge.Compile(in.Set, merge.Options{Now: now}) // apim.kuadrant.io/v1alpha1; kuadrant.io/v1 below
 	if err != nil {
 		return err
 	}
-	v1 := kuadrant.Compile(in.Set, kuadrant.Options{Now: now}) // kuadrant.io/v1, as kuadrant-operator
+	v1 := kuadrant.Compile(in.Set, kuadrant.Options{Now: now})
 	for _, st := range in.Statuses(res, v1) { // status: patched only when a condition changed
 		if next := st.Patched(); !equality.Semantic.DeepEqual(next, st.Policy) {
 			err = errors.Join(err, c.Status().Patch(ctx, next, client.MergeFromWithOptions(st.Policy, client.MergeFromWithOptimisticLock{})))
