@@ -44,10 +44,14 @@ func WithConditions(p *policy.RateLimitPolicy, want []metav1.Condition) *policy.
 
 // WithConditionsV1 returns a copy of the kuadrant.io/v1 policy p whose status conditions
 // are Conditions(p's, want, p's generation) and whose status.observedGeneration is p's
-// generation, as kuadrant-operator writes it.
+// generation, as kuadrant-operator writes them: a policy not accepted has no Enforced
+// condition, so one left from earlier is removed.
 func WithConditionsV1(p *kuadrantv1.RateLimitPolicy, want []metav1.Condition) *kuadrantv1.RateLimitPolicy {
 	next := p.DeepCopy()
 	next.Status.Conditions = Conditions(p.Status.Conditions, want, p.Generation)
+	if meta.IsStatusConditionFalse(next.Status.Conditions, kuadrant.ConditionAccepted) {
+		meta.RemoveStatusCondition(&next.Status.Conditions, kuadrant.ConditionEnforced)
+	}
 	next.Status.ObservedGeneration = p.Generation
 	return next
 }
