@@ -187,8 +187,11 @@ func (s *Syncer) writeConfigMap(ctx context.Context, c client.Client, out Gatewa
 			return false, false, err
 		}
 		createKey := types.UID("create " + key(want))
-		if s.seen(createKey, "", string(content)) {
-			return false, false, nil // created by an earlier run; the cache has not seen it yet
+		if s.created(createKey) {
+			// Created by an earlier run, maybe with other content; the cache has not seen
+			// it yet. Creating it again would fail (AlreadyExists): the cache's event for
+			// it brings the run that updates it.
+			return false, false, nil
 		}
 		if err := c.Create(ctx, want, client.FieldOwner(ManagerName)); err != nil {
 			return false, false, fmt.Errorf("controller: create ConfigMap %s for Gateway %s: %w%s", key(want), gwName, err, notOurs(err))

@@ -81,8 +81,6 @@ func converged(ctx context.Context, c client.Client, ns string) error {
 	return nil
 }
 
-func equalConditions(a, b []metav1.Condition) bool { return cmp.Equal(a, b) }
-
 // TestRestartAndSteadyState: the controller stopped mid-way and restarted after changes
 // converges to the state one Sync of the objects gives, and once there, it writes nothing
 // more, whatever events arrive.

@@ -130,6 +130,15 @@ func (s *Syncer) seen(uid types.UID, resourceVersion, content string) bool {
 	return ok && w.from == resourceVersion && w.content == content && time.Since(w.at) < staleAfter
 }
 
+// created says whether Sync created the object recorded under key (a create has no
+// resourceVersion), whatever the content, less than staleAfter ago.
+func (s *Syncer) created(key types.UID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, ok := s.written[key]
+	return ok && w.from == "" && time.Since(w.at) < staleAfter
+}
+
 // wrote records that Sync wrote content to an object at resourceVersion, and forgets the
 // writes older than staleAfter.
 func (s *Syncer) wrote(uid types.UID, resourceVersion, content string) {

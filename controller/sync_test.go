@@ -200,6 +200,36 @@ func TestSyncStaleCache(t *testing.T) {
 	}
 }
 
+// TestSyncStaleCacheNewContent: a ConfigMap Sync created, which the cache has not seen yet,
+// is not created again when its content has changed since (a policy edited, a flag
+// changed): the create would fail with AlreadyExists. The cache's event for the ConfigMap
+// brings the run that updates it.
+func TestSyncStaleCacheNewContent(t *testing.T) {
+	ctx := context.Background()
+	c, writes := fakeCluster(t)
+	stale, _ := fakeCluster(t) // reads the state from before the first Sync's writes
+	var s controller.Syncer
+	opts := controller.Options{Now: func() time.Time { return time.Unix(1e9, 0) }}
+	if _, err := s.Sync(ctx, c, opts); err != nil {
+		t.Fatal(err)
+	}
+	before := *writes
+	opts.Merge.UpstreamCluster = "another-cluster" // new PluginConfig content
+	sum, err := s.Sync(ctx, readsFrom{Client: c, reader: stale}, opts)
+	if err != nil {
+		t.Fatalf("Sync over a stale cache with new content = %v, want no error", err)
+	}
+	if n := *writes - before; n != 0 {
+		t.Errorf("Sync over a stale cache with new content wrote %d times (%+v), want 0", n, sum)
+	}
+	// Once the cache has the ConfigMaps, the new content is written (the idle Gateway's
+	// PluginConfig names no cluster: it does not change).
+	sum, err = s.Sync(ctx, c, opts)
+	if err != nil || sum.ConfigMapsCreated != 0 || sum.ConfigMapsUpdated != 1 {
+		t.Errorf("Sync once the cache caught up = %+v, %v, want the ConfigMap of ns/gw updated", sum, err)
+	}
+}
+
 // TestSyncForeignConfigMap: a ConfigMap of the Gateway's name that rlpkit-controller does not
 // manage is left alone, and the error says so.
 func TestSyncForeignConfigMap(t *testing.T) {
