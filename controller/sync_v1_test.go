@@ -138,6 +138,10 @@ func TestSyncV1(t *testing.T) {
 		if err := c.Get(ctx, types.NamespacedName{Namespace: "ns", Name: "rlpkit-gw"}, &cm); err != nil {
 			t.Fatal(err)
 		}
+		// rlpkit serve --limits takes the file only when it identifies as a limits file.
+		if fc, err := policy.Identify([]byte(cm.Data[controller.KeyLimits])); err != nil || fc.Content != policy.ContentLimits {
+			t.Errorf("policy.Identify(%s) = %v, %v, want a limits file", controller.KeyLimits, fc, err)
+		}
 		codes := controller.ServeFromConfigMap(t, &cm, "POST", "shop.example.com", "/cart", "10.0.0.1:1234", 3)
 		if diff := cmp.Diff([]string{"OK", "OK", "OVER_LIMIT"}, codes); diff != "" {
 			t.Errorf("three POSTs through kuadrant-wasm.yaml and limits.yaml (-want +got):\n%s", diff)
