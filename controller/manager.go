@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,13 +23,17 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
+// crdName returns the name of an API's RateLimitPolicy CRD.
+func crdName(a API) string { return "ratelimitpolicies." + a.GroupVersionKind().Group }
+
 // NewScheme returns a scheme with the types the controller reads and writes: Kubernetes'
-// built-in types, Gateway API v1 and RateLimitPolicy.
+// built-in types, Gateway API v1 and both RateLimitPolicy APIs.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, gatewayv1.Install, policy.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, gatewayv1.Install, policy.AddToScheme, kuadrantv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}
@@ -48,7 +53,8 @@ func CacheOptions() cache.Options {
 type Reconciler struct {
 	// Client reads from the manager's caches and writes to the API server.
 	Client client.Client
-	// Options are Sync's.
+	// Options are Sync's. When Options.APIs is empty, SetupWithManager sets it to the
+	// RateLimitPolicy APIs whose CRD the API server serves (DetectAPIs).
 	Options Options
 	// Syncer remembers the writes of earlier runs.
 	Syncer Syncer
@@ -77,7 +83,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		return reconcile.Result{}, err
 	}
 	if sum.StatusPatches+sum.ConfigMapsCreated+sum.ConfigMapsUpdated > 0 {
-		logger.Info("synced", "gateways", sum.Gateways, "routes", sum.Routes, "policies", sum.Policies,
+		logger.Info("synced", "gateways", sum.Gateways, "routes", sum.Routes, "policies", sum.Policies, "policiesV1", sum.PoliciesV1,
 			"statusPatches", sum.StatusPatches, "configMapsCreated", sum.ConfigMapsCreated,
 			"configMapsUpdated", sum.ConfigMapsUpdated, "warnings", len(sum.Warnings), "took", time.Since(start))
 	}
@@ -85,23 +91,49 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 }
 
 // SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes and
-// RateLimitPolicies (changes of spec, labels or annotations: status is written by their
-// controllers and by this one, and merging does not read it), Namespaces (metadata only: their labels select routes) and the managed
-// ConfigMaps, and maps every event to the one request.
+// RateLimitPolicies of the APIs read (changes of spec, labels or annotations: status is
+// written by their controllers and by this one, and merging does not read it), Namespaces
+// (metadata only: their labels select routes) and the managed ConfigMaps, and maps every
+// event to the one request.
+//
+// Without Options.APIs it asks the API server which RateLimitPolicy CRDs are installed:
+// an API whose CRD is missing is neither watched nor read, and is logged; the controller
+// needs a restart to pick up a CRD installed later. With neither CRD installed it fails.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if len(r.Options.APIs) == 0 {
+		found, missing, err := DetectAPIs(mgr.GetRESTMapper())
+		if err != nil {
+			return err
+		}
+		for _, a := range missing {
+			mgr.GetLogger().Info("RateLimitPolicy CRD not installed: its policies are not watched; install the CRD and restart the controller to use them", "api", string(a), "crd", crdName(a))
+		}
+		if len(found) == 0 {
+			return errNoAPI
+		}
+		r.Options.APIs = found
+	}
+	if _, err := apis(r.Options.APIs); err != nil {
+		return err
+	}
 	all := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{clusterRequest}
 	})
 	specChanged := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{})
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("rlpkit").
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1, SkipNameValidation: &r.skipNameValidation}).
 		Watches(&gatewayv1.Gateway{}, all, builder.WithPredicates(specChanged)).
-		Watches(&gatewayv1.HTTPRoute{}, all, builder.WithPredicates(specChanged)).
-		Watches(&policy.RateLimitPolicy{}, all, builder.WithPredicates(specChanged)).
-		WatchesMetadata(ns, all, builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Watches(&gatewayv1.HTTPRoute{}, all, builder.WithPredicates(specChanged))
+	if slices.Contains(r.Options.APIs, APIV1alpha1) {
+		b = b.Watches(&policy.RateLimitPolicy{}, all, builder.WithPredicates(specChanged))
+	}
+	if slices.Contains(r.Options.APIs, APIV1) {
+		b = b.Watches(&kuadrantv1.RateLimitPolicy{}, all, builder.WithPredicates(specChanged))
+	}
+	return b.WatchesMetadata(ns, all, builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Watches(&corev1.ConfigMap{}, all).
 		Complete(r)
 }

@@ -21,7 +21,7 @@ var (
 	}, []string{"write"})
 	objectsGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "rlpkit_controller_objects",
-		Help: "Objects read by the last Sync, by kind.",
+		Help: "Objects read by the last Sync, by kind: Gateway, HTTPRoute, RateLimitPolicy (apim.kuadrant.io/v1alpha1), RateLimitPolicy.v1.kuadrant.io.",
 	}, []string{"kind"})
 	warningsGauge = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "rlpkit_controller_warnings",
@@ -42,5 +42,6 @@ func observe(sum Summary, took time.Duration) {
 	objectsGauge.WithLabelValues("Gateway").Set(float64(sum.Gateways))
 	objectsGauge.WithLabelValues("HTTPRoute").Set(float64(sum.Routes))
 	objectsGauge.WithLabelValues("RateLimitPolicy").Set(float64(sum.Policies))
+	objectsGauge.WithLabelValues("RateLimitPolicy.v1.kuadrant.io").Set(float64(sum.PoliciesV1))
 	warningsGauge.Set(float64(len(sum.Warnings)))
 }

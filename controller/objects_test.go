@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,6 +18,8 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
 // gateway returns a Gateway with one HTTP listener for hostname.
@@ -113,12 +116,68 @@ func wantCondition(ctx context.Context, c client.Client, ns, name string, typ po
 	return nil
 }
 
+// rlpV1 returns a kuadrant.io/v1 RateLimitPolicy decoded from YAML: the metadata and
+// targetRef are filled in, body is the rest of spec (limits:, defaults: or overrides:).
+func rlpV1(t *testing.T, ns, name, kind, target, body string) *kuadrantv1.RateLimitPolicy {
+	t.Helper()
+	doc := fmt.Sprintf("apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {namespace: %s, name: %s}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: %s, name: %s}\n%s", ns, name, kind, target, indent(body, "  "))
+	var p kuadrantv1.RateLimitPolicy
+	if err := yaml.UnmarshalStrict([]byte(doc), &p); err != nil {
+		t.Fatalf("policy %s/%s: %v\n%s", ns, name, err, doc)
+	}
+	return &p
+}
+
+// limitsV1 returns bare limits (implicit atomic defaults): one limit, counted per client
+// address, of max per window.
+func limitsV1(name string, max int, window string) string {
+	return fmt.Sprintf(`limits:
+  %s:
+    rates: [{limit: %d, window: %s}]
+    counters: [{expression: source.remote_address}]
+`, name, max, window)
+}
+
+// wantConditionV1 checks that a kuadrant.io/v1 policy's condition, read from the API
+// server, has the status and reason, and that the condition's and the status's
+// observedGeneration are the policy's generation.
+func wantConditionV1(ctx context.Context, c client.Client, ns, name, typ string, status metav1.ConditionStatus, reason string) error {
+	cond, err := conditionV1(ctx, c, ns, name, typ)
+	if err != nil {
+		return err
+	}
+	if cond.Status != status || cond.Reason != reason {
+		return fmt.Errorf("RateLimitPolicy kuadrant.io/v1 %s/%s: %s = %s (%s: %s), want %s (%s)", ns, name, typ, cond.Status, cond.Reason, cond.Message, status, reason)
+	}
+	return nil
+}
+
+// conditionV1 returns a kuadrant.io/v1 policy's condition of the type, read from the API
+// server, checking observedGeneration.
+func conditionV1(ctx context.Context, c client.Client, ns, name, typ string) (*metav1.Condition, error) {
+	var p kuadrantv1.RateLimitPolicy
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &p); err != nil {
+		return nil, err
+	}
+	cond := meta.FindStatusCondition(p.Status.Conditions, typ)
+	if cond == nil {
+		return nil, fmt.Errorf("RateLimitPolicy kuadrant.io/v1 %s/%s has no %s condition yet: %v", ns, name, typ, p.Status.Conditions)
+	}
+	if cond.ObservedGeneration != p.Generation || p.Status.ObservedGeneration != p.Generation {
+		return nil, fmt.Errorf("RateLimitPolicy kuadrant.io/v1 %s/%s: %s observedGeneration = %d, status.observedGeneration = %d, want %d", ns, name, typ, cond.ObservedGeneration, p.Status.ObservedGeneration, p.Generation)
+	}
+	return cond, nil
+}
+
 // compiled is a Gateway's ConfigMap, decoded and checked as the filter and the service
 // would read it.
 type compiled struct {
 	cm     *corev1.ConfigMap
 	config *descriptor.PluginConfig
 	limits []limit.Limit
+	// wasm and v1Limits are the kuadrant.io/v1 keys, when present.
+	wasm     *wasmshim.Config
+	v1Limits []limit.Limit
 }
 
 // readConfigMap reads and decodes a Gateway's ConfigMap.
@@ -127,29 +186,52 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ConfigMapName(gw)}, &cm); err != nil {
 		return nil, err
 	}
-	pcJSON, err := yaml.YAMLToJSON([]byte(cm.Data[KeyPluginConfig]))
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyPluginConfig, err)
+	out := &compiled{cm: &cm}
+	decode := func(k string, dec func([]byte) error) error {
+		js, err := yaml.YAMLToJSON([]byte(cm.Data[k]))
+		if err == nil {
+			err = dec(js)
+		}
+		if err != nil {
+			return fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, k, err)
+		}
+		return nil
 	}
-	pc, err := descriptor.Decode(pcJSON)
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyPluginConfig, err)
+	if _, ok := cm.Data[KeyPluginConfig]; ok {
+		if err := decode(KeyPluginConfig, func(js []byte) (err error) { out.config, err = descriptor.Decode(js); return err }); err != nil {
+			return nil, err
+		}
 	}
-	js, err := yaml.YAMLToJSON([]byte(cm.Data[KeyLimits]))
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyLimits, err)
+	if err := decode(KeyLimits, func(js []byte) (err error) { out.limits, err = limit.DecodeLimits(js); return err }); err != nil {
+		return nil, err
 	}
-	ls, err := limit.DecodeLimits(js)
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s: %s: %w", ns, cm.Name, KeyLimits, err)
+	if _, ok := cm.Data[KeyKuadrantWasm]; ok {
+		if err := decode(KeyKuadrantWasm, func(js []byte) error {
+			out.wasm = &wasmshim.Config{}
+			if err := json.Unmarshal(js, out.wasm); err != nil {
+				return err
+			}
+			_, err := wasmshim.New(out.wasm)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := decode(KeyKuadrantLimits, func(js []byte) (err error) { out.v1Limits, err = limit.DecodeLimits(js); return err }); err != nil {
+			return nil, err
+		}
 	}
-	return &compiled{cm: &cm, config: pc, limits: ls}, nil
+	return out, nil
 }
 
-// maxValues returns "namespace=max/seconds" for each limit, in order.
-func (c *compiled) maxValues() []string {
-	out := make([]string, len(c.limits))
-	for i, l := range c.limits {
+// maxValues returns "namespace=max/seconds" for each limit of limits.yaml, in order.
+func (c *compiled) maxValues() []string { return maxValuesOf(c.limits) }
+
+// maxValuesV1 returns "namespace=max/seconds" for each limit of kuadrant-limits.yaml.
+func (c *compiled) maxValuesV1() []string { return maxValuesOf(c.v1Limits) }
+
+func maxValuesOf(ls []limit.Limit) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
 		out[i] = fmt.Sprintf("%s=%d/%d", l.Namespace, l.MaxValue, l.Seconds)
 	}
 	return out

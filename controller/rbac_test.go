@@ -19,12 +19,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
 // TestExampleRBAC runs the controller, with leader election, as the ServiceAccount of
 // examples/kubernetes/controller-rbac.yaml with exactly the rules that file grants: a
-// permission missing there fails a run (forbidden) or the leader election.
+// permission missing there fails a run (forbidden) or the leader election. Policies of
+// both RateLimitPolicy APIs are read and their statuses written.
 func TestExampleRBAC(t *testing.T) {
 	cfg := apiServer(t)
 	c := direct(t, cfg)
@@ -67,7 +69,8 @@ func TestExampleRBAC(t *testing.T) {
 	}, ns)
 	create(t, c, gateway(ns, "gw", "*.example.com"),
 		route(ns, "shop", "shop.example.com", "/", "gw"),
-		rlp(t, ns, "shop-policy", "HTTPRoute", "shop", limits("default", 9, 60)))
+		rlp(t, ns, "shop-policy", "HTTPRoute", "shop", limits("default", 9, 60)),
+		rlpV1(t, ns, "shop-policy-v1", "HTTPRoute", "shop", limitsV1("per-client", 8, "1m")))
 	eventually(t, settle, func() error {
 		if errs := ctl.syncErrors(); len(errs) > 0 {
 			return fmt.Errorf("a run failed with the example's RBAC: %v", errs[0])
@@ -75,11 +78,14 @@ func TestExampleRBAC(t *testing.T) {
 		if err := wantCondition(ctx, c, ns, "shop-policy", policy.ConditionEnforced, metav1.ConditionTrue, policy.ReasonEnforced); err != nil {
 			return err
 		}
+		if err := wantConditionV1(ctx, c, ns, "shop-policy-v1", kuadrant.ConditionEnforced, metav1.ConditionTrue, kuadrant.ReasonEnforced); err != nil {
+			return err
+		}
 		got, err := readConfigMap(ctx, c, ns, "gw")
 		if err != nil {
 			return err
 		}
-		if diff := cmp.Diff([]string{"rbac/gw#rbac/shop=9/60"}, got.maxValues()); diff != "" {
+		if diff := cmp.Diff([]string{"rbac/gw#rbac/shop=9/60", "rbac/shop=8/60"}, got.maxValues()); diff != "" {
 			return fmt.Errorf("limits (-want +got):\n%s", diff)
 		}
 		return nil

@@ -3,59 +3,87 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
 // Input is what Sync reads: the objects as a validated policy.Set, and the objects it
 // writes to, by "namespace/name".
 type Input struct {
-	// Set holds the Gateways, HTTPRoutes, RateLimitPolicies and Namespaces, validated.
+	// APIs are the RateLimitPolicy APIs read.
+	APIs []API
+	// Set holds the Gateways, HTTPRoutes, RateLimitPolicies of the APIs read (Set.Policies
+	// and Set.PoliciesV1) and Namespaces, validated.
 	Set *policy.Set
 	// Gateways are the Gateways of Set by "namespace/name".
 	Gateways map[string]*gatewayv1.Gateway
-	// Policies are the RateLimitPolicies of Set by "namespace/name".
+	// Policies are the apim.kuadrant.io/v1alpha1 RateLimitPolicies of Set by
+	// "namespace/name".
 	Policies map[string]*policy.RateLimitPolicy
+	// PoliciesV1 are the kuadrant.io/v1 RateLimitPolicies of Set by "namespace/name".
+	PoliciesV1 map[string]*kuadrantv1.RateLimitPolicy
 	// ConfigMaps are the ConfigMaps labelled as managed by rlpkit-controller, by the
 	// "namespace/name" of the Gateway they are named after (ConfigMapName).
 	ConfigMaps map[string]*corev1.ConfigMap
 }
 
-// Read lists, through c, the objects Sync compiles and the ConfigMaps it manages. With a
-// manager's client the lists come from its caches, and the objects are the caches': Read
-// copies nothing, and Sync writes only through patches and updates of copies.
-func Read(ctx context.Context, c client.Client) (*Input, error) {
+// Reads says whether the input holds the RateLimitPolicies of api.
+func (in *Input) Reads(api API) bool { return slices.Contains(in.APIs, api) }
+
+// Read lists, through c, the objects Sync compiles and the ConfigMaps it manages: the
+// RateLimitPolicies of the given APIs, or of both when none is given. With a manager's
+// client the lists come from its caches, and the objects are the caches': Read copies
+// nothing, and Sync writes only through patches and updates of copies.
+func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
+	read, err := apis(api)
+	if err != nil {
+		return nil, err
+	}
 	var gws gatewayv1.GatewayList
 	var routes gatewayv1.HTTPRouteList
 	var pols policy.RateLimitPolicyList
+	var polsV1 kuadrantv1.RateLimitPolicyList
 	var nss metav1.PartialObjectMetadataList
 	nss.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NamespaceList"))
 	var cms corev1.ConfigMapList
-	for _, l := range []struct {
+	type list struct {
 		what string
 		list client.ObjectList
 		opts []client.ListOption
-	}{
-		{"Gateways", &gws, nil},
-		{"HTTPRoutes", &routes, nil},
-		{"RateLimitPolicies", &pols, nil},
-		{"Namespaces", &nss, nil},
-		{"ConfigMaps", &cms, []client.ListOption{client.MatchingLabels{LabelManagedBy: ManagerName}}},
-	} {
+	}
+	lists := []list{{"Gateways", &gws, nil}, {"HTTPRoutes", &routes, nil}}
+	if slices.Contains(read, APIV1alpha1) {
+		lists = append(lists, list{"RateLimitPolicies " + string(APIV1alpha1), &pols, nil})
+	}
+	if slices.Contains(read, APIV1) {
+		lists = append(lists, list{"RateLimitPolicies " + string(APIV1), &polsV1, nil})
+	}
+	lists = append(lists, list{"Namespaces", &nss, nil},
+		list{"ConfigMaps", &cms, []client.ListOption{client.MatchingLabels{LabelManagedBy: ManagerName}}})
+	for _, l := range lists {
 		if err := c.List(ctx, l.list, l.opts...); err != nil {
-			return nil, fmt.Errorf("controller: list %s: %w", l.what, err)
+			hint := ""
+			if meta.IsNoMatchError(err) {
+				hint = " (is its CRD installed? see config/crd)"
+			}
+			return nil, fmt.Errorf("controller: list %s: %w%s", l.what, err, hint)
 		}
 	}
 
 	in := &Input{
+		APIs:       read,
 		Gateways:   make(map[string]*gatewayv1.Gateway, len(gws.Items)),
 		Policies:   make(map[string]*policy.RateLimitPolicy, len(pols.Items)),
+		PoliciesV1: make(map[string]*kuadrantv1.RateLimitPolicy, len(polsV1.Items)),
 		ConfigMaps: make(map[string]*corev1.ConfigMap, len(cms.Items)),
 	}
 	gwList := make([]*gatewayv1.Gateway, len(gws.Items))
@@ -72,6 +100,11 @@ func Read(ctx context.Context, c client.Client) (*Input, error) {
 		polList[i] = &pols.Items[i]
 		in.Policies[key(&pols.Items[i])] = &pols.Items[i]
 	}
+	polV1List := make([]*kuadrantv1.RateLimitPolicy, len(polsV1.Items))
+	for i := range polsV1.Items {
+		polV1List[i] = &polsV1.Items[i]
+		in.PoliciesV1[key(&polsV1.Items[i])] = &polsV1.Items[i]
+	}
 	nsList := make([]*policy.Namespace, len(nss.Items))
 	for i := range nss.Items {
 		nsList[i] = &policy.Namespace{ObjectMeta: nss.Items[i].ObjectMeta}
@@ -83,6 +116,7 @@ func Read(ctx context.Context, c client.Client) (*Input, error) {
 		}
 	}
 	in.Set = policy.NewSet(gwList, routeList, polList, nsList)
+	in.Set.AddPoliciesV1(polV1List)
 	return in, nil
 }
 

@@ -13,29 +13,31 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rlpkit/rlpkit/controller"
+	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
 )
 
 // readmeReconcile is the reconcile core the README's "Use as a library" section shows; a
 // test keeps the two identical, and another runs it.
 func readmeReconcile(ctx context.Context, c client.Client) error {
-	in, err := controller.Read(ctx, c) // Gateways, HTTPRoutes, RateLimitPolicies, Namespaces: a validated policy.Set
+	in, err := controller.Read(ctx, c) // Gateways, HTTPRoutes, RateLimitPolicies of both APIs, Namespaces: a validated policy.Set
 	if err != nil {
 		return err
 	}
-	res, err := merge.Compile(in.Set, merge.Options{Now: metav1.NewTime(time.Now().Truncate(time.Second))})
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	res, err := merge.Compile(in.Set, merge.Options{Now: now}) // apim.kuadrant.io/v1alpha1; kuadrant.io/v1 below
 	if err != nil {
 		return err
 	}
-	for _, st := range res.Policies { // status: patched only when a condition changed
-		p := in.Policies[st.Name]
-		if next := controller.WithConditions(p, st.Conditions); !equality.Semantic.DeepEqual(next.Status, p.Status) {
-			err = errors.Join(err, c.Status().Patch(ctx, next, client.MergeFromWithOptions(p, client.MergeFromWithOptimisticLock{})))
+	v1 := kuadrant.Compile(in.Set, kuadrant.Options{Now: now})
+	for _, st := range in.Statuses(res, v1) { // status: patched only when a condition changed
+		if next := st.Patched(); !equality.Semantic.DeepEqual(next, st.Policy) {
+			err = errors.Join(err, c.Status().Patch(ctx, next, client.MergeFromWithOptions(st.Policy, client.MergeFromWithOptimisticLock{})))
 		}
 	}
-	for _, gc := range res.Gateways { // one ConfigMap per Gateway, owned by it: written only when it changed
-		want, werr := controller.ConfigMap(in.Gateways[gc.Gateway], gc)
-		switch have := in.ConfigMaps[gc.Gateway]; {
+	for _, out := range in.Outputs(res, v1) { // one ConfigMap per Gateway, owned by it: written only when it changed
+		want, werr := controller.ConfigMap(out)
+		switch have := in.ConfigMaps[out.Name()]; {
 		case werr != nil:
 		case have == nil:
 			werr = c.Create(ctx, want)

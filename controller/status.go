@@ -11,7 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rlpkit/rlpkit/kuadrant"
+	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
 // Conditions returns the conditions a policy's status should hold: current with each of
@@ -39,28 +42,93 @@ func WithConditions(p *policy.RateLimitPolicy, want []metav1.Condition) *policy.
 	return next
 }
 
-// patchStatus patches the policy's status conditions when they differ from want, and says
-// whether it did. The patch is a JSON merge patch of status.conditions carrying the
+// WithConditionsV1 returns a copy of the kuadrant.io/v1 policy p whose status conditions
+// are Conditions(p's, want, p's generation) and whose status.observedGeneration is p's
+// generation, as kuadrant-operator writes them: a policy not accepted has no Enforced
+// condition, so one left from earlier is removed.
+func WithConditionsV1(p *kuadrantv1.RateLimitPolicy, want []metav1.Condition) *kuadrantv1.RateLimitPolicy {
+	next := p.DeepCopy()
+	next.Status.Conditions = Conditions(p.Status.Conditions, want, p.Generation)
+	if meta.IsStatusConditionFalse(next.Status.Conditions, kuadrant.ConditionAccepted) {
+		meta.RemoveStatusCondition(&next.Status.Conditions, kuadrant.ConditionEnforced)
+	}
+	next.Status.ObservedGeneration = p.Generation
+	return next
+}
+
+// PolicyStatus is the status Sync wants for one RateLimitPolicy of either API.
+type PolicyStatus struct {
+	// Policy is the policy as read: a *policy.RateLimitPolicy or a
+	// *kuadrantv1.RateLimitPolicy. It is not modified.
+	Policy client.Object
+	// Conditions are the conditions compiling computed (package merge's or package
+	// kuadrant's).
+	Conditions []metav1.Condition
+}
+
+// Patched returns a copy of the policy with its status set to the Conditions
+// (WithConditions or WithConditionsV1).
+func (s PolicyStatus) Patched() client.Object {
+	switch p := s.Policy.(type) {
+	case *policy.RateLimitPolicy:
+		return WithConditions(p, s.Conditions)
+	case *kuadrantv1.RateLimitPolicy:
+		return WithConditionsV1(p, s.Conditions)
+	}
+	panic(fmt.Sprintf("controller: PolicyStatus.Policy is a %T, want a *policy.RateLimitPolicy or *kuadrantv1.RateLimitPolicy", s.Policy))
+}
+
+// Statuses returns the status of every policy of in that a result holds: those of res
+// (apim.kuadrant.io/v1alpha1) and of v1 (kuadrant.io/v1), in that order; either may be
+// nil.
+func (in *Input) Statuses(res *merge.Result, v1 *kuadrant.Result) []PolicyStatus {
+	var out []PolicyStatus
+	if res != nil {
+		for _, st := range res.Policies {
+			if p, ok := in.Policies[st.Name]; ok {
+				out = append(out, PolicyStatus{Policy: p, Conditions: st.Conditions})
+			}
+		}
+	}
+	if v1 != nil {
+		for _, st := range v1.Policies {
+			if p, ok := in.PoliciesV1[st.Name]; ok {
+				out = append(out, PolicyStatus{Policy: p, Conditions: st.Conditions})
+			}
+		}
+	}
+	return out
+}
+
+// describe names a policy in errors: its kind, API and namespace/name.
+func describe(o client.Object) string {
+	api := APIV1alpha1
+	if _, ok := o.(*kuadrantv1.RateLimitPolicy); ok {
+		api = APIV1
+	}
+	return fmt.Sprintf("RateLimitPolicy %s %s", api, key(o))
+}
+
+// patchStatus patches a policy's status when it differs from what st wants, and says
+// whether it did. The patch is a JSON merge patch of the status carrying the
 // resourceVersion it was computed from.
-func (s *Syncer) patchStatus(ctx context.Context, c client.Client, p *policy.RateLimitPolicy, want []metav1.Condition) (bool, error) {
-	if p == nil {
+func (s *Syncer) patchStatus(ctx context.Context, c client.Client, st PolicyStatus) (bool, error) {
+	p := st.Policy
+	patched := st.Patched()
+	if equality.Semantic.DeepEqual(patched, p) {
 		return false, nil
 	}
-	patched := WithConditions(p, want)
-	if equality.Semantic.DeepEqual(patched.Status, p.Status) {
-		return false, nil
-	}
-	content, err := json.Marshal(patched.Status)
+	content, err := json.Marshal(patched)
 	if err != nil {
 		return false, err
 	}
-	if s.seen(p.UID, p.ResourceVersion, string(content)) {
+	if s.seen(p.GetUID(), p.GetResourceVersion(), string(content)) {
 		return false, nil
 	}
 	if err := c.Status().Patch(ctx, patched, client.MergeFromWithOptions(p, client.MergeFromWithOptimisticLock{})); err != nil {
-		return false, fmt.Errorf("controller: patch the status of RateLimitPolicy %s/%s: %w", p.Namespace, p.Name, err)
+		return false, fmt.Errorf("controller: patch the status of %s: %w", describe(p), err)
 	}
-	s.wrote(p.UID, p.ResourceVersion, string(content))
+	s.wrote(p.GetUID(), p.GetResourceVersion(), string(content))
 	return true, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rlpkit/rlpkit/controller"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
 func TestConditions(t *testing.T) {
@@ -60,6 +61,46 @@ func TestConditions(t *testing.T) {
 			}
 			if diff := cmp.Diff(before, tc.current); diff != "" {
 				t.Errorf("Conditions changed its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWithConditionsV1(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 := metav1.NewTime(t0.Add(time.Hour))
+	cond := func(typ string, status metav1.ConditionStatus, reason string, gen int64, at metav1.Time) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: reason, ObservedGeneration: gen, LastTransitionTime: at}
+	}
+	tests := []struct {
+		name    string
+		current []metav1.Condition
+		want    []metav1.Condition
+		out     kuadrantv1.RateLimitPolicyStatus
+	}{
+		{
+			name:    "accepted: observedGeneration in the status and the conditions",
+			current: []metav1.Condition{cond("Accepted", "True", "Accepted", 1, t0), cond("Enforced", "True", "Enforced", 1, t0)},
+			want:    []metav1.Condition{cond("Accepted", "True", "Accepted", 0, t1), cond("Enforced", "False", "Overridden", 0, t1)},
+			out:     kuadrantv1.RateLimitPolicyStatus{ObservedGeneration: 2, Conditions: []metav1.Condition{cond("Accepted", "True", "Accepted", 2, t0), cond("Enforced", "False", "Overridden", 2, t1)}},
+		},
+		{
+			name:    "not accepted: no Enforced condition is left",
+			current: []metav1.Condition{cond("Accepted", "True", "Accepted", 1, t0), cond("Enforced", "True", "Enforced", 1, t0)},
+			want:    []metav1.Condition{cond("Accepted", "False", "TargetNotFound", 0, t1)},
+			out:     kuadrantv1.RateLimitPolicyStatus{ObservedGeneration: 2, Conditions: []metav1.Condition{cond("Accepted", "False", "TargetNotFound", 2, t1)}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &kuadrantv1.RateLimitPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", Generation: 2}, Status: kuadrantv1.RateLimitPolicyStatus{ObservedGeneration: 1, Conditions: tc.current}}
+			before := p.DeepCopy()
+			got := controller.WithConditionsV1(p, tc.want)
+			if diff := cmp.Diff(tc.out, got.Status); diff != "" {
+				t.Errorf("WithConditionsV1(%v, %v).Status (-want +got):\n%s", tc.current, tc.want, diff)
+			}
+			if diff := cmp.Diff(before, p); diff != "" {
+				t.Errorf("WithConditionsV1 changed its input (-before +after):\n%s", diff)
 			}
 		})
 	}

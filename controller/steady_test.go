@@ -8,10 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 )
@@ -50,25 +52,25 @@ func converged(ctx context.Context, c client.Client, ns string) error {
 	if err != nil {
 		return err
 	}
-	for _, st := range res.Policies {
-		p := in.Policies[st.Name]
-		if p.Namespace != ns {
+	v1 := kuadrant.Compile(in.Set, kuadrant.Options{})
+	for _, st := range in.Statuses(res, v1) {
+		p := st.Policy
+		if p.GetNamespace() != ns {
 			continue
 		}
-		if got := Conditions(p.Status.Conditions, st.Conditions, p.Generation); !equalConditions(got, p.Status.Conditions) {
-			return fmt.Errorf("RateLimitPolicy %s: conditions %v, want %v", st.Name, p.Status.Conditions, got)
+		if want := st.Patched(); !equality.Semantic.DeepEqual(want, p) {
+			return fmt.Errorf("%s: status (-want +got):\n%s", describe(p), cmp.Diff(want, p))
 		}
 	}
-	for _, gc := range res.Gateways {
-		gw := in.Gateways[gc.Gateway]
-		if gw.Namespace != ns {
+	for _, out := range in.Outputs(res, v1) {
+		if out.Gateway.Namespace != ns {
 			continue
 		}
-		want, err := ConfigMap(gw, gc)
+		want, err := ConfigMap(out)
 		if err != nil {
 			return err
 		}
-		have := in.ConfigMaps[gc.Gateway]
+		have := in.ConfigMaps[out.Name()]
 		if have == nil {
 			return fmt.Errorf("ConfigMap %s is missing", key(want))
 		}
@@ -78,8 +80,6 @@ func converged(ctx context.Context, c client.Client, ns string) error {
 	}
 	return nil
 }
-
-func equalConditions(a, b []metav1.Condition) bool { return cmp.Equal(a, b) }
 
 // TestRestartAndSteadyState: the controller stopped mid-way and restarted after changes
 // converges to the state one Sync of the objects gives, and once there, it writes nothing

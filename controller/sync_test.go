@@ -17,6 +17,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/controller"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
 const objects = `
@@ -40,6 +41,7 @@ metadata: {namespace: ns, name: shop}
 spec:
   parentRefs: [{name: gw}]
   hostnames: [shop.example.com]
+  rules: [{matches: [{path: {type: PathPrefix, value: /}}]}]
 ---
 apiVersion: apim.kuadrant.io/v1alpha1
 kind: RateLimitPolicy
@@ -67,22 +69,31 @@ spec:
 // fakeCluster returns a fake client holding the objects, and a counter of its writes.
 func fakeCluster(t *testing.T, extra ...client.Object) (client.Client, *int) {
 	t.Helper()
+	return fakeClusterOf(t, objects, extra...)
+}
+
+// fakeClusterOf returns a fake client holding the objects of docs (YAML documents separated
+// by "---" lines) and extra, and a counter of its writes.
+func fakeClusterOf(t *testing.T, docs string, extra ...client.Object) (client.Client, *int) {
+	t.Helper()
 	s, err := controller.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var objs []client.Object
-	for _, doc := range strings.Split(objects, "\n---\n") {
+	for _, doc := range strings.Split(docs, "\n---\n") {
 		var head metav1.TypeMeta
 		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
 			t.Fatal(err)
 		}
 		var o client.Object
-		switch head.Kind {
-		case "Gateway":
+		switch {
+		case head.Kind == "Gateway":
 			o = &gatewayv1.Gateway{}
-		case "HTTPRoute":
+		case head.Kind == "HTTPRoute":
 			o = &gatewayv1.HTTPRoute{}
+		case head.APIVersion == kuadrantv1.GroupVersion.String():
+			o = &kuadrantv1.RateLimitPolicy{}
 		default:
 			o = &policy.RateLimitPolicy{}
 		}
@@ -93,7 +104,7 @@ func fakeCluster(t *testing.T, extra ...client.Object) (client.Client, *int) {
 	}
 	writes := 0
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(append(objs, extra...)...).
-		WithStatusSubresource(&policy.RateLimitPolicy{}).
+		WithStatusSubresource(&policy.RateLimitPolicy{}, &kuadrantv1.RateLimitPolicy{}).
 		WithInterceptorFuncs(countWrites(&writes)).Build()
 	return c, &writes
 }
@@ -186,6 +197,36 @@ func TestSyncStaleCache(t *testing.T) {
 	}
 	if n := *writes - before; n != 0 {
 		t.Errorf("Sync over a stale cache wrote %d times (%+v), want 0", n, sum)
+	}
+}
+
+// TestSyncStaleCacheNewContent: a ConfigMap Sync created, which the cache has not seen yet,
+// is not created again when its content has changed since (a policy edited, a flag
+// changed): the create would fail with AlreadyExists. The cache's event for the ConfigMap
+// brings the run that updates it.
+func TestSyncStaleCacheNewContent(t *testing.T) {
+	ctx := context.Background()
+	c, writes := fakeCluster(t)
+	stale, _ := fakeCluster(t) // reads the state from before the first Sync's writes
+	var s controller.Syncer
+	opts := controller.Options{Now: func() time.Time { return time.Unix(1e9, 0) }}
+	if _, err := s.Sync(ctx, c, opts); err != nil {
+		t.Fatal(err)
+	}
+	before := *writes
+	opts.Merge.UpstreamCluster = "another-cluster" // new PluginConfig content
+	sum, err := s.Sync(ctx, readsFrom{Client: c, reader: stale}, opts)
+	if err != nil {
+		t.Fatalf("Sync over a stale cache with new content = %v, want no error", err)
+	}
+	if n := *writes - before; n != 0 {
+		t.Errorf("Sync over a stale cache with new content wrote %d times (%+v), want 0", n, sum)
+	}
+	// Once the cache has the ConfigMaps, the new content is written (the idle Gateway's
+	// PluginConfig names no cluster: it does not change).
+	sum, err = s.Sync(ctx, c, opts)
+	if err != nil || sum.ConfigMapsCreated != 0 || sum.ConfigMapsUpdated != 1 {
+		t.Errorf("Sync once the cache caught up = %+v, %v, want the ConfigMap of ns/gw updated", sum, err)
 	}
 }
 

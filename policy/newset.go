@@ -3,6 +3,8 @@ package policy
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
 // NewSet returns a Set of objects read elsewhere than from files (a controller's informer
@@ -47,4 +49,22 @@ func NewSet(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, polici
 		}
 	}
 	return s
+}
+
+// AddPoliciesV1 adds kuadrant.io/v1 RateLimitPolicies read elsewhere than from files to a
+// Set made by NewSet, each validated as Decode validates it (package kuadrantv1), so that
+// package kuadrant reports an invalid one. The policies are used as given, not copied; one
+// without a name, and one already in the Set, are left out.
+func (s *Set) AddPoliciesV1(policies []*kuadrantv1.RateLimitPolicy) {
+	for _, p := range policies {
+		key := PolicyV1Key(p)
+		if _, dup := s.sources[key]; dup || key.Name == "" {
+			continue
+		}
+		s.sources[key] = Source{}
+		if errs := kuadrantv1.ValidateRateLimitPolicy(p); len(errs) > 0 {
+			s.problems[key] = errs
+		}
+		s.PoliciesV1 = append(s.PoliciesV1, p)
+	}
 }

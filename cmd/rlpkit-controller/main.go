@@ -1,9 +1,12 @@
 // Command rlpkit-controller is rlpkit's Kubernetes controller: it watches Gateways,
-// HTTPRoutes and RateLimitPolicies (apim.kuadrant.io/v1alpha1), compiles them with package
-// merge, patches each policy's status conditions, and writes per Gateway a ConfigMap
-// "rlpkit-<gateway>" holding the rate-limit filter's PluginConfig (pluginconfig.yaml) and
-// the rate-limit service's limits (limits.yaml, for `rlpkit serve --limits`). See package
-// github.com/rlpkit/rlpkit/controller for what it writes and when.
+// HTTPRoutes and RateLimitPolicies (apim.kuadrant.io/v1alpha1 and kuadrant.io/v1, those
+// whose CRD is installed, or those --apis names), compiles them with package merge and
+// package kuadrant, patches each policy's status, and writes per Gateway a ConfigMap
+// "rlpkit-<gateway>" holding rlpkit's filter's PluginConfig (pluginconfig.yaml), Kuadrant's
+// wasm-shim configuration (kuadrant-wasm.yaml), Limitador's limits of the kuadrant.io/v1
+// policies (kuadrant-limits.yaml), and every limit of the Gateway (limits.yaml, for
+// `rlpkit serve --limits`). See package github.com/rlpkit/rlpkit/controller for what it
+// writes and when.
 //
 // Usage:
 //

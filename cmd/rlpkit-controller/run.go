@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap/zapcore"
@@ -17,6 +19,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/rlpkit/rlpkit/controller"
+	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
 )
 
@@ -27,6 +30,8 @@ type config struct {
 	leaderElectionNamespace string
 	upstreamCluster         string
 	failureModeDeny         bool
+	apis                    []controller.API
+	kuadrant                kuadrant.Options
 	development             bool
 	qps                     float64
 	burst                   int
@@ -39,8 +44,12 @@ func parse(args []string) (config, error) {
 	fs.StringVar(&c.healthAddr, "health-addr", ":8081", "serve /healthz and /readyz on this `address`")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "elect a leader (a Lease), so that one replica at a time reconciles")
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "`namespace` of the leader election Lease; empty means the one the controller runs in")
-	fs.StringVar(&c.upstreamCluster, "upstream-cluster", merge.DefaultUpstreamCluster, "Envoy `cluster` of the rate-limit service, written in each PluginConfig")
-	fs.BoolVar(&c.failureModeDeny, "failure-mode-deny", false, "PluginConfigs deny traffic when the rate-limit service cannot be reached")
+	fs.StringVar(&c.upstreamCluster, "upstream-cluster", merge.DefaultUpstreamCluster, "Envoy `cluster` of the rate-limit service, written in each PluginConfig (apim.kuadrant.io/v1alpha1)")
+	fs.BoolVar(&c.failureModeDeny, "failure-mode-deny", false, "PluginConfigs deny traffic when the rate-limit service cannot be reached (apim.kuadrant.io/v1alpha1)")
+	apis := fs.String("apis", "", "RateLimitPolicy `APIs` to read, comma-separated: "+string(controller.APIV1alpha1)+", "+string(controller.APIV1)+"; empty means those whose CRD is installed. Leave "+string(controller.APIV1)+" out where Kuadrant's operator runs: it writes those policies' statuses")
+	fs.StringVar(&c.kuadrant.RateLimitEndpoint, "kuadrant-ratelimit-endpoint", kuadrant.DefaultRateLimitEndpoint, "Envoy `cluster` of the rate-limit service, written in each wasm-shim configuration (kuadrant.io/v1)")
+	fs.StringVar(&c.kuadrant.RateLimitFailureMode, "kuadrant-ratelimit-failure-mode", kuadrant.DefaultRateLimitFailureMode, "deny or allow traffic when wasm-shim cannot reach the rate-limit service (`mode`, kuadrant.io/v1)")
+	fs.StringVar(&c.kuadrant.RateLimitTimeout, "kuadrant-ratelimit-timeout", kuadrant.DefaultRateLimitTimeout, "wasm-shim's `timeout` of a rate-limit call (kuadrant.io/v1)")
 	fs.Float64Var(&c.qps, "kube-api-qps", 50, "requests per second to the API server (status patches and ConfigMap writes after a large change)")
 	fs.IntVar(&c.burst, "kube-api-burst", 100, "burst of requests to the API server")
 	fs.BoolVar(&c.development, "development", false, "log in a human-readable format at debug level")
@@ -49,6 +58,23 @@ func parse(args []string) (config, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q: rlpkit-controller takes only flags", fs.Arg(0))
+	}
+	if *apis != "" {
+		for _, a := range strings.Split(*apis, ",") {
+			api := controller.API(strings.TrimSpace(a))
+			if !slices.Contains(controller.AllAPIs, api) {
+				return c, fmt.Errorf("--apis: unknown RateLimitPolicy API %q: want %s, %s or both, comma-separated", a, controller.APIV1alpha1, controller.APIV1)
+			}
+			if !slices.Contains(c.apis, api) {
+				c.apis = append(c.apis, api)
+			}
+		}
+	}
+	if m := c.kuadrant.RateLimitFailureMode; m != "deny" && m != "allow" {
+		return c, fmt.Errorf("--kuadrant-ratelimit-failure-mode %q: want deny or allow", m)
+	}
+	if d, err := time.ParseDuration(c.kuadrant.RateLimitTimeout); err != nil || d <= 0 {
+		return c, fmt.Errorf("--kuadrant-ratelimit-timeout %q: want a positive duration such as 100ms", c.kuadrant.RateLimitTimeout)
 	}
 	return c, nil
 }
@@ -107,10 +133,14 @@ func newManager(restCfg *rest.Config, cfg config) (ctrl.Manager, error) {
 	}
 	r := &controller.Reconciler{
 		Client: mgr.GetClient(),
-		Options: controller.Options{Merge: merge.Options{
-			UpstreamCluster: cfg.upstreamCluster,
-			FailureModeDeny: cfg.failureModeDeny,
-		}},
+		Options: controller.Options{
+			APIs: cfg.apis,
+			Merge: merge.Options{
+				UpstreamCluster: cfg.upstreamCluster,
+				FailureModeDeny: cfg.failureModeDeny,
+			},
+			Kuadrant: cfg.kuadrant,
+		},
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err

@@ -5,10 +5,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlpkit/rlpkit/controller"
+	"github.com/rlpkit/rlpkit/kuadrant"
 )
 
 func TestParse(t *testing.T) {
-	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 50, burst: 100}
+	kuadrantDefaults := kuadrant.Options{RateLimitEndpoint: "kuadrant-ratelimit-service", RateLimitFailureMode: "allow", RateLimitTimeout: "100ms"}
+	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 50, burst: 100, kuadrant: kuadrantDefaults}
 	tests := []struct {
 		name    string
 		args    []string
@@ -19,10 +23,22 @@ func TestParse(t *testing.T) {
 		{
 			name: "every flag",
 			args: []string{"--metrics-addr=0", "--health-addr=:9000", "--leader-elect", "--leader-election-namespace=rlpkit-system",
-				"--upstream-cluster=outbound|8081||rls", "--failure-mode-deny", "--kube-api-qps=5", "--kube-api-burst=7", "--development"},
+				"--upstream-cluster=outbound|8081||rls", "--failure-mode-deny", "--kube-api-qps=5", "--kube-api-burst=7", "--development",
+				"--apis=kuadrant.io/v1, apim.kuadrant.io/v1alpha1,kuadrant.io/v1", "--kuadrant-ratelimit-endpoint=outbound|8081||rls",
+				"--kuadrant-ratelimit-failure-mode=deny", "--kuadrant-ratelimit-timeout=250ms"},
 			want: config{metricsAddr: "0", healthAddr: ":9000", leaderElect: true, leaderElectionNamespace: "rlpkit-system",
-				upstreamCluster: "outbound|8081||rls", failureModeDeny: true, qps: 5, burst: 7, development: true},
+				upstreamCluster: "outbound|8081||rls", failureModeDeny: true, qps: 5, burst: 7, development: true,
+				apis:     []controller.API{controller.APIV1, controller.APIV1alpha1},
+				kuadrant: kuadrant.Options{RateLimitEndpoint: "outbound|8081||rls", RateLimitFailureMode: "deny", RateLimitTimeout: "250ms"}},
 		},
+		{name: "one API", args: []string{"--apis=apim.kuadrant.io/v1alpha1"}, want: func() config {
+			c := defaults
+			c.apis = []controller.API{controller.APIV1alpha1}
+			return c
+		}()},
+		{name: "unknown API", args: []string{"--apis=kuadrant.io/v1beta2"}, wantErr: `--apis: unknown RateLimitPolicy API "kuadrant.io/v1beta2": want apim.kuadrant.io/v1alpha1, kuadrant.io/v1 or both, comma-separated`},
+		{name: "bad failure mode", args: []string{"--kuadrant-ratelimit-failure-mode=open"}, wantErr: `--kuadrant-ratelimit-failure-mode "open": want deny or allow`},
+		{name: "bad timeout", args: []string{"--kuadrant-ratelimit-timeout=0s"}, wantErr: `--kuadrant-ratelimit-timeout "0s": want a positive duration such as 100ms`},
 		{name: "argument", args: []string{"serve"}, want: defaults, wantErr: `unexpected argument "serve": rlpkit-controller takes only flags`},
 		{name: "unknown flag", args: []string{"--limits=x"}, wantErr: "flag provided but not defined: -limits"},
 	}

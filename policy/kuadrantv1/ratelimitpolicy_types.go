@@ -28,6 +28,9 @@ const (
 
 // RateLimitPolicy limits the requests of the Gateway, listener, HTTPRoute or route rule it
 // targets.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 type RateLimitPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -42,10 +45,17 @@ type RateLimitPolicy struct {
 
 // RateLimitPolicySpec is the desired state of a RateLimitPolicy: a target and exactly one of
 // bare limits (implicit atomic defaults), defaults or overrides.
+//
+// +kubebuilder:validation:XValidation:rule="!(has(self.defaults) && (has(self.limits) || has(self.when)))",message="Implicit and explicit defaults are mutually exclusive: move limits and when into spec.defaults"
+// +kubebuilder:validation:XValidation:rule="!(has(self.defaults) && has(self.overrides))",message="Overrides and explicit defaults are mutually exclusive: keep one of spec.defaults and spec.overrides"
+// +kubebuilder:validation:XValidation:rule="!(has(self.overrides) && (has(self.limits) || has(self.when)))",message="Overrides and implicit defaults are mutually exclusive: move limits and when into spec.overrides"
+// +kubebuilder:validation:XValidation:rule="has(self.defaults) || has(self.overrides) || (has(self.limits) && size(self.limits) > 0)",message="at least one limit is required: spec.limits, spec.defaults.limits or spec.overrides.limits"
 type RateLimitPolicySpec struct {
 	// TargetRef is the Gateway, HTTPRoute or GRPCRoute in the policy's namespace, and
 	// optionally a section of it: a listener name of a Gateway, or a rule name of a route
 	// (an unnamed rule is rule-N, N counting from 1).
+	// +kubebuilder:validation:XValidation:rule="self.group == 'gateway.networking.k8s.io'",message="invalid targetRef.group. The only supported value is 'gateway.networking.k8s.io'"
+	// +kubebuilder:validation:XValidation:rule="self.kind == 'Gateway' || self.kind == 'HTTPRoute' || self.kind == 'GRPCRoute'",message="invalid targetRef.kind. The only supported values are 'Gateway', 'HTTPRoute' and 'GRPCRoute'"
 	TargetRef gatewayv1.LocalPolicyTargetReferenceWithSectionName `json:"targetRef"`
 
 	// Defaults are limits that more specific policies may replace.
@@ -61,8 +71,11 @@ type RateLimitPolicySpec struct {
 }
 
 // MergeableRateLimitPolicySpec is a defaults or overrides block.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.limits) && size(self.limits) > 0",message="at least one limit is required"
 type MergeableRateLimitPolicySpec struct {
 	// Strategy is StrategyAtomic (the default) or StrategyMerge.
+	// +kubebuilder:validation:Enum=atomic;merge
 	// +optional
 	Strategy string `json:"strategy,omitempty"`
 
@@ -73,24 +86,30 @@ type MergeableRateLimitPolicySpec struct {
 // RateLimitPolicySpecProper is a set of limits and the predicates that must hold for any
 // of them to apply.
 type RateLimitPolicySpecProper struct {
-	// When are CEL predicates over Kuadrant's well-known attributes; all must hold.
+	// When are CEL predicates over Kuadrant's well-known attributes; all must hold. When
+	// present, it holds at least one.
+	// +kubebuilder:validation:MinItems=1
 	// +optional
 	When []WhenPredicate `json:"when,omitempty"`
 
-	// Limits are the limits by name.
+	// Limits are the limits by name; a name is not empty.
+	// +kubebuilder:validation:XValidation:rule="self.all(name, size(name) > 0)",message="a limit needs a name"
 	// +optional
 	Limits map[string]Limit `json:"limits,omitempty"`
 }
 
 // WhenPredicate is one CEL predicate.
 type WhenPredicate struct {
-	// Predicate is a CEL expression that evaluates to a bool.
+	// Predicate is a CEL expression that evaluates to a bool; it is not blank.
+	// +kubebuilder:validation:Pattern=`\S`
 	Predicate string `json:"predicate"`
 }
 
 // Limit is one named limit: its rates, what it counts per, and when it applies.
 type Limit struct {
-	// When are CEL predicates; all must hold for the limit to apply.
+	// When are CEL predicates; all must hold for the limit to apply. When present, it
+	// holds at least one.
+	// +kubebuilder:validation:MinItems=1
 	// +optional
 	When []WhenPredicate `json:"when,omitempty"`
 
@@ -106,7 +125,10 @@ type Limit struct {
 
 // Counter is one counter qualifier.
 type Counter struct {
-	// Expression is a CEL expression.
+	// Expression is a CEL expression. It holds no double quote or backslash:
+	// kuadrant-operator writes it unescaped into Limitador's descriptors[0]["..."].
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:Pattern=`^[^"\\]*$`
 	Expression string `json:"expression"`
 }
 
@@ -117,6 +139,7 @@ type Rate struct {
 
 	// Window is a duration matching ^([0-9]{1,5}(h|m|s|ms)){1,4}$; it is truncated to
 	// whole seconds.
+	// +kubebuilder:validation:Pattern=`^([0-9]{1,5}(h|m|s|ms)){1,4}$`
 	Window string `json:"window"`
 }
 

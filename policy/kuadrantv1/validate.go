@@ -16,8 +16,9 @@ import (
 // The kinds a RateLimitPolicy may target.
 var targetKinds = []string{"Gateway", "HTTPRoute", "GRPCRoute"}
 
-// sectionNameRE is Gateway API's SectionName pattern.
-var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+// sectionNameRE is Gateway API's SectionName pattern (dot-separated DNS labels), which the
+// CRD applies.
+var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // ValidateRateLimitPolicy checks a policy as its CRD does, and type-checks its predicates
 // against Kuadrant's well-known attributes. It returns every problem, with field paths.
@@ -38,7 +39,7 @@ func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
 	if ref.SectionName != nil {
 		s := string(*ref.SectionName)
 		if len(s) > 253 || !sectionNameRE.MatchString(s) {
-			errs = append(errs, field.Invalid(tr.Child("sectionName"), s, "must be a listener name of a Gateway or a rule name of a route: lower-case alphanumerics and '-', starting and ending with an alphanumeric, at most 253 characters"))
+			errs = append(errs, field.Invalid(tr.Child("sectionName"), s, "must be a listener name of a Gateway or a rule name of a route: lower-case alphanumerics, '-' and '.', each dot-separated part starting and ending with an alphanumeric, at most 253 characters"))
 		}
 	}
 
