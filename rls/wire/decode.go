@@ -38,7 +38,8 @@ const (
 //
 // It reads b twice: once to check it and count the descriptors and entries,
 // then to fill r, whose descriptors and entries it allocates in one array
-// each and whose strings are substrings of one copy of b.
+// each (one block for all of them with one descriptor of up to four
+// entries) and whose strings are substrings of one copy of b.
 func decodeRequest(b []byte, r *rlsv3.RateLimitRequest) bool {
 	d := reqDecoder{b: b}
 	if !d.request() {
@@ -47,16 +48,29 @@ func decodeRequest(b []byte, r *rlsv3.RateLimitRequest) bool {
 	r.Reset()
 	d.r, d.fill = r, true
 	d.s = string(b)
-	if d.nd > 0 {
+	switch {
+	case d.nd == 1 && d.ne <= len(oneDescriptor{}.entries):
+		one := new(oneDescriptor)
+		d.descs, r.Descriptors = one.desc[:], one.descPtr[:]
+		d.entries, d.entryPtrs = one.entries[:d.ne], one.entryPtrs[:d.ne]
+	case d.nd > 0:
 		d.descs = make([]rlcommon.RateLimitDescriptor, d.nd)
 		r.Descriptors = make([]*rlcommon.RateLimitDescriptor, d.nd)
-	}
-	if d.ne > 0 {
 		d.entries = make([]rlcommon.RateLimitDescriptor_Entry, d.ne)
 		d.entryPtrs = make([]*rlcommon.RateLimitDescriptor_Entry, d.ne)
 	}
 	d.nd, d.ne = 0, 0
 	return d.request()
+}
+
+// oneDescriptor holds the messages of a request with one descriptor of at
+// most four entries, the common case (Kuadrant's filter sends one
+// descriptor), in one allocation.
+type oneDescriptor struct {
+	desc      [1]rlcommon.RateLimitDescriptor
+	descPtr   [1]*rlcommon.RateLimitDescriptor
+	entries   [4]rlcommon.RateLimitDescriptor_Entry
+	entryPtrs [4]*rlcommon.RateLimitDescriptor_Entry
 }
 
 // reqDecoder walks a RateLimitRequest: counting (fill false) or filling r.

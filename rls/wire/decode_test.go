@@ -82,6 +82,13 @@ func TestDecodeRequest(t *testing.T) {
 		{"a descriptor with an empty entry and an empty override", marshal(t, &rlsv3.RateLimitRequest{Descriptors: []*rlcommon.RateLimitDescriptor{
 			{Entries: []*rlcommon.RateLimitDescriptor_Entry{{}}, Limit: &rlcommon.RateLimitDescriptor_RateLimitOverride{}},
 		}}), true},
+		{"one descriptor of four entries", marshal(t, &rlsv3.RateLimitRequest{Domain: "d", Descriptors: []*rlcommon.RateLimitDescriptor{
+			{Entries: []*rlcommon.RateLimitDescriptor_Entry{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}, {Key: "c"}, {Key: "d", Value: "4"}}, HitsAddend: &wrapperspb.UInt64Value{Value: 2}},
+		}}), true},
+		{"one descriptor of five entries", marshal(t, &rlsv3.RateLimitRequest{Domain: "d", Descriptors: []*rlcommon.RateLimitDescriptor{
+			{Entries: []*rlcommon.RateLimitDescriptor_Entry{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}, {Key: "c"}, {Key: "d", Value: "4"}, {Key: "e", Value: "5"}}},
+		}}), true},
+		{"two descriptors of one entry", cat(bytesField(reqDescriptors, entry("k", "v")), bytesField(reqDescriptors, entry("l", "w"))), true},
 		{"a scalar repeated: the last wins", cat(bytesField(reqDomain, []byte("a")), varintField(reqHitsAddend, 1), bytesField(reqDomain, []byte("b")), varintField(reqHitsAddend, 2)), true},
 		{"fields out of order", cat(bytesField(reqDescriptors, entry("k", "v")), bytesField(reqDomain, []byte("d"))), true},
 		{"hits_addend beyond 32 bits is truncated", varintField(reqHitsAddend, 1<<33+5), true},
