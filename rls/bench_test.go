@@ -2,12 +2,18 @@ package rls
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"google.golang.org/grpc/encoding"
+	protocodec "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/rls/wire"
 )
 
 // benchLimits admit everything the benchmarks send, so every decision
@@ -61,4 +67,96 @@ func BenchmarkShouldRateLimitGRPC(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// BenchmarkServerCall is what a server does for one call besides HTTP/2:
+// decode the request, decide, encode the response, with gRPC's proto codec
+// and with wire.Codec (which rls.ServerOptions installs), 1 and 3
+// descriptors per call.
+func BenchmarkServerCall(b *testing.B) {
+	for _, descs := range []int{1, 3} {
+		for _, c := range []struct {
+			name  string
+			codec encoding.CodecV2
+		}{{"proto", encoding.GetCodecV2(protocodec.Name)}, {"wire", wire.Codec{}}} {
+			b.Run(fmt.Sprintf("descriptors=%d/codec=%s", descs, c.name), func(b *testing.B) {
+				s := newService(b, benchLimits, false)
+				data := encodedRequests(b, 1024, descs)
+				ctx := context.Background()
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					if err := serverCall(ctx, s, c.codec, data[i%len(data)]); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		}
+	}
+}
+
+// encodedRequests returns n requests of descs descriptors each, encoded.
+func encodedRequests(tb testing.TB, n, descs int) []mem.BufferSlice {
+	data := make([]mem.BufferSlice, n)
+	for i := range data {
+		req := request("shop", 0, desc("path", "/cart", "user", "u"+strconv.Itoa(i)))
+		for j := 1; j < descs; j++ {
+			req.Descriptors = append(req.Descriptors, desc("user", "u"+strconv.Itoa(i), "n", strconv.Itoa(j)))
+		}
+		b, err := proto.Marshal(req)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		data[i] = mem.BufferSlice{mem.SliceBuffer(b)}
+	}
+	return data
+}
+
+// serverCall decodes data as gRPC does for a call, answers it and encodes
+// the answer.
+func serverCall(ctx context.Context, s *Service, codec encoding.CodecV2, data mem.BufferSlice) error {
+	req := new(rlsv3.RateLimitRequest)
+	if err := codec.Unmarshal(data, req); err != nil {
+		return err
+	}
+	resp, err := s.ShouldRateLimit(ctx, req)
+	if err != nil {
+		return err
+	}
+	out, err := codec.Marshal(resp)
+	out.Free()
+	return err
+}
+
+// TestServerCallAllocs pins the allocations of serverCall with wire.Codec:
+// with one descriptor, the request's string copy, its messages, the
+// evaluator's work, the response's messages and the encoded bytes. Under
+// the race detector, whose sync.Pool drops objects at random, it only
+// checks that wire.Codec allocates less than gRPC's proto codec.
+func TestServerCallAllocs(t *testing.T) {
+	for _, tt := range []struct {
+		descs int
+		want  float64
+	}{{1, 7}, {3, 14}} {
+		s := newService(t, benchLimits, false)
+		data := encodedRequests(t, 16, tt.descs)
+		ctx := context.Background()
+		allocs := func(codec encoding.CodecV2) float64 {
+			i := 0
+			return testing.AllocsPerRun(200, func() {
+				if err := serverCall(ctx, s, codec, data[i%len(data)]); err != nil {
+					t.Fatal(err)
+				}
+				i++
+			})
+		}
+		got, proto := allocs(wire.Codec{}), allocs(encoding.GetCodecV2(protocodec.Name))
+		if got >= proto {
+			t.Errorf("serverCall with %d descriptors: %v allocations with wire.Codec, %v with gRPC's proto codec; want fewer", tt.descs, got, proto)
+		}
+		if !raceEnabled && got > tt.want {
+			t.Errorf("serverCall with %d descriptors: %v allocations, want at most %v", tt.descs, got, tt.want)
+		}
+	}
 }

@@ -5,7 +5,9 @@
 //
 // It is not a server: it opens no listener, starts no goroutine, reads no
 // file and exports no metrics (Options.Observe lets a server count). `rlpkit serve` does all of that around a
-// Service; a program of its own registers one on its *grpc.Server with
+// Service; a program of its own registers one on its *grpc.Server (created
+// with ServerOptions, whose codec from package rls/wire decodes requests and
+// encodes responses without protobuf reflection) with
 // rlsv3.RegisterRateLimitServiceServer and calls SetLimits when its limits
 // change.
 //

@@ -40,11 +40,15 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/rlpkit/rlpkit/internal/gcfloor"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopGC := gcfloor.Start(gcfloor.DefaultFloor, os.LookupEnv)
 	code := run(ctx, os.LookupEnv, os.Environ(), os.Stderr, nil)
+	stopGC()
 	stop()
 	os.Exit(code)
 }

@@ -109,7 +109,7 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	}
 
 	// gRPC.
-	var gopts []grpc.ServerOption
+	gopts := service.ServerOptions()
 	if s.grpcTLS {
 		creds, err := grpcTLS(s)
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/rlpkit/rlpkit/internal/gcfloor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rls"
@@ -90,8 +91,10 @@ type serveOptions struct {
 // httpOff is the --http-addr that turns the HTTP port off.
 const httpOff = "off"
 
-// runServe implements "rlpkit serve": it serves until SIGINT or SIGTERM.
+// runServe implements "rlpkit serve": it serves until SIGINT or SIGTERM,
+// with the garbage collector held to gcfloor's floor.
 func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	defer gcfloor.Start(gcfloor.DefaultFloor, os.LookupEnv)()
 	return serveUntilSignal(args, stdout, stderr, nil)
 }
 

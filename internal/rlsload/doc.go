@@ -29,6 +29,12 @@
 //	    -serve-args "serve --http-addr 127.0.0.1:0 --limits limits.yaml --redis redis://127.0.0.1:6379" \
 //	    -redis redis://127.0.0.1:6379 -duration 10s -concurrency 32
 //
+// The calls are spread over -conns HTTP/2 connections (2 by default), as
+// Envoy opens one per worker thread to a Rate Limit Service cluster, and the
+// client's flow control windows are Envoy's defaults (-window, 256 MiB): with
+// grpc-go's own, the client would send the server bandwidth-estimating PINGs
+// Envoy never sends, and the server's CPU would pay for answering them.
+//
 // Every call carries -descriptors descriptors {user: uN} (then {user: uN,
 // n: i} for the others) of domain -domain, the user chosen round robin
 // among -users. The limits file decides what the server counts; one whose

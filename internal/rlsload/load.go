@@ -26,6 +26,7 @@ type config struct {
 	timeout          time.Duration
 	concurrency      int
 	conns            int
+	window           int32 // the client's HTTP/2 stream and connection windows; 0: grpc-go's dynamic ones
 	users            int
 	descriptors      int
 	domain           string
@@ -50,8 +51,12 @@ type report struct {
 // load sends calls for the warm-up and then for the measured duration.
 func load(ctx context.Context, c config) (*report, error) {
 	clients := make([]rlsv3.RateLimitServiceClient, c.conns)
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if c.window > 0 {
+		opts = append(opts, grpc.WithInitialWindowSize(c.window), grpc.WithInitialConnWindowSize(c.window))
+	}
 	for i := range clients {
-		conn, err := grpc.NewClient(c.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, err := grpc.NewClient(c.addr, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("rlsload: %w", err)
 		}

@@ -134,3 +134,26 @@ func TestParseCommandStats(t *testing.T) {
 		t.Errorf("parseCommandStats(no calls) = nil error, want one")
 	}
 }
+
+// TestRunWindows drives a server with grpc-go's dynamic windows (-window
+// 0) and with the smallest static ones.
+func TestRunWindows(t *testing.T) {
+	addr := serve(t, 1000)
+	for _, window := range []string{"0", "65536"} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"-addr", addr, "-duration", "100ms", "-warmup", "0s", "-concurrency", "2", "-window", window}
+		if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+			t.Errorf("run(%v) = %d, stderr %s", args, code, stderr.String())
+		}
+	}
+}
+
+func TestWindowUsage(t *testing.T) {
+	for _, window := range []string{"-1", "65535", "2147483648"} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"-window", window}
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-window 0 or from 65536 to 2147483647") {
+			t.Errorf("run(%v) = %d, stderr %q; want 2 and the range of -window", args, code, stderr.String())
+		}
+	}
+}

@@ -6,10 +6,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
+)
+
+// envoyWindow is Envoy's default HTTP/2 window for a stream and for a
+// connection (256 MiB), and minWindow the smallest HTTP/2 allows a client
+// to set with grpc-go (64 KiB).
+const (
+	envoyWindow = 256 << 20
+	minWindow   = 64 << 10
 )
 
 func main() {
@@ -28,7 +37,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "how long to send calls, after the warm-up")
 	fs.DurationVar(&c.warmup, "warmup", time.Second, "calls sent first and not measured")
 	fs.IntVar(&c.concurrency, "concurrency", 64, "calls in flight at once")
-	fs.IntVar(&c.conns, "conns", 2, "gRPC connections the calls are spread over")
+	fs.IntVar(&c.conns, "conns", 2, "gRPC connections the calls are spread over (Envoy opens one per worker thread)")
+	var window int
+	fs.IntVar(&window, "window", envoyWindow, "the client's HTTP/2 stream and connection flow control windows in bytes, as Envoy's initial_stream_window_size and initial_connection_window_size; 0: grpc-go's, which it grows with bandwidth-estimating PINGs that Envoy does not send")
 	fs.IntVar(&c.users, "users", 1000, "distinct values of the user entry")
 	fs.IntVar(&c.descriptors, "descriptors", 1, "descriptors per call")
 	fs.StringVar(&c.domain, "domain", "load", "the request domain")
@@ -46,10 +57,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if fs.NArg() > 0 || c.concurrency < 1 || c.conns < 1 || c.users < 1 || c.descriptors < 1 || c.duration <= 0 || c.warmup < 0 {
-		fmt.Fprintln(stderr, "rlsload: want no arguments and positive -concurrency, -conns, -users, -descriptors and -duration")
+	if fs.NArg() > 0 || c.concurrency < 1 || c.conns < 1 || c.users < 1 || c.descriptors < 1 || c.duration <= 0 || c.warmup < 0 ||
+		window != 0 && (window < minWindow || window > math.MaxInt32) {
+		fmt.Fprintf(stderr, "rlsload: want no arguments, positive -concurrency, -conns, -users, -descriptors and -duration, and -window 0 or from %d to %d\n", minWindow, math.MaxInt32)
 		return 2
 	}
+	c.window = int32(window)
 	if bins != "" {
 		cmp.bins, cmp.serveArgs = strings.Split(bins, ","), strings.Fields(serveArgs)
 		if cmp.rounds < 1 || isSet(fs, "addr") || c.serverPID != 0 {

@@ -5,8 +5,9 @@
 // built on it.
 //
 // It is not a server: it opens no listener and reads no file. A program
-// registers a Service on its *grpc.Server, mounts JSONHandler, and calls
-// SetConfig whenever it (re)loads the configuration.
+// registers a Service on its *grpc.Server (created with ServerOptions),
+// mounts JSONHandler, and calls SetConfig whenever it (re)loads the
+// configuration.
 //
 // # Where it differs from the reference
 //

@@ -1,0 +1,5 @@
+//go:build race
+
+package rls
+
+func init() { raceEnabled = true }
