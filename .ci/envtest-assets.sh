@@ -43,7 +43,9 @@ scratch_build() {
 			for r in "$@"; do echo "replace $r"; done
 		} >go.mod
 		GOFLAGS=-mod=mod nice -n 19 go get "$pkg" >&2
-		GOFLAGS=-mod=mod nice -n 19 go build -trimpath -ldflags="${LDFLAGS:-}" -o "$out.tmp" "$pkg" >&2
+		# Static, as Kubernetes releases its binaries, and without DWARF, which
+		# -ldflags=-w would strip anyway: less to compile and link.
+		CGO_ENABLED=0 GOFLAGS=-mod=mod nice -n 19 go build -trimpath -gcflags=all=-dwarf=false -ldflags="${LDFLAGS:-}" -o "$out.tmp" "$pkg" >&2
 		mv "$out.tmp" "$out"
 	)
 }
@@ -96,7 +98,7 @@ import (
 
 func main() { etcdmain.Main(os.Args) }
 GO
-		(cd "$dir" && GOFLAGS=-mod=mod nice -n 19 go build -trimpath -ldflags="-s -w" -o "$cache_root/etcd-$ETCD_VERSION" ./cmd/etcd >&2)
+		(cd "$dir" && CGO_ENABLED=0 GOFLAGS=-mod=mod nice -n 19 go build -trimpath -gcflags=all=-dwarf=false -ldflags="-s -w" -o "$cache_root/etcd-$ETCD_VERSION" ./cmd/etcd >&2)
 		ln -sf "$cache_root/etcd-$ETCD_VERSION" "$assets/etcd"
 		log "built etcd in $(($(date +%s) - start))s"
 	fi
