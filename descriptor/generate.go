@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/hostindex"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // Generate returns the descriptors for req. It allocates the Result (one allocation for a
@@ -105,7 +106,7 @@ func (c *configuration) build(req *Request, res *Result) (dropped int, reason st
 		}
 	}
 	end := len(res.entries)
-	d := Descriptor{Entries: res.entries[start:end:end]}
+	d := rlsmsg.Descriptor{Entries: res.entries[start:end:end]}
 	if c.limit != nil {
 		if o, ok := readOverride(req, c.limit); ok {
 			res.overrides = append(res.overrides, o)
@@ -129,7 +130,7 @@ func (c *configuration) build(req *Request, res *Result) (dropped int, reason st
 func (a *action) appendEntry(req *Request, res *Result) string {
 	switch a.kind {
 	case actGenericKey:
-		res.entries = append(res.entries, Entry{Key: a.key, Value: a.value})
+		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: a.value})
 	case actRequestHeaders:
 		v, ok := headerValue(req, a.header)
 		if !ok {
@@ -138,20 +139,20 @@ func (a *action) appendEntry(req *Request, res *Result) string {
 			}
 			return "request_headers: header " + quote(a.header) + " is absent"
 		}
-		res.entries = append(res.entries, Entry{Key: a.key, Value: v})
+		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: v})
 	case actRemoteAddress:
 		ip, ok := clientIP(req.RemoteAddress)
 		if !ok {
 			return "remote_address: the request has no client IP address"
 		}
-		res.entries = append(res.entries, Entry{Key: a.key, Value: ip})
+		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: ip})
 	case actMetadata:
 		v, _ := lookupMetadata(req, &a.meta).(string)
 		switch {
 		case v != "":
-			res.entries = append(res.entries, Entry{Key: a.key, Value: v})
+			res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: v})
 		case a.value != "":
-			res.entries = append(res.entries, Entry{Key: a.key, Value: a.value})
+			res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: a.value})
 		case a.skipIfAbsent:
 		default:
 			return "metadata: no string value at " + a.meta.String()
@@ -163,7 +164,7 @@ func (a *action) appendEntry(req *Request, res *Result) string {
 			}
 			return "header_value_match: the headers match and expect_match is false"
 		}
-		res.entries = append(res.entries, Entry{Key: a.key, Value: a.value})
+		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: a.value})
 	}
 	return ""
 }

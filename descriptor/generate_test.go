@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // toystore returns the toystore PluginConfig of the Kuadrant proposal "RateLimitPolicy
@@ -53,9 +54,9 @@ func TestGenerateToystore(t *testing.T) {
 	e := mustCompile(t, toystore(3))
 	req := &Request{Method: "POST", Host: "api.toystore-2.com", Path: "/admin/toy", Headers: HeaderMap{"x-user": {"alice"}}}
 	res := e.Generate(req)
-	want := []Descriptor{
-		{Entries: []Entry{{"admin", "yes"}}},
-		{Entries: []Entry{{"vhaction", "yes"}, {"user", "alice"}}},
+	want := []rlsmsg.Descriptor{
+		{Entries: []rlsmsg.Entry{{Key: "admin", Value: "yes"}}},
+		{Entries: []rlsmsg.Entry{{Key: "vhaction", Value: "yes"}, {Key: "user", Value: "alice"}}},
 	}
 	if res.PolicyIndex != 2 || res.Domain != "gw/gw#default/toystore-2" || !res.ShouldCall() {
 		t.Errorf("Generate = policy %d domain %q, want policy 2 domain gw/gw#default/toystore-2", res.PolicyIndex, res.Domain)
@@ -72,7 +73,7 @@ func TestGenerateIntoReuseIsIndependent(t *testing.T) {
 	var res Result
 	e.GenerateInto(&Request{Method: "POST", Host: "a.toystore-1.com", Path: "/admin/toy", Headers: HeaderMap{"x-user": {"bob"}}}, &res)
 	e.GenerateInto(&Request{Method: "GET", Host: "a.toystore-0.com", Path: "/"}, &res)
-	want := []Descriptor{{Entries: []Entry{{"vhaction", "yes"}}}}
+	want := []rlsmsg.Descriptor{{Entries: []rlsmsg.Entry{{Key: "vhaction", Value: "yes"}}}}
 	if diff := cmp.Diff(want, res.Descriptors); diff != "" {
 		t.Errorf("Descriptors after reuse (-want +got):\n%s", diff)
 	}
@@ -109,7 +110,7 @@ func TestGenerateAllocations(t *testing.T) {
 	if got := testing.AllocsPerRun(100, func() { meta.GenerateInto(mreq, &res) }); got != 0 {
 		t.Errorf("GenerateInto with override and cost: %v allocations, want 0", got)
 	}
-	if d := res.Descriptors[0]; d.Limit == nil || *d.Limit != (Override{10, UnitSecond}) || d.HitsAddend == nil || *d.HitsAddend != 3 {
+	if d := res.Descriptors[0]; d.Limit == nil || *d.Limit != (rlsmsg.Override{RequestsPerUnit: 10, Unit: rlsmsg.UnitSecond}) || d.HitsAddend == nil || *d.HitsAddend != 3 {
 		t.Errorf("descriptor = %+v, want limit 10/SECOND and hits_addend 3", d)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // String returns the reference as "namespace: a.b" for messages.
@@ -33,21 +35,21 @@ func lookupMetadata(req *Request, ref *metadataRef) any {
 // override: requests_per_unit must be a number (truncated to an integer, as Envoy does) in
 // the uint32 range and unit a name of envoy.type.v3.RateLimitUnit (which has no WEEK);
 // anything else attaches nothing.
-func readOverride(req *Request, ref *metadataRef) (Override, bool) {
+func readOverride(req *Request, ref *metadataRef) (rlsmsg.Override, bool) {
 	obj, ok := lookupMetadata(req, ref).(map[string]any)
 	if !ok {
-		return Override{}, false
+		return rlsmsg.Override{}, false
 	}
 	n, ok := toFloat(obj["requests_per_unit"])
 	if !ok || n < 0 || n > math.MaxUint32 {
-		return Override{}, false
+		return rlsmsg.Override{}, false
 	}
 	name, _ := obj["unit"].(string)
-	unit, ok := ParseUnit(name)
-	if !ok || unit == UnitWeek {
-		return Override{}, false
+	unit, ok := rlsmsg.ParseUnit(name)
+	if !ok || unit == rlsmsg.UnitWeek {
+		return rlsmsg.Override{}, false
 	}
-	return Override{RequestsPerUnit: uint32(n), Unit: unit}, true
+	return rlsmsg.Override{RequestsPerUnit: uint32(n), Unit: unit}, true
 }
 
 // readHits reads a cost: a non-negative integer, as a number or a string of digits (Envoy

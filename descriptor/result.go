@@ -3,35 +3,9 @@ package descriptor
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
-
-// Entry is one descriptor entry, an Envoy RateLimitDescriptor.Entry.
-type Entry struct {
-	// Key is the entry's key.
-	Key string `json:"key"`
-	// Value is the entry's value.
-	Value string `json:"value"`
-}
-
-// Override is a limit attached to one descriptor (Envoy's RateLimitDescriptor.RateLimitOverride):
-// the service uses it instead of its configured limit.
-type Override struct {
-	// RequestsPerUnit is the number of hits allowed per Unit.
-	RequestsPerUnit uint32 `json:"requests_per_unit"`
-	// Unit is the window.
-	Unit Unit `json:"unit"`
-}
-
-// Descriptor is one RLS descriptor.
-type Descriptor struct {
-	// Entries are the descriptor's entries, in action order.
-	Entries []Entry `json:"entries"`
-	// Limit is the override read from dynamic metadata; nil when none.
-	Limit *Override `json:"limit,omitempty"`
-	// HitsAddend is the descriptor's own cost; nil when its configuration sets none, in which
-	// case the request's applies.
-	HitsAddend *uint64 `json:"hits_addend,omitempty"`
-}
 
 // Result is the outcome of descriptor generation for one request. A Result may be reused
 // across calls to GenerateInto; each call overwrites it, including the memory its
@@ -42,23 +16,22 @@ type Result struct {
 	PolicyIndex int
 	// Policy is the chosen policy's name (possibly empty).
 	Policy string
-	// Domain is the chosen policy's rate-limit domain.
-	Domain string
-	// Descriptors are the generated descriptors, in gateway action then configuration order.
-	// The rate-limit service is called only when there is at least one.
-	Descriptors []Descriptor
-	// HitsAddend is the request-level cost, Request.HitsAddend passed through.
-	HitsAddend uint32
+	// Request is the rate-limit request to send: the chosen policy's domain, the generated
+	// descriptors in gateway action then configuration order, and the request-level cost
+	// (Request.HitsAddend passed through). The rate-limit service is called only when there
+	// is at least one descriptor. Its fields are promoted: res.Domain, res.Descriptors,
+	// res.HitsAddend.
+	rlsmsg.Request
 
-	entries   []Entry
-	overrides []Override
+	entries   []rlsmsg.Entry
+	overrides []rlsmsg.Override
 	hits      []uint64
 
 	// Inline storage, so that a typical request costs one allocation (the Result) or, when
 	// a Result is reused, none.
-	descBuf     [4]Descriptor
-	entryBuf    [8]Entry
-	overrideBuf [2]Override
+	descBuf     [4]rlsmsg.Descriptor
+	entryBuf    [8]rlsmsg.Entry
+	overrideBuf [2]rlsmsg.Override
 	hitsBuf     [2]uint64
 }
 
@@ -70,10 +43,10 @@ func (r *Result) ShouldCall() bool { return len(r.Descriptors) > 0 }
 // hits_addend}, policy null when none matched.
 func (r *Result) MarshalJSON() ([]byte, error) {
 	out := struct {
-		Policy      *string      `json:"policy"`
-		Domain      string       `json:"domain"`
-		Descriptors []Descriptor `json:"descriptors"`
-		HitsAddend  uint32       `json:"hits_addend"`
+		Policy      *string             `json:"policy"`
+		Domain      string              `json:"domain"`
+		Descriptors []rlsmsg.Descriptor `json:"descriptors"`
+		HitsAddend  uint32              `json:"hits_addend"`
 	}{Domain: r.Domain, Descriptors: r.Descriptors, HitsAddend: r.HitsAddend}
 	if r.PolicyIndex >= 0 {
 		name := r.Policy
@@ -83,7 +56,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		out.Policy = &name
 	}
 	if out.Descriptors == nil {
-		out.Descriptors = []Descriptor{}
+		out.Descriptors = []rlsmsg.Descriptor{}
 	}
 	return json.Marshal(out)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 const tenantsConfig = `
@@ -46,7 +47,7 @@ func u64(n uint64) *uint64 { return &n }
 // Envoy treats an input differently from descriptor; each is reported as a caveat, and the
 // equivalence tests leave these inputs out.
 func TestKnownDifferences(t *testing.T) {
-	acme := []descriptor.Entry{{Key: "tenant", Value: "acme"}}
+	acme := []rlsmsg.Entry{{Key: "tenant", Value: "acme"}}
 	tests := []struct {
 		name        string
 		config      string
@@ -90,14 +91,14 @@ func TestKnownDifferences(t *testing.T) {
 				"cost": 1.0, "limit": map[string]any{"requests_per_unit": 5.0, "unit": "UNKNOWN"}})},
 			descriptor: []rlsCall{{Cluster: "rl", Domain: "tenants", Descriptors: []simDescriptor{{Entries: acme, HitsAddend: u64(1)}}}},
 			envoy: []rlsCall{{Cluster: "rl", Domain: "tenants", Descriptors: []simDescriptor{{Entries: acme, HitsAddend: u64(1),
-				Limit: &descriptor.Override{RequestsPerUnit: 5, Unit: descriptor.UnitUnknown}}}}},
+				Limit: &rlsmsg.Override{RequestsPerUnit: 5, Unit: rlsmsg.UnitUnknown}}}}},
 		},
 		{
 			name:        "route metadata without Options.Route",
 			config:      routeEntryConfig,
 			req:         testRequest{Method: "GET", Host: "a", Path: "/", RouteMetadata: map[string]any{"rlpkit": map[string]any{"team": "toys"}}},
 			noRouteHook: true,
-			descriptor:  []rlsCall{{Cluster: "rl", Domain: "team", Descriptors: []simDescriptor{{Entries: []descriptor.Entry{{Key: "team", Value: "toys"}}}}}},
+			descriptor:  []rlsCall{{Cluster: "rl", Domain: "team", Descriptors: []simDescriptor{{Entries: []rlsmsg.Entry{{Key: "team", Value: "toys"}}}}}},
 			envoy:       nil,
 		},
 	}

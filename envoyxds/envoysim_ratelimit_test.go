@@ -11,9 +11,8 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	metadatav3 "github.com/envoyproxy/go-control-plane/envoy/type/metadata/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 	"google.golang.org/protobuf/types/known/structpb"
-
-	"github.com/rlpkit/rlpkit/descriptor"
 )
 
 // populate builds the descriptor of one RateLimit, as Envoy's RateLimitPolicy does; ok is
@@ -25,7 +24,7 @@ func populate(rl *routev3.RateLimit, req *envoyRequest, route *routev3.Route) (d
 	case rl.ApplyOnStreamDone:
 		return d, false, fmt.Errorf("apply_on_stream_done is not modelled")
 	}
-	d.Entries = []descriptor.Entry{}
+	d.Entries = []rlsmsg.Entry{}
 	for i, a := range rl.Actions {
 		e, produced, err := actionEntry(a, req, route)
 		if err != nil {
@@ -69,25 +68,25 @@ func populate(rl *routev3.RateLimit, req *envoyRequest, route *routev3.Route) (d
 
 // actionEntry evaluates one action: the entry (whose empty key means "append nothing") and
 // whether the descriptor can still be built.
-func actionEntry(a *routev3.RateLimit_Action, req *envoyRequest, route *routev3.Route) (descriptor.Entry, bool, error) {
+func actionEntry(a *routev3.RateLimit_Action, req *envoyRequest, route *routev3.Route) (rlsmsg.Entry, bool, error) {
 	switch s := a.ActionSpecifier.(type) {
 	case *routev3.RateLimit_Action_GenericKey_:
 		key := s.GenericKey.DescriptorKey
 		if key == "" {
 			key = "generic_key"
 		}
-		return descriptor.Entry{Key: key, Value: s.GenericKey.DescriptorValue}, true, nil
+		return rlsmsg.Entry{Key: key, Value: s.GenericKey.DescriptorValue}, true, nil
 	case *routev3.RateLimit_Action_RequestHeaders_:
 		vs := req.header(strings.ToLower(s.RequestHeaders.HeaderName))
 		if len(vs) == 0 {
-			return descriptor.Entry{}, s.RequestHeaders.SkipIfAbsent, nil
+			return rlsmsg.Entry{}, s.RequestHeaders.SkipIfAbsent, nil
 		}
-		return descriptor.Entry{Key: s.RequestHeaders.DescriptorKey, Value: vs[0]}, true, nil
+		return rlsmsg.Entry{Key: s.RequestHeaders.DescriptorKey, Value: vs[0]}, true, nil
 	case *routev3.RateLimit_Action_RemoteAddress_:
 		if !req.remote.IsValid() {
-			return descriptor.Entry{}, false, nil
+			return rlsmsg.Entry{}, false, nil
 		}
-		return descriptor.Entry{Key: "remote_address", Value: req.remote.String()}, true, nil
+		return rlsmsg.Entry{Key: "remote_address", Value: req.remote.String()}, true, nil
 	case *routev3.RateLimit_Action_Metadata:
 		m := s.Metadata
 		var source map[string]*structpb.Struct
@@ -97,29 +96,29 @@ func actionEntry(a *routev3.RateLimit_Action, req *envoyRequest, route *routev3.
 		case routev3.RateLimit_Action_MetaData_ROUTE_ENTRY:
 			source = route.GetMetadata().GetFilterMetadata()
 		default:
-			return descriptor.Entry{}, false, fmt.Errorf("metadata source %v is not modelled", m.Source)
+			return rlsmsg.Entry{}, false, fmt.Errorf("metadata source %v is not modelled", m.Source)
 		}
 		if v := lookupMetadata(source, m.MetadataKey).GetStringValue(); v != "" {
-			return descriptor.Entry{Key: m.DescriptorKey, Value: v}, true, nil
+			return rlsmsg.Entry{Key: m.DescriptorKey, Value: v}, true, nil
 		}
 		if m.DefaultValue != "" {
-			return descriptor.Entry{Key: m.DescriptorKey, Value: m.DefaultValue}, true, nil
+			return rlsmsg.Entry{Key: m.DescriptorKey, Value: m.DefaultValue}, true, nil
 		}
-		return descriptor.Entry{}, m.SkipIfAbsent, nil
+		return rlsmsg.Entry{}, m.SkipIfAbsent, nil
 	case *routev3.RateLimit_Action_HeaderValueMatch_:
 		h := s.HeaderValueMatch
 		expect := h.ExpectMatch == nil || h.ExpectMatch.Value
 		matched, err := headersMatch(h.Headers, req)
 		if err != nil || matched != expect {
-			return descriptor.Entry{}, false, err
+			return rlsmsg.Entry{}, false, err
 		}
 		key := h.DescriptorKey
 		if key == "" {
 			key = "header_match"
 		}
-		return descriptor.Entry{Key: key, Value: h.DescriptorValue}, true, nil
+		return rlsmsg.Entry{Key: key, Value: h.DescriptorValue}, true, nil
 	}
-	return descriptor.Entry{}, false, fmt.Errorf("action %T is not modelled", a.ActionSpecifier)
+	return rlsmsg.Entry{}, false, fmt.Errorf("action %T is not modelled", a.ActionSpecifier)
 }
 
 // lookupMetadata follows Envoy's Config::Metadata::metadataValue: the struct of the
@@ -145,7 +144,7 @@ func lookupMetadata(md map[string]*structpb.Struct, key *metadatav3.MetadataKey)
 
 // override follows Envoy's DynamicMetadataRateLimitOverride: a struct with a number
 // requests_per_unit and a string unit naming a RateLimitUnit; anything else is no override.
-func override(v *structpb.Value) (*descriptor.Override, error) {
+func override(v *structpb.Value) (*rlsmsg.Override, error) {
 	fields := v.GetStructValue().GetFields()
 	n, okN := fields["requests_per_unit"].GetKind().(*structpb.Value_NumberValue)
 	u, okU := fields["unit"].GetKind().(*structpb.Value_StringValue)
@@ -159,7 +158,7 @@ func override(v *structpb.Value) (*descriptor.Override, error) {
 	if f := n.NumberValue; f < 0 || f >= 1<<32 || math.IsNaN(f) {
 		return nil, fmt.Errorf("requests_per_unit %v: Envoy's conversion to uint32 is undefined", f)
 	}
-	return &descriptor.Override{RequestsPerUnit: uint32(n.NumberValue), Unit: descriptor.Unit(unit)}, nil
+	return &rlsmsg.Override{RequestsPerUnit: uint32(n.NumberValue), Unit: rlsmsg.Unit(unit)}, nil
 }
 
 // formatHits evaluates a hits_addend format of the one form Translate writes,

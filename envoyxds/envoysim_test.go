@@ -16,10 +16,9 @@ import (
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	ratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
-
-	"github.com/rlpkit/rlpkit/descriptor"
 )
 
 // envoyRequest is a request as Envoy's filters see it.
@@ -44,8 +43,8 @@ type rlsCall struct {
 
 // simDescriptor is one RateLimitDescriptor of a call.
 type simDescriptor struct {
-	Entries    []descriptor.Entry
-	Limit      *descriptor.Override
+	Entries    []rlsmsg.Entry
+	Limit      *rlsmsg.Override
 	HitsAddend *uint64
 }
 

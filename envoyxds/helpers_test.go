@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -196,7 +197,7 @@ func wantCalls(e *descriptor.Engine, res *descriptor.Result) []rlsCall {
 		HitsAddend: res.HitsAddend,
 	}
 	for _, d := range res.Descriptors {
-		sd := simDescriptor{Entries: append([]descriptor.Entry{}, d.Entries...)}
+		sd := simDescriptor{Entries: append([]rlsmsg.Entry{}, d.Entries...)}
 		if d.Limit != nil {
 			o := *d.Limit
 			sd.Limit = &o

@@ -48,7 +48,7 @@ func (a *activation) resetReads() { clear(a.reads) }
 
 // visible reports whether configured limits see descriptor i.
 func (a *activation) visible(i int) bool {
-	return !a.descs[i].hasOverride()
+	return !hasOverride(&a.descs[i])
 }
 
 // lookup returns the value of key in the entries of all visible

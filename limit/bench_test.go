@@ -52,8 +52,8 @@ func BenchmarkEvaluator(b *testing.B) {
 				i := goroutineOffset.Add(7919)
 				var resp Response
 				req := Request{Domain: "toystore", Descriptors: []Descriptor{
-					{Entries: []Entry{{"method", "GET"}, {"user", ""}, {"path", "/toys"}}},
-					{Entries: []Entry{{"user", ""}, {"path", "/"}}},
+					{Entries: []Entry{{Key: "method", Value: "GET"}, {Key: "user", Value: ""}, {Key: "path", Value: "/toys"}}},
+					{Entries: []Entry{{Key: "user", Value: ""}, {Key: "path", Value: "/"}}},
 				}}
 				ctx := context.Background()
 				for pb.Next() {
@@ -88,7 +88,7 @@ func BenchmarkEvaluatorKuadrant(b *testing.B) {
 		i := goroutineOffset.Add(7919)
 		var resp Response
 		req := Request{Domain: "toystore/toystore", Descriptors: []Descriptor{
-			{Entries: []Entry{{"limit.global__53f76b2d", "1"}, {"limit.per_ip__815c57de", "1"}, {"source.remote_address", ""}}},
+			{Entries: []Entry{{Key: "limit.global__53f76b2d", Value: "1"}, {Key: "limit.per_ip__815c57de", Value: "1"}, {Key: "source.remote_address", Value: ""}}},
 		}}
 		ctx := context.Background()
 		for pb.Next() {

@@ -84,7 +84,7 @@ func TestParseConditionErrors(t *testing.T) {
 }
 
 func TestConditionHolds(t *testing.T) {
-	entries := []Entry{{"user", "bob"}, {"method", "GET"}, {"user", "alice"}, {"path", "/admin/x"}}
+	entries := []Entry{{Key: "user", Value: "bob"}, {Key: "method", Value: "GET"}, {Key: "user", Value: "alice"}, {Key: "path", Value: "/admin/x"}}
 	tests := []struct {
 		src  string
 		want bool
@@ -137,7 +137,7 @@ func FuzzParseCondition(f *testing.F) {
 			}
 			return
 		}
-		c.Holds(Descriptor{Entries: []Entry{{"a", "b"}, {"k", "v"}}})
+		c.Holds(Descriptor{Entries: []Entry{{Key: "a", Value: "b"}, {Key: "k", Value: "v"}}})
 		again, err := ParseCondition(c.String())
 		if err != nil {
 			t.Fatalf("ParseCondition(%q) = %q, which does not parse: %v", src, c.String(), err)

@@ -259,7 +259,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 	}
 	for i := range req.Descriptors {
 		d := &req.Descriptors[i]
-		if !d.hasOverride() {
+		if !hasOverride(d) {
 			continue
 		}
 		cost := descriptorCost(req, d)
@@ -342,7 +342,7 @@ func (e *Evaluator) statuses(sc *scratch, resp *Response) {
 // override, or 0 when all have one.
 func firstVisible(ds []Descriptor) int {
 	for i := range ds {
-		if !ds[i].hasOverride() {
+		if !hasOverride(&ds[i]) {
 			return i
 		}
 	}

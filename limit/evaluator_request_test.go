@@ -4,8 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // TestEvaluatorOncePerRequest checks that every limit is evaluated once per
@@ -19,7 +18,7 @@ func TestEvaluatorOncePerRequest(t *testing.T) {
 		{Entries: entries("method", "POST", "x", "y")},
 	}
 	minute := func(name string, max uint32, remaining uint32) DescriptorStatus {
-		return DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf(name, max, descriptor.UnitMinute), LimitRemaining: remaining, DurationUntilReset: 60 * s1}
+		return DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf(name, max, rlsmsg.UnitMinute), LimitRemaining: remaining, DurationUntilReset: 60 * s1}
 	}
 	ok := DescriptorStatus{Code: CodeOK}
 	tests := []struct {
@@ -153,7 +152,7 @@ func TestEvaluatorVariables(t *testing.T) {
 	req := func(user string) Request {
 		return Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("a", "1", "b", "2")}, {Entries: entries("user", user)}}}
 	}
-	lim := limitOf("n", 2, descriptor.UnitMinute)
+	lim := limitOf("n", 2, rlsmsg.UnitMinute)
 	steps := []struct {
 		req  Request
 		want []DescriptorStatus
@@ -189,7 +188,7 @@ func TestEvaluatorFirstHitWindow(t *testing.T) {
 	for _, epoch := range []bool{false, true} {
 		e := newEvaluator(t, []Limit{{Namespace: "d", Name: "n", MaxValue: 1, Seconds: 60, EpochWindows: epoch}})
 		req := Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "v")}}}
-		lim := limitOf("n", 1, descriptor.UnitMinute)
+		lim := limitOf("n", 1, rlsmsg.UnitMinute)
 		first := evaluate(t, e, 40*s1, req)
 		second := evaluate(t, e, 70*s1, req)
 		want := []DescriptorStatus{{Code: CodeOK, CurrentLimit: lim, DurationUntilReset: 60 * s1}, {Code: CodeOverLimit, CurrentLimit: lim, DurationUntilReset: 30 * s1}}

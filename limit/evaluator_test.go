@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // t0 is a whole day (UTC), so windows of a second, a minute, an hour and a
@@ -40,7 +40,7 @@ func newEvaluator(t *testing.T, limits []Limit) *Evaluator {
 func entries(kv ...string) []Entry {
 	var out []Entry
 	for i := 0; i+1 < len(kv); i += 2 {
-		out = append(out, Entry{kv[i], kv[i+1]})
+		out = append(out, Entry{Key: kv[i], Value: kv[i+1]})
 	}
 	return out
 }
@@ -56,7 +56,7 @@ func evaluate(t *testing.T, e *Evaluator, at time.Duration, req Request) *Respon
 	return resp
 }
 
-func limitOf(name string, max uint32, u descriptor.Unit) *RateLimit {
+func limitOf(name string, max uint32, u rlsmsg.Unit) *RateLimit {
 	return &RateLimit{Name: name, RequestsPerUnit: max, Unit: u}
 }
 
@@ -71,8 +71,8 @@ func TestEvaluator(t *testing.T) {
 		{Entries: entries("method", "GET")},
 		{Entries: entries("user", "alice")},
 	}}
-	perUser := limitOf("get-per-user", 2, descriptor.UnitMinute)
-	admin := limitOf("admin", 1, descriptor.UnitHour)
+	perUser := limitOf("get-per-user", 2, rlsmsg.UnitMinute)
+	admin := limitOf("admin", 1, rlsmsg.UnitHour)
 	steps := []struct {
 		at   time.Duration
 		want Response
@@ -130,7 +130,7 @@ func TestEvaluatorCounters(t *testing.T) {
 	e := newEvaluator(t, toystore)
 	req := Request{Domain: "toystore", HitsAddend: 2, Descriptors: []Descriptor{
 		{Entries: entries("method", "GET", "user", "bob")},
-		{Entries: entries("user", "x"), Limit: &Override{RequestsPerUnit: 7, Unit: descriptor.UnitMinute}},
+		{Entries: entries("user", "x"), Limit: &Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitMinute}},
 	}}
 	type counted struct {
 		Descriptor int
@@ -184,7 +184,7 @@ func TestEvaluatorNoLimits(t *testing.T) {
 		got := evaluate(t, e, 0, Request{Domain: domain, Descriptors: []Descriptor{{Entries: entries("a", "b")}, {}}})
 		if domain == "other" { // the "other" limit applies once, on the first descriptor
 			want = &Response{Code: CodeOK, Statuses: []DescriptorStatus{
-				{Code: CodeOK, CurrentLimit: limitOf("other", 1, descriptor.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
+				{Code: CodeOK, CurrentLimit: limitOf("other", 1, rlsmsg.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
 				{Code: CodeOK},
 			}}
 		}
@@ -200,7 +200,7 @@ func TestEvaluatorNoLimits(t *testing.T) {
 func TestEvaluatorHitsAddend(t *testing.T) {
 	limits := []Limit{{Namespace: "d", Name: "n", MaxValue: 10, Seconds: 60, Variables: []string{"k"}}}
 	e := newEvaluator(t, limits)
-	lim := limitOf("n", 10, descriptor.UnitMinute)
+	lim := limitOf("n", 10, rlsmsg.UnitMinute)
 	status := func(code Code, remaining uint32) DescriptorStatus {
 		return DescriptorStatus{Code: code, CurrentLimit: lim, LimitRemaining: remaining, DurationUntilReset: 60 * s1}
 	}
@@ -237,24 +237,24 @@ func TestEvaluatorHitsAddend(t *testing.T) {
 func TestEvaluatorOverride(t *testing.T) {
 	limits := []Limit{{Namespace: "d", Name: "configured", MaxValue: 100, Seconds: 60, Variables: []string{"user"}}}
 	e := newEvaluator(t, limits)
-	override := func(n uint32, u descriptor.Unit) *Override { return &Override{RequestsPerUnit: n, Unit: u} }
+	override := func(n uint32, u rlsmsg.Unit) *Override { return &Override{RequestsPerUnit: n, Unit: u} }
 	steps := []struct {
 		name string
 		d    Descriptor
 		want DescriptorStatus
 	}{
-		{"override replaces the configured limit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, descriptor.UnitHour)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 1, descriptor.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
-		{"and is over on the next hit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, descriptor.UnitHour)},
-			DescriptorStatus{Code: CodeOverLimit, CurrentLimit: limitOf("", 1, descriptor.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+		{"override replaces the configured limit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+		{"and is over on the next hit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
+			DescriptorStatus{Code: CodeOverLimit, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
 		{"the configured counter was not touched", Descriptor{Entries: entries("user", "bob")},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, descriptor.UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
-		{"override applies without a configured limit", Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, descriptor.UnitSecond)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 5, descriptor.UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
-		{"another window is another counter", Descriptor{Entries: entries("user", "bob"), Limit: override(2, descriptor.UnitDay)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 2, descriptor.UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
-		{"an unknown unit is ignored", Descriptor{Entries: entries("user", "bob"), Limit: override(1, descriptor.UnitUnknown)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, descriptor.UnitMinute), LimitRemaining: 98, DurationUntilReset: 60 * s1}},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, rlsmsg.UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
+		{"override applies without a configured limit", Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, rlsmsg.UnitSecond)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 5, rlsmsg.UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
+		{"another window is another counter", Descriptor{Entries: entries("user", "bob"), Limit: override(2, rlsmsg.UnitDay)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 2, rlsmsg.UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
+		{"an unknown unit is ignored", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitUnknown)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, rlsmsg.UnitMinute), LimitRemaining: 98, DurationUntilReset: 60 * s1}},
 	}
 	for _, st := range steps {
 		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{st.d}})
@@ -267,10 +267,10 @@ func TestEvaluatorOverride(t *testing.T) {
 func TestEvaluatorUnits(t *testing.T) {
 	tests := []struct {
 		seconds uint32
-		want    descriptor.Unit
+		want    rlsmsg.Unit
 	}{
-		{1, descriptor.UnitSecond}, {60, descriptor.UnitMinute}, {3600, descriptor.UnitHour}, {86400, descriptor.UnitDay},
-		{604800, descriptor.UnitWeek}, {2592000, descriptor.UnitMonth}, {31536000, descriptor.UnitYear}, {10, descriptor.UnitUnknown}, {120, descriptor.UnitUnknown},
+		{1, rlsmsg.UnitSecond}, {60, rlsmsg.UnitMinute}, {3600, rlsmsg.UnitHour}, {86400, rlsmsg.UnitDay},
+		{604800, rlsmsg.UnitWeek}, {2592000, rlsmsg.UnitMonth}, {31536000, rlsmsg.UnitYear}, {10, rlsmsg.UnitUnknown}, {120, rlsmsg.UnitUnknown},
 	}
 	for _, tc := range tests {
 		e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 3, Seconds: tc.seconds}})

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 func TestRequestFromResult(t *testing.T) {
@@ -17,33 +18,33 @@ func TestRequestFromResult(t *testing.T) {
 		want Request
 	}{
 		{"nil result", nil, Request{}},
-		{"no policy matched", &descriptor.Result{PolicyIndex: -1, HitsAddend: 3}, Request{HitsAddend: 3}},
-		{"policy without descriptors", &descriptor.Result{Domain: "d"}, Request{Domain: "d"}},
+		{"no policy matched", &descriptor.Result{PolicyIndex: -1, Request: rlsmsg.Request{HitsAddend: 3}}, Request{HitsAddend: 3}},
+		{"policy without descriptors", &descriptor.Result{Request: rlsmsg.Request{Domain: "d"}}, Request{Domain: "d"}},
 		{"entries in order",
-			&descriptor.Result{Domain: "gw/ns#route", Descriptors: []descriptor.Descriptor{
-				{Entries: []descriptor.Entry{{Key: "admin", Value: "yes"}, {Key: "user", Value: "alice"}}},
-				{Entries: []descriptor.Entry{{Key: "remote_address", Value: "192.0.2.1"}}},
-			}},
+			&descriptor.Result{Request: rlsmsg.Request{Domain: "gw/ns#route", Descriptors: []rlsmsg.Descriptor{
+				{Entries: []rlsmsg.Entry{{Key: "admin", Value: "yes"}, {Key: "user", Value: "alice"}}},
+				{Entries: []rlsmsg.Entry{{Key: "remote_address", Value: "192.0.2.1"}}},
+			}}},
 			Request{Domain: "gw/ns#route", Descriptors: []Descriptor{
-				{Entries: []Entry{{"admin", "yes"}, {"user", "alice"}}},
-				{Entries: []Entry{{"remote_address", "192.0.2.1"}}},
+				{Entries: []Entry{{Key: "admin", Value: "yes"}, {Key: "user", Value: "alice"}}},
+				{Entries: []Entry{{Key: "remote_address", Value: "192.0.2.1"}}},
 			}}},
 		{"overrides, including WEEK, and per-descriptor hits_addend",
-			&descriptor.Result{Domain: "d", HitsAddend: 4, Descriptors: []descriptor.Descriptor{
-				{Entries: []descriptor.Entry{{Key: "a", Value: "1"}}, Limit: &descriptor.Override{RequestsPerUnit: 10, Unit: descriptor.UnitMinute}},
-				{Entries: []descriptor.Entry{{Key: "b", Value: "2"}}, HitsAddend: hits(0)},
-				{Entries: []descriptor.Entry{{Key: "c", Value: "3"}}, Limit: &descriptor.Override{RequestsPerUnit: 7, Unit: descriptor.UnitWeek}, HitsAddend: hits(5)},
-				{Entries: []descriptor.Entry{{Key: "d", Value: "4"}}},
-			}},
+			&descriptor.Result{Request: rlsmsg.Request{Domain: "d", HitsAddend: 4, Descriptors: []rlsmsg.Descriptor{
+				{Entries: []rlsmsg.Entry{{Key: "a", Value: "1"}}, Limit: &rlsmsg.Override{RequestsPerUnit: 10, Unit: rlsmsg.UnitMinute}},
+				{Entries: []rlsmsg.Entry{{Key: "b", Value: "2"}}, HitsAddend: hits(0)},
+				{Entries: []rlsmsg.Entry{{Key: "c", Value: "3"}}, Limit: &rlsmsg.Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitWeek}, HitsAddend: hits(5)},
+				{Entries: []rlsmsg.Entry{{Key: "d", Value: "4"}}},
+			}}},
 			Request{Domain: "d", HitsAddend: 4, Descriptors: []Descriptor{
-				{Entries: []Entry{{"a", "1"}}, Limit: &Override{RequestsPerUnit: 10, Unit: descriptor.UnitMinute}},
-				{Entries: []Entry{{"b", "2"}}, HitsAddend: hits(0)},
-				{Entries: []Entry{{"c", "3"}}, Limit: &Override{RequestsPerUnit: 7, Unit: descriptor.UnitWeek}, HitsAddend: hits(5)},
-				{Entries: []Entry{{"d", "4"}}},
+				{Entries: []Entry{{Key: "a", Value: "1"}}, Limit: &Override{RequestsPerUnit: 10, Unit: rlsmsg.UnitMinute}},
+				{Entries: []Entry{{Key: "b", Value: "2"}}, HitsAddend: hits(0)},
+				{Entries: []Entry{{Key: "c", Value: "3"}}, Limit: &Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitWeek}, HitsAddend: hits(5)},
+				{Entries: []Entry{{Key: "d", Value: "4"}}},
 			}}},
 		{"a descriptor without entries",
-			&descriptor.Result{Domain: "d", Descriptors: []descriptor.Descriptor{{}, {Entries: []descriptor.Entry{{Key: "k", Value: "v"}}}}},
-			Request{Domain: "d", Descriptors: []Descriptor{{}, {Entries: []Entry{{"k", "v"}}}}}},
+			&descriptor.Result{Request: rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{}, {Entries: []rlsmsg.Entry{{Key: "k", Value: "v"}}}}}},
+			Request{Domain: "d", Descriptors: []Descriptor{{}, {Entries: []Entry{{Key: "k", Value: "v"}}}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,8 +116,8 @@ func TestDescriptorToEvaluator(t *testing.T) {
 	ev := newEvaluator(t, []Limit{
 		{Namespace: "toystore", Name: "admin", MaxValue: 2, Seconds: 60, Conditions: []string{"admin == 'yes'"}},
 	})
-	admin := limitOf("admin", 2, descriptor.UnitMinute)
-	override := limitOf("", 5, descriptor.UnitMinute)
+	admin := limitOf("admin", 2, rlsmsg.UnitMinute)
+	override := limitOf("", 5, rlsmsg.UnitMinute)
 	type status struct {
 		Code      Code
 		Limit     *RateLimit

@@ -9,8 +9,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // RateLimit is the limit reported in a descriptor status: Envoy's
@@ -22,7 +22,7 @@ type RateLimit struct {
 	RequestsPerUnit uint32
 	// Unit is the window as an Envoy unit, UnitUnknown when the window is
 	// none of them.
-	Unit descriptor.Unit
+	Unit rlsmsg.Unit
 }
 
 // compiledLimit is a validated Limit ready for matching.
@@ -122,7 +122,7 @@ func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLi
 		cl.vars = append(cl.vars, byForm[form])
 	}
 	cl.policy = counter.Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second, FirstHit: !l.EpochWindows}
-	cl.status = RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: descriptor.UnitForSeconds(l.Seconds)}
+	cl.status = RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: rlsmsg.UnitForSeconds(l.Seconds)}
 	cl.cel = limitValue(l)
 	b := appendHashTag(nil, l.Namespace)
 	b = append(b, 'L', algorithmKeyByte(l.Algorithm))

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // Decision is the answer to one request and what made it.
@@ -102,7 +102,7 @@ func formatDuration(d time.Duration) string {
 }
 
 // formatEntries writes a descriptor as "key=value, key=value".
-func formatEntries(d *descriptor.Descriptor) string {
+func formatEntries(d *rlsmsg.Descriptor) string {
 	parts := make([]string, len(d.Entries))
 	for i, e := range d.Entries {
 		parts[i] = e.Key + "=" + e.Value

@@ -3,13 +3,13 @@ package policytest
 import (
 	"strings"
 
-	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // diffDescriptors returns a line diff of two descriptor lists, one descriptor a line
 // ("  " both, "- " only wanted, "+ " only got), or "" when they are equal. It is stable text,
 // unlike go-cmp's reports, so that it can be compared in tests of the command.
-func diffDescriptors(want, got []descriptor.Descriptor) string {
+func diffDescriptors(want, got []rlsmsg.Descriptor) string {
 	a, b := descriptorLines(want), descriptorLines(got)
 	// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
 	lcs := make([][]int, len(a)+1)
@@ -47,7 +47,7 @@ func diffDescriptors(want, got []descriptor.Descriptor) string {
 	return out.String()
 }
 
-func descriptorLines(ds []descriptor.Descriptor) []string {
+func descriptorLines(ds []rlsmsg.Descriptor) []string {
 	out := make([]string, len(ds))
 	for i := range ds {
 		out[i] = "{" + formatEntries(&ds[i]) + "}"

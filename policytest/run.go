@@ -11,6 +11,7 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // CaseResult is the outcome of one case.
@@ -25,7 +26,7 @@ type CaseResult struct {
 	// compiled inputs, if any.
 	Explain string
 
-	descriptors []descriptor.Descriptor
+	descriptors []rlsmsg.Descriptor
 	steps       [][]run // per step, the repetitions grouped into runs of one decision
 }
 
@@ -78,7 +79,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	var explain strings.Builder
 	req := c.Request.httpRequest()
 	res, trace := target.Engine.Explain(req)
-	r.descriptors = append([]descriptor.Descriptor{}, res.Descriptors...)
+	r.descriptors = append([]rlsmsg.Descriptor{}, res.Descriptors...)
 	for _, w := range target.Warnings {
 		fmt.Fprintf(&explain, "warning: %s\n", w)
 	}
@@ -175,7 +176,7 @@ func summarize(runs []run) string {
 }
 
 // explainDecision says in words which descriptor and limit decided.
-func (t *Target) explainDecision(d *Decision, descs []descriptor.Descriptor) string {
+func (t *Target) explainDecision(d *Decision, descs []rlsmsg.Descriptor) string {
 	switch {
 	case !d.Called:
 		return "no descriptors: the rate-limit service is not called, the request is admitted"

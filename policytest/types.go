@@ -1,6 +1,6 @@
 package policytest
 
-import "github.com/rlpkit/rlpkit/descriptor"
+import "github.com/rlpkit/rlpkit/rlsmsg"
 
 // The kind and apiVersion of a PolicyTest document (package policy skips them).
 const (
@@ -63,7 +63,7 @@ type Case struct {
 	// Descriptors, when set, are the descriptors the request must produce, in order, as
 	// "rlpkit descriptors" prints them; [] means none (the service is not called).
 	// +optional
-	Descriptors *[]descriptor.Descriptor `json:"descriptors,omitempty"`
+	Descriptors *[]rlsmsg.Descriptor `json:"descriptors,omitempty"`
 	// Steps send the request on the simulated clock and check each decision.
 	// +optional
 	Steps []Step `json:"steps,omitempty"`

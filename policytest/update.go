@@ -10,8 +10,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // caseUpdate is a case that ran and what happened, for rewrite.
@@ -192,7 +192,7 @@ func intNode(i int) *yaml.Node {
 
 // descriptorsNode writes descriptors as "rlpkit descriptors" prints them, entries in flow
 // style: - entries: [{key: k, value: v}].
-func descriptorsNode(ds []descriptor.Descriptor) *yaml.Node {
+func descriptorsNode(ds []rlsmsg.Descriptor) *yaml.Node {
 	list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	if len(ds) == 0 {
 		list.Style = yaml.FlowStyle

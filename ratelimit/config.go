@@ -4,31 +4,31 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // Unit is the time unit of a limit: rlpkit's one definition,
-// descriptor.Unit, numbered as Envoy's protocol (a month is 30 days, a year
+// rlsmsg.Unit, numbered as Envoy's protocol (a month is 30 days, a year
 // 365 days, as the reference counts them).
-type Unit = descriptor.Unit
+type Unit = rlsmsg.Unit
 
 // The units.
 const (
-	UnitUnknown = descriptor.UnitUnknown
-	UnitSecond  = descriptor.UnitSecond
-	UnitMinute  = descriptor.UnitMinute
-	UnitHour    = descriptor.UnitHour
-	UnitDay     = descriptor.UnitDay
-	UnitMonth   = descriptor.UnitMonth
-	UnitYear    = descriptor.UnitYear
-	UnitWeek    = descriptor.UnitWeek
+	UnitUnknown = rlsmsg.UnitUnknown
+	UnitSecond  = rlsmsg.UnitSecond
+	UnitMinute  = rlsmsg.UnitMinute
+	UnitHour    = rlsmsg.UnitHour
+	UnitDay     = rlsmsg.UnitDay
+	UnitMonth   = rlsmsg.UnitMonth
+	UnitYear    = rlsmsg.UnitYear
+	UnitWeek    = rlsmsg.UnitWeek
 )
 
 // ParseUnit returns the unit named s, case-insensitively as the reference
 // reads it, and whether it is a valid unit (UNKNOWN is not).
 func ParseUnit(s string) (Unit, bool) {
-	return descriptor.ParseUnit(strings.ToUpper(s))
+	return rlsmsg.ParseUnit(strings.ToUpper(s))
 }
 
 // Config is a loaded configuration: the domains of every file. It is

@@ -7,8 +7,8 @@ import (
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // scratch is the per-call state reused across calls: the request as the
@@ -53,7 +53,7 @@ func (sc *scratch) convert(req *rlsv3.RateLimitRequest) error {
 			ld.HitsAddend = &sc.hits[i]
 		}
 		if o := d.GetLimit(); o != nil {
-			sc.overrides[i] = limit.Override{RequestsPerUnit: o.GetRequestsPerUnit(), Unit: descriptor.Unit(o.GetUnit())}
+			sc.overrides[i] = limit.Override{RequestsPerUnit: o.GetRequestsPerUnit(), Unit: rlsmsg.Unit(o.GetUnit())}
 			ld.Limit = &sc.overrides[i]
 		}
 		sc.req.Descriptors[i] = ld

@@ -25,6 +25,8 @@ func TestModuleDependencies(t *testing.T) {
 		"github.com/rlpkit/rlpkit/filter/rlswire":    true,
 		"github.com/rlpkit/rlpkit/descriptor":        true,
 		"github.com/rlpkit/rlpkit/hostindex":         true,
+		"github.com/rlpkit/rlpkit/rlsmsg":            true,
+		"github.com/rlpkit/rlpkit/fielderr":          true,
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if !allowed[dep] {

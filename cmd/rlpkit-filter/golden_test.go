@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -45,7 +46,7 @@ type goldenResult struct {
 
 // goldenDescriptor is a descriptor as the golden files print it.
 type goldenDescriptor struct {
-	Entries []descriptor.Entry `json:"entries"`
+	Entries []rlsmsg.Entry `json:"entries"`
 	Limit   *struct {
 		RequestsPerUnit uint32 `json:"requests_per_unit"`
 		Unit            string `json:"unit"`
@@ -205,13 +206,13 @@ func fromRLS(req *rlsv3.RateLimitRequest) []goldenDescriptor {
 	for _, d := range req.GetDescriptors() {
 		var dd goldenDescriptor
 		for _, e := range d.GetEntries() {
-			dd.Entries = append(dd.Entries, descriptor.Entry{Key: e.GetKey(), Value: e.GetValue()})
+			dd.Entries = append(dd.Entries, rlsmsg.Entry{Key: e.GetKey(), Value: e.GetValue()})
 		}
 		if l := d.GetLimit(); l != nil {
 			dd.Limit = &struct {
 				RequestsPerUnit uint32 `json:"requests_per_unit"`
 				Unit            string `json:"unit"`
-			}{l.GetRequestsPerUnit(), descriptor.Unit(l.GetUnit()).String()}
+			}{l.GetRequestsPerUnit(), rlsmsg.Unit(l.GetUnit()).String()}
 		}
 		if ha := d.GetHitsAddend(); ha != nil {
 			v := ha.GetValue()

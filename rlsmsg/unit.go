@@ -1,13 +1,11 @@
-package descriptor
+package rlsmsg
 
 import "fmt"
 
 // Unit is a rate-limit time unit, the one definition rlpkit uses for limit
 // overrides (Envoy's envoy.type.v3.RateLimitUnit) and for the limits a
 // rate-limit service reports (RateLimitResponse.RateLimit.Unit): names and
-// numbers match Envoy's, so a server converts with a plain cast. Package
-// limit uses this type for its overrides and responses. The zero value is
-// UnitUnknown.
+// numbers match Envoy's. The zero value is UnitUnknown.
 type Unit int32
 
 const (
@@ -29,8 +27,7 @@ const (
 	// UnitWeek is 7 days (604,800 seconds). Envoy added WEEK after YEAR to
 	// RateLimitResponse.RateLimit.Unit only: envoy.type.v3.RateLimitUnit,
 	// the unit of an override, has no WEEK, so an override read from
-	// dynamic metadata never has it. A server built against an older
-	// go-control-plane that lacks it should report UNKNOWN instead.
+	// dynamic metadata never has it.
 	UnitWeek Unit = 7
 )
 
