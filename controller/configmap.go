@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rlpkit/rlpkit/kuadrant"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 )
 
@@ -130,7 +130,7 @@ func ConfigMap(out GatewayOutput) (*corev1.ConfigMap, error) {
 		data[k] = string(b)
 		return nil
 	}
-	limits := []limit.Limit{}
+	limits := []limitador.Limit{}
 	if out.Merge != nil {
 		if err := encode(KeyPluginConfig, "PluginConfig", out.Merge.PluginConfig); err != nil {
 			return nil, err
@@ -143,7 +143,7 @@ func ConfigMap(out GatewayOutput) (*corev1.ConfigMap, error) {
 		}
 		v1 := out.Kuadrant.Limits
 		if v1 == nil {
-			v1 = []limit.Limit{}
+			v1 = []limitador.Limit{}
 		}
 		if err := encode(KeyKuadrantLimits, "Limitador limits", v1); err != nil {
 			return nil, err

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/wasmshim"
@@ -174,10 +174,10 @@ func conditionV1(ctx context.Context, c client.Client, ns, name, typ string) (*m
 type compiled struct {
 	cm     *corev1.ConfigMap
 	config *descriptor.PluginConfig
-	limits []limit.Limit
+	limits []limitador.Limit
 	// wasm and v1Limits are the kuadrant.io/v1 keys, when present.
 	wasm     *wasmshim.Config
-	v1Limits []limit.Limit
+	v1Limits []limitador.Limit
 }
 
 // readConfigMap reads and decodes a Gateway's ConfigMap.
@@ -202,7 +202,7 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 			return nil, err
 		}
 	}
-	if err := decode(KeyLimits, func(js []byte) (err error) { out.limits, err = limit.DecodeLimits(js); return err }); err != nil {
+	if err := decode(KeyLimits, func(js []byte) (err error) { out.limits, err = limitador.DecodeLimits(js); return err }); err != nil {
 		return nil, err
 	}
 	if _, ok := cm.Data[KeyKuadrantWasm]; ok {
@@ -216,7 +216,7 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 		}); err != nil {
 			return nil, err
 		}
-		if err := decode(KeyKuadrantLimits, func(js []byte) (err error) { out.v1Limits, err = limit.DecodeLimits(js); return err }); err != nil {
+		if err := decode(KeyKuadrantLimits, func(js []byte) (err error) { out.v1Limits, err = limitador.DecodeLimits(js); return err }); err != nil {
 			return nil, err
 		}
 	}
@@ -229,7 +229,7 @@ func (c *compiled) maxValues() []string { return maxValuesOf(c.limits) }
 // maxValuesV1 returns "namespace=max/seconds" for each limit of kuadrant-limits.yaml.
 func (c *compiled) maxValuesV1() []string { return maxValuesOf(c.v1Limits) }
 
-func maxValuesOf(ls []limit.Limit) []string {
+func maxValuesOf(ls []limitador.Limit) []string {
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = fmt.Sprintf("%s=%d/%d", l.Namespace, l.MaxValue, l.Seconds)

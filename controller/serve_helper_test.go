@@ -9,8 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
@@ -36,11 +36,11 @@ func ServeFromConfigMap(t *testing.T, cm *corev1.ConfigMap, method, host, path, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	limits, err := limit.DecodeLimits(limitsJSON)
+	limits, err := limitador.DecodeLimits(limitsJSON)
 	if err != nil {
 		t.Fatalf("%s: %v", KeyLimits, err)
 	}
-	ev, err := limit.NewEvaluator(limits, counter.NewMemoryStore(counter.MemoryOptions{}))
+	ev, err := limitador.NewEvaluator(limits, counter.NewMemoryStore(counter.MemoryOptions{}))
 	if err != nil {
 		t.Fatalf("%s: %v", KeyLimits, err)
 	}
@@ -52,11 +52,11 @@ func ServeFromConfigMap(t *testing.T, cm *corev1.ConfigMap, method, host, path, 
 			t.Fatalf("wasm-shim made %d calls, want 1:\n%s", len(res.Calls), res.Explain())
 		}
 		call := res.Calls[0]
-		req := limit.Request{Domain: call.Domain, Descriptors: []limit.Descriptor{{}}}
+		req := limitador.Request{Domain: call.Domain, Descriptors: []limitador.Descriptor{{}}}
 		for _, e := range call.Entries {
-			req.Descriptors[0].Entries = append(req.Descriptors[0].Entries, limit.Entry{Key: e.Key, Value: e.Value})
+			req.Descriptors[0].Entries = append(req.Descriptors[0].Entries, limitador.Entry{Key: e.Key, Value: e.Value})
 		}
-		var resp limit.Response
+		var resp limitador.Response
 		if err := ev.Evaluate(context.Background(), now, &req, &resp); err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/controller"
 	"github.com/rlpkit/rlpkit/kuadrant"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
@@ -253,7 +253,7 @@ func compileFile(t *testing.T, docs string) map[string]map[string]string {
 		out[gw.Gateway] = map[string]string{controller.KeyPluginConfig: enc(gw.PluginConfig)}
 	}
 	for _, gw := range v1.Gateways {
-		all := []limit.Limit{}
+		all := []limitador.Limit{}
 		for _, m := range res.Gateways {
 			if m.Gateway == gw.Gateway {
 				all = append(all, m.Limits...)

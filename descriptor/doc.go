@@ -3,7 +3,7 @@
 //
 // It is the filter half of rlpkit: it imports only the standard library and hostindex, and
 // builds for GOOS=wasip1 GOARCH=wasm, so a proxy-wasm filter can import it. It does not call
-// the rate-limit service and does not enforce limits (see package limit).
+// the rate-limit service and does not enforce limits (see package limit/limitador).
 //
 // # Use
 //

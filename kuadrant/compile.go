@@ -10,7 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/wasmshim"
@@ -63,7 +63,7 @@ type GatewayConfig struct {
 	Wasm wasmshim.Config `json:"wasm"`
 	// Limits are Limitador's limits of the paths through the Gateway (the operator writes
 	// one list for the cluster), sorted.
-	Limits []limit.Limit `json:"limits"`
+	Limits []limitador.Limit `json:"limits"`
 }
 
 // Compile computes the effective policy of every path of the inputs' Gateways and
@@ -98,7 +98,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 	var order []string
 	for _, gw := range set.Gateways {
 		name := gw.Namespace + "/" + gw.Name
-		byGateway[name] = &GatewayConfig{Gateway: name, Wasm: wasmshim.Config{Services: services(opts), ActionSets: []wasmshim.ActionSet{}}, Limits: []limit.Limit{}}
+		byGateway[name] = &GatewayConfig{Gateway: name, Wasm: wasmshim.Config{Services: services(opts), ActionSets: []wasmshim.ActionSet{}}, Limits: []limitador.Limit{}}
 		order = append(order, name)
 	}
 	type keyed struct {
@@ -200,8 +200,8 @@ func actionsOf(limits []EffectiveLimit, scope string) []wasmshim.Action {
 }
 
 // limitadorLimits returns one Limitador limit per (limit, rate).
-func limitadorLimits(limits []EffectiveLimit, scope string) []limit.Limit {
-	var out []limit.Limit
+func limitadorLimits(limits []EffectiveLimit, scope string) []limitador.Limit {
+	var out []limitador.Limit
 	for _, l := range limits {
 		id := LimitID(l.Source, l.Name)
 		vars := []string{}
@@ -210,7 +210,7 @@ func limitadorLimits(limits []EffectiveLimit, scope string) []limit.Limit {
 		}
 		for _, r := range l.Limit.Rates {
 			secs, _ := kuadrantv1.WindowSeconds(r.Window)
-			out = append(out, limit.Limit{
+			out = append(out, limitador.Limit{
 				Name: l.Name, Namespace: scope, MaxValue: clampUint32(r.Limit), Seconds: uint32(min(secs, math.MaxUint32)),
 				Conditions: []string{`descriptors[0]["` + id + `"] == "1"`}, Variables: vars,
 			})
@@ -231,10 +231,10 @@ func clampUint32(n int64) uint32 {
 
 // sortLimits sorts limits and drops exact duplicates (a Gateway's limit reaches a route
 // through several rules and listeners).
-func sortLimits(ls []limit.Limit) []limit.Limit {
+func sortLimits(ls []limitador.Limit) []limitador.Limit {
 	type keyed struct {
 		key string
-		l   limit.Limit
+		l   limitador.Limit
 	}
 	ks := make([]keyed, len(ls))
 	for i, l := range ls {
@@ -242,7 +242,7 @@ func sortLimits(ls []limit.Limit) []limit.Limit {
 	}
 	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
 	ks = slices.CompactFunc(ks, func(a, b keyed) bool { return a.key == b.key })
-	out := make([]limit.Limit, len(ks))
+	out := make([]limitador.Limit, len(ks))
 	for i := range ks {
 		out[i] = ks[i].l
 	}
@@ -251,8 +251,8 @@ func sortLimits(ls []limit.Limit) []limit.Limit {
 
 // Limits returns the Limitador limits of every Gateway as one list, as the operator writes
 // them for the cluster: sorted, a route's limits once however many Gateways it is on.
-func (r *Result) Limits() []limit.Limit {
-	var all []limit.Limit
+func (r *Result) Limits() []limitador.Limit {
+	var all []limitador.Limit
 	for _, gw := range r.Gateways {
 		all = append(all, gw.Limits...)
 	}

@@ -13,8 +13,8 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
@@ -193,7 +193,7 @@ func hostMatches(pattern, host string) (int, bool) {
 }
 
 // model is the decisions of the effective policies, evaluated without wasm-shim's
-// configuration and without package limit: counters in a map, all or nothing.
+// configuration and without package limit/limitador: counters in a map, all or nothing.
 type model struct {
 	entries []modelEntry
 	counts  map[string]int
@@ -297,7 +297,7 @@ func (m *model) decide(r diffRequest) string {
 }
 
 // TestDifferential compiles random topologies, evaluates random requests with the wasm-shim
-// evaluator on the compiled configuration and package limit on the compiled limits, and
+// evaluator on the compiled configuration and package limit/limitador on the compiled limits, and
 // compares every decision with the model's, evaluated on the effective policies directly.
 func TestDifferential(t *testing.T) {
 	topologies := 300
@@ -324,9 +324,9 @@ func TestDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: wasmshim.New: %v", seed, err)
 		}
-		lim, err := limit.NewEvaluator(res.Limits(), counter.NewMemoryStore(counter.MemoryOptions{}), limit.WithClock(func() time.Time { return now }))
+		lim, err := limitador.NewEvaluator(res.Limits(), counter.NewMemoryStore(counter.MemoryOptions{}), limitador.WithClock(func() time.Time { return now }))
 		if err != nil {
-			t.Fatalf("seed %d: limit.NewEvaluator: %v", seed, err)
+			t.Fatalf("seed %d: limitador.NewEvaluator: %v", seed, err)
 		}
 		m := newModel(res)
 		for i := range 40 {
@@ -349,12 +349,12 @@ func TestDifferential(t *testing.T) {
 				if c.Type != wasmshim.ServiceRateLimit {
 					continue
 				}
-				d := limit.Descriptor{}
+				d := limitador.Descriptor{}
 				for _, e := range c.Entries {
-					d.Entries = append(d.Entries, limit.Entry{Key: e.Key, Value: e.Value})
+					d.Entries = append(d.Entries, limitador.Entry{Key: e.Key, Value: e.Value})
 				}
-				var resp limit.Response
-				if err := lim.Evaluate(context.Background(), now, &limit.Request{Domain: c.Domain, Descriptors: []limit.Descriptor{d}}, &resp); err != nil {
+				var resp limitador.Response
+				if err := lim.Evaluate(context.Background(), now, &limitador.Request{Domain: c.Domain, Descriptors: []limitador.Descriptor{d}}, &resp); err != nil {
 					t.Fatalf("seed %d request %d: Evaluate: %v", seed, i, err)
 				}
 				got = resp.Code.String()

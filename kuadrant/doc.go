@@ -1,7 +1,7 @@
 // Package kuadrant computes what kuadrant-operator v1.5.2 deploys for kuadrant.io/v1
 // RateLimitPolicies: the effective policy of every path through the Gateways, each
 // policy's status, and per Gateway the wasm-shim v0.14 configuration (package wasmshim)
-// and the Limitador limits (package limit's format).
+// and the Limitador limits (package limit/limitador's format).
 //
 // It is for checking policies before they reach a cluster: rlpkit compile -o kuadrant
 // prints its Result, rlpkit descriptors evaluates the configuration for a request, and
@@ -47,5 +47,5 @@
 //     predicate stays valid CEL.
 //   - conditionalData blocks are sorted by their predicates joined without a separator;
 //     ties keep limit-name order.
-//   - Rates above 4294967295 are clamped to it (package limit counts in uint32).
+//   - Rates above 4294967295 are clamped to it (package limit/limitador counts in uint32).
 package kuadrant

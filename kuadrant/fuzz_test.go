@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
@@ -34,7 +34,7 @@ func FuzzCompile(f *testing.F) {
 				t.Fatalf("Gateway %s: the compiled configuration does not load: %v", gw.Gateway, err)
 			}
 		}
-		if err := limit.ValidateLimits(res.Limits()); err != nil {
+		if err := limitador.ValidateLimits(res.Limits()); err != nil {
 			t.Fatalf("the compiled limits are invalid: %v", err)
 		}
 	})

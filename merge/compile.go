@@ -12,7 +12,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
@@ -56,7 +56,7 @@ type GatewayConfig struct {
 	PluginConfig descriptor.PluginConfig `json:"pluginConfig"`
 	// Limits are for the rate-limit service, in limitador's format; each limit's namespace
 	// is the rate-limit domain of the route it belongs to.
-	Limits []limit.Limit `json:"limits"`
+	Limits []limitador.Limit `json:"limits"`
 	// Routes explain each policy of PluginConfig, in the same order.
 	Routes []RouteConfig `json:"-"`
 }
@@ -149,7 +149,7 @@ func compileOnce(set, valid *policy.Set, rejected map[*policy.RateLimitPolicy]st
 	res := &Result{}
 	bad := map[*policy.RateLimitPolicy]string{}
 	for _, gw := range gateways {
-		gc := GatewayConfig{Gateway: nsName(&gw.ObjectMeta), Limits: []limit.Limit{}}
+		gc := GatewayConfig{Gateway: nsName(&gw.ObjectMeta), Limits: []limitador.Limit{}}
 		deny := opts.FailureModeDeny
 		gc.PluginConfig.FailureModeDeny = &deny
 		gwPolicy := st.winner(policy.KindGateway, gw.Namespace, gw.Name)
@@ -176,7 +176,7 @@ func compileOnce(set, valid *policy.Set, rejected map[*policy.RateLimitPolicy]st
 			checks = append(checks, routeCheck{route: len(gc.Routes) - 1, limits: [2]int{first, len(gc.Limits)}})
 		}
 		derr := descriptor.Validate(&gc.PluginConfig)
-		lerr := limit.ValidateLimits(gc.Limits)
+		lerr := limitador.ValidateLimits(gc.Limits)
 		if derr == nil && lerr == nil {
 			res.Gateways = append(res.Gateways, gc)
 			continue
@@ -226,8 +226,8 @@ func actionsOf(list []EffectiveAction) []descriptor.GatewayAction {
 
 // toLimit turns an effective limit into the service's format. Validation keeps max_value
 // and seconds within uint32.
-func toLimit(domain string, l EffectiveLimit) limit.Limit {
-	return limit.Limit{
+func toLimit(domain string, l EffectiveLimit) limitador.Limit {
+	return limitador.Limit{
 		Namespace:  domain,
 		MaxValue:   uint32(min(max(l.Limit.MaxValue, 0), math.MaxUint32)),
 		Seconds:    uint32(min(max(l.Limit.Seconds, 0), math.MaxUint32)),

@@ -9,17 +9,17 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
 // blame checks the configuration compiled for one route, dp and its limits, as package
-// descriptor and package limit will. When it is invalid, it records in bad, for each policy
+// descriptor and package limit/limitador will. When it is invalid, it records in bad, for each policy
 // responsible and not yet recorded, a status message naming the problems in the policy's own
 // fields, the route and the Gateway, and what to do. A problem in an
 // action or a limit is its origin's; any other (a field the route contributes) is every merged
 // policy's. Compile calls it only for the routes of a Gateway whose configuration is invalid.
-func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConfig, dp *descriptor.Policy, limits []limit.Limit) {
+func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConfig, dp *descriptor.Policy, limits []limitador.Limit) {
 	problems := map[string][]string{} // by "ns/name" of the policy
 	add := func(pol, msg string) { problems[pol] = append(problems[pol], msg) }
 	var derrs descriptor.Errors
@@ -36,8 +36,8 @@ func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConf
 			}
 		}
 	}
-	var lerrs limit.ErrorList
-	if err := limit.ValidateLimits(limits); errors.As(err, &lerrs) {
+	var lerrs limitador.ErrorList
+	if err := limitador.ValidateLimits(limits); errors.As(err, &lerrs) {
 		for _, e := range lerrs {
 			if i, rest, ok := cutIndex(e.Field, ""); ok && i < len(rc.Limits) {
 				o := rc.Limits[i].Origin
@@ -75,7 +75,7 @@ func cutIndex(path, list string) (int, string, bool) {
 
 var limitIndex = regexp.MustCompile(`\[(\d+)\]`)
 
-// limitIndexes rewrites the indexes of package limit's messages ("same identity as [0]") as
+// limitIndexes rewrites the indexes of package limit/limitador's messages ("same identity as [0]") as
 // the fields of the limits' origins, seen from policy pol.
 func limitIndexes(msg, pol string, limits []EffectiveLimit) string {
 	return limitIndex.ReplaceAllStringFunc(msg, func(m string) string {

@@ -28,7 +28,7 @@
 // none, "descriptor_key: generic_key" and none are one action), so that no descriptor is sent
 // and counted twice; PatchLimits keeps one rate limit per patch key
 // (policy.RateLimitSpec.PatchKey: seconds, conditions as a set, variables as a set, in the
-// canonical form package limit gives a limit's identity, so "k == v" and "k == 'v'", or
+// canonical form package limit/limitador gives a limit's identity, so "k == v" and "k == 'v'", or
 // "descriptors[0].user" and "user", patch each other), the highest section's, in precedence
 // then declaration order. A route without a policy gets its Gateway's. When several
 // policies target one object, the oldest (creationTimestamp, then namespace/name) is used and
@@ -63,7 +63,7 @@
 // Validation (package policy) rejects everything the rate-limit filter and service would
 // reject, so valid objects always compile; a property test checks it on random topologies
 // and policies, in shuffled orders. Compile still checks the configuration compiled for each
-// route as package descriptor and package limit will, for Sets built in code without
+// route as package descriptor and package limit/limitador will, for Sets built in code without
 // validation and for custom strategies: a problem in an effective gateway action or rate
 // limit is blamed on the policy it came from, any other on every policy merged for the
 // route. Such a policy is Accepted=False with reason Invalid and a message naming the

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
@@ -83,27 +83,27 @@ func TestEquivalentActionsCountOnce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("descriptor.Compile: %v", err)
 	}
-	eval, err := limit.NewEvaluator(gw.Limits, counter.NewMemoryStore(counter.MemoryOptions{}))
+	eval, err := limitador.NewEvaluator(gw.Limits, counter.NewMemoryStore(counter.MemoryOptions{}))
 	if err != nil {
-		t.Fatalf("limit.NewEvaluator: %v", err)
+		t.Fatalf("limitador.NewEvaluator: %v", err)
 	}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	req := descriptor.Request{Method: "GET", Host: "api.toystore.com", Path: "/toys", Headers: headers{"x-admin": "yes"}, RemoteAddress: "10.0.0.1"}
-	want := []limit.Code{limit.CodeOK, limit.CodeOK, limit.CodeOverLimit}
+	want := []limitador.Code{limitador.CodeOK, limitador.CodeOK, limitador.CodeOverLimit}
 	for i, w := range want {
 		gen := engine.Generate(&req)
 		if n := len(gen.Descriptors); n != 1 {
 			t.Errorf("request %d: %d descriptors, want 1: %+v", i, n, gen.Descriptors)
 		}
-		lr := limit.Request{Domain: gen.Domain, HitsAddend: gen.HitsAddend}
+		lr := limitador.Request{Domain: gen.Domain, HitsAddend: gen.HitsAddend}
 		for _, d := range gen.Descriptors {
-			var ld limit.Descriptor
+			var ld limitador.Descriptor
 			for _, e := range d.Entries {
-				ld.Entries = append(ld.Entries, limit.Entry{Key: e.Key, Value: e.Value})
+				ld.Entries = append(ld.Entries, limitador.Entry{Key: e.Key, Value: e.Value})
 			}
 			lr.Descriptors = append(lr.Descriptors, ld)
 		}
-		var resp limit.Response
+		var resp limitador.Response
 		if err := eval.Evaluate(context.Background(), now, &lr, &resp); err != nil {
 			t.Fatalf("request %d: Evaluate: %v", i, err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
@@ -219,7 +219,7 @@ func (g *gen) section() map[string]any {
 	for range g.rng.IntN(4) {
 		conds, vars := g.limitSpelling()
 		seconds := []int{1, 60}[g.rng.IntN(2)]
-		k := limit.IdentityKey(int64(seconds), conds, vars)
+		k := limitador.IdentityKey(int64(seconds), conds, vars)
 		if seen[k] {
 			continue
 		}

@@ -125,7 +125,7 @@ func AggregateActions(sections []Section) []EffectiveAction {
 }
 
 // PatchLimits patches rate limits by policy.RateLimitSpec.PatchKey (seconds, conditions as a
-// set and variables as a set, in package limit's canonical form, so that spellings of one
+// set and variables as a set, in package limit/limitador's canonical form, so that spellings of one
 // limit patch each other): of limits with equal keys the one of the highest section wins; all
 // others are kept, in precedence then declaration order. Limits it keeps therefore never
 // share an identity in the rate-limit service.

@@ -26,7 +26,7 @@ const (
 	// without apiVersion and kind holding rateLimitPolicies or failureModeDeny (or the
 	// legacy ratelimitpolicies or failure_mode_deny).
 	ContentPluginConfig
-	// ContentLimits is a limits file in limitador's format (package limit): a list whose
+	// ContentLimits is a limits file in limitador's format (package limit/limitador): a list whose
 	// items are objects with namespace, max_value, seconds, conditions or variables.
 	ContentLimits
 	// ContentCompileOutput is what "rlpkit compile" prints: an object with gateways and

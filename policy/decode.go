@@ -17,7 +17,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
@@ -205,8 +205,8 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		}
 		r.set.PluginConfigs = append(r.set.PluginConfigs, cfg)
 	case ContentLimits:
-		limits, err := limit.DecodeLimits(doc.JSON)
-		var list limit.ErrorList
+		limits, err := limitador.DecodeLimits(doc.JSON)
+		var list limitador.ErrorList
 		if errors.As(err, &list) {
 			for _, e := range list {
 				r.failFrom(at(e.Field), "limits", e.Field, e.Detail, e)

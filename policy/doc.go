@@ -28,7 +28,7 @@
 //     kuadrantv1) and Namespaces (v1) are decoded and validated. Both RateLimitPolicy APIs
 //     may appear in one input; a policy of one name in each is two objects.
 //   - A PluginConfig or a limits file (limitador's format) is checked with package
-//     descriptor's or package limit's decoder and validation, and kept in
+//     descriptor's or package limit/limitador's decoder and validation, and kept in
 //     Set.PluginConfigs or Set.LimitLists: they are what compiling makes, not inputs to it.
 //   - Other Kubernetes objects (a Deployment, a Service, a Kustomization, a GatewayClass, a
 //     Kuadrant AuthPolicy, and kinds rlpkit reads of other API groups, such as an Istio
@@ -77,9 +77,9 @@
 // ValidateRateLimitPolicy checks the target reference (group gateway.networking.k8s.io, kind
 // Gateway or HTTPRoute, a name), the gateway actions as package descriptor validates a
 // PluginConfig's, and the rate limits (max_value >= 0, seconds > 0, conditions that parse as
-// package limit's conditions, variables as package limit reads them (an entry key or a CEL
+// package limit/limitador's conditions, variables as package limit/limitador reads them (an entry key or a CEL
 // expression), no two limits of one section with the same patch key). The patch key (RateLimitSpec.PatchKey) is the limit's
-// identity in package limit without its namespace, computed by limit.IdentityKey: seconds,
+// identity in package limit/limitador without its namespace, computed by limit.IdentityKey: seconds,
 // conditions as a set and variables as a set, each in canonical form, so k == v and k == 'v'
 // are one condition and descriptors[0].user, descriptors[0]['user'] and user one variable;
 // two spellings of one limit in a section are a Duplicate error. A target that is not among

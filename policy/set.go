@@ -5,7 +5,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
@@ -60,7 +60,7 @@ type Set struct {
 	PluginConfigs []*descriptor.PluginConfig
 	// LimitLists are the limits files (limitador's format) read and found valid, in input
 	// order. They are checked, not merged.
-	LimitLists [][]limit.Limit
+	LimitLists [][]limitador.Limit
 	// Notices say which inputs were skipped and why: other Kubernetes objects and files that
 	// are not Kubernetes objects, one per file. They are not problems.
 	Notices []Notice

@@ -142,7 +142,7 @@ func (c *typeChecker) check(v any, t reflect.Type, p *field.Path) (any, bool) {
 }
 
 // integer checks that v is an integer that fits the given bits. An integer written with a
-// fraction or exponent (60.0, 1e3) is accepted, as package limit accepts it, and rewritten.
+// fraction or exponent (60.0, 1e3) is accepted, as package limit/limitador accepts it, and rewritten.
 func (c *typeChecker) integer(v any, p *field.Path, signed bool, bits int) (any, bool) {
 	n, ok := v.(json.Number)
 	if !ok {

@@ -14,7 +14,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // TargetGroup is the only group a RateLimitPolicy may target.
@@ -67,12 +67,12 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 			errs = append(errs, field.Invalid(lp.Child("seconds"), rl.Seconds, "must be at most 4294967295"))
 		}
 		for j, c := range rl.Conditions {
-			if _, err := limit.ParseCondition(c); err != nil {
+			if _, err := limitador.ParseCondition(c); err != nil {
 				errs = append(errs, field.Invalid(lp.Child("conditions").Index(j), c, trimPackage(err.Error())))
 			}
 		}
 		for j, v := range rl.Variables {
-			if _, err := limit.ParseVariable(v); err != nil {
+			if _, err := limitador.ParseVariable(v); err != nil {
 				errs = append(errs, field.Invalid(lp.Child("variables").Index(j), v, err.Error()))
 			}
 		}
@@ -92,14 +92,14 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 }
 
 // PatchKey identifies a rate limit for merging: its seconds, its conditions as a set and its
-// variables as a set, in the canonical form of package limit (limit.IdentityKey): k == v and
+// variables as a set, in the canonical form of package limit/limitador (limitador.IdentityKey): k == v and
 // k == 'v' are one condition, descriptors[0].user, descriptors[0]['user'] and user one
 // variable. It is the limit's identity in the rate-limit service without the namespace, so two
 // limits merged into one route patch each other exactly when the service would count them
 // as one. Two limits with the same key in different sections patch each other; two in one
 // section are a validation error.
 func (r *RateLimitSpec) PatchKey() string {
-	return limit.IdentityKey(int64(r.Seconds), r.Conditions, r.Variables)
+	return limitador.IdentityKey(int64(r.Seconds), r.Conditions, r.Variables)
 }
 
 // fromDescriptor turns the descriptor package's errors into field errors.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -14,24 +14,24 @@ type Decision struct {
 	// Domain is the request's rate-limit domain; empty when the service was not called.
 	Domain string
 	// Code is the overall answer; CodeOK when the service was not called.
-	Code limit.Code
+	Code limitador.Code
 	// Called reports whether the request produced descriptors, so that the service was asked.
 	Called bool
 	// Descriptor is the index of the deciding descriptor: the first over the limit or, when
 	// none is, the one whose limit has the least remaining; -1 when no limit applied.
 	Descriptor int
 	// Limit is the deciding limit; nil when none applied or a descriptor's override decided.
-	Limit *limit.Limit
+	Limit *limitador.Limit
 	// Status is the deciding descriptor's status (zero when Descriptor is -1).
-	Status limit.DescriptorStatus
+	Status limitador.DescriptorStatus
 	// Statuses are the statuses of every descriptor, in request order. They share the
 	// memory of the response they were read from.
-	Statuses []limit.DescriptorStatus
+	Statuses []limitador.DescriptorStatus
 }
 
 // decide picks the deciding status of resp.
-func (t *Target) decide(resp *limit.Response, called bool, domain string) Decision {
-	d := Decision{Code: limit.CodeOK, Called: called, Descriptor: -1}
+func (t *Target) decide(resp *limitador.Response, called bool, domain string) Decision {
+	d := Decision{Code: limitador.CodeOK, Called: called, Descriptor: -1}
 	if !called {
 		return d
 	}
@@ -41,7 +41,7 @@ func (t *Target) decide(resp *limit.Response, called bool, domain string) Decisi
 		if st.CurrentLimit == nil {
 			continue
 		}
-		if st.Code == limit.CodeOverLimit {
+		if st.Code == limitador.CodeOverLimit {
 			d.Descriptor = i
 			break
 		}
@@ -57,7 +57,7 @@ func (t *Target) decide(resp *limit.Response, called bool, domain string) Decisi
 }
 
 // limitOf returns the configured limit of a status, nil for none or an override.
-func (t *Target) limitOf(domain string, st *limit.DescriptorStatus) *limit.Limit {
+func (t *Target) limitOf(domain string, st *limitador.DescriptorStatus) *limitador.Limit {
 	if st.CurrentLimit == nil || st.CurrentLimit.Name == "" {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (t *Target) limitOf(domain string, st *limit.DescriptorStatus) *limit.Limit
 
 // describeStatus says which limit gave a status and what it left: `limit "admin" 5/10s
 // remaining 0`; "no limit applies" when none did.
-func (t *Target) describeStatus(domain string, st *limit.DescriptorStatus) string {
+func (t *Target) describeStatus(domain string, st *limitador.DescriptorStatus) string {
 	if st.CurrentLimit == nil {
 		return "no limit applies"
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -98,15 +98,15 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 
 	now := t.start
 	store := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: 1 << 12})
-	ev, err := limit.NewEvaluator(target.Limits, store)
+	ev, err := limitador.NewEvaluator(target.Limits, store)
 	if err != nil {
 		r.Failures = append(r.Failures, fmt.Sprintf("the limits are invalid: %v", err))
 		r.Explain = explain.String()
 		return r
 	}
 	called := res.ShouldCall()
-	lreq := limit.RequestFromResult(res)
-	var resp limit.Response
+	lreq := limitador.RequestFromResult(res)
+	var resp limitador.Response
 	for i := range c.Steps {
 		s := &c.Steps[i]
 		d, relative, _ := parseAt(s.At) // validated
@@ -184,7 +184,7 @@ func (t *Target) explainDecision(d *Decision, descs []rlsmsg.Descriptor) string 
 		return "no limit applies to any descriptor: the request is admitted"
 	}
 	verb := "admitted"
-	if d.Code == limit.CodeOverLimit {
+	if d.Code == limitador.CodeOverLimit {
 		verb = "rejected"
 	}
 	return fmt.Sprintf("%s by %s, reset in %s, on descriptor %d (%s)", verb, t.describeStatus(d.Domain, &d.Status),
@@ -195,7 +195,7 @@ func (t *Target) explainDecision(d *Decision, descs []rlsmsg.Descriptor) string 
 func (t *Target) checkDetails(label string, s *Step, d *Decision) []string {
 	var out []string
 	if s.Limit != nil || s.Remaining != nil || s.Reset != nil {
-		var st limit.DescriptorStatus
+		var st limitador.DescriptorStatus
 		if d.Descriptor >= 0 {
 			st = d.Status
 		}
@@ -214,7 +214,7 @@ func (t *Target) checkDetails(label string, s *Step, d *Decision) []string {
 }
 
 // checkStatus compares one expected status with st; the code only when withCode.
-func (t *Target) checkStatus(label, domain string, want *Status, st *limit.DescriptorStatus, withCode bool) []string {
+func (t *Target) checkStatus(label, domain string, want *Status, st *limitador.DescriptorStatus, withCode bool) []string {
 	var out []string
 	got := t.describeStatus(domain, st)
 	if withCode && st.Code.String() != want.Want {

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // MaxBuckets is the most buckets a LimitStats timeline holds: when a replay spans more
@@ -18,7 +18,7 @@ const MaxBuckets = 2048
 // counters in memory, and counts per limit what happened. It is not safe for concurrent use.
 type Simulator struct {
 	target *Target
-	ev     *limit.Evaluator
+	ev     *limitador.Evaluator
 	// probes[domain] are evaluators of one limit each over a store that counts nothing: the
 	// evaluator says whether that limit applies to a request, by asking the store.
 	probes   map[string][]probe
@@ -29,15 +29,15 @@ type Simulator struct {
 
 	req       descriptor.Request
 	res       descriptor.Result
-	resp      limit.Response
-	probeResp limit.Response
+	resp      limitador.Response
+	probeResp limitador.Response
 	seen      []bool
 }
 
 // probe finds out whether one limit applies to a request.
 type probe struct {
 	index int
-	ev    *limit.Evaluator
+	ev    *limitador.Evaluator
 	store *probeStore
 }
 
@@ -55,7 +55,7 @@ func (s *probeStore) Update(_ context.Context, _ time.Time, updates []counter.Up
 // LimitStats is what happened to one limit during a replay.
 type LimitStats struct {
 	// Limit is the limit.
-	Limit limit.Limit
+	Limit limitador.Limit
 	// Requests counts the requests it applied to.
 	Requests int64
 	// Admitted counts those admitted (by every limit).
@@ -92,7 +92,7 @@ type Report struct {
 
 // NewSimulator returns a simulator over target with fresh counters in a memory store.
 func NewSimulator(target *Target) (*Simulator, error) {
-	ev, err := limit.NewEvaluator(target.Limits, counter.NewMemoryStore(counter.MemoryOptions{}))
+	ev, err := limitador.NewEvaluator(target.Limits, counter.NewMemoryStore(counter.MemoryOptions{}))
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func NewSimulator(target *Target) (*Simulator, error) {
 		s.stats[i].Limit = l
 		s.stats[i].second = -1
 		st := &probeStore{}
-		pev, err := limit.NewEvaluator([]limit.Limit{l}, st)
+		pev, err := limitador.NewEvaluator([]limitador.Limit{l}, st)
 		if err != nil {
 			return nil, err
 		}
@@ -124,14 +124,14 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	if !s.res.ShouldCall() {
 		return s.target.decide(&s.resp, false, ""), nil
 	}
-	lreq := limit.RequestFromResult(&s.res)
+	lreq := limitador.RequestFromResult(&s.res)
 	if err := s.ev.Evaluate(context.Background(), e.Time, &lreq, &s.resp); err != nil {
 		return Decision{}, err
 	}
 	d := s.target.decide(&s.resp, true, lreq.Domain)
 	clear(s.seen)
 	for _, st := range s.resp.Statuses {
-		if st.Code == limit.CodeOverLimit && st.CurrentLimit != nil {
+		if st.Code == limitador.CodeOverLimit && st.CurrentLimit != nil {
 			if i, ok := s.target.limitIndex(lreq.Domain, st.CurrentLimit.Name); ok {
 				s.seen[i] = true
 			}
@@ -155,7 +155,7 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 		ls.inSecond++
 		ls.PeakPerSecond = max(ls.PeakPerSecond, ls.inSecond)
 		switch {
-		case d.Code == limit.CodeOK:
+		case d.Code == limitador.CodeOK:
 			ls.Admitted++
 		case limited:
 			ls.Limited++
@@ -163,7 +163,7 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 				ls.FirstLimited = e.Time
 			}
 		}
-		s.record(p.index, e.Time, d.Code == limit.CodeOK, limited)
+		s.record(p.index, e.Time, d.Code == limitador.CodeOK, limited)
 	}
 	return d, nil
 }

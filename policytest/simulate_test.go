@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // TestSimulatorTimelineIsBounded replays a day of requests, one every 5 seconds: the
@@ -153,7 +153,7 @@ func TestSimulatorLimitsOfOneNameInTwoDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := NewTarget(engine, []limit.Limit{
+	target := NewTarget(engine, []limitador.Limit{
 		{Namespace: "gw#a", Name: "gw spec.default.rateLimits[0]", MaxValue: 1, Seconds: 60},
 		{Namespace: "gw#b", Name: "gw spec.default.rateLimits[0]", MaxValue: 1, Seconds: 60},
 	})

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/yamljson"
@@ -22,7 +22,7 @@ type Target struct {
 	Engine *descriptor.Engine
 	// Limits are the service's limits; every one has a Name (limits without one are named
 	// "limits[i]" after their position), so that a decision names the limit that made it.
-	Limits []limit.Limit
+	Limits []limitador.Limit
 	// Warnings are merge.Compile's warnings about the inputs of a compiled topology: routes
 	// that attach to no Gateway, policies that apply to no request.
 	Warnings []merge.Warning
@@ -83,13 +83,13 @@ func LoadFiles(pluginConfig, limits string) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := limit.DecodeLimits(doc.JSON)
+	list, err := limitador.DecodeLimits(doc.JSON)
 	if err != nil {
-		var el limit.ErrorList
+		var el limitador.ErrorList
 		if !errors.As(err, &el) {
 			return nil, fmt.Errorf("%s: %w", limits, err)
 		}
-		return nil, locate(limits, doc, el, func(e *limit.FieldError) string { return e.Field })
+		return nil, locate(limits, doc, el, func(e *limitador.FieldError) string { return e.Field })
 	}
 	return NewTarget(engine, list), nil
 }
@@ -97,8 +97,8 @@ func LoadFiles(pluginConfig, limits string) (*Target, error) {
 // NewTarget returns the target of an engine and the limits of its rate-limit service; it
 // names the unnamed limits of a copy of limits "limits[i]". Decisions name their limit, so
 // names should be unique within a namespace (merge.Compile's are).
-func NewTarget(engine *descriptor.Engine, limits []limit.Limit) *Target {
-	named := make([]limit.Limit, len(limits))
+func NewTarget(engine *descriptor.Engine, limits []limitador.Limit) *Target {
+	named := make([]limitador.Limit, len(limits))
 	for i, l := range limits {
 		if l.Name == "" {
 			l.Name = fmt.Sprintf("limits[%d]", i)

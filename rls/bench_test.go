@@ -12,13 +12,13 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls/wire"
 )
 
 // benchLimits admit everything the benchmarks send, so every decision
 // reaches the store and consumes.
-var benchLimits = []limit.Limit{
+var benchLimits = []limitador.Limit{
 	{Namespace: "shop", MaxValue: 1 << 30, Seconds: 60, Variables: []string{"user"}, Name: "per user"},
 	{Namespace: "shop", MaxValue: 1 << 30, Seconds: 1, Conditions: []string{"path == '/cart'"}, Name: "cart"},
 }

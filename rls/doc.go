@@ -48,7 +48,7 @@
 //   - Envoy's reference service (envoyproxy/ratelimit) evaluates each
 //     descriptor on its own; here, as in limitador, each limit is evaluated
 //     once per request over all its descriptors and reported on the
-//     descriptors it read (see package limit). With one descriptor per
+//     descriptors it read (see package limit/limitador). With one descriptor per
 //     request, as Kuadrant's filter sends, the two agree.
 //   - Envoy's reference service (envoyproxy/ratelimit) fails a request with
 //     an empty descriptor list; here it answers OK with no statuses, as

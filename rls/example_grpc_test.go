@@ -13,8 +13,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -23,7 +23,7 @@ import (
 // Envoy's rate-limit filter does. The listener is in process (bufconn); a
 // real server listens with net.Listen("tcp", ":8081").
 func ExampleNew_grpc() {
-	limits, err := limit.DecodeLimits([]byte(`[
+	limits, err := limitador.DecodeLimits([]byte(`[
 	  {"namespace": "toystore", "name": "admin", "max_value": 1, "seconds": 60, "conditions": ["admin == 'yes'"], "variables": []},
 	  {"namespace": "toystore", "name": "per client", "max_value": 100, "seconds": 60, "conditions": [], "variables": ["remote_address"]}
 	]`))

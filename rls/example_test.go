@@ -8,15 +8,15 @@ import (
 	rlcommon "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
 // A Service over the memory store, asked directly; a server registers it
 // with rlsv3.RegisterRateLimitServiceServer instead.
 func Example() {
-	limits := []limit.Limit{{Namespace: "shop", MaxValue: 2, Seconds: 60, Variables: []string{"user"}, Name: "per user"}}
+	limits := []limitador.Limit{{Namespace: "shop", MaxValue: 2, Seconds: 60, Variables: []string{"user"}, Name: "per user"}}
 	now := time.Date(2024, 1, 1, 12, 0, 15, 0, time.UTC)
 	svc, err := rls.New(limits, rls.Options{
 		Store:           counter.NewMemoryStore(counter.MemoryOptions{}),

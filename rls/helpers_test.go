@@ -12,8 +12,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // t0 is 10 s into a minute, so a 60 s window resets in 50 s.
@@ -22,7 +22,7 @@ var t0 = time.Date(2024, 1, 1, 0, 0, 10, 0, time.UTC)
 func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }
 
 // newService returns a service over a fresh memory store at the instant t0.
-func newService(t testing.TB, limits []limit.Limit, headers bool) *Service {
+func newService(t testing.TB, limits []limitador.Limit, headers bool) *Service {
 	t.Helper()
 	s, err := New(limits, Options{Store: counter.NewMemoryStore(counter.MemoryOptions{}), Clock: fixedClock(t0), ResponseHeaders: headers})
 	if err != nil {

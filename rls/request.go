@@ -7,7 +7,7 @@ import (
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -15,11 +15,11 @@ import (
 // evaluator reads it and the evaluator's response, whose storage the next
 // call reuses.
 type scratch struct {
-	req       limit.Request
-	resp      limit.Response
-	entries   []limit.Entry
+	req       limitador.Request
+	resp      limitador.Response
+	entries   []limitador.Entry
 	hits      []uint64
-	overrides []limit.Override
+	overrides []limitador.Override
 }
 
 // convert validates req and fills sc.req from it. The entries alias req's
@@ -44,16 +44,16 @@ func (sc *scratch) convert(req *rlsv3.RateLimitRequest) error {
 	for i, d := range descs {
 		start := next
 		for _, e := range d.GetEntries() {
-			sc.entries[next] = limit.Entry{Key: e.GetKey(), Value: e.GetValue()}
+			sc.entries[next] = limitador.Entry{Key: e.GetKey(), Value: e.GetValue()}
 			next++
 		}
-		ld := limit.Descriptor{Entries: sc.entries[start:next:next]}
+		ld := limitador.Descriptor{Entries: sc.entries[start:next:next]}
 		if h := d.GetHitsAddend(); h != nil {
 			sc.hits[i] = h.GetValue()
 			ld.HitsAddend = &sc.hits[i]
 		}
 		if o := d.GetLimit(); o != nil {
-			sc.overrides[i] = limit.Override{RequestsPerUnit: o.GetRequestsPerUnit(), Unit: rlsmsg.Unit(o.GetUnit())}
+			sc.overrides[i] = limitador.Override{RequestsPerUnit: o.GetRequestsPerUnit(), Unit: rlsmsg.Unit(o.GetUnit())}
 			ld.Limit = &sc.overrides[i]
 		}
 		sc.req.Descriptors[i] = ld
@@ -67,7 +67,7 @@ func (sc *scratch) reset() {
 	clear(sc.req.Descriptors)
 	clear(sc.resp.Statuses)
 	clear(sc.resp.Counters)
-	sc.req = limit.Request{Descriptors: sc.req.Descriptors[:0]}
+	sc.req = limitador.Request{Descriptors: sc.req.Descriptors[:0]}
 	sc.entries = sc.entries[:0]
 }
 

@@ -4,13 +4,13 @@ import (
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // response builds the wire answer for r. The messages of a response with one
 // status, the common case, share one allocation; those of a longer one
 // share four, one per message type and one for the list.
-func response(r *limit.Response) *rlsv3.RateLimitResponse {
+func response(r *limitador.Response) *rlsv3.RateLimitResponse {
 	n := len(r.Statuses)
 	if n == 1 {
 		one := new(oneStatus)
@@ -59,7 +59,7 @@ type oneStatus struct {
 
 // fillStatus sets ps from st; pl and d are the storage for its current limit
 // and duration until reset, used when a limit applies.
-func fillStatus(ps *rlsv3.RateLimitResponse_DescriptorStatus, st *limit.DescriptorStatus, pl *rlsv3.RateLimitResponse_RateLimit, d *durationpb.Duration) {
+func fillStatus(ps *rlsv3.RateLimitResponse_DescriptorStatus, st *limitador.DescriptorStatus, pl *rlsv3.RateLimitResponse_RateLimit, d *durationpb.Duration) {
 	ps.Code = rlsv3.RateLimitResponse_Code(st.Code)
 	cl := st.CurrentLimit
 	if cl == nil {

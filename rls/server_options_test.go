@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls/wire"
 )
 
@@ -43,7 +43,7 @@ func (b *barrierStore) Update(ctx context.Context, _ time.Time, updates []counte
 func TestServerOptionsAllWorkersBusy(t *testing.T) {
 	calls := wire.StreamWorkers() + 8
 	store := &barrierStore{n: calls, all: make(chan struct{})}
-	svc, err := New([]limit.Limit{{Namespace: "busy", MaxValue: 10, Seconds: 60, Variables: []string{"user"}}}, Options{Store: store})
+	svc, err := New([]limitador.Limit{{Namespace: "busy", MaxValue: 10, Seconds: 60, Variables: []string{"user"}}}, Options{Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // Options configures a Service. Store is required; the zero value of every
@@ -49,17 +49,17 @@ type Outcome struct {
 	// store failure).
 	Code codes.Code
 	// Overall is the response's overall code when Code is codes.OK, else
-	// limit.CodeUnknown.
-	Overall limit.Code
+	// limitador.CodeUnknown.
+	Overall limitador.Code
 	// Counters lists the counters the request was evaluated against, with
-	// the store's decisions (see limit.Response.Counters), when Code is
+	// the store's decisions (see limitador.Response.Counters), when Code is
 	// codes.OK, and with zero decisions when it is codes.Unavailable. It is
 	// only valid during the Observe call: the Service reuses its storage.
-	Counters []limit.Counted
+	Counters []limitador.Counted
 }
 
 // Service implements envoy.service.ratelimit.v3.RateLimitService over a
-// limit.Evaluator whose limits can be replaced while it serves. Register it
+// limitador.Evaluator whose limits can be replaced while it serves. Register it
 // with rlsv3.RegisterRateLimitServiceServer.
 //
 // A Service is safe for concurrent use: ShouldRateLimit calls run in
@@ -77,14 +77,14 @@ var _ rlsv3.RateLimitServiceServer = (*Service)(nil)
 
 // limitSet is one generation of limits: replaced as a whole by SetLimits.
 type limitSet struct {
-	eval    *limit.Evaluator
+	eval    *limitador.Evaluator
 	domains map[string]struct{}
 	count   int
 }
 
-// New returns a Service enforcing limits (validated as limit.NewEvaluator
+// New returns a Service enforcing limits (validated as limitador.NewEvaluator
 // does) with the counters of opts.Store.
-func New(limits []limit.Limit, opts Options) (*Service, error) {
+func New(limits []limitador.Limit, opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("rls: New needs a store")
 	}
@@ -101,11 +101,11 @@ func New(limits []limit.Limit, opts Options) (*Service, error) {
 
 // SetLimits replaces the limits the Service enforces, atomically: every
 // request is answered entirely under the old limits or entirely under the
-// new ones. Counters are keyed by limit identity (see limit.Limit), so a
+// new ones. Counters are keyed by limit identity (see limitador.Limit), so a
 // limit that keeps its identity keeps counting where it was. Invalid limits
-// are an error (a limit.ErrorList) and leave the current ones in force.
-func (s *Service) SetLimits(limits []limit.Limit) error {
-	eval, err := limit.NewEvaluator(limits, s.opts.Store)
+// are an error (a limitador.ErrorList) and leave the current ones in force.
+func (s *Service) SetLimits(limits []limitador.Limit) error {
+	eval, err := limitador.NewEvaluator(limits, s.opts.Store)
 	if err != nil {
 		return fmt.Errorf("rls: %w", err)
 	}
@@ -170,10 +170,10 @@ func failure(ctx context.Context, err error) (codes.Code, string) {
 		return codes.DeadlineExceeded, "rls: the call's deadline passed before the counter store answered"
 	case ctxErr != nil:
 		return codes.Canceled, "rls: the call was canceled before the counter store answered"
-	case errors.Is(err, limit.ErrEmptyDomain):
+	case errors.Is(err, limitador.ErrEmptyDomain):
 		return codes.InvalidArgument, "rls: invalid request: domain: empty"
 	}
-	var se *limit.StoreError
+	var se *limitador.StoreError
 	if errors.As(err, &se) {
 		return codes.Unavailable, "rls: counter store unavailable: " + storeCause(se.Err)
 	}

@@ -18,11 +18,11 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
-var shopLimits = []limit.Limit{
+var shopLimits = []limitador.Limit{
 	{Namespace: "shop", MaxValue: 2, Seconds: 60, Variables: []string{"user"}, Name: "per user"},
 	{Namespace: "shop", MaxValue: 3, Seconds: 1, Conditions: []string{"path == '/cart'"}, Name: "cart"},
 }
@@ -200,7 +200,7 @@ func TestShouldRateLimitErrors(t *testing.T) {
 			}
 			want := []Outcome{{Domain: tc.req.GetDomain(), Configured: tc.req.GetDomain() == "shop", Code: tc.code}}
 			if tc.code == codes.OK {
-				want[0].Overall = limit.CodeOK
+				want[0].Overall = limitador.CodeOK
 			}
 			if diff := cmp.Diff(want, outcomes); diff != "" {
 				t.Errorf("outcomes mismatch (-want +got):\n%s", diff)
@@ -213,7 +213,7 @@ func TestNew(t *testing.T) {
 	if _, err := New(shopLimits, Options{}); err == nil || err.Error() != "rls: New needs a store" {
 		t.Errorf("New(limits, no store) error = %v, want rls: New needs a store", err)
 	}
-	bad := []limit.Limit{{Namespace: "shop", MaxValue: 1, Seconds: 0}}
+	bad := []limitador.Limit{{Namespace: "shop", MaxValue: 1, Seconds: 0}}
 	_, err := New(bad, Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
 	if err == nil || !strings.Contains(err.Error(), "[0].seconds") {
 		t.Errorf("New(seconds 0) error = %v, want one naming [0].seconds", err)
@@ -233,7 +233,7 @@ func TestSetLimits(t *testing.T) {
 	call() // one hit of 2 on "per user"
 
 	// Same identity, new maximum: the counter carries over.
-	raised := []limit.Limit{{Namespace: "shop", MaxValue: 5, Seconds: 60, Variables: []string{"user"}, Name: "per user"}}
+	raised := []limitador.Limit{{Namespace: "shop", MaxValue: 5, Seconds: 60, Variables: []string{"user"}, Name: "per user"}}
 	if err := s.SetLimits(raised); err != nil {
 		t.Fatalf("SetLimits(raised) = %v", err)
 	}
@@ -246,7 +246,7 @@ func TestSetLimits(t *testing.T) {
 	}
 
 	// Invalid limits are refused and the old ones stay in force.
-	bad := []limit.Limit{{Namespace: "shop", MaxValue: 1, Seconds: 60, Conditions: []string{"user =="}}}
+	bad := []limitador.Limit{{Namespace: "shop", MaxValue: 1, Seconds: 60, Conditions: []string{"user =="}}}
 	if err := s.SetLimits(bad); err == nil || !strings.Contains(err.Error(), "[0].conditions[0]") {
 		t.Errorf("SetLimits(bad) = %v, want an error naming [0].conditions[0]", err)
 	}
@@ -264,7 +264,7 @@ func TestSetLimitsUnderLoad(t *testing.T) {
 		each    = 100
 		max     = 300
 	)
-	limits := []limit.Limit{{Namespace: "shop", MaxValue: max, Seconds: 60, Variables: []string{"user"}}}
+	limits := []limitador.Limit{{Namespace: "shop", MaxValue: max, Seconds: 60, Variables: []string{"user"}}}
 	s := newService(t, limits, false)
 	var wg sync.WaitGroup
 	var mu sync.Mutex

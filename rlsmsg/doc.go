@@ -3,7 +3,7 @@
 // values, and their protobuf encoding: the one model every part of rlpkit
 // speaks. Package descriptor produces a Request, the proxy-wasm filter
 // encodes it and decodes the Response, and the server (package rls) decodes
-// Requests and encodes Responses for its evaluators (package limit and the
+// Requests and encodes Responses for its evaluators (package limit/limitador and the
 // formats under it).
 //
 // It imports only the standard library and builds for GOOS=wasip1

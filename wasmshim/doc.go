@@ -6,7 +6,7 @@
 // It is for tools that check or explain what a Kuadrant gateway will do without a running
 // cluster: package kuadrant compiles kuadrant.io/v1 RateLimitPolicies into a Config, and
 // rlpkit descriptors and rlpkit serve evaluate it. It does not decode Kubernetes objects and
-// does not count: the descriptors it returns go to a rate-limit service (package limit).
+// does not count: the descriptors it returns go to a rate-limit service (package limit/limitador).
 //
 // # Predicates and data
 //

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlpkit/rlpkit/ratelimit"
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
 // pollInterval is how often the runtime directory is looked at.
@@ -26,24 +26,24 @@ type loader struct {
 	s     settings
 	log   *slog.Logger
 	stats *stats
-	apply func(*ratelimit.Config)
-	dump  func(*ratelimit.Config) // keeps /rlconfig's text
+	apply func(*envoyratelimit.Config)
+	dump  func(*envoyratelimit.Config) // keeps /rlconfig's text
 
 	mark string // what the last look saw
 }
 
-func (l *loader) dirOptions() ratelimit.DirOptions {
-	return ratelimit.DirOptions{Root: l.s.runtimeRoot, Subdirectory: l.s.runtimeSubdirectory, AppDirectory: l.s.runtimeAppDirectory,
+func (l *loader) dirOptions() envoyratelimit.DirOptions {
+	return envoyratelimit.DirOptions{Root: l.s.runtimeRoot, Subdirectory: l.s.runtimeSubdirectory, AppDirectory: l.s.runtimeAppDirectory,
 		WatchRoot: l.s.runtimeWatchRoot, IgnoreDotFiles: l.s.runtimeIgnoreDotFiles}
 }
 
 // load reads and applies the configuration once. A failure keeps the
 // configuration in force, counts config_load_error and is logged.
 func (l *loader) load() error {
-	files, err := ratelimit.ReadDir(l.dirOptions())
-	var cfg *ratelimit.Config
+	files, err := envoyratelimit.ReadDir(l.dirOptions())
+	var cfg *envoyratelimit.Config
 	if err == nil {
-		cfg, err = ratelimit.Load(files, ratelimit.LoadOptions{MergeDomains: l.s.mergeDomainConfig})
+		cfg, err = envoyratelimit.Load(files, envoyratelimit.LoadOptions{MergeDomains: l.s.mergeDomainConfig})
 	}
 	if err != nil {
 		l.stats.configLoadError.Add(1)

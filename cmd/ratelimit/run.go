@@ -26,8 +26,8 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/overlimitcache"
-	"github.com/rlpkit/rlpkit/ratelimit"
 	"github.com/rlpkit/rlpkit/ratelimit/service"
 )
 
@@ -72,11 +72,11 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	if s.localCacheBytes > 0 {
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
-	eo := ratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio}
+	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio}
 	if !s.disableStats {
 		eo.Observe = st.observe
 	}
-	ev, err := ratelimit.NewEvaluator(eo)
+	ev, err := envoyratelimit.NewEvaluator(eo)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 			if s.disableStats {
 				return
 			}
-			var se *ratelimit.StoreError
+			var se *envoyratelimit.StoreError
 			st.call(o.Duration, o.Err, o.ShadowedOverLimit, errors.As(o.Err, &se))
 		},
 	})
@@ -99,7 +99,7 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	var dump atomic.Pointer[string]
 	empty := ""
 	dump.Store(&empty)
-	ld := &loader{s: s, log: log, stats: st, apply: func(c *ratelimit.Config) {
+	ld := &loader{s: s, log: log, stats: st, apply: func(c *envoyratelimit.Config) {
 		svc.SetConfig(c)
 		d := c.Dump()
 		dump.Store(&d)

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rlpkit/rlpkit/ratelimit"
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
 // The per-rule statistics, in the reference's order and names.
@@ -34,7 +34,7 @@ type stats struct {
 }
 
 // observe adds one rule's counts.
-func (s *stats) observe(key string, c ratelimit.RuleCounts) {
+func (s *stats) observe(key string, c envoyratelimit.RuleCounts) {
 	v, ok := s.rules.Load(key)
 	if !ok {
 		v, _ = s.rules.LoadOrStore(key, new(ruleStats))

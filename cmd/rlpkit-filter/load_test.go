@@ -9,7 +9,7 @@ import (
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // perClient is a PluginConfig with one descriptor per request, {remote_address: client IP},
@@ -18,7 +18,7 @@ import (
 var (
 	perClient = []byte(`{"timeout":"10s","rateLimitPolicies":[{"rateLimitDomain":"d","upstreamCluster":"rls","hostnames":["*"],
 		"gatewayActions":[{"configurations":[{"actions":[{"remote_address":{}}]}]}]}]}`)
-	perClientLimit = []limit.Limit{{Namespace: "d", MaxValue: 1, Seconds: 60, Variables: []string{"remote_address"}}}
+	perClientLimit = []limitador.Limit{{Namespace: "d", MaxValue: 1, Seconds: 60, Variables: []string{"remote_address"}}}
 )
 
 // TestShuffledReplies pauses 500 requests, two from each of 250 clients, and delivers the

@@ -16,8 +16,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
@@ -63,8 +63,8 @@ func buildWasm(out, dir string) error {
 var t0 = time.Date(2024, 1, 1, 12, 0, 15, 0, time.UTC)
 
 // startRLS serves package rls over limits, in memory, on a loopback port and returns a
-// connection to it. It is the only use of package limit's store API in these tests.
-func startRLS(t testing.TB, limits []limit.Limit) *grpc.ClientConn {
+// connection to it. It is the only use of package limit/limitador's store API in these tests.
+func startRLS(t testing.TB, limits []limitador.Limit) *grpc.ClientConn {
 	t.Helper()
 	svc, err := rls.New(limits, rls.Options{
 		Store:           counter.NewMemoryStore(counter.MemoryOptions{}),
@@ -133,7 +133,7 @@ func withTimeout(t testing.TB, cfg []byte) []byte {
 
 // toystore is the toystore example as `rlpkit compile` prints it: the Gateway's
 // PluginConfig as JSON and its limits.
-func toystore(t testing.TB) (pluginConfig []byte, limits []limit.Limit) {
+func toystore(t testing.TB) (pluginConfig []byte, limits []limitador.Limit) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "toystore", "compiled.yaml.golden"))
 	if err != nil {
@@ -145,8 +145,8 @@ func toystore(t testing.TB) (pluginConfig []byte, limits []limit.Limit) {
 	}
 	var out struct {
 		Gateways []struct {
-			PluginConfig json.RawMessage `json:"pluginConfig"`
-			Limits       []limit.Limit   `json:"limits"`
+			PluginConfig json.RawMessage   `json:"pluginConfig"`
+			Limits       []limitador.Limit `json:"limits"`
 		} `json:"gateways"`
 	}
 	if err := json.Unmarshal(js, &out); err != nil || len(out.Gateways) != 1 {

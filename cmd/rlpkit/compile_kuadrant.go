@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/kuadrant"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/wasmshim"
@@ -112,7 +112,7 @@ func kuadrantWarnings(set *policy.Set, res *kuadrant.Result) []merge.Warning {
 // kuadrantLimits returns the Limitador limits compiled from the kuadrant.io/v1
 // RateLimitPolicies of set, for serve: their namespaces are routes ("ns/name"), so they
 // never meet the domains of apim.kuadrant.io/v1alpha1 policies ("gw-ns/gw#ns/name").
-func kuadrantLimits(set *policy.Set) []limit.Limit {
+func kuadrantLimits(set *policy.Set) []limitador.Limit {
 	if len(set.PoliciesV1) == 0 {
 		return nil
 	}

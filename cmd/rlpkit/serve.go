@@ -22,8 +22,8 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/rlpkit/rlpkit/internal/gcfloor"
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -226,7 +226,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		log.Warn("--metrics-addr is deprecated; use --http-addr (RLPKIT_HTTP_ADDR)")
 	}
 	src := limitSource{file: o.limitsFile, paths: o.paths, notice: noticeLogger(log)}
-	var limits []limit.Limit
+	var limits []limitador.Limit
 	var warnings []string
 	var loadedAt string
 	var err error

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // TestServeExitCodes checks the exit status of the ways serve refuses to
@@ -62,13 +62,13 @@ func TestServeExitCodes(t *testing.T) {
 
 func TestLoadLimitsFile(t *testing.T) {
 	dir := t.TempDir()
-	want := []limit.Limit{
+	want := []limitador.Limit{
 		{Namespace: "shop", MaxValue: 10, Seconds: 60, Conditions: []string{"path == '/cart'"}, Variables: []string{"user"}, Name: "cart", Algorithm: counter.AlgorithmGCRA},
 		{Namespace: "shop", MaxValue: 5, Seconds: 1},
 	}
 	tests := []struct {
 		name, file, content string
-		want                []limit.Limit
+		want                []limitador.Limit
 		err                 string
 	}{
 		{"yaml", "l.yaml", `
@@ -85,7 +85,7 @@ func TestLoadLimitsFile(t *testing.T) {
 		{"json", "l.json", `[{"namespace": "shop", "name": "cart", "max_value": 10, "seconds": 60, "algorithm": "gcra",
   "conditions": ["path == '/cart'"], "variables": ["user"]},
  {"namespace": "shop", "max_value": 5, "seconds": 1}]`, want, ""},
-		{"empty list", "l.yaml", "[]\n", []limit.Limit{}, ""},
+		{"empty list", "l.yaml", "[]\n", []limitador.Limit{}, ""},
 		{"empty file", "l.yaml", "", nil, "l.yaml: no limits in the file; write [] for none"},
 		{"two documents", "l.yaml", "[]\n---\n[]\n", nil, "l.yaml:2: a limits file holds one document, a list of limits"},
 		{"not a list", "l.yaml", "namespace: shop\n", nil, "l.yaml:1: limit: "},

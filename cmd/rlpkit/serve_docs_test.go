@@ -19,7 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // readmeBlock returns the README's fenced YAML block whose first line is
@@ -110,7 +110,7 @@ func TestReadmeEnvoyConfig(t *testing.T) {
 	if http2, ok := clusters[cluster]; !ok || !http2 {
 		t.Errorf("the rate-limit filter's cluster %q: defined %v, with HTTP/2 options %v; want both", cluster, ok, http2)
 	}
-	limits, err := limit.DecodeLimits(mustJSON(t, readmeBlock(t, "limits.yaml")))
+	limits, err := limitador.DecodeLimits(mustJSON(t, readmeBlock(t, "limits.yaml")))
 	if err != nil {
 		t.Fatalf("README limits.yaml: %v", err)
 	}
@@ -174,7 +174,7 @@ func TestKubernetesExample(t *testing.T) {
 		kinds = append(kinds, o.Kind)
 		switch o.Kind {
 		case "ConfigMap":
-			if _, err := limit.DecodeLimits(mustJSON(t, o.Data["limits.yaml"])); err != nil {
+			if _, err := limitador.DecodeLimits(mustJSON(t, o.Data["limits.yaml"])); err != nil {
 				t.Errorf("ConfigMap limits.yaml: %v", err)
 			}
 		case "Deployment":

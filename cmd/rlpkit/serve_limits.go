@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 )
@@ -56,9 +56,9 @@ func (s limitSource) String() string {
 }
 
 // load reads and validates the limits. Every problem is reported, one a line. The warnings
-// name each condition or variable that loads but can never match (limit.LimitWarnings), as
+// name each condition or variable that loads but can never match (limitador.LimitWarnings), as
 // "file:line: limit: [i].field: why" for a limits file.
-func (s limitSource) load() ([]limit.Limit, []string, error) {
+func (s limitSource) load() ([]limitador.Limit, []string, error) {
 	if s.file != "" {
 		return loadLimitsFile(s.file)
 	}
@@ -78,16 +78,16 @@ func (s limitSource) load() ([]limit.Limit, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var limits []limit.Limit
+	var limits []limitador.Limit
 	for _, gw := range res.Gateways {
 		limits = append(limits, gw.Limits...)
 	}
 	limits = append(limits, kuadrantLimits(set)...)
-	if err := limit.ValidateLimits(limits); err != nil {
+	if err := limitador.ValidateLimits(limits); err != nil {
 		return nil, nil, fmt.Errorf("the compiled limits are invalid:\n%w", err)
 	}
 	var warnings []string
-	for _, w := range limit.LimitWarnings(limits) {
+	for _, w := range limitador.LimitWarnings(limits) {
 		warnings = append(warnings, "limit: "+w.String())
 	}
 	return limits, warnings, nil
@@ -103,7 +103,7 @@ func warnLimits(log *slog.Logger, src limitSource, warnings []string) {
 // loadLimitsFile reads a limits file in limitador's format, YAML or JSON: one
 // document holding a list of limits. Problems are reported as
 // "file:line: limit: [i].field: what is wrong", one a line, and so are the warnings.
-func loadLimitsFile(file string) ([]limit.Limit, []string, error) {
+func loadLimitsFile(file string) ([]limitador.Limit, []string, error) {
 	if err := checkContent(file, policy.ContentLimits,
 		"--limits takes a limits file, a list of limits in limitador's format; to serve the limits of a topology, give its files as PATH... instead of --limits",
 		"--limits takes a list of limits: the limits of one of its gateways; or give the topology's files as PATH... instead of --limits"); err != nil {
@@ -113,19 +113,19 @@ func loadLimitsFile(file string) ([]limit.Limit, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	limits, err := limit.DecodeLimits(doc.JSON)
+	limits, err := limitador.DecodeLimits(doc.JSON)
 	if err == nil {
 		var warnings []string
-		for _, w := range limit.LimitWarnings(limits) {
+		for _, w := range limitador.LimitWarnings(limits) {
 			warnings = append(warnings, fmt.Sprintf("%s:%d: limit: %s", file, doc.Line(w.Path), w))
 		}
 		return limits, warnings, nil
 	}
-	var list limit.ErrorList
+	var list limitador.ErrorList
 	if !errors.As(err, &list) {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return nil, nil, locate(file, doc, list, func(e *limit.FieldError) string { return e.Field })
+	return nil, nil, locate(file, doc, list, func(e *limitador.FieldError) string { return e.Field })
 }
 
 // checkTopologyFiles names a file given as PATH... that is not a topology but what serve

@@ -10,8 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/grpc/codes"
 
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -124,7 +124,7 @@ func (m *serveMetrics) observe(o rls.Outcome) {
 	case codes.OK:
 		m.decisions.WithLabelValues(domain, o.Overall.String()).Inc()
 		for _, c := range o.Counters {
-			m.countLimit(domain, o.Overall == limit.CodeOverLimit, c)
+			m.countLimit(domain, o.Overall == limitador.CodeOverLimit, c)
 		}
 	case codes.Unavailable:
 		m.errors.WithLabelValues(domain, o.Code.String()).Inc()
@@ -140,7 +140,7 @@ func (m *serveMetrics) observe(o rls.Outcome) {
 
 // countLimit counts one counter's hits. rejected says the request went over
 // some limit, so the admitted counters are checks without its hits.
-func (m *serveMetrics) countLimit(domain string, rejected bool, c limit.Counted) {
+func (m *serveMetrics) countLimit(domain string, rejected bool, c limitador.Counted) {
 	name := limitLabel(c)
 	cost := float64(c.Cost)
 	m.limitHits.WithLabelValues(domain, name).Add(cost)
@@ -162,7 +162,7 @@ func (m *serveMetrics) countLimit(domain string, rejected bool, c limit.Counted)
 
 // limitLabel is the limit label of a counter: its limit's name, or what
 // stands for it.
-func limitLabel(c limit.Counted) string {
+func limitLabel(c limitador.Counted) string {
 	switch {
 	case c.Override:
 		return overrideLimit

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
-	"github.com/rlpkit/rlpkit/ratelimit"
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/ratelimit/service"
 )
 
@@ -19,8 +19,8 @@ import (
 // (--ratelimit-config DIR) with the semantics of cmd/ratelimit, the drop-in
 // replacement: the same packages, with flags instead of its environment.
 type ratelimitServe struct {
-	dir  ratelimit.DirOptions
-	load ratelimit.LoadOptions
+	dir  envoyratelimit.DirOptions
+	load envoyratelimit.LoadOptions
 	svc  *service.Service
 	m    *serveMetrics
 	log  *slog.Logger
@@ -36,14 +36,14 @@ type ratelimitServe struct {
 // (such as "message_type_marketing.to_number"); reloads count in
 // rlpkit_limits_reloads_total.
 func newRatelimitServe(o serveOptions, store counter.Store, m *serveMetrics, log *slog.Logger) (*ratelimitServe, error) {
-	observe := func(key string, c ratelimit.RuleCounts) {
+	observe := func(key string, c envoyratelimit.RuleCounts) {
 		domain, name, _ := strings.Cut(key, ".")
 		m.limitHits.WithLabelValues(domain, name).Add(float64(c.TotalHits))
 		m.limitWithin.WithLabelValues(domain, name).Add(float64(c.WithinLimit))
 		m.limitNear.WithLabelValues(domain, name).Add(float64(c.NearLimit))
 		m.limitOver.WithLabelValues(domain, name).Add(float64(c.OverLimit))
 	}
-	ev, err := ratelimit.NewEvaluator(ratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio, Observe: observe})
+	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio, Observe: observe})
 	if err != nil {
 		return nil, err
 	}
@@ -53,8 +53,8 @@ func newRatelimitServe(o serveOptions, store counter.Store, m *serveMetrics, log
 	}
 	dir := filepath.Clean(o.ratelimitDir)
 	r := &ratelimitServe{
-		dir:  ratelimit.DirOptions{Root: filepath.Dir(dir), AppDirectory: filepath.Base(dir), IgnoreDotFiles: o.ratelimitIgnoreDotFiles},
-		load: ratelimit.LoadOptions{MergeDomains: o.ratelimitMergeDomains},
+		dir:  envoyratelimit.DirOptions{Root: filepath.Dir(dir), AppDirectory: filepath.Base(dir), IgnoreDotFiles: o.ratelimitIgnoreDotFiles},
+		load: envoyratelimit.LoadOptions{MergeDomains: o.ratelimitMergeDomains},
 		svc:  svc,
 		m:    m,
 		log:  log,
@@ -68,12 +68,12 @@ func newRatelimitServe(o serveOptions, store counter.Store, m *serveMetrics, log
 	return r, nil
 }
 
-func (r *ratelimitServe) read() (*ratelimit.Config, error) {
-	files, err := ratelimit.ReadDir(r.dir)
+func (r *ratelimitServe) read() (*envoyratelimit.Config, error) {
+	files, err := envoyratelimit.ReadDir(r.dir)
 	if err != nil {
 		return nil, err
 	}
-	return ratelimit.Load(files, r.load)
+	return envoyratelimit.Load(files, r.load)
 }
 
 // watch reloads the configuration when a file under DIR changes, every

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
 // TestControllerToystore runs the example over the toystore topology and checks what a
@@ -48,7 +48,7 @@ gateway gateway-system/mygateway: 1 rate-limit policies, 3 limits
 	if err != nil {
 		t.Fatal(err)
 	}
-	if limits, err := limit.DecodeLimits(data); err != nil || len(limits) != 3 {
+	if limits, err := limitador.DecodeLimits(data); err != nil || len(limits) != 3 {
 		t.Errorf("the written limits: %d, %v; want 3 valid limits", len(limits), err)
 	}
 

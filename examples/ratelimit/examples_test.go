@@ -7,18 +7,18 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
-	"github.com/rlpkit/rlpkit/ratelimit"
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
 // TestExamples loads the example configurations as the drop-in reads them
 // and checks answers the reference's README documents.
 func TestExamples(t *testing.T) {
-	load := func(app string) *ratelimit.Config {
-		files, err := ratelimit.ReadDir(ratelimit.DirOptions{Root: ".", AppDirectory: app})
+	load := func(app string) *envoyratelimit.Config {
+		files, err := envoyratelimit.ReadDir(envoyratelimit.DirOptions{Root: ".", AppDirectory: app})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := ratelimit.Load(files, ratelimit.LoadOptions{})
+		cfg, err := envoyratelimit.Load(files, envoyratelimit.LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,22 +28,22 @@ func TestExamples(t *testing.T) {
 	if len(ext.Domains()) != 1 {
 		t.Fatalf("extensions: %d domains, want 1", len(ext.Domains()))
 	}
-	ev, err := ratelimit.NewEvaluator(ratelimit.Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
+	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Unix(1_800_000_000, 0)
-	d := func(kv ...string) ratelimit.Descriptor {
-		var out ratelimit.Descriptor
+	d := func(kv ...string) envoyratelimit.Descriptor {
+		var out envoyratelimit.Descriptor
 		for i := 0; i < len(kv); i += 2 {
-			out.Entries = append(out.Entries, ratelimit.Entry{Key: kv[i], Value: kv[i+1]})
+			out.Entries = append(out.Entries, envoyratelimit.Entry{Key: kv[i], Value: kv[i+1]})
 		}
 		return out
 	}
 	tests := []struct {
 		name   string
 		domain string
-		desc   ratelimit.Descriptor
+		desc   envoyratelimit.Descriptor
 		want   string // "CODE limit" of the status
 	}{
 		{"example 1", "mongo_cps", d("database", "users"), "1 500/SECOND"},
@@ -59,7 +59,7 @@ func TestExamples(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, err := ev.Evaluate(context.Background(), cfg, now, &ratelimit.Request{Domain: tc.domain, Descriptors: []ratelimit.Descriptor{tc.desc}})
+			resp, err := ev.Evaluate(context.Background(), cfg, now, &envoyratelimit.Request{Domain: tc.domain, Descriptors: []envoyratelimit.Descriptor{tc.desc}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,8 +17,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -42,7 +42,7 @@ func testServer(args []string) int {
 			addr = args[i+1]
 		}
 	}
-	svc, err := rls.New([]limit.Limit{{Namespace: "load", MaxValue: 1000000, Seconds: 3600, Variables: []string{"user"}}},
+	svc, err := rls.New([]limitador.Limit{{Namespace: "load", MaxValue: 1000000, Seconds: 3600, Variables: []string{"user"}}},
 		rls.Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
 	if err != nil {
 		return 1

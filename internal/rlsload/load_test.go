@@ -13,8 +13,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
-	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/limit/redis"
 	"github.com/rlpkit/rlpkit/rls"
 )
@@ -27,7 +27,7 @@ func serve(t *testing.T, max uint32) string {
 
 func serveOn(t *testing.T, max uint32, store counter.Store) string {
 	t.Helper()
-	svc, err := rls.New([]limit.Limit{{Namespace: "load", MaxValue: max, Seconds: 31536000, Variables: []string{"user"}}},
+	svc, err := rls.New([]limitador.Limit{{Namespace: "load", MaxValue: max, Seconds: 31536000, Variables: []string{"user"}}},
 		rls.Options{Store: store})
 	if err != nil {
 		t.Fatal(err)

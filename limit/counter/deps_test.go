@@ -12,7 +12,7 @@ import (
 // TestLightDependencies keeps the counting half of rlpkit light: counter
 // imports only the standard library, and the packages built on it alone (the
 // Redis store, the HTTP middleware and the middleware example) link neither
-// CEL nor its ANTLR parser, which come with package limit's conditions.
+// CEL nor its ANTLR parser, which come with package limit/limitador's conditions.
 func TestLightDependencies(t *testing.T) {
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
@@ -38,7 +38,7 @@ func TestLightDependencies(t *testing.T) {
 		t.Run(pkg, func(t *testing.T) {
 			for _, dep := range list(t, pkg) {
 				switch {
-				case dep == "github.com/rlpkit/rlpkit/limit":
+				case dep == "github.com/rlpkit/rlpkit/limit/limitador":
 					t.Errorf("%s depends on package limit; import limit/counter instead", pkg)
 				case strings.HasPrefix(dep, "github.com/google/cel-go/"), strings.HasPrefix(dep, "cel.dev/"), strings.Contains(dep, "antlr"):
 					t.Errorf("%s depends on %s; CEL belongs to package limit only", pkg, dep)

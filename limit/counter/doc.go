@@ -6,7 +6,7 @@
 // own calls) link neither CEL nor a limits-file parser.
 //
 // It is not the place for limits files, conditions or Envoy's Rate Limit
-// Service (RLS) semantics: package limit reads limitador's limits format and
+// Service (RLS) semantics: package limit/limitador reads limitador's limits format and
 // evaluates RLS requests on top of a Store from here, and package rls serves
 // them over gRPC. It keeps no goroutines or globals; MemoryStore sweeps
 // expired counters as it writes.

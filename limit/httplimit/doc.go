@@ -18,7 +18,7 @@
 //
 // It is not a general rate-limiting framework: it implements pingap's
 // plugin and nothing else (no per-route limits, no quota headers, no
-// RLS client). Use package limit for limits evaluated against RLS
+// RLS client). Use package limit/limitador for limits evaluated against RLS
 // descriptors.
 //
 // # Behaviour

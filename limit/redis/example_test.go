@@ -6,7 +6,7 @@ import (
 	"log"
 	"time"
 
-	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/limitador"
 	limitredis "github.com/rlpkit/rlpkit/limit/redis"
 )
 
@@ -15,12 +15,12 @@ import (
 // 3 each. (redisURL is the address of a Redis server; this package's
 // TestMain starts one.)
 func ExampleNew() {
-	limits, err := limit.DecodeLimits([]byte(`[{"namespace": "toystore", "name": "posts per user",
+	limits, err := limitador.DecodeLimits([]byte(`[{"namespace": "toystore", "name": "posts per user",
 		"max_value": 3, "seconds": 60, "conditions": ["method == 'POST'"], "variables": ["user"]}]`))
 	if err != nil {
 		log.Fatal(err)
 	}
-	replica := func() *limit.Evaluator {
+	replica := func() *limitador.Evaluator {
 		client, err := limitredis.NewClient(redisURL)
 		if err != nil {
 			log.Fatal(err)
@@ -29,7 +29,7 @@ func ExampleNew() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		ev, err := limit.NewEvaluator(limits, store)
+		ev, err := limitador.NewEvaluator(limits, store)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -38,16 +38,16 @@ func ExampleNew() {
 	a, b := replica(), replica()
 
 	now := time.Date(2025, 1, 1, 12, 0, 20, 0, time.UTC)
-	req := limit.Request{Domain: "toystore", Descriptors: []limit.Descriptor{{Entries: []limit.Entry{
+	req := limitador.Request{Domain: "toystore", Descriptors: []limitador.Descriptor{{Entries: []limitador.Entry{
 		{Key: "method", Value: "POST"}, {Key: "user", Value: "alice"},
 	}}}}
-	for i, ev := range []*limit.Evaluator{a, b, a, b} {
+	for i, ev := range []*limitador.Evaluator{a, b, a, b} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		var resp limit.Response
+		var resp limitador.Response
 		err := ev.Evaluate(ctx, now, &req, &resp)
 		cancel()
 		if err != nil {
-			log.Fatal(err) // a *limit.StoreError: an RLS server answers Unavailable
+			log.Fatal(err) // a *limitador.StoreError: an RLS server answers Unavailable
 		}
 		st := resp.Statuses[0]
 		fmt.Printf("replica %c: %s, %d left, reset in %v\n", "abab"[i], resp.Code, st.LimitRemaining, st.DurationUntilReset)

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/rlpkit/rlpkit/ratelimit"
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
 // The reference's default response header names.
@@ -29,7 +29,7 @@ const (
 // Options configures a Service.
 type Options struct {
 	// Evaluator decides the requests; required.
-	Evaluator *ratelimit.Evaluator
+	Evaluator *envoyratelimit.Evaluator
 	// ResponseHeaders (LIMIT_RESPONSE_HEADERS_ENABLED) adds the RateLimit
 	// header fields to responses, named by HeaderLimit, HeaderRemaining and
 	// HeaderReset (the defaults above when empty).
@@ -59,7 +59,7 @@ type Outcome struct {
 type Service struct {
 	rlsv3.UnimplementedRateLimitServiceServer
 	o   Options
-	cfg atomic.Pointer[ratelimit.Config]
+	cfg atomic.Pointer[envoyratelimit.Config]
 }
 
 var _ rlsv3.RateLimitServiceServer = (*Service)(nil)
@@ -87,10 +87,10 @@ func New(o Options) (*Service, error) {
 
 // SetConfig replaces the configuration atomically; calls in flight finish
 // with the one they started with.
-func (s *Service) SetConfig(c *ratelimit.Config) { s.cfg.Store(c) }
+func (s *Service) SetConfig(c *envoyratelimit.Config) { s.cfg.Store(c) }
 
 // Config returns the configuration in force, nil before the first one.
-func (s *Service) Config() *ratelimit.Config { return s.cfg.Load() }
+func (s *Service) Config() *envoyratelimit.Config { return s.cfg.Load() }
 
 // ShouldRateLimit implements rlsv3.RateLimitServiceServer.
 func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
@@ -125,17 +125,17 @@ func (s *Service) decide(ctx context.Context, now time.Time, req *rlsv3.RateLimi
 	return out, res.ShadowedOverLimit, nil
 }
 
-// convert turns an RLS request into a ratelimit.Request.
-func convert(req *rlsv3.RateLimitRequest) (*ratelimit.Request, error) {
-	r := &ratelimit.Request{Domain: req.GetDomain(), HitsAddend: uint64(req.GetHitsAddend()), Descriptors: make([]ratelimit.Descriptor, len(req.GetDescriptors()))}
+// convert turns an RLS request into a envoyratelimit.Request.
+func convert(req *rlsv3.RateLimitRequest) (*envoyratelimit.Request, error) {
+	r := &envoyratelimit.Request{Domain: req.GetDomain(), HitsAddend: uint64(req.GetHitsAddend()), Descriptors: make([]envoyratelimit.Descriptor, len(req.GetDescriptors()))}
 	for i, d := range req.GetDescriptors() {
 		if d.GetIsNegativeHits() {
-			return nil, &ratelimit.InvalidRequestError{Msg: fmt.Sprintf("descriptors[%d].is_negative_hits: refunds are not supported", i)}
+			return nil, &envoyratelimit.InvalidRequestError{Msg: fmt.Sprintf("descriptors[%d].is_negative_hits: refunds are not supported", i)}
 		}
 		rd := &r.Descriptors[i]
-		rd.Entries = make([]ratelimit.Entry, len(d.GetEntries()))
+		rd.Entries = make([]envoyratelimit.Entry, len(d.GetEntries()))
 		for j, e := range d.GetEntries() {
-			rd.Entries[j] = ratelimit.Entry{Key: e.GetKey(), Value: e.GetValue()}
+			rd.Entries[j] = envoyratelimit.Entry{Key: e.GetKey(), Value: e.GetValue()}
 		}
 		if h := d.GetHitsAddend(); h != nil {
 			rd.HitsAddend, rd.HasHitsAddend = h.GetValue(), true
@@ -147,16 +147,16 @@ func convert(req *rlsv3.RateLimitRequest) (*ratelimit.Request, error) {
 	return r, nil
 }
 
-func override(l *rlv3.RateLimitDescriptor_RateLimitOverride) *ratelimit.Override {
-	o := &ratelimit.Override{RequestsPerUnit: l.GetRequestsPerUnit(), Unit: ratelimit.Unit(l.GetUnit())}
+func override(l *rlv3.RateLimitDescriptor_RateLimitOverride) *envoyratelimit.Override {
+	o := &envoyratelimit.Override{RequestsPerUnit: l.GetRequestsPerUnit(), Unit: envoyratelimit.Unit(l.GetUnit())}
 	if m := l.GetUnitMultiplier(); m != nil {
 		o.UnitMultiplier = m.GetValue()
 	}
 	return o
 }
 
-// response turns a ratelimit.Response into an RLS response.
-func response(r *ratelimit.Response) *rlsv3.RateLimitResponse {
+// response turns a envoyratelimit.Response into an RLS response.
+func response(r *envoyratelimit.Response) *rlsv3.RateLimitResponse {
 	out := &rlsv3.RateLimitResponse{OverallCode: rlsv3.RateLimitResponse_Code(r.Code), Statuses: make([]*rlsv3.RateLimitResponse_DescriptorStatus, len(r.Statuses))}
 	for i, st := range r.Statuses {
 		ds := &rlsv3.RateLimitResponse_DescriptorStatus{Code: rlsv3.RateLimitResponse_Code(st.Code), LimitRemaining: st.Remaining}
@@ -174,14 +174,14 @@ func response(r *ratelimit.Response) *rlsv3.RateLimitResponse {
 
 // headers returns the RateLimit headers of the limited status with the
 // least remaining, an over-limit one winning, or nil when none is limited.
-func (s *Service) headers(r *ratelimit.Response) []*corev3.HeaderValue {
-	var pick *ratelimit.Status
+func (s *Service) headers(r *envoyratelimit.Response) []*corev3.HeaderValue {
+	var pick *envoyratelimit.Status
 	for i := range r.Statuses {
 		st := &r.Statuses[i]
 		if st.Limit == nil {
 			continue
 		}
-		if pick == nil || st.Code == ratelimit.CodeOverLimit && pick.Code != ratelimit.CodeOverLimit ||
+		if pick == nil || st.Code == envoyratelimit.CodeOverLimit && pick.Code != envoyratelimit.CodeOverLimit ||
 			st.Code == pick.Code && st.Remaining < pick.Remaining {
 			pick = st
 		}

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
-	"github.com/rlpkit/rlpkit/ratelimit"
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
 const config = `domain: d
@@ -34,7 +34,7 @@ var t0 = time.Unix(1_800_000_000-1_800_000_000%3600+10, 0)
 
 func newService(t *testing.T, o Options) *Service {
 	t.Helper()
-	ev, err := ratelimit.NewEvaluator(ratelimit.Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
+	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func newService(t *testing.T, o Options) *Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ratelimit.Load([]ratelimit.File{{Key: "config.d", Data: []byte(config)}}, ratelimit.LoadOptions{})
+	cfg, err := envoyratelimit.Load([]envoyratelimit.File{{Key: "config.d", Data: []byte(config)}}, envoyratelimit.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,73 @@
+// Package envoyratelimit reads the configuration files of envoyproxy/ratelimit
+// (the Rate Limit Service most Envoy users run) and evaluates Envoy rate
+// limit requests against them over a counter.Store, with that service's
+// answers: it is what cmd/ratelimit, the drop-in replacement, and
+// `rlpkit serve --ratelimit-config` are built on.
+//
+// It is not a server: it opens no listener, watches no directory and
+// exports no metrics. Load reads a set of files (keys and bytes, see
+// ReadDir for the runtime directory layout), Evaluator decides requests,
+// and Options.Observe lets a server count per-rule statistics under the
+// reference's names. Package ratelimit/service serves it over gRPC and
+// HTTP.
+//
+// # Configuration
+//
+// One YAML file per domain, with the reference's schema and validation
+// messages (each prefixed with the file's key, followed by the line and
+// the field path):
+//
+//	domain: messaging
+//	descriptors:
+//	  - key: message_type
+//	    value: marketing
+//	    descriptors:
+//	      - key: to_number
+//	        rate_limit: {unit: day, requests_per_unit: 5}
+//
+// Matching walks the tree entry by entry: the exact key_value, else the
+// wildcard values of that level in file order ('*' matches any run of
+// characters, anywhere, several times), else the key-only entry, with no
+// backtracking. A limit applies only when the node reached by the last
+// entry has one. A descriptor with neither rate_limit nor children is a
+// whitelist.
+//
+// # Extensions
+//
+// Under rate_limit, opt-in keys that the reference does not know:
+//
+//	rate_limit:
+//	  unit: second
+//	  unit_multiplier: 10        # windows of 10 seconds (reference #190)
+//	  requests_per_unit: 100
+//	  algorithm: sliding_window  # fixed_window (default), sliding_window, token_bucket, gcra
+//
+// and, beside rate_limit, a list of several limits on one descriptor
+// (reference #107), all counted together (all or nothing), the most
+// restrictive reported:
+//
+//	rate_limits:
+//	  - {unit: second, requests_per_unit: 10}
+//	  - {unit: hour, requests_per_unit: 1000}
+//
+// A file without these keys behaves exactly as with the reference.
+//
+// # Where it differs from the reference
+//
+//   - A request is decided all or nothing, in one Store.Update: when any
+//     counter would go over, no counter moves, and a descriptor that was
+//     not over reports its limit minus its current count (the reference
+//     counts every matched descriptor, #427, #1060). A request let through
+//     anyway (a shadow_mode rule, SHADOW_MODE, quota_mode) is then counted
+//     on every counter that had room, in a second Store.Update.
+//   - A check (a descriptor hits_addend of 0) is over when not even one
+//     more hit would be admitted; the reference's check is over only when
+//     the counter already exceeds the limit, which its counters can do
+//     because they count rejected hits and these never do.
+//   - A limit override whose unit is not second..year is an error
+//     (InvalidRequestError) instead of a crash.
+//   - Counters are kept in rlpkit's counter state (see limit/redis), under
+//     "{domain}" hash-tagged keys, not the reference's INCRBY integers:
+//     counters are not shared with a reference instance on the same Redis.
+//   - Every error of a file is reported, not only the first.
+package envoyratelimit

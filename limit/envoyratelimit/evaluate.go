@@ -1,0 +1,445 @@
+package envoyratelimit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+)
+
+// DefaultNearLimitRatio is the reference's NEAR_LIMIT_RATIO.
+const DefaultNearLimitRatio = 0.8
+
+// Options configures an Evaluator.
+type Options struct {
+	// Store keeps the counters; required.
+	Store counter.Store
+	// ShadowMode (SHADOW_MODE=true) answers OK overall whatever the
+	// statuses say.
+	ShadowMode bool
+	// NearLimitRatio is the fraction of a limit above which hits count as
+	// near_limit; 0 means DefaultNearLimitRatio.
+	NearLimitRatio float64
+	// Observe, when set, is called for every limit evaluated, with its
+	// statistics key and this request's counts. It must be fast and safe
+	// for concurrent use.
+	Observe func(key string, c RuleCounts)
+}
+
+// RuleCounts are one request's contribution to a limit's statistics, under
+// the reference's names (ratelimit.service.rate_limit.<key>.<name>).
+type RuleCounts struct {
+	TotalHits, OverLimit, NearLimit, WithinLimit, ShadowMode uint64
+}
+
+// Evaluator decides requests against a Config over a counter.Store. It is
+// safe for concurrent use; create it with NewEvaluator.
+type Evaluator struct {
+	o       Options
+	scratch sync.Pool // *scratch
+}
+
+// NewEvaluator returns an Evaluator.
+func NewEvaluator(o Options) (*Evaluator, error) {
+	if o.Store == nil {
+		return nil, fmt.Errorf("ratelimit: no counter store")
+	}
+	if o.NearLimitRatio == 0 {
+		o.NearLimitRatio = DefaultNearLimitRatio
+	}
+	if o.NearLimitRatio < 0 || o.NearLimitRatio > 1 {
+		return nil, fmt.Errorf("ratelimit: near-limit ratio %v is not within [0, 1]", o.NearLimitRatio)
+	}
+	e := &Evaluator{o: o}
+	e.scratch.New = func() any { return new(scratch) }
+	return e, nil
+}
+
+// item is one counter update of a request with what is needed to report it.
+type item struct {
+	desc     int
+	node     *Node   // nil for an override
+	path     []*Node // the matched nodes, nil for an override
+	rule     *Rule
+	override int // index of an override's rule in scratch.rules, else -1
+	stats    string
+}
+
+// scratch is the working memory of one Evaluate, reused across calls.
+type scratch struct {
+	items     []item
+	rules     []Rule // overrides
+	match     []*Node
+	paths     []*Node
+	keys      []byte
+	ends      []int
+	updates   []counter.Update
+	decisions []counter.Decision
+}
+
+// release returns sc to the pool, dropping what it points to.
+func (e *Evaluator) release(sc *scratch) {
+	clear(sc.items)
+	clear(sc.paths)
+	clear(sc.updates)
+	sc.items, sc.rules, sc.match, sc.paths = sc.items[:0], sc.rules[:0], sc.match[:0], sc.paths[:0]
+	sc.updates, sc.decisions = sc.updates[:0], sc.decisions[:0]
+	e.scratch.Put(sc)
+}
+
+// grow returns s resized to n, reusing its array when it is large enough.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// Evaluate decides req against cfg at now. It returns ErrNoConfig when cfg
+// is nil, an *InvalidRequestError for a request it cannot evaluate and a
+// *StoreError when the store cannot answer; never a partial answer.
+func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, req *Request) (*Response, error) {
+	if cfg == nil {
+		return nil, ErrNoConfig
+	}
+	if req.Domain == "" {
+		return nil, &InvalidRequestError{Msg: "domain: rate limit domain must not be empty"}
+	}
+	if len(req.Descriptors) == 0 {
+		return nil, &InvalidRequestError{Msg: "descriptors: rate limit descriptor list must not be empty"}
+	}
+	resp := &Response{Code: CodeOK, Statuses: make([]Status, len(req.Descriptors))}
+	for i := range resp.Statuses {
+		resp.Statuses[i].Code = CodeOK
+	}
+	dom := cfg.Domain(req.Domain)
+	if dom == nil {
+		return resp, nil // overrides are ignored too, as the reference does
+	}
+	sc := e.scratch.Get().(*scratch)
+	defer e.release(sc)
+	items := sc.items[:0]
+	for i := range req.Descriptors {
+		d := &req.Descriptors[i]
+		if d.Override != nil {
+			if d.Override.Unit.Seconds() == 0 {
+				return nil, &InvalidRequestError{Msg: fmt.Sprintf("descriptors[%d].limit.unit: %v is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR", i, d.Override.Unit)}
+			}
+			sc.rules = append(sc.rules, Rule{RequestsPerUnit: d.Override.RequestsPerUnit, Unit: d.Override.Unit, UnitMultiplier: d.Override.UnitMultiplier})
+			it := item{desc: i, override: len(sc.rules) - 1}
+			if e.o.Observe != nil {
+				it.stats = overrideStatsKey(req.Domain, d.Entries)
+			}
+			items = append(items, it)
+			continue
+		}
+		sc.match = dom.Match(d.Entries, sc.match)
+		if sc.match == nil {
+			continue
+		}
+		leaf := sc.match[len(sc.match)-1]
+		if leaf.Limits[0].Unlimited {
+			resp.Statuses[i].Remaining = math.MaxUint32
+			continue
+		}
+		start := len(sc.paths)
+		sc.paths = append(sc.paths, sc.match...)
+		path := sc.paths[start:len(sc.paths):len(sc.paths)]
+		stats := ""
+		if e.o.Observe != nil {
+			stats = statsKey(req.Domain, d.Entries, path)
+		}
+		for _, r := range leaf.Limits {
+			items = append(items, item{desc: i, node: leaf, path: path, rule: r, override: -1, stats: stats})
+		}
+	}
+	for k := range items {
+		if items[k].override >= 0 {
+			items[k].rule = &sc.rules[items[k].override] // sc.rules no longer grows
+		}
+	}
+	items = dropReplaced(items)
+	sc.items = items
+	if len(items) == 0 {
+		return resp, nil
+	}
+	// Build every key in one buffer, then take strings over it: the store
+	// does not keep keys beyond Update (counter.Store's contract).
+	sc.keys = sc.keys[:0]
+	ends := sc.ends[:0]
+	for _, it := range items {
+		sc.keys = appendCounterKey(sc.keys, req.Domain, req.Descriptors[it.desc].Entries, it)
+		ends = append(ends, len(sc.keys))
+	}
+	sc.ends = ends
+	updates := grow(sc.updates, len(items))
+	from := 0
+	for k, it := range items {
+		d := &req.Descriptors[it.desc]
+		updates[k] = counter.Update{Key: unsafe.String(&sc.keys[from], ends[k]-from), Policy: it.rule.policy(), Cost: hits(req, d)}
+		from = ends[k]
+	}
+	sc.updates = updates
+	decisions := grow(sc.decisions, len(items))
+	sc.decisions = decisions
+	if err := e.o.Store.Update(ctx, now, updates, decisions); err != nil {
+		return nil, &StoreError{Err: err}
+	}
+	over := e.overall(items, decisions)
+	if (!over || e.o.ShadowMode) && rejectedAny(decisions) {
+		// Let through (shadow or quota mode): count it on every counter
+		// that had room.
+		if err := e.countLetThrough(ctx, now, updates, decisions); err != nil {
+			return nil, err
+		}
+	}
+	e.report(resp, items, updates, decisions)
+	switch {
+	case over && e.o.ShadowMode:
+		resp.ShadowedOverLimit = true
+	case over:
+		resp.Code = CodeOverLimit
+	}
+	return resp, nil
+}
+
+// hits is the cost of descriptor d in req.
+func hits(req *Request, d *Descriptor) uint64 {
+	if d.HasHitsAddend {
+		return d.HitsAddend
+	}
+	if req.HitsAddend == 0 {
+		return 1
+	}
+	return req.HitsAddend
+}
+
+// dropReplaced removes the items whose limit is named in the replaces list
+// of another matched limit.
+func dropReplaced(items []item) []item {
+	var names map[string]bool
+	for _, it := range items {
+		for _, n := range it.rule.Replaces {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			names[n] = true
+		}
+	}
+	if names == nil {
+		return items
+	}
+	out := items[:0]
+	for _, it := range items {
+		if it.rule.Name != "" && names[it.rule.Name] {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// overall reports whether the request is over: any non-shadow, non-quota
+// limit over, or every quota limit over.
+func (e *Evaluator) overall(items []item, decisions []counter.Decision) bool {
+	quotas, quotasOver := 0, 0
+	for k, it := range items {
+		if it.node != nil && it.node.QuotaMode {
+			quotas++
+			if !decisions[k].Allowed {
+				quotasOver++
+			}
+			continue
+		}
+		if !decisions[k].Allowed && (it.node == nil || !it.node.ShadowMode) {
+			return true
+		}
+	}
+	return quotas > 0 && quotas == quotasOver
+}
+
+func rejectedAny(decisions []counter.Decision) bool {
+	for _, d := range decisions {
+		if !d.Allowed {
+			return true
+		}
+	}
+	return false
+}
+
+// countLetThrough applies again the updates whose counters had room, after
+// a batch rejected only by limits that do not reject the request.
+func (e *Evaluator) countLetThrough(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
+	var again []counter.Update
+	var at []int
+	for k, d := range decisions {
+		if d.Allowed && updates[k].Cost > 0 {
+			again = append(again, updates[k])
+			at = append(at, k)
+		}
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	ds := make([]counter.Decision, len(again))
+	if err := e.o.Store.Update(ctx, now, again, ds); err != nil {
+		return &StoreError{Err: err}
+	}
+	for j, k := range at {
+		decisions[k] = ds[j]
+	}
+	return nil
+}
+
+// report writes the statuses and calls the observer.
+func (e *Evaluator) report(resp *Response, items []item, updates []counter.Update, decisions []counter.Decision) {
+	chosen := make([]int, len(resp.Statuses))
+	for i := range chosen {
+		chosen[i] = -1
+	}
+	for k, it := range items {
+		dec := &decisions[k]
+		if c := chosen[it.desc]; c < 0 || worse(dec, &decisions[c]) {
+			chosen[it.desc] = k
+		}
+		if e.o.Observe != nil {
+			e.o.Observe(it.stats, e.counts(it, updates[k].Cost, dec))
+		}
+	}
+	for i, k := range chosen {
+		if k < 0 {
+			continue
+		}
+		it, dec := items[k], &decisions[k]
+		st := &resp.Statuses[i]
+		st.Limit = &CurrentLimit{Name: it.rule.Name, RequestsPerUnit: it.rule.RequestsPerUnit, Unit: it.rule.Unit, UnitMultiplier: max(it.rule.UnitMultiplier, 1)}
+		st.Remaining = uint32(min(dec.Remaining, math.MaxUint32))
+		st.ResetAfter = ceilSecond(dec.ResetAfter)
+		switch {
+		case dec.Allowed:
+			st.Code = CodeOK
+		case it.node != nil && it.node.ShadowMode:
+			st.Code, st.Remaining = CodeOK, 0
+		default:
+			st.Code = CodeOverLimit
+		}
+	}
+}
+
+// worse reports whether decision a describes a descriptor better than b: an
+// over-limit one, else the least remaining.
+func worse(a, b *counter.Decision) bool {
+	if a.Allowed != b.Allowed {
+		return !a.Allowed
+	}
+	return a.Remaining < b.Remaining
+}
+
+// counts is one item's statistics.
+func (e *Evaluator) counts(it item, cost uint64, d *counter.Decision) RuleCounts {
+	c := RuleCounts{TotalHits: cost}
+	if !d.Allowed {
+		c.OverLimit = cost
+		if it.node != nil && it.node.ShadowMode {
+			c.ShadowMode = cost
+		}
+		return c
+	}
+	c.WithinLimit = cost
+	threshold := uint64(math.Floor(float64(it.rule.RequestsPerUnit) * e.o.NearLimitRatio))
+	if used := uint64(d.Used); cost > 0 && used > threshold {
+		c.NearLimit = min(cost, used-threshold)
+	}
+	return c
+}
+
+// ceilSecond rounds d up to whole seconds, as the reference reports the
+// time to the end of an epoch-aligned window.
+func ceilSecond(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return (d + time.Second - 1) / time.Second * time.Second
+}
+
+// appendCounterKey appends "{domain}_k1_v1_k2_v2:window" (the algorithm
+// appended when not the fixed window) to b. An entry matched by a
+// share_threshold node is written as the node's pattern, so that every value
+// it matches shares the counter, this node's and its children's.
+func appendCounterKey(b []byte, domain string, entries []Entry, it item) []byte {
+	b = append(b, '{')
+	b = append(b, domain...)
+	b = append(b, '}')
+	for i, en := range entries {
+		b = append(b, '_')
+		b = append(b, en.Key...)
+		b = append(b, '_')
+		if it.path != nil && it.path[i].ShareThreshold {
+			b = append(b, it.path[i].Value...) // the pattern, for every value it matches
+			continue
+		}
+		b = append(b, en.Value...)
+	}
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(it.rule.Window()/time.Second), 10)
+	if it.rule.Algorithm != counter.AlgorithmFixedWindow {
+		b = append(b, ':')
+		b = append(b, it.rule.Algorithm.String()...)
+	}
+	return b
+}
+
+// statsKey is the reference's statistics key of a match: the configured
+// path ("domain.key_value.key"), or with detailed_metric the request's
+// entries, and with value_to_metric the request's value on that level.
+func statsKey(domain string, entries []Entry, path []*Node) string {
+	leaf := path[len(path)-1]
+	if leaf.DetailedMetric {
+		return overrideStatsKey(domain, entries)
+	}
+	valueToMetric := false
+	for _, n := range path {
+		valueToMetric = valueToMetric || n.ValueToMetric
+	}
+	if !valueToMetric {
+		return leaf.StatsKey
+	}
+	var b strings.Builder
+	b.WriteString(domain)
+	for i, n := range path {
+		b.WriteByte('.')
+		b.WriteString(n.Key)
+		v := n.Value
+		if n.ValueToMetric {
+			v = entries[i].Value
+		}
+		if v != "" {
+			b.WriteByte('_')
+			b.WriteString(v)
+		}
+	}
+	return b.String()
+}
+
+// overrideStatsKey is "domain.k1_v1.k2_v2".
+func overrideStatsKey(domain string, entries []Entry) string {
+	var b strings.Builder
+	b.WriteString(domain)
+	for _, en := range entries {
+		b.WriteByte('.')
+		b.WriteString(en.Key)
+		if en.Value != "" {
+			b.WriteByte('_')
+			b.WriteString(en.Value)
+		}
+	}
+	return b.String()
+}

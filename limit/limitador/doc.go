@@ -1,0 +1,108 @@
+// Package limitador is what a rate-limit service needs on top of counting: the
+// limits it enforces, in Limitador's limits-file format (Limit,
+// DecodeLimits, ValidateLimits, IdentityKey), their conditions and variables
+// (ParseCondition: the legacy KEY == VALUE form and CEL; ParseVariable), and
+// their evaluation, as limitador evaluates them, for Envoy's Rate Limit
+// Service (RLS, envoy.service.ratelimit.v3 rls.proto): the Evaluator and
+// the request and response vocabulary (Request, Descriptor, Entry,
+// Override, Response, DescriptorStatus, RateLimit, Code, Counted). RequestFromResult turns what
+// package descriptor generates for an HTTP request into a Request.
+//
+// It does not count: the algorithms, Policy, State, Decision, the Store
+// interface and the memory store are in limit/counter, which imports only
+// the standard library, so that programs that only count (limit/httplimit,
+// limit/redis) do not link CEL. Give an Evaluator a counter.MemoryStore or a
+// limit/redis store. It is not an RLS server either (package rls maps
+// go-control-plane messages onto Evaluator), does not read YAML, and keeps
+// no goroutines or globals beyond an immutable CEL environment built on
+// first use. It imports the standard library, cel-go, limit/counter,
+// fielderr (its errors) and descriptor (for its Unit, the one definition of
+// rate-limit time units).
+//
+// # Evaluation
+//
+// Evaluator answers a Request (domain, descriptors, hits_addend) with a
+// Response: an overall code and one status per descriptor, in request order,
+// with the current limit, the remaining hits and the duration until reset.
+// As limitador does, each limit of the domain is evaluated once per request,
+// not once per descriptor: a limit without conditions costs one hit whatever
+// the number of descriptors. Legacy conditions and variables (plain entry
+// keys) read the entries of all descriptors merged into one map, a later
+// entry winning (limitador 1.x); CEL reads descriptors, the list of all
+// descriptors, and limit, the limit's name and id (limitador 2.x). Each
+// applying limit is reported on the descriptors whose entries it read, and
+// one that read none on the first (without an override); a descriptor reports the first of its
+// limits that is over, or else the one with the least remaining. A request's
+// counters go to the Store in one all-or-nothing batch. hits_addend 0 means
+// 1; a limit costs the own hits_addend of the first descriptor it is
+// reported on that has one (an explicit 0 checks without consuming), else
+// the request's. A descriptor's limit override limits it alone, on a counter
+// of its own; configured limits do not see its entries. An empty domain is
+// an error, and a domain without limits or a request without descriptors
+// answers OK. A store failure is a *StoreError (a server answers
+// Unavailable), and Response.Counters lists every counter evaluated, with its
+// limit and the store's decision, for metrics. Windows of 1, 60, 3,600, 86,400, 604,800, 2,592,000 (30 days)
+// and 31,536,000 (365 days) seconds report SECOND, MINUTE, HOUR, DAY, WEEK,
+// MONTH and YEAR; others UNKNOWN. A limit's name is reported in
+// RateLimit.Name (Envoy's current_limit.name). Counter keys are built into a
+// per-request buffer reused across requests: an evaluation with legacy
+// conditions allocates nothing.
+//
+// Fixed windows start at a counter's first hit and last the limit's seconds,
+// as limitador counts (counter.Policy.FirstHit), unless Limit.EpochWindows
+// aligns them to the Unix epoch, as envoyproxy/ratelimit counts.
+//
+// # Limits
+//
+// A Limit is {namespace, max_value, seconds, conditions, variables, name,
+// algorithm} in Limitador's file format; its identity is (namespace,
+// seconds, conditions as a set, variables as a set). DecodeLimits reads a
+// list of limits from JSON, strictly, and reports every problem at once with
+// field paths ("limit: [1].seconds: must be greater than 0"). YAML files are
+// converted to JSON by the caller (rlpkit's yamljson.ToJSON); this package
+// reads no YAML.
+//
+// # Conditions and variables
+//
+// A limit's conditions are either the legacy KEY == VALUE / KEY != VALUE
+// form, matched directly, or CEL expressions over descriptors (a list of
+// string maps, one per descriptor, as limitador 2.x writes them) and limit,
+// compiled once with github.com/google/cel-go under a cost limit. Keys with
+// dots are read with brackets (descriptors[0]['req.method']). A condition
+// on a missing key is false. A variable is an entry key or any CEL
+// expression evaluating to a string, a number or a bool
+// (descriptors[1]['user']); one reading a missing key skips its limit for
+// that request. An expression that selects a field of an entry's value,
+// such as descriptors[0].req.method, loads, as in limitador, and never
+// matches; LimitWarnings reports it with the bracket form to write instead.
+//
+// # Where it differs from upstream
+//
+//   - Envoy's reference service evaluates each descriptor on its own; here,
+//     as in limitador, a limit is evaluated once per request over all its
+//     descriptors, and reported on the descriptors it read.
+//   - limitador answers a whole request; Envoy expects a status per
+//     descriptor. The attribution above decides which descriptors report a
+//     limit; the overall code is limitador's.
+//   - A CEL condition or variable whose evaluation fails for any reason
+//     (not only a missing key) is false or unresolved, rather than failing
+//     the request as limitador does for errors other than a missing key.
+//   - For a limit's identity, a variable descriptors[0]['KEY'] (or
+//     descriptors[0].KEY) is the same as the entry key KEY: the two read the
+//     same entry whenever a request has one descriptor, as Kuadrant's
+//     filter sends. With several descriptors the key reads them merged.
+//   - A counter key also carries the limit's algorithm, so changing it starts
+//     fresh counters instead of misreading state.
+//   - A check (hits_addend explicitly 0) is over when not even one more hit
+//     would be admitted: counters never exceed their maximum here, unlike
+//     Envoy's reference service, which counts rejected hits.
+//   - A descriptor's override is enforced with the epoch-aligned fixed
+//     window on a counter of its own (domain, entries, window); configured
+//     limits do not read its entries (limitador ignores overrides).
+//   - A request's descriptor hits_addend is honoured (limitador reads only the
+//     request's).
+//   - A 7-day window reports WEEK, which Envoy's rls.proto has gained; a
+//     server built on a go-control-plane without it should send UNKNOWN.
+//   - The algorithms' own differences from upstream are listed in
+//     limit/counter.
+package limitador

@@ -1,0 +1,380 @@
+package limitador
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
+)
+
+// t0 is a whole day (UTC), so windows of a second, a minute, an hour and a
+// day start at it.
+var t0 = time.Unix(1_699_920_000, 0)
+
+const s1 = time.Second
+
+var toystore = []Limit{
+	{Namespace: "toystore", Name: "get-per-user", MaxValue: 2, Seconds: 60, Conditions: []string{"method == 'GET'"}, Variables: []string{"user"}},
+	{Namespace: "toystore", Name: "all", MaxValue: 5, Seconds: 60},
+	{Namespace: "toystore", Name: "admin", MaxValue: 1, Seconds: 3600, Conditions: []string{"descriptors[0]['path'].startsWith('/admin')"}},
+	{Namespace: "other", Name: "other", MaxValue: 1, Seconds: 1},
+}
+
+func newEvaluator(t *testing.T, limits []Limit) *Evaluator {
+	t.Helper()
+	e, err := NewEvaluator(limits, counter.NewMemoryStore(counter.MemoryOptions{}))
+	if err != nil {
+		t.Fatalf("NewEvaluator: %v", err)
+	}
+	return e
+}
+
+func entries(kv ...string) []Entry {
+	var out []Entry
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, Entry{Key: kv[i], Value: kv[i+1]})
+	}
+	return out
+}
+
+func u64(v uint64) *uint64 { return &v }
+
+func evaluate(t *testing.T, e *Evaluator, at time.Duration, req Request) *Response {
+	t.Helper()
+	resp := new(Response)
+	if err := e.Evaluate(context.Background(), t0.Add(at), &req, resp); err != nil {
+		t.Fatalf("Evaluate(%+v) = %v", req, err)
+	}
+	return resp
+}
+
+func limitOf(name string, max uint32, u rlsmsg.Unit) *RateLimit {
+	return &RateLimit{Name: name, RequestsPerUnit: max, Unit: u}
+}
+
+// TestEvaluator walks the toystore limits through requests of several
+// descriptors: each limit is evaluated once per request, legacy keys read
+// the descriptors merged (a later entry winning) and descriptors[0] the
+// first one; each descriptor reports the limits that read it.
+func TestEvaluator(t *testing.T) {
+	e := newEvaluator(t, toystore)
+	req := Request{Domain: "toystore", Descriptors: []Descriptor{
+		{Entries: entries("user", "bob", "path", "/admin/toys")},
+		{Entries: entries("method", "GET")},
+		{Entries: entries("user", "alice")},
+	}}
+	perUser := limitOf("get-per-user", 2, rlsmsg.UnitMinute)
+	admin := limitOf("admin", 1, rlsmsg.UnitHour)
+	steps := []struct {
+		at   time.Duration
+		want Response
+	}{
+		// get-per-user reads method (the second descriptor) and user (alice,
+		// the third's, which wins over the first's), all nothing (it goes to
+		// the first), admin the first's path: three counters, one hit each.
+		{0, Response{Code: CodeOK, Statuses: []DescriptorStatus{
+			{Code: CodeOK, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3600 * s1},
+			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+		}}},
+		// admin is used up: the request is over, and nothing is consumed. An
+		// admitted descriptor reports its counters without this request; an
+		// over one as they stood within the request. Windows start at their
+		// counters' first hits.
+		{10 * s1, Response{Code: CodeOverLimit, Statuses: []DescriptorStatus{
+			{Code: CodeOverLimit, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3590 * s1},
+			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
+			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
+		}}},
+	}
+	for i, st := range steps {
+		got := evaluate(t, e, st.at, req)
+		if diff := cmp.Diff(&st.want, got, ignoreCounters); diff != "" {
+			t.Errorf("step %d: Evaluate mismatch (-want +got):\n%s", i, diff)
+		}
+	}
+	// Without the admin path: bob's first GET starts a counter of its own,
+	// read from both descriptors; all, with 4 left, goes to the first.
+	got := evaluate(t, e, 20*s1, Request{Domain: "toystore", Descriptors: []Descriptor{
+		{Entries: entries("user", "bob")},
+		{Entries: entries("method", "GET")},
+	}})
+	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{
+		{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+		{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+	}}
+	if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
+		t.Errorf("Evaluate mismatch (-want +got):\n%s", diff)
+	}
+	if c := got.Counters[1]; c.Limit.Name != "all" || c.Decision.Remaining != 3 || c.Descriptor != 0 {
+		t.Errorf("Evaluate: counter %+v, want all with 3 left on descriptor 0", c)
+	}
+}
+
+// ignoreCounters leaves Response.Counters to TestEvaluatorCounters.
+var ignoreCounters = cmpopts.IgnoreFields(Response{}, "Counters")
+
+// TestEvaluatorCounters checks the counters a response lists: one per limit
+// applied, descriptor by descriptor, with the hits and the store's decision;
+// on a rejected request the admitted counters are checks without this
+// request.
+func TestEvaluatorCounters(t *testing.T) {
+	e := newEvaluator(t, toystore)
+	req := Request{Domain: "toystore", HitsAddend: 2, Descriptors: []Descriptor{
+		{Entries: entries("method", "GET", "user", "bob")},
+		{Entries: entries("user", "x"), Limit: &Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitMinute}},
+	}}
+	type counted struct {
+		Descriptor int
+		Name       string
+		Max        uint32
+		Override   bool
+		Cost       uint64
+		Allowed    bool
+		Used       float64
+	}
+	summarize := func(cs []Counted) []counted {
+		var out []counted
+		for _, c := range cs {
+			out = append(out, counted{c.Descriptor, c.Limit.Name, c.Limit.RequestsPerUnit, c.Override, c.Cost, c.Decision.Allowed, c.Decision.Used})
+		}
+		return out
+	}
+	steps := []struct {
+		at   time.Duration
+		want []counted
+	}{
+		{0, []counted{
+			{0, "get-per-user", 2, false, 2, true, 2},
+			{0, "all", 5, false, 2, true, 2},
+			{1, "", 7, true, 2, true, 2},
+		}},
+		// get-per-user is used up: the request is over, the others are
+		// checks of their counters without it.
+		{s1, []counted{
+			{0, "get-per-user", 2, false, 2, false, 4},
+			{0, "all", 5, false, 2, true, 2},
+			{1, "", 7, true, 2, true, 2},
+		}},
+	}
+	for i, st := range steps {
+		got := evaluate(t, e, st.at, req)
+		if diff := cmp.Diff(st.want, summarize(got.Counters)); diff != "" {
+			t.Errorf("step %d: Evaluate counters mismatch (-want +got):\n%s", i, diff)
+		}
+	}
+	// A domain without limits has no counters.
+	if got := evaluate(t, e, 0, Request{Domain: "unknown", Descriptors: []Descriptor{{Entries: entries("a", "b")}}}); len(got.Counters) != 0 {
+		t.Errorf("Evaluate(unknown domain).Counters = %v, want none", got.Counters)
+	}
+}
+
+func TestEvaluatorNoLimits(t *testing.T) {
+	e := newEvaluator(t, toystore)
+	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{{Code: CodeOK}, {Code: CodeOK}}}
+	for _, domain := range []string{"unknown", "other"} {
+		got := evaluate(t, e, 0, Request{Domain: domain, Descriptors: []Descriptor{{Entries: entries("a", "b")}, {}}})
+		if domain == "other" { // the "other" limit applies once, on the first descriptor
+			want = &Response{Code: CodeOK, Statuses: []DescriptorStatus{
+				{Code: CodeOK, CurrentLimit: limitOf("other", 1, rlsmsg.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
+				{Code: CodeOK},
+			}}
+		}
+		if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
+			t.Errorf("Evaluate(domain %q) mismatch (-want +got):\n%s", domain, diff)
+		}
+	}
+	if _, err := e.ShouldRateLimit(context.Background(), &Request{Descriptors: []Descriptor{{}}}); !errors.Is(err, ErrEmptyDomain) {
+		t.Errorf("ShouldRateLimit(empty domain) = %v, want ErrEmptyDomain", err)
+	}
+}
+
+func TestEvaluatorHitsAddend(t *testing.T) {
+	limits := []Limit{{Namespace: "d", Name: "n", MaxValue: 10, Seconds: 60, Variables: []string{"k"}}}
+	e := newEvaluator(t, limits)
+	lim := limitOf("n", 10, rlsmsg.UnitMinute)
+	status := func(code Code, remaining uint32) DescriptorStatus {
+		return DescriptorStatus{Code: code, CurrentLimit: lim, LimitRemaining: remaining, DurationUntilReset: 60 * s1}
+	}
+	steps := []struct {
+		name string
+		req  Request
+		want []DescriptorStatus
+	}{
+		{"request-level 0 means 1", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+			[]DescriptorStatus{status(CodeOK, 9)}},
+		{"request-level 3", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+			[]DescriptorStatus{status(CodeOK, 6)}},
+		{"descriptor-level replaces request-level", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
+			{Entries: entries("k", "a"), HitsAddend: u64(5)}}},
+			[]DescriptorStatus{status(CodeOK, 1)}},
+		{"explicit 0 checks without consuming", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
+			{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
+			[]DescriptorStatus{status(CodeOK, 1)}},
+		{"too many", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(2)}}},
+			[]DescriptorStatus{status(CodeOverLimit, 1)}},
+		{"last hit", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+			[]DescriptorStatus{status(CodeOK, 0)}},
+		{"a check on a full counter is over", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
+			[]DescriptorStatus{status(CodeOverLimit, 0)}},
+	}
+	for _, st := range steps {
+		got := evaluate(t, e, 0, st.req)
+		if diff := cmp.Diff(st.want, got.Statuses); diff != "" {
+			t.Errorf("%s: statuses mismatch (-want +got):\n%s", st.name, diff)
+		}
+	}
+}
+
+func TestEvaluatorOverride(t *testing.T) {
+	limits := []Limit{{Namespace: "d", Name: "configured", MaxValue: 100, Seconds: 60, Variables: []string{"user"}}}
+	e := newEvaluator(t, limits)
+	override := func(n uint32, u rlsmsg.Unit) *Override { return &Override{RequestsPerUnit: n, Unit: u} }
+	steps := []struct {
+		name string
+		d    Descriptor
+		want DescriptorStatus
+	}{
+		{"override replaces the configured limit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+		{"and is over on the next hit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
+			DescriptorStatus{Code: CodeOverLimit, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+		{"the configured counter was not touched", Descriptor{Entries: entries("user", "bob")},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, rlsmsg.UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
+		{"override applies without a configured limit", Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, rlsmsg.UnitSecond)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 5, rlsmsg.UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
+		{"another window is another counter", Descriptor{Entries: entries("user", "bob"), Limit: override(2, rlsmsg.UnitDay)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 2, rlsmsg.UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
+		{"an unknown unit is ignored", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitUnknown)},
+			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, rlsmsg.UnitMinute), LimitRemaining: 98, DurationUntilReset: 60 * s1}},
+	}
+	for _, st := range steps {
+		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{st.d}})
+		if diff := cmp.Diff([]DescriptorStatus{st.want}, got.Statuses); diff != "" {
+			t.Errorf("%s: statuses mismatch (-want +got):\n%s", st.name, diff)
+		}
+	}
+}
+
+func TestEvaluatorUnits(t *testing.T) {
+	tests := []struct {
+		seconds uint32
+		want    rlsmsg.Unit
+	}{
+		{1, rlsmsg.UnitSecond}, {60, rlsmsg.UnitMinute}, {3600, rlsmsg.UnitHour}, {86400, rlsmsg.UnitDay},
+		{604800, rlsmsg.UnitWeek}, {2592000, rlsmsg.UnitMonth}, {31536000, rlsmsg.UnitYear}, {10, rlsmsg.UnitUnknown}, {120, rlsmsg.UnitUnknown},
+	}
+	for _, tc := range tests {
+		e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 3, Seconds: tc.seconds}})
+		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{{}}})
+		if u := got.Statuses[0].CurrentLimit.Unit; u != tc.want {
+			t.Errorf("seconds %d: unit %v, want %v", tc.seconds, u, tc.want)
+		}
+	}
+}
+
+func TestEvaluatorKeysAreUnambiguous(t *testing.T) {
+	// Values that would collide if the key simply joined them.
+	e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 1, Seconds: 60, Variables: []string{"a", "b"}}})
+	for _, d := range []Descriptor{
+		{Entries: entries("a", "x", "b", "y:z")},
+		{Entries: entries("a", "x:y", "b", "z")},
+		{Entries: entries("a", "x", "b", "1:y")},
+		{Entries: entries("a", "x1:", "b", "y")},
+	} {
+		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{d}})
+		if got.Code != CodeOK {
+			t.Errorf("descriptor %v shares a counter with an earlier one", d.Entries)
+		}
+	}
+}
+
+type failingStore struct{ err error }
+
+func (s failingStore) Update(context.Context, time.Time, []counter.Update, []counter.Decision) error {
+	return s.err
+}
+
+func TestEvaluatorStoreError(t *testing.T) {
+	boom := errors.New("connection refused")
+	e, err := NewEvaluator(toystore, failingStore{boom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.ShouldRateLimit(context.Background(), &Request{Domain: "toystore", Descriptors: []Descriptor{{}}})
+	var se *StoreError
+	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Err != boom || err.Error() != "limit: store: connection refused" {
+		t.Errorf("ShouldRateLimit with a failing store = %v, want the store's error in a *StoreError", err)
+	}
+	// Evaluate lists the counters the request was to update.
+	var resp Response
+	req := &Request{Domain: "toystore", Descriptors: []Descriptor{{Entries: entries("method", "POST")}}}
+	if err := e.Evaluate(context.Background(), time.Unix(0, 0), req, &resp); !errors.As(err, &se) {
+		t.Fatalf("Evaluate with a failing store = %v, want a *StoreError", err)
+	}
+	if len(resp.Counters) != 1 || resp.Counters[0].Limit.Name != "all" || resp.Counters[0].Decision != (counter.Decision{}) {
+		t.Errorf("Evaluate with a failing store: Counters = %+v, want the \"all\" counter with a zero decision", resp.Counters)
+	}
+	// No counter applies: the store is not asked.
+	if _, err := e.ShouldRateLimit(context.Background(), &Request{Domain: "unknown", Descriptors: []Descriptor{{}}}); err != nil {
+		t.Errorf("ShouldRateLimit without counters = %v, want no error", err)
+	}
+}
+
+func TestNewEvaluatorErrors(t *testing.T) {
+	_, err := NewEvaluator([]Limit{{Namespace: "", Seconds: 1}, {Namespace: "a", Seconds: 0}}, counter.NewMemoryStore(counter.MemoryOptions{}))
+	want := "limit: [0].namespace: must not be empty\nlimit: [1].seconds: must be greater than 0"
+	if err == nil || err.Error() != want {
+		t.Errorf("NewEvaluator = %v, want %q", err, want)
+	}
+	if _, err := NewEvaluator(nil, nil); err == nil {
+		t.Error("NewEvaluator(nil store) = nil error, want an error")
+	}
+}
+
+// TestEvaluatorExactUnderConcurrency: 8 goroutines x 10,000 requests against
+// a fixed window of max 1,000 admit exactly 1,000.
+func TestEvaluatorExactUnderConcurrency(t *testing.T) {
+	e := newEvaluator(t, []Limit{
+		{Namespace: "d", MaxValue: 1000, Seconds: 60, Conditions: []string{"method == 'GET'"}},
+		{Namespace: "d", MaxValue: 100_000, Seconds: 60, Variables: []string{"user"}},
+	})
+	admitted := hammer(8, 10_000, func(g, i int) bool {
+		req := Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("method", "GET", "user", string(rune('a'+g)))}}}
+		var resp Response
+		if err := e.Evaluate(context.Background(), t0.Add(time.Duration(i)*time.Microsecond), &req, &resp); err != nil {
+			panic(err)
+		}
+		return resp.Code == CodeOK
+	})
+	if admitted != 1000 {
+		t.Errorf("admitted %d, want exactly 1000", admitted)
+	}
+}
+
+// hammer runs f from g goroutines n times each and counts the trues.
+func hammer(g, n int, f func(g, i int) bool) int {
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for gi := range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				if f(gi, i) {
+					admitted.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return int(admitted.Load())
+}

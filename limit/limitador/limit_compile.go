@@ -1,0 +1,207 @@
+package limitador
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
+)
+
+// RateLimit is the limit reported in a descriptor status: Envoy's
+// RateLimitResponse.RateLimit.
+type RateLimit struct {
+	// Name is the limit's Name (empty for a descriptor's override).
+	Name string
+	// RequestsPerUnit is the limit's MaxValue.
+	RequestsPerUnit uint32
+	// Unit is the window as an Envoy unit, UnitUnknown when the window is
+	// none of them.
+	Unit rlsmsg.Unit
+}
+
+// compiledLimit is a validated Limit ready for matching.
+type compiledLimit struct {
+	index  int // position in the list given to the evaluator
+	conds  []*Condition
+	vars   []*variable // one per canonical form, in canonical order
+	prefix string      // counter key prefix; the variables' values follow
+	policy counter.Policy
+	status RateLimit
+	cel    ref.Val // limit, as CEL conditions and variables read it
+}
+
+// ValidateLimits checks limits as NewEvaluator and DecodeLimits do and
+// returns every problem as an ErrorList with paths such as "[1].seconds", or
+// nil. Two limits with the same identity are an error naming both indexes.
+func ValidateLimits(limits []Limit) error {
+	_, errs := compileLimits(limits, nil)
+	return errs.Err()
+}
+
+// decodeFailures records what DecodeLimits found broken, so validation does
+// not report it again.
+type decodeFailures struct {
+	fields map[string]bool // fields with an error, cut by fieldPath
+	items  map[int]bool    // items with any error: no identity check
+	whole  map[int]bool    // items that are not objects: no validation
+}
+
+// compileLimits compiles every limit; f (nil when nothing failed to decode)
+// says which items and fields not to report on again.
+func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorList) {
+	var errs ErrorList
+	out := make([]*compiledLimit, 0, len(limits))
+	seen := make(map[string]int, len(limits))
+	for i := range limits {
+		if f != nil && f.whole[i] {
+			continue
+		}
+		path := "[" + strconv.Itoa(i) + "]"
+		var lerrs ErrorList
+		cl := compileLimit(&limits[i], i, path, &lerrs)
+		for _, e := range lerrs {
+			if f == nil || !f.fields[fieldPath(e.Field)] {
+				errs = append(errs, e)
+			}
+		}
+		if len(lerrs) > 0 || f != nil && f.items[i] {
+			continue
+		}
+		id := limits[i].Identity()
+		if j, dup := seen[id]; dup {
+			addError(&errs, path, fmt.Sprintf("same identity as [%d] (namespace, seconds, conditions and variables)", j))
+			continue
+		}
+		seen[id] = i
+		out = append(out, cl)
+	}
+	return out, errs
+}
+
+func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLimit {
+	if l.Namespace == "" {
+		addError(errs, path+".namespace", "must not be empty")
+	}
+	if l.Seconds == 0 {
+		addError(errs, path+".seconds", "must be greater than 0")
+	}
+	if !l.Algorithm.Valid() {
+		addError(errs, path+".algorithm", fmt.Sprintf("unknown algorithm %d", uint8(l.Algorithm)))
+	}
+	cl := &compiledLimit{index: index}
+	for j, src := range l.Conditions {
+		c, err := ParseCondition(src)
+		if err != nil {
+			addError(errs, fmt.Sprintf("%s.conditions[%d]", path, j), strings.TrimPrefix(err.Error(), "limit: "))
+			continue
+		}
+		cl.conds = append(cl.conds, c)
+	}
+	byForm := make(map[string]*variable, len(l.Variables))
+	for j, src := range l.Variables {
+		v, err := parseVariable(src)
+		if err != nil {
+			addError(errs, fmt.Sprintf("%s.variables[%d]", path, j), err.Error())
+			continue
+		}
+		if form := canonicalVariable(src); byForm[form] == nil {
+			byForm[form] = v
+		}
+	}
+	if len(*errs) > 0 {
+		return nil
+	}
+	forms := canonicalVariables(l.Variables)
+	for _, form := range forms {
+		cl.vars = append(cl.vars, byForm[form])
+	}
+	cl.policy = counter.Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second, FirstHit: !l.EpochWindows}
+	cl.status = RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: rlsmsg.UnitForSeconds(l.Seconds)}
+	cl.cel = limitValue(l)
+	b := appendHashTag(nil, l.Namespace)
+	b = append(b, 'L', algorithmKeyByte(l.Algorithm))
+	cl.prefix = string(appendIdentityRest(b, int64(l.Seconds), canonicalConditions(l.Conditions), forms))
+	return cl
+}
+
+// limitValue returns limit as CEL reads it: a map of name and id, each null
+// when empty, as limitador binds them.
+func limitValue(l *Limit) ref.Val {
+	orNull := func(s string) any {
+		if s == "" {
+			return types.NullValue
+		}
+		return s
+	}
+	return types.NewStringInterfaceMap(types.DefaultTypeAdapter, map[string]any{"name": orNull(l.Name), "id": orNull(l.ID)})
+}
+
+// limitWarnings returns a warning for every condition and variable of l
+// that can never match, with its path.
+func limitWarnings(l *Limit, path string) []Warning {
+	var out []Warning
+	for j, src := range l.Conditions {
+		if c, err := ParseCondition(src); err == nil && c.warn != "" {
+			out = append(out, Warning{Path: fmt.Sprintf("%s.conditions[%d]", path, j), Message: c.warn})
+		}
+	}
+	for j, src := range l.Variables {
+		if v, err := parseVariable(src); err == nil && v.warn != "" {
+			out = append(out, Warning{Path: fmt.Sprintf("%s.variables[%d]", path, j), Message: v.warn})
+		}
+	}
+	return out
+}
+
+// algorithmKeyByte tags counter keys with their algorithm, so that a limit
+// whose algorithm changes starts new counters instead of misreading state.
+func algorithmKeyByte(a counter.Algorithm) byte { return 'a' + byte(a) }
+
+// appendHashTag appends "{" namespace "}" with "{", "}" and "%" escaped as
+// %7B, %7D and %25, so the tag is the whole namespace and Redis Cluster
+// keeps a domain's keys in one slot.
+func appendHashTag(b []byte, ns string) []byte {
+	b = append(b, '{')
+	for i := 0; i < len(ns); i++ {
+		switch c := ns[i]; c {
+		case '{':
+			b = append(b, "%7B"...)
+		case '}':
+			b = append(b, "%7D"...)
+		case '%':
+			b = append(b, "%25"...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '}')
+}
+
+// applies reports whether l applies to the request of act (every condition
+// holds and every variable resolves) and, if so, appends its counter key to
+// buf. act.reads then says which descriptors it read.
+func (l *compiledLimit) applies(act *activation, buf []byte) ([]byte, bool) {
+	act.resetReads()
+	act.limit = l.cel
+	for _, c := range l.conds {
+		if !c.holds(act) {
+			return buf, false
+		}
+	}
+	start := len(buf)
+	buf = append(buf, l.prefix...)
+	for _, v := range l.vars {
+		val, ok := v.resolve(act)
+		if !ok {
+			return buf[:start], false
+		}
+		buf = appendNetstring(buf, val)
+	}
+	return buf, true
+}
