@@ -60,7 +60,7 @@ func ServeFromConfigMap(t *testing.T, cm *corev1.ConfigMap, method, host, path, 
 		if err := ev.Evaluate(context.Background(), now, &req, &resp); err != nil {
 			t.Fatal(err)
 		}
-		codes = append(codes, resp.Code.String())
+		codes = append(codes, resp.OverallCode.String())
 	}
 	return codes
 }

@@ -357,7 +357,7 @@ func TestDifferential(t *testing.T) {
 				if err := lim.Evaluate(context.Background(), now, &limitador.Request{Domain: c.Domain, Descriptors: []limitador.Descriptor{d}}, &resp); err != nil {
 					t.Fatalf("seed %d request %d: Evaluate: %v", seed, i, err)
 				}
-				got = resp.Code.String()
+				got = resp.OverallCode.String()
 				if len(resp.Counters) == 0 {
 					got = "none"
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // equivalentActionsYAML is a Gateway, a route and two policies whose gateway actions are one
@@ -89,7 +90,7 @@ func TestEquivalentActionsCountOnce(t *testing.T) {
 	}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	req := descriptor.Request{Method: "GET", Host: "api.toystore.com", Path: "/toys", Headers: headers{"x-admin": "yes"}, RemoteAddress: "10.0.0.1"}
-	want := []limitador.Code{limitador.CodeOK, limitador.CodeOK, limitador.CodeOverLimit}
+	want := []rlsmsg.Code{rlsmsg.CodeOK, rlsmsg.CodeOK, rlsmsg.CodeOverLimit}
 	for i, w := range want {
 		gen := engine.Generate(&req)
 		if n := len(gen.Descriptors); n != 1 {
@@ -107,8 +108,8 @@ func TestEquivalentActionsCountOnce(t *testing.T) {
 		if err := eval.Evaluate(context.Background(), now, &lr, &resp); err != nil {
 			t.Fatalf("request %d: Evaluate: %v", i, err)
 		}
-		if resp.Code != w {
-			t.Errorf("request %d: Evaluate(%+v) code = %v, want %v", i, lr, resp.Code, w)
+		if resp.OverallCode != w {
+			t.Errorf("request %d: Evaluate(%+v) code = %v, want %v", i, lr, resp.OverallCode, w)
 		}
 	}
 }

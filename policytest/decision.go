@@ -14,7 +14,7 @@ type Decision struct {
 	// Domain is the request's rate-limit domain; empty when the service was not called.
 	Domain string
 	// Code is the overall answer; CodeOK when the service was not called.
-	Code limitador.Code
+	Code rlsmsg.Code
 	// Called reports whether the request produced descriptors, so that the service was asked.
 	Called bool
 	// Descriptor is the index of the deciding descriptor: the first over the limit or, when
@@ -23,25 +23,25 @@ type Decision struct {
 	// Limit is the deciding limit; nil when none applied or a descriptor's override decided.
 	Limit *limitador.Limit
 	// Status is the deciding descriptor's status (zero when Descriptor is -1).
-	Status limitador.DescriptorStatus
+	Status rlsmsg.Status
 	// Statuses are the statuses of every descriptor, in request order. They share the
 	// memory of the response they were read from.
-	Statuses []limitador.DescriptorStatus
+	Statuses []rlsmsg.Status
 }
 
 // decide picks the deciding status of resp.
 func (t *Target) decide(resp *limitador.Response, called bool, domain string) Decision {
-	d := Decision{Code: limitador.CodeOK, Called: called, Descriptor: -1}
+	d := Decision{Code: rlsmsg.CodeOK, Called: called, Descriptor: -1}
 	if !called {
 		return d
 	}
-	d.Code, d.Domain = resp.Code, domain
+	d.Code, d.Domain = resp.OverallCode, domain
 	d.Statuses = resp.Statuses
 	for i, st := range resp.Statuses {
 		if st.CurrentLimit == nil {
 			continue
 		}
-		if st.Code == limitador.CodeOverLimit {
+		if st.Code == rlsmsg.CodeOverLimit {
 			d.Descriptor = i
 			break
 		}
@@ -57,7 +57,7 @@ func (t *Target) decide(resp *limitador.Response, called bool, domain string) De
 }
 
 // limitOf returns the configured limit of a status, nil for none or an override.
-func (t *Target) limitOf(domain string, st *limitador.DescriptorStatus) *limitador.Limit {
+func (t *Target) limitOf(domain string, st *rlsmsg.Status) *limitador.Limit {
 	if st.CurrentLimit == nil || st.CurrentLimit.Name == "" {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (t *Target) limitOf(domain string, st *limitador.DescriptorStatus) *limitad
 
 // describeStatus says which limit gave a status and what it left: `limit "admin" 5/10s
 // remaining 0`; "no limit applies" when none did.
-func (t *Target) describeStatus(domain string, st *limitador.DescriptorStatus) string {
+func (t *Target) describeStatus(domain string, st *rlsmsg.Status) string {
 	if st.CurrentLimit == nil {
 		return "no limit applies"
 	}

@@ -184,7 +184,7 @@ func (t *Target) explainDecision(d *Decision, descs []rlsmsg.Descriptor) string 
 		return "no limit applies to any descriptor: the request is admitted"
 	}
 	verb := "admitted"
-	if d.Code == limitador.CodeOverLimit {
+	if d.Code == rlsmsg.CodeOverLimit {
 		verb = "rejected"
 	}
 	return fmt.Sprintf("%s by %s, reset in %s, on descriptor %d (%s)", verb, t.describeStatus(d.Domain, &d.Status),
@@ -195,7 +195,7 @@ func (t *Target) explainDecision(d *Decision, descs []rlsmsg.Descriptor) string 
 func (t *Target) checkDetails(label string, s *Step, d *Decision) []string {
 	var out []string
 	if s.Limit != nil || s.Remaining != nil || s.Reset != nil {
-		var st limitador.DescriptorStatus
+		var st rlsmsg.Status
 		if d.Descriptor >= 0 {
 			st = d.Status
 		}
@@ -214,7 +214,7 @@ func (t *Target) checkDetails(label string, s *Step, d *Decision) []string {
 }
 
 // checkStatus compares one expected status with st; the code only when withCode.
-func (t *Target) checkStatus(label, domain string, want *Status, st *limitador.DescriptorStatus, withCode bool) []string {
+func (t *Target) checkStatus(label, domain string, want *Status, st *rlsmsg.Status, withCode bool) []string {
 	var out []string
 	got := t.describeStatus(domain, st)
 	if withCode && st.Code.String() != want.Want {

@@ -8,6 +8,7 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // MaxBuckets is the most buckets a LimitStats timeline holds: when a replay spans more
@@ -131,7 +132,7 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	d := s.target.decide(&s.resp, true, lreq.Domain)
 	clear(s.seen)
 	for _, st := range s.resp.Statuses {
-		if st.Code == limitador.CodeOverLimit && st.CurrentLimit != nil {
+		if st.Code == rlsmsg.CodeOverLimit && st.CurrentLimit != nil {
 			if i, ok := s.target.limitIndex(lreq.Domain, st.CurrentLimit.Name); ok {
 				s.seen[i] = true
 			}
@@ -155,7 +156,7 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 		ls.inSecond++
 		ls.PeakPerSecond = max(ls.PeakPerSecond, ls.inSecond)
 		switch {
-		case d.Code == limitador.CodeOK:
+		case d.Code == rlsmsg.CodeOK:
 			ls.Admitted++
 		case limited:
 			ls.Limited++
@@ -163,7 +164,7 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 				ls.FirstLimited = e.Time
 			}
 		}
-		s.record(p.index, e.Time, d.Code == limitador.CodeOK, limited)
+		s.record(p.index, e.Time, d.Code == rlsmsg.CodeOK, limited)
 	}
 	return d, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -118,7 +117,7 @@ func updateCase(c *yaml.Node, r *CaseResult) {
 
 // updateStatus sets limit, remaining and reset of a step or status node from st, or removes
 // them when no limit decided (ok false).
-func updateStatus(n *yaml.Node, st *limitador.DescriptorStatus, ok bool) {
+func updateStatus(n *yaml.Node, st *rlsmsg.Status, ok bool) {
 	if !ok {
 		del(n, "limit")
 		del(n, "remaining")

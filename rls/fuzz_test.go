@@ -13,7 +13,7 @@ import (
 
 // FuzzShouldRateLimit feeds arbitrary wire bytes to ShouldRateLimit: a
 // request that decodes is answered with one status per descriptor or
-// refused with InvalidArgument exactly when validate refuses it, and
+// refused with InvalidArgument exactly when invalidRequest says so, and
 // response headers never come without a status that has a limit.
 func FuzzShouldRateLimit(f *testing.F) {
 	seeds := []*rlsv3.RateLimitRequest{
@@ -37,7 +37,7 @@ func FuzzShouldRateLimit(f *testing.F) {
 			return
 		}
 		got, err := s.ShouldRateLimit(context.Background(), req)
-		invalid := validate(req) != nil
+		invalid := invalidRequest(req)
 		switch {
 		case invalid && grpcstatus.Code(err) != codes.InvalidArgument:
 			t.Fatalf("ShouldRateLimit(%v) = %v, %v; want InvalidArgument", req, got, err)
@@ -45,8 +45,32 @@ func FuzzShouldRateLimit(f *testing.F) {
 			t.Fatalf("ShouldRateLimit(%v) error %v, want none", req, err)
 		case !invalid && len(got.GetStatuses()) != len(req.GetDescriptors()):
 			t.Fatalf("ShouldRateLimit(%v) = %d statuses, want %d", req, len(got.GetStatuses()), len(req.GetDescriptors()))
-		case !invalid && len(got.GetResponseHeadersToAdd()) > 0 && mostRestrictive(got.GetStatuses()) == nil:
+		case !invalid && len(got.GetResponseHeadersToAdd()) > 0 && mostRestrictive(responseFromProto(got).Statuses) == nil:
 			t.Fatalf("ShouldRateLimit(%v) added headers %v without a limited status", req, got.GetResponseHeadersToAdd())
 		}
 	})
+}
+
+// invalidRequest reports whether rlpkit's conventions and Limitador's
+// evaluation refuse req: an empty domain, a descriptor without entries, an
+// empty key, a refund, an override of an unknown unit or multiplied.
+func invalidRequest(req *rlsv3.RateLimitRequest) bool {
+	if req.GetDomain() == "" {
+		return true
+	}
+	for _, d := range req.GetDescriptors() {
+		if len(d.GetEntries()) == 0 || d.GetIsNegativeHits() {
+			return true
+		}
+		for _, e := range d.GetEntries() {
+			if e.GetKey() == "" {
+				return true
+			}
+		}
+		if o := d.GetLimit(); o != nil && (o.GetUnit() == typev3.RateLimitUnit_UNKNOWN || o.GetUnit() > 7 /* WEEK, a response unit, is accepted in an override too */ ||
+			o.GetUnitMultiplier() != nil && o.GetUnitMultiplier().GetValue() != 1) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"github.com/google/go-cmp/cmp"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -51,7 +52,8 @@ func TestResponseHeaders(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := proto.Clone(tc.resp)
-			got := headerMap(&rlsv3.RateLimitResponse{ResponseHeadersToAdd: ResponseHeaders(tc.resp)})
+			hs := ResponseHeaders(nil, responseFromProto(tc.resp), &RLPKit)
+			got := headerMap(&rlsv3.RateLimitResponse{ResponseHeadersToAdd: headersToProto(hs)})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ResponseHeaders(%v) mismatch (-want +got):\n%s", tc.resp, diff)
 			}
@@ -62,21 +64,29 @@ func TestResponseHeaders(t *testing.T) {
 	}
 }
 
-func TestCeilSeconds(t *testing.T) {
-	tests := []struct {
-		d    time.Duration
-		want int64
-	}{
-		{-time.Second, 0},
-		{0, 0},
-		{time.Nanosecond, 1},
-		{time.Second, 1},
-		{time.Second + 1, 2},
-		{time.Duration(1<<63 - 1), 9223372037},
+func TestResponseHeadersNames(t *testing.T) {
+	r := responseFromProto(resp(over, limited(over, "a", 5, second, 0, 800*time.Millisecond)))
+	c := EnvoyRateLimit
+	c.HeaderLimit, c.HeaderRemaining, c.HeaderReset = "X-Limit", "X-Remaining", "X-Reset"
+	got := ResponseHeaders(nil, r, &c)
+	want := []rlsmsg.Header{{Key: "X-Limit", Value: "5"}, {Key: "X-Remaining", Value: "0"}, {Key: "X-Reset", Value: "1"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ResponseHeaders with envoyproxy/ratelimit's conventions mismatch (-want +got):\n%s", diff)
 	}
-	for _, tc := range tests {
-		if got := ceilSeconds(tc.d); got != tc.want {
-			t.Errorf("ceilSeconds(%v) = %d, want %d", tc.d, got, tc.want)
+}
+
+// responseFromProto returns a go-control-plane response in the model.
+func responseFromProto(r *rlsv3.RateLimitResponse) *rlsmsg.Response {
+	out := &rlsmsg.Response{OverallCode: rlsmsg.Code(r.GetOverallCode())}
+	for _, st := range r.GetStatuses() {
+		ms := rlsmsg.Status{Code: rlsmsg.Code(st.GetCode()), LimitRemaining: st.GetLimitRemaining()}
+		if cl := st.GetCurrentLimit(); cl != nil {
+			ms.CurrentLimit = &rlsmsg.RateLimit{Name: cl.GetName(), RequestsPerUnit: cl.GetRequestsPerUnit(), Unit: rlsmsg.Unit(cl.GetUnit())}
 		}
+		if d := st.GetDurationUntilReset(); d != nil {
+			ms.DurationUntilReset, ms.HasDurationUntilReset = d.AsDuration(), true
+		}
+		out.Statuses = append(out.Statuses, ms)
 	}
+	return out
 }

@@ -1,50 +1,42 @@
 package rls
 
 import (
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/rlpkit/rlpkit/limit/limitador"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// response builds the wire answer for r. The messages of a response with one
-// status, the common case, share one allocation; those of a longer one
-// share four, one per message type and one for the list.
-func response(r *limitador.Response) *rlsv3.RateLimitResponse {
-	n := len(r.Statuses)
-	if n == 1 {
+// toProto returns r as a go-control-plane response. The messages of a
+// response with one status, the common case, share one allocation; those
+// of a longer one share four, one per message type and one for the list.
+func toProto(r *rlsmsg.Response) *rlsv3.RateLimitResponse {
+	var out *rlsv3.RateLimitResponse
+	switch n := len(r.Statuses); n {
+	case 0:
+		out = new(rlsv3.RateLimitResponse)
+	case 1:
 		one := new(oneStatus)
 		one.list[0] = &one.status
-		one.resp.OverallCode = rlsv3.RateLimitResponse_Code(r.Code)
-		one.resp.Statuses = one.list[:]
+		out = &one.resp
+		out.Statuses = one.list[:]
 		fillStatus(&one.status, &r.Statuses[0], &one.limit, &one.duration)
-		return &one.resp
-	}
-	out := &rlsv3.RateLimitResponse{OverallCode: rlsv3.RateLimitResponse_Code(r.Code)}
-	if n == 0 {
-		return out
-	}
-	statuses := make([]rlsv3.RateLimitResponse_DescriptorStatus, n)
-	withLimit := 0
-	for i := range r.Statuses {
-		if r.Statuses[i].CurrentLimit != nil {
-			withLimit++
+	default:
+		out = &rlsv3.RateLimitResponse{Statuses: make([]*rlsv3.RateLimitResponse_DescriptorStatus, n)}
+		statuses := make([]rlsv3.RateLimitResponse_DescriptorStatus, n)
+		limits := make([]rlsv3.RateLimitResponse_RateLimit, n)
+		durations := make([]durationpb.Duration, n)
+		for i := range r.Statuses {
+			fillStatus(&statuses[i], &r.Statuses[i], &limits[i], &durations[i])
+			out.Statuses[i] = &statuses[i]
 		}
 	}
-	limits := make([]rlsv3.RateLimitResponse_RateLimit, withLimit)
-	durations := make([]durationpb.Duration, withLimit)
-	out.Statuses = make([]*rlsv3.RateLimitResponse_DescriptorStatus, n)
-	k := 0
-	for i := range r.Statuses {
-		var pl *rlsv3.RateLimitResponse_RateLimit
-		var d *durationpb.Duration
-		if r.Statuses[i].CurrentLimit != nil {
-			pl, d = &limits[k], &durations[k]
-			k++
-		}
-		fillStatus(&statuses[i], &r.Statuses[i], pl, d)
-		out.Statuses[i] = &statuses[i]
-	}
+	out.OverallCode = rlsv3.RateLimitResponse_Code(r.OverallCode)
+	out.RawBody = r.RawBody
+	out.ResponseHeadersToAdd = headersToProto(r.ResponseHeadersToAdd)
+	out.RequestHeadersToAdd = headersToProto(r.RequestHeadersToAdd)
 	return out
 }
 
@@ -57,20 +49,32 @@ type oneStatus struct {
 	list     [1]*rlsv3.RateLimitResponse_DescriptorStatus
 }
 
-// fillStatus sets ps from st; pl and d are the storage for its current limit
-// and duration until reset, used when a limit applies.
-func fillStatus(ps *rlsv3.RateLimitResponse_DescriptorStatus, st *limitador.DescriptorStatus, pl *rlsv3.RateLimitResponse_RateLimit, d *durationpb.Duration) {
+// fillStatus sets ps from st; pl and d are the storage for its current
+// limit and duration until reset, used when st has them.
+func fillStatus(ps *rlsv3.RateLimitResponse_DescriptorStatus, st *rlsmsg.Status, pl *rlsv3.RateLimitResponse_RateLimit, d *durationpb.Duration) {
 	ps.Code = rlsv3.RateLimitResponse_Code(st.Code)
-	cl := st.CurrentLimit
-	if cl == nil {
-		return
-	}
-	pl.Name = cl.Name
-	pl.RequestsPerUnit = cl.RequestsPerUnit
-	pl.Unit = rlsv3.RateLimitResponse_RateLimit_Unit(cl.Unit)
-	ps.CurrentLimit = pl
 	ps.LimitRemaining = st.LimitRemaining
-	d.Seconds = int64(st.DurationUntilReset / 1e9)
-	d.Nanos = int32(st.DurationUntilReset % 1e9)
-	ps.DurationUntilReset = d
+	if cl := st.CurrentLimit; cl != nil {
+		pl.Name, pl.RequestsPerUnit, pl.Unit = cl.Name, cl.RequestsPerUnit, rlsv3.RateLimitResponse_RateLimit_Unit(cl.Unit)
+		if cl.UnitMultiplier != 0 {
+			pl.UnitMultiplier = wrapperspb.UInt32(cl.UnitMultiplier)
+		}
+		ps.CurrentLimit = pl
+	}
+	if st.HasDurationUntilReset {
+		d.Seconds = int64(st.DurationUntilReset / 1e9)
+		d.Nanos = int32(st.DurationUntilReset % 1e9)
+		ps.DurationUntilReset = d
+	}
+}
+
+func headersToProto(hs []rlsmsg.Header) []*corev3.HeaderValue {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]*corev3.HeaderValue, len(hs))
+	for i, h := range hs {
+		out[i] = &corev3.HeaderValue{Key: h.Key, Value: h.Value}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,25 +14,33 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// Options configures a Service. Store is required; the zero value of every
-// other field is a sensible default.
+// Options configures a Service. The zero value of every field is a
+// sensible default.
 type Options struct {
-	// Store keeps the counters. Required.
+	// Evaluator decides the requests; nil until SetEvaluator or SetLimits
+	// gives one, every call failing with Conventions.NoConfig meanwhile.
+	Evaluator limit.Evaluator
+	// Store keeps the counters of the Limitador-style limits given to New
+	// and SetLimits; required by them, unused otherwise.
 	Store counter.Store
 	// Clock gives the instant of each decision; nil means time.Now. A store
 	// with a clock of its own (Redis TIME) may use that instead.
 	Clock func() time.Time
-	// ResponseHeaders adds RateLimit-Limit, RateLimit-Remaining,
-	// RateLimit-Reset and, when over the limit, Retry-After to every response
-	// in which a limit applies (see ResponseHeaders).
+	// Conventions are the answers that differ by format; the zero value
+	// means RLPKit.
+	Conventions *Conventions
+	// ResponseHeaders adds the RateLimit header fields (see
+	// ResponseHeaders) to every response in which a limit applies.
 	ResponseHeaders bool
-	// Observe, when set, is called once per ShouldRateLimit call, after the
-	// answer is built and before it is returned, from the calling goroutine.
-	// It must be safe for concurrent use and quick: it is on the request path.
+	// Observe, when set, is called once per call, after the answer is
+	// built and before it is returned, from the calling goroutine. It must
+	// be safe for concurrent use and quick: it is on the request path.
 	Observe func(Outcome)
 }
 
@@ -39,145 +48,225 @@ type Options struct {
 type Outcome struct {
 	// Domain is the request's domain.
 	Domain string
-	// Configured reports whether the limits in force when the request was
-	// answered have this domain. A server labelling metrics by domain should
+	// Configured reports whether the evaluator in force has configuration
+	// for this domain. A server labelling metrics by domain should
 	// collapse unconfigured domains, which clients choose freely.
 	Configured bool
-	// Code is the gRPC status of the call: codes.OK, codes.InvalidArgument,
-	// codes.Unavailable (the store failed), or codes.Canceled and
-	// codes.DeadlineExceeded (the caller gave up before the answer; not a
-	// store failure).
+	// Code is the gRPC status of the call: codes.OK, the conventions'
+	// codes for an invalid request, a store failure or no configuration,
+	// or codes.Canceled and codes.DeadlineExceeded (the caller gave up
+	// before the answer; not a store failure).
 	Code codes.Code
+	// Err is the evaluation's error when Code is not codes.OK: a
+	// *limit.InvalidRequestError, a *limit.StoreError, ErrNoConfig, or the
+	// context's error.
+	Err error
 	// Overall is the response's overall code when Code is codes.OK, else
-	// limitador.CodeUnknown.
-	Overall limitador.Code
+	// rlsmsg.CodeUnknown.
+	Overall rlsmsg.Code
+	// ShadowedOverLimit is set when a shadow mode turned an over-limit
+	// answer into OK.
+	ShadowedOverLimit bool
 	// Counters lists the counters the request was evaluated against, with
-	// the store's decisions (see limitador.Response.Counters), when Code is
-	// codes.OK, and with zero decisions when it is codes.Unavailable. It is
-	// only valid during the Observe call: the Service reuses its storage.
-	Counters []limitador.Counted
+	// the store's decisions (see limit.Result.Counters), when Code is
+	// codes.OK, and with zero decisions after a store failure. It is only
+	// valid during the Observe call: the Service reuses its storage.
+	Counters []limit.Counted
+	// Duration is the time the call took, from decoding to the answer.
+	Duration time.Duration
 }
 
-// Service implements envoy.service.ratelimit.v3.RateLimitService over a
-// limitador.Evaluator whose limits can be replaced while it serves. Register it
-// with rlsv3.RegisterRateLimitServiceServer.
+// ErrNoConfig is the error of a call made before any configuration was
+// loaded.
+var ErrNoConfig = errors.New("no rate limit configuration loaded")
+
+// Service is Envoy's RateLimitService over a limit.Evaluator that can be
+// replaced while it serves. Register it on a *grpc.Server with Register
+// (the codec path, see ServerOptions) or, with go-control-plane's message
+// types, with rlsv3.RegisterRateLimitServiceServer.
 //
-// A Service is safe for concurrent use: ShouldRateLimit calls run in
-// parallel with each other and with SetLimits. The zero value is not usable;
-// create one with New.
+// A Service is safe for concurrent use: calls run in parallel with each
+// other and with SetEvaluator. Create one with New or NewService.
 type Service struct {
 	rlsv3.UnimplementedRateLimitServiceServer
 
 	opts    Options
-	current atomic.Pointer[limitSet]
-	scratch sync.Pool
+	conv    *Conventions
+	current atomic.Pointer[generation]
+	calls   sync.Pool // *call
 }
 
 var _ rlsv3.RateLimitServiceServer = (*Service)(nil)
 
-// limitSet is one generation of limits: replaced as a whole by SetLimits.
-type limitSet struct {
-	eval    *limitador.Evaluator
-	domains map[string]struct{}
-	count   int
+// generation is one evaluator, replaced as a whole.
+type generation struct {
+	eval  limit.Evaluator
+	count int
 }
 
-// New returns a Service enforcing limits (validated as limitador.NewEvaluator
-// does) with the counters of opts.Store.
+// NewService returns a Service answering with opts.Evaluator (none yet
+// when nil).
+func NewService(opts Options) *Service {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	s := &Service{opts: opts, conv: opts.Conventions}
+	if s.conv == nil {
+		s.conv = &RLPKit
+	}
+	s.calls.New = func() any { return new(call) }
+	if opts.Evaluator != nil {
+		s.SetEvaluator(opts.Evaluator, 0)
+	}
+	return s
+}
+
+// New returns a Service enforcing Limitador-style limits (validated as
+// limitador.NewEvaluator does) with the counters of opts.Store.
 func New(limits []limitador.Limit, opts Options) (*Service, error) {
 	if opts.Store == nil {
 		return nil, errors.New("rls: New needs a store")
 	}
-	if opts.Clock == nil {
-		opts.Clock = time.Now
-	}
-	s := &Service{opts: opts}
-	s.scratch.New = func() any { return new(scratch) }
+	s := NewService(opts)
 	if err := s.SetLimits(limits); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// SetLimits replaces the limits the Service enforces, atomically: every
-// request is answered entirely under the old limits or entirely under the
-// new ones. Counters are keyed by limit identity (see limitador.Limit), so a
-// limit that keeps its identity keeps counting where it was. Invalid limits
-// are an error (a limitador.ErrorList) and leave the current ones in force.
+// SetEvaluator replaces the evaluator atomically: every request is
+// answered entirely by the old one or entirely by the new one. count is
+// the number of limits it enforces, reported by Limits.
+func (s *Service) SetEvaluator(e limit.Evaluator, count int) {
+	s.current.Store(&generation{eval: e, count: count})
+}
+
+// SetLimits replaces the limits the Service enforces with Limitador-style
+// limits over opts.Store, atomically. Counters are keyed by limit identity
+// (see limitador.Limit), so a limit that keeps its identity keeps counting
+// where it was. Invalid limits are an error and leave the current ones in
+// force.
 func (s *Service) SetLimits(limits []limitador.Limit) error {
+	if s.opts.Store == nil {
+		return errors.New("rls: SetLimits needs Options.Store")
+	}
 	eval, err := limitador.NewEvaluator(limits, s.opts.Store)
 	if err != nil {
 		return fmt.Errorf("rls: %w", err)
 	}
-	set := &limitSet{eval: eval, domains: make(map[string]struct{}), count: len(limits)}
-	for _, l := range limits {
-		set.domains[l.Namespace] = struct{}{}
-	}
-	s.current.Store(set)
+	s.SetEvaluator(eval, len(limits))
 	return nil
 }
 
 // Limits returns the number of limits in force.
 func (s *Service) Limits() int {
-	return s.current.Load().count
+	if g := s.current.Load(); g != nil {
+		return g.count
+	}
+	return 0
 }
 
-// ShouldRateLimit implements rlsv3.RateLimitServiceServer. It answers a
-// status per descriptor, in request order; InvalidArgument for a request
-// that cannot be evaluated, Unavailable when the store cannot answer, and
-// Canceled or DeadlineExceeded when the caller gave up (ctx is done) before
-// the store answered.
-func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
-	set := s.current.Load()
-	domain := req.GetDomain()
-	_, configured := set.domains[domain]
-	out := Outcome{Domain: domain, Configured: configured}
+// Loaded reports whether the Service has an evaluator.
+func (s *Service) Loaded() bool { return s.current.Load() != nil }
 
-	sc := s.scratch.Get().(*scratch)
-	defer s.release(sc)
-	if err := sc.convert(req); err != nil {
-		out.Code = codes.InvalidArgument
-		s.observe(out)
-		return nil, status.Error(codes.InvalidArgument, err.Error())
-	}
-	if err := set.eval.Evaluate(ctx, s.opts.Clock(), &sc.req, &sc.resp); err != nil {
-		var msg string
-		out.Code, msg = failure(ctx, err)
-		if out.Code == codes.Unavailable {
-			out.Counters = sc.resp.Counters
+// call is the per-call state, pooled: the decoded request and the result.
+type call struct {
+	req rlsmsg.Request
+	res limit.Result
+	buf requestBuf
+}
+
+// decide answers req into c.res, returning the gRPC error to answer
+// instead, if any.
+func (s *Service) decide(ctx context.Context, start time.Time, c *call) error {
+	out := Outcome{Domain: c.req.Domain}
+	err := s.evaluate(ctx, c)
+	if err == nil {
+		if s.opts.ResponseHeaders {
+			c.res.ResponseHeadersToAdd = ResponseHeaders(c.res.ResponseHeadersToAdd[:0], &c.res.Response, s.conv)
 		}
-		s.observe(out)
-		return nil, status.Error(out.Code, msg)
+		out.Code, out.Overall = codes.OK, c.res.OverallCode
 	}
-	resp := response(&sc.resp)
-	if s.opts.ResponseHeaders {
-		resp.ResponseHeadersToAdd = ResponseHeaders(resp)
+	out.Configured, out.ShadowedOverLimit = c.res.Configured, c.res.ShadowedOverLimit
+	var gerr error
+	if err != nil {
+		var msg string
+		out.Code, msg = s.failure(ctx, err)
+		out.Err = err
+		gerr = status.Error(out.Code, msg)
 	}
-	out.Code, out.Overall, out.Counters = codes.OK, sc.resp.Code, sc.resp.Counters
-	s.observe(out)
-	return resp, nil
+	if s.opts.Observe != nil {
+		if out.Code == codes.OK || out.Code == s.conv.StoreFailure && errors.As(err, new(*limit.StoreError)) {
+			out.Counters = c.res.Counters
+		}
+		out.Duration = time.Since(start)
+		s.opts.Observe(out)
+	}
+	return gerr
+}
+
+// evaluate runs the evaluator in force on c.req.
+func (s *Service) evaluate(ctx context.Context, c *call) error {
+	c.res.Reset(len(c.req.Descriptors))
+	g := s.current.Load()
+	if g == nil {
+		return ErrNoConfig
+	}
+	c.res.Configured = g.eval.Configured(c.req.Domain)
+	if s.conv.RequireEntries {
+		if err := checkEntries(&c.req); err != nil {
+			return err
+		}
+	}
+	return g.eval.Evaluate(ctx, s.opts.Clock(), &c.req, &c.res)
+}
+
+// checkEntries refuses descriptors without entries and entries without a
+// key (Conventions.RequireEntries).
+func checkEntries(req *rlsmsg.Request) error {
+	var problems []string
+	for i := range req.Descriptors {
+		d := &req.Descriptors[i]
+		if len(d.Entries) == 0 {
+			problems = append(problems, fmt.Sprintf("descriptors[%d].entries: empty", i))
+		}
+		for j, e := range d.Entries {
+			if e.Key == "" {
+				problems = append(problems, fmt.Sprintf("descriptors[%d].entries[%d].key: empty", i, j))
+			}
+		}
+	}
+	if req.Domain == "" {
+		problems = append([]string{"domain: empty"}, problems...)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &limit.InvalidRequestError{Problems: problems}
 }
 
 // failure returns the gRPC code and message for an evaluation error. A
 // caller that gave up (ctx done) is told so, whatever the store said about
-// it; the message carries one "rls:" prefix and the cause.
-func failure(ctx context.Context, err error) (codes.Code, string) {
+// it.
+func (s *Service) failure(ctx context.Context, err error) (codes.Code, string) {
 	// A client whose deadline passes may also cancel the call itself, so a
 	// passed deadline wins over the cancellation that may have come first.
 	deadline, hasDeadline := ctx.Deadline()
+	var se *limit.StoreError
+	var ie *limit.InvalidRequestError
 	switch ctxErr := ctx.Err(); {
 	case ctxErr != nil && (errors.Is(ctxErr, context.DeadlineExceeded) || hasDeadline && !time.Now().Before(deadline)):
-		return codes.DeadlineExceeded, "rls: the call's deadline passed before the counter store answered"
+		return codes.DeadlineExceeded, s.conv.Prefix + "the call's deadline passed before the counter store answered"
 	case ctxErr != nil:
-		return codes.Canceled, "rls: the call was canceled before the counter store answered"
-	case errors.Is(err, limitador.ErrEmptyDomain):
-		return codes.InvalidArgument, "rls: invalid request: domain: empty"
+		return codes.Canceled, s.conv.Prefix + "the call was canceled before the counter store answered"
+	case errors.As(err, &ie):
+		return s.conv.InvalidRequest, s.conv.Prefix + ie.Error()
+	case errors.Is(err, ErrNoConfig):
+		return s.conv.NoConfig, err.Error()
+	case errors.As(err, &se):
+		return s.conv.StoreFailure, s.conv.Prefix + "counter store unavailable: " + storeCause(se.Err)
 	}
-	var se *limitador.StoreError
-	if errors.As(err, &se) {
-		return codes.Unavailable, "rls: counter store unavailable: " + storeCause(se.Err)
-	}
-	return codes.Unavailable, "rls: " + err.Error()
+	return s.conv.StoreFailure, s.conv.Prefix + err.Error()
 }
 
 // storeCause describes why a store failed without the chain of package
@@ -192,17 +281,15 @@ func storeCause(err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "no answer in time"
 	}
-	return err.Error()
+	return strings.TrimPrefix(err.Error(), "counter store: ")
 }
 
-func (s *Service) observe(o Outcome) {
-	if s.opts.Observe != nil {
-		s.opts.Observe(o)
-	}
-}
-
-// release returns sc to the pool without references into the request.
-func (s *Service) release(sc *scratch) {
-	sc.reset()
-	s.scratch.Put(sc)
+// release returns c to the pool without references into the request.
+func (s *Service) release(c *call) {
+	c.buf.reset(&c.req)
+	clear(c.res.Statuses)
+	clear(c.res.Counters)
+	clear(c.res.ResponseHeadersToAdd)
+	c.res.ResponseHeadersToAdd = c.res.ResponseHeadersToAdd[:0]
+	s.calls.Put(c)
 }

@@ -26,9 +26,10 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/overlimitcache"
-	"github.com/rlpkit/rlpkit/ratelimit/service"
+	"github.com/rlpkit/rlpkit/rls"
 )
 
 // addrs are the addresses the servers listen on, for tests.
@@ -80,27 +81,34 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	if err != nil {
 		return err
 	}
-	var svc *service.Service
-	svc, err = service.New(service.Options{
-		Evaluator: ev, ResponseHeaders: s.responseHeaders,
-		HeaderLimit: s.headerLimit, HeaderRemaining: s.headerRemaining, HeaderReset: s.headerReset,
-		Observe: func(o service.Outcome) {
+	conv := rls.EnvoyRateLimit
+	if s.headerLimit != "" {
+		conv.HeaderLimit = s.headerLimit
+	}
+	if s.headerRemaining != "" {
+		conv.HeaderRemaining = s.headerRemaining
+	}
+	if s.headerReset != "" {
+		conv.HeaderReset = s.headerReset
+	}
+	svc := rls.NewService(rls.Options{
+		Conventions: &conv, ResponseHeaders: s.responseHeaders,
+		Observe: func(o rls.Outcome) {
 			if s.disableStats {
 				return
 			}
-			var se *envoyratelimit.StoreError
+			var se *limit.StoreError
 			st.call(o.Duration, o.Err, o.ShadowedOverLimit, errors.As(o.Err, &se))
 		},
 	})
-	if err != nil {
-		return err
-	}
+	var loaded atomic.Bool
 
 	var dump atomic.Pointer[string]
 	empty := ""
 	dump.Store(&empty)
 	ld := &loader{s: s, log: log, stats: st, apply: func(c *envoyratelimit.Config) {
-		svc.SetConfig(c)
+		svc.SetEvaluator(ev.WithConfig(c), 0)
+		loaded.Store(true)
 		d := c.Dump()
 		dump.Store(&d)
 	}}
@@ -109,7 +117,7 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	}
 
 	// gRPC.
-	gopts := service.ServerOptions()
+	gopts := rls.ServerOptions()
 	if s.grpcTLS {
 		creds, err := grpcTLS(s)
 		if err != nil {
@@ -133,7 +141,7 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 		switch {
 		case stopping.Load():
 			http.Error(w, "shutting down", http.StatusInternalServerError)
-		case s.healthyWithConfig && svc.Config() == nil:
+		case s.healthyWithConfig && !loaded.Load():
 			http.Error(w, "no rate limit configuration loaded", http.StatusInternalServerError)
 		default:
 			w.Write([]byte("OK"))

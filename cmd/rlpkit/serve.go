@@ -266,13 +266,11 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		return err
 	}
 	metrics.loaded(len(limits))
-	var rlSvc rlsv3.RateLimitServiceServer = svc
 	var rlCfg *ratelimitServe
 	if o.ratelimitDir != "" {
-		if rlCfg, err = newRatelimitServe(o, store, metrics, log); err != nil {
+		if rlCfg, err = newRatelimitServe(o, store, svc, metrics, log); err != nil {
 			return err
 		}
-		rlSvc = rlCfg.svc
 	}
 
 	lis, err := net.Listen("tcp", o.addr)
@@ -288,7 +286,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	}
 
 	srv := grpc.NewServer(rls.ServerOptions()...)
-	rlsv3.RegisterRateLimitServiceServer(srv, rlSvc)
+	rlsv3.RegisterRateLimitServiceServer(srv, svc)
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
 	sh.start(context.Background()) // the first state: logged when unreachable

@@ -10,9 +10,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/grpc/codes"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
-	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // unconfiguredDomain labels the requests whose domain has no limits: clients
@@ -124,7 +125,7 @@ func (m *serveMetrics) observe(o rls.Outcome) {
 	case codes.OK:
 		m.decisions.WithLabelValues(domain, o.Overall.String()).Inc()
 		for _, c := range o.Counters {
-			m.countLimit(domain, o.Overall == limitador.CodeOverLimit, c)
+			m.countLimit(domain, o.Overall == rlsmsg.CodeOverLimit, c)
 		}
 	case codes.Unavailable:
 		m.errors.WithLabelValues(domain, o.Code.String()).Inc()
@@ -140,7 +141,7 @@ func (m *serveMetrics) observe(o rls.Outcome) {
 
 // countLimit counts one counter's hits. rejected says the request went over
 // some limit, so the admitted counters are checks without its hits.
-func (m *serveMetrics) countLimit(domain string, rejected bool, c limitador.Counted) {
+func (m *serveMetrics) countLimit(domain string, rejected bool, c limit.Counted) {
 	name := limitLabel(c)
 	cost := float64(c.Cost)
 	m.limitHits.WithLabelValues(domain, name).Add(cost)
@@ -162,14 +163,14 @@ func (m *serveMetrics) countLimit(domain string, rejected bool, c limitador.Coun
 
 // limitLabel is the limit label of a counter: its limit's name, or what
 // stands for it.
-func limitLabel(c limitador.Counted) string {
+func limitLabel(c limit.Counted) string {
 	switch {
 	case c.Override:
 		return overrideLimit
-	case c.Limit.Name == "":
+	case c.Name == "":
 		return unnamedLimit
 	}
-	return c.Limit.Name
+	return c.Name
 }
 
 // loaded records limits put in force, at start or by a reload.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
-	"github.com/rlpkit/rlpkit/ratelimit/service"
+	"github.com/rlpkit/rlpkit/rls"
 )
 
 // ratelimitServe serves envoyproxy/ratelimit's configuration files
@@ -21,33 +21,24 @@ import (
 type ratelimitServe struct {
 	dir  envoyratelimit.DirOptions
 	load envoyratelimit.LoadOptions
-	svc  *service.Service
+	ev   *envoyratelimit.Evaluator
+	svc  *rls.Service
 	m    *serveMetrics
 	log  *slog.Logger
 	last string // the directory's fingerprint when last read
 }
 
 // newRatelimitServe loads DIR (every file under it, recursively, as the
-// reference reads its application directory) and returns the service over
-// store. A configuration that does not load is an error at start.
+// reference reads its application directory) and has svc answer with it
+// over store. A configuration that does not load is an error at start.
 //
 // Its per-rule statistics are serve's per-limit metrics (rlpkit_limit_*),
-// labelled by domain and by the reference's statistics key below the domain
-// (such as "message_type_marketing.to_number"); reloads count in
-// rlpkit_limits_reloads_total.
-func newRatelimitServe(o serveOptions, store counter.Store, m *serveMetrics, log *slog.Logger) (*ratelimitServe, error) {
-	observe := func(key string, c envoyratelimit.RuleCounts) {
-		domain, name, _ := strings.Cut(key, ".")
-		m.limitHits.WithLabelValues(domain, name).Add(float64(c.TotalHits))
-		m.limitWithin.WithLabelValues(domain, name).Add(float64(c.WithinLimit))
-		m.limitNear.WithLabelValues(domain, name).Add(float64(c.NearLimit))
-		m.limitOver.WithLabelValues(domain, name).Add(float64(c.OverLimit))
-	}
-	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio, Observe: observe})
-	if err != nil {
-		return nil, err
-	}
-	svc, err := service.New(service.Options{Evaluator: ev, ResponseHeaders: o.responseHeaders})
+// labelled, as for every format, by domain and by the configured name of
+// the limit (a rule's name, else its configured path below the domain,
+// such as "message_type_marketing.to_number"), never by a request value;
+// reloads count in rlpkit_limits_reloads_total.
+func newRatelimitServe(o serveOptions, store counter.Store, svc *rls.Service, m *serveMetrics, log *slog.Logger) (*ratelimitServe, error) {
+	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio})
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +46,7 @@ func newRatelimitServe(o serveOptions, store counter.Store, m *serveMetrics, log
 	r := &ratelimitServe{
 		dir:  envoyratelimit.DirOptions{Root: filepath.Dir(dir), AppDirectory: filepath.Base(dir), IgnoreDotFiles: o.ratelimitIgnoreDotFiles},
 		load: envoyratelimit.LoadOptions{MergeDomains: o.ratelimitMergeDomains},
+		ev:   ev,
 		svc:  svc,
 		m:    m,
 		log:  log,
@@ -64,8 +56,15 @@ func newRatelimitServe(o serveOptions, store counter.Store, m *serveMetrics, log
 	if err != nil {
 		return nil, fmt.Errorf("rlpkit serve: %s: %w", o.sources.name("ratelimit-config"), err)
 	}
-	svc.SetConfig(cfg)
+	r.apply(cfg)
 	return r, nil
+}
+
+// apply has the service answer with cfg.
+func (r *ratelimitServe) apply(cfg *envoyratelimit.Config) {
+	n := cfg.Limits()
+	r.svc.SetEvaluator(r.ev.WithConfig(cfg), n)
+	r.m.loaded(n)
 }
 
 func (r *ratelimitServe) read() (*envoyratelimit.Config, error) {
@@ -102,9 +101,7 @@ func (r *ratelimitServe) watch(ctx context.Context, interval time.Duration) {
 			r.log.Error("reload failed; keeping the configuration in force", "err", strings.ReplaceAll(err.Error(), "\n", "; "))
 			continue
 		}
-		r.m.reloads.WithLabelValues("success").Inc()
-		r.m.reloadOK.Set(1)
-		r.svc.SetConfig(cfg)
+		r.apply(cfg)
 		r.log.Info("reloaded the ratelimit configuration", "domains", len(cfg.Domains()))
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // TestExamples loads the example configurations as the drop-in reads them
@@ -33,17 +35,17 @@ func TestExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Unix(1_800_000_000, 0)
-	d := func(kv ...string) envoyratelimit.Descriptor {
-		var out envoyratelimit.Descriptor
+	d := func(kv ...string) rlsmsg.Descriptor {
+		var out rlsmsg.Descriptor
 		for i := 0; i < len(kv); i += 2 {
-			out.Entries = append(out.Entries, envoyratelimit.Entry{Key: kv[i], Value: kv[i+1]})
+			out.Entries = append(out.Entries, rlsmsg.Entry{Key: kv[i], Value: kv[i+1]})
 		}
 		return out
 	}
 	tests := []struct {
 		name   string
 		domain string
-		desc   envoyratelimit.Descriptor
+		desc   rlsmsg.Descriptor
 		want   string // "CODE limit" of the status
 	}{
 		{"example 1", "mongo_cps", d("database", "users"), "1 500/SECOND"},
@@ -59,14 +61,15 @@ func TestExamples(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, err := ev.Evaluate(context.Background(), cfg, now, &envoyratelimit.Request{Domain: tc.domain, Descriptors: []envoyratelimit.Descriptor{tc.desc}})
+			var resp limit.Result
+			err := ev.WithConfig(cfg).Evaluate(context.Background(), now, &rlsmsg.Request{Domain: tc.domain, Descriptors: []rlsmsg.Descriptor{tc.desc}}, &resp)
 			if err != nil {
 				t.Fatal(err)
 			}
 			st := resp.Statuses[0]
 			got := "none"
-			if st.Limit != nil {
-				got = fmt.Sprintf("%d/%v", st.Limit.RequestsPerUnit, st.Limit.Unit)
+			if st.CurrentLimit != nil {
+				got = fmt.Sprintf("%d/%v", st.CurrentLimit.RequestsPerUnit, st.CurrentLimit.Unit)
 			}
 			got = fmt.Sprintf("%d %s", st.Code, got)
 			if got != tc.want {

@@ -1,7 +1,6 @@
 package envoyratelimit
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -32,12 +31,12 @@ descriptors:
 			own := desc("own", string(rune('a'+g)))
 			for range 500 {
 				r := req(desc("shared", "x"), own)
-				resp, err := ev.Evaluate(context.Background(), cfg, t0, &r)
+				resp, err := evaluate(ev, cfg, t0, &r)
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				if resp.Code == CodeOK {
+				if resp.OverallCode == CodeOK {
 					admitted.Add(1)
 					perG[g]++
 				}
@@ -49,13 +48,13 @@ descriptors:
 		t.Errorf("admitted %d, want exactly 1000", got)
 	}
 	for g, n := range perG {
-		r := req(Descriptor{Entries: []Entry{{"own", string(rune('a' + g))}}, HitsAddend: 0, HasHitsAddend: true})
-		resp, err := ev.Evaluate(context.Background(), cfg, t0, &r)
+		r := req(Descriptor{Entries: []Entry{{Key: "own", Value: string(rune('a' + g))}}, HitsAddend: u64(0)})
+		resp, err := evaluate(ev, cfg, t0, &r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := uint32(100000 - n); resp.Statuses[0].Remaining != want {
-			t.Errorf("goroutine %d: own remaining %d, want %d (only admitted requests counted)", g, resp.Statuses[0].Remaining, want)
+		if want := uint32(100000 - n); resp.Statuses[0].LimitRemaining != want {
+			t.Errorf("goroutine %d: own remaining %d, want %d (only admitted requests counted)", g, resp.Statuses[0].LimitRemaining, want)
 		}
 	}
 }

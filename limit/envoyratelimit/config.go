@@ -145,3 +145,21 @@ func (r *Rule) Window() time.Duration {
 func (r *Rule) policy() counter.Policy {
 	return counter.Policy{Algorithm: r.Algorithm, Max: uint64(r.RequestsPerUnit), Window: r.Window()}
 }
+
+// Limits returns the number of rules (rate limits, unlimited ones
+// included) in c.
+func (c *Config) Limits() int {
+	n := 0
+	for _, d := range c.Domains() {
+		n += countRules(d.Descriptors())
+	}
+	return n
+}
+
+func countRules(nodes []*Node) int {
+	n := 0
+	for _, nd := range nodes {
+		n += len(nd.Limits) + countRules(nd.Children())
+	}
+	return n
+}

@@ -10,7 +10,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // DefaultNearLimitRatio is the reference's NEAR_LIMIT_RATIO.
@@ -38,14 +40,19 @@ type RuleCounts struct {
 	TotalHits, OverLimit, NearLimit, WithinLimit, ShadowMode uint64
 }
 
-// Evaluator decides requests against a Config over a counter.Store. It is
-// safe for concurrent use; create it with NewEvaluator.
+// Evaluator decides requests against a Config over a counter.Store: a
+// limit.Evaluator. It is immutable and safe for concurrent use; create it
+// with NewEvaluator, and one for each configuration loaded with WithConfig.
 type Evaluator struct {
 	o       Options
-	scratch sync.Pool // *scratch
+	cfg     *Config
+	scratch *sync.Pool // *scratch, shared by the evaluators of one NewEvaluator
 }
 
-// NewEvaluator returns an Evaluator.
+var _ limit.Evaluator = (*Evaluator)(nil)
+
+// NewEvaluator returns an Evaluator without configuration: it answers
+// every domain as unconfigured (OK) until WithConfig gives it one.
 func NewEvaluator(o Options) (*Evaluator, error) {
 	if o.Store == nil {
 		return nil, fmt.Errorf("ratelimit: no counter store")
@@ -56,9 +63,22 @@ func NewEvaluator(o Options) (*Evaluator, error) {
 	if o.NearLimitRatio < 0 || o.NearLimitRatio > 1 {
 		return nil, fmt.Errorf("ratelimit: near-limit ratio %v is not within [0, 1]", o.NearLimitRatio)
 	}
-	e := &Evaluator{o: o}
-	e.scratch.New = func() any { return new(scratch) }
+	e := &Evaluator{o: o, scratch: &sync.Pool{New: func() any { return new(scratch) }}}
 	return e, nil
+}
+
+// WithConfig returns an Evaluator of cfg with e's options, store and
+// working memory.
+func (e *Evaluator) WithConfig(cfg *Config) *Evaluator {
+	return &Evaluator{o: e.o, cfg: cfg, scratch: e.scratch}
+}
+
+// Config returns the configuration e evaluates, nil when none.
+func (e *Evaluator) Config() *Config { return e.cfg }
+
+// Configured reports whether e's configuration has domain.
+func (e *Evaluator) Configured(domain string) bool {
+	return e.cfg != nil && e.cfg.Domain(domain) != nil
 }
 
 // item is one counter update of a request with what is needed to report it.
@@ -103,37 +123,85 @@ func grow[T any](s []T, n int) []T {
 	return s
 }
 
-// Evaluate decides req against cfg at now. It returns ErrNoConfig when cfg
-// is nil, an *InvalidRequestError for a request it cannot evaluate and a
-// *StoreError when the store cannot answer; never a partial answer.
-func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, req *Request) (*Response, error) {
-	if cfg == nil {
-		return nil, ErrNoConfig
+// Evaluate decides req at now into res. It returns a
+// *limit.InvalidRequestError for a request it cannot evaluate (an empty
+// domain, no descriptors, a refund, an override of an unknown unit) and a
+// *limit.StoreError when the store cannot answer; never a partial answer.
+func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, res *limit.Result) error {
+	if err := check(req); err != nil {
+		return err
 	}
-	if req.Domain == "" {
-		return nil, &InvalidRequestError{Msg: "domain: rate limit domain must not be empty"}
+	res.Reset(len(req.Descriptors))
+	var dom *Domain
+	if e.cfg != nil {
+		dom = e.cfg.Domain(req.Domain)
 	}
-	if len(req.Descriptors) == 0 {
-		return nil, &InvalidRequestError{Msg: "descriptors: rate limit descriptor list must not be empty"}
-	}
-	resp := &Response{Code: CodeOK, Statuses: make([]Status, len(req.Descriptors))}
-	for i := range resp.Statuses {
-		resp.Statuses[i].Code = CodeOK
-	}
-	dom := cfg.Domain(req.Domain)
 	if dom == nil {
-		return resp, nil // overrides are ignored too, as the reference does
+		return nil // overrides are ignored too, as the reference does
 	}
+	res.Configured = true
 	sc := e.scratch.Get().(*scratch)
 	defer e.release(sc)
+	items := e.match(sc, dom, req, res)
+	if len(items) == 0 {
+		return nil
+	}
+	updates := e.updates(sc, req, items)
+	decisions := grow(sc.decisions, len(items))
+	sc.decisions = decisions
+	if err := e.o.Store.Update(ctx, now, updates, decisions); err != nil {
+		e.counted(res, req, items, updates, nil)
+		return &limit.StoreError{Err: err}
+	}
+	over := e.overall(items, decisions)
+	if (!over || e.o.ShadowMode) && rejectedAny(decisions) {
+		// Let through (shadow or quota mode): count it on every counter
+		// that had room.
+		if err := e.countLetThrough(ctx, now, updates, decisions); err != nil {
+			return err
+		}
+	}
+	e.report(res, req, items, updates, decisions)
+	switch {
+	case over && e.o.ShadowMode:
+		res.ShadowedOverLimit = true
+	case over:
+		res.OverallCode = rlsmsg.CodeOverLimit
+	}
+	return nil
+}
+
+// check returns a *limit.InvalidRequestError for a request the reference
+// does not evaluate, or nil.
+func check(req *rlsmsg.Request) error {
+	var problems []string
+	if req.Domain == "" {
+		problems = append(problems, "domain: rate limit domain must not be empty")
+	}
+	if len(req.Descriptors) == 0 {
+		problems = append(problems, "descriptors: rate limit descriptor list must not be empty")
+	}
+	for i := range req.Descriptors {
+		problems = limit.CheckDescriptor(problems, i, &req.Descriptors[i])
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &limit.InvalidRequestError{Problems: problems}
+}
+
+// match returns the counter updates req asks for in dom, one item each,
+// and marks the unlimited descriptors in res.
+func (e *Evaluator) match(sc *scratch, dom *Domain, req *rlsmsg.Request, res *limit.Result) []item {
 	items := sc.items[:0]
 	for i := range req.Descriptors {
 		d := &req.Descriptors[i]
-		if d.Override != nil {
-			if d.Override.Unit.Seconds() == 0 {
-				return nil, &InvalidRequestError{Msg: fmt.Sprintf("descriptors[%d].limit.unit: %v is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR", i, d.Override.Unit)}
+		if o := d.Limit; o != nil {
+			var mult uint32
+			if o.UnitMultiplier != nil {
+				mult = *o.UnitMultiplier
 			}
-			sc.rules = append(sc.rules, Rule{RequestsPerUnit: d.Override.RequestsPerUnit, Unit: d.Override.Unit, UnitMultiplier: d.Override.UnitMultiplier})
+			sc.rules = append(sc.rules, Rule{RequestsPerUnit: o.RequestsPerUnit, Unit: o.Unit, UnitMultiplier: mult})
 			it := item{desc: i, override: len(sc.rules) - 1}
 			if e.o.Observe != nil {
 				it.stats = overrideStatsKey(req.Domain, d.Entries)
@@ -147,7 +215,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, re
 		}
 		leaf := sc.match[len(sc.match)-1]
 		if leaf.Limits[0].Unlimited {
-			resp.Statuses[i].Remaining = math.MaxUint32
+			res.Statuses[i].LimitRemaining = math.MaxUint32
 			continue
 		}
 		start := len(sc.paths)
@@ -168,11 +236,13 @@ func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, re
 	}
 	items = dropReplaced(items)
 	sc.items = items
-	if len(items) == 0 {
-		return resp, nil
-	}
-	// Build every key in one buffer, then take strings over it: the store
-	// does not keep keys beyond Update (counter.Store's contract).
+	return items
+}
+
+// updates returns the counter updates of items. Every key is built in one
+// buffer and the updates take strings over it: the store does not keep
+// keys beyond Update (counter.Store's contract).
+func (e *Evaluator) updates(sc *scratch, req *rlsmsg.Request, items []item) []counter.Update {
 	sc.keys = sc.keys[:0]
 	ends := sc.ends[:0]
 	for _, it := range items {
@@ -184,42 +254,11 @@ func (e *Evaluator) Evaluate(ctx context.Context, cfg *Config, now time.Time, re
 	from := 0
 	for k, it := range items {
 		d := &req.Descriptors[it.desc]
-		updates[k] = counter.Update{Key: unsafe.String(&sc.keys[from], ends[k]-from), Policy: it.rule.policy(), Cost: hits(req, d)}
+		updates[k] = counter.Update{Key: unsafe.String(&sc.keys[from], ends[k]-from), Policy: it.rule.policy(), Cost: limit.Cost(req, d)}
 		from = ends[k]
 	}
 	sc.updates = updates
-	decisions := grow(sc.decisions, len(items))
-	sc.decisions = decisions
-	if err := e.o.Store.Update(ctx, now, updates, decisions); err != nil {
-		return nil, &StoreError{Err: err}
-	}
-	over := e.overall(items, decisions)
-	if (!over || e.o.ShadowMode) && rejectedAny(decisions) {
-		// Let through (shadow or quota mode): count it on every counter
-		// that had room.
-		if err := e.countLetThrough(ctx, now, updates, decisions); err != nil {
-			return nil, err
-		}
-	}
-	e.report(resp, items, updates, decisions)
-	switch {
-	case over && e.o.ShadowMode:
-		resp.ShadowedOverLimit = true
-	case over:
-		resp.Code = CodeOverLimit
-	}
-	return resp, nil
-}
-
-// hits is the cost of descriptor d in req.
-func hits(req *Request, d *Descriptor) uint64 {
-	if d.HasHitsAddend {
-		return d.HitsAddend
-	}
-	if req.HitsAddend == 0 {
-		return 1
-	}
-	return req.HitsAddend
+	return updates
 }
 
 // dropReplaced removes the items whose limit is named in the replaces list
@@ -291,7 +330,7 @@ func (e *Evaluator) countLetThrough(ctx context.Context, now time.Time, updates 
 	}
 	ds := make([]counter.Decision, len(again))
 	if err := e.o.Store.Update(ctx, now, again, ds); err != nil {
-		return &StoreError{Err: err}
+		return &limit.StoreError{Err: err}
 	}
 	for j, k := range at {
 		decisions[k] = ds[j]
@@ -299,9 +338,10 @@ func (e *Evaluator) countLetThrough(ctx context.Context, now time.Time, updates 
 	return nil
 }
 
-// report writes the statuses and calls the observer.
-func (e *Evaluator) report(resp *Response, items []item, updates []counter.Update, decisions []counter.Decision) {
-	chosen := make([]int, len(resp.Statuses))
+// report writes the statuses and the counters, and calls the observer.
+func (e *Evaluator) report(res *limit.Result, req *rlsmsg.Request, items []item, updates []counter.Update, decisions []counter.Decision) {
+	limits := e.counted(res, req, items, updates, decisions)
+	chosen := make([]int, len(res.Statuses))
 	for i := range chosen {
 		chosen[i] = -1
 	}
@@ -319,19 +359,51 @@ func (e *Evaluator) report(resp *Response, items []item, updates []counter.Updat
 			continue
 		}
 		it, dec := items[k], &decisions[k]
-		st := &resp.Statuses[i]
-		st.Limit = &CurrentLimit{Name: it.rule.Name, RequestsPerUnit: it.rule.RequestsPerUnit, Unit: it.rule.Unit, UnitMultiplier: max(it.rule.UnitMultiplier, 1)}
-		st.Remaining = uint32(min(dec.Remaining, math.MaxUint32))
-		st.ResetAfter = ceilSecond(dec.ResetAfter)
+		st := &res.Statuses[i]
+		st.CurrentLimit = &limits[k]
+		st.LimitRemaining = uint32(min(dec.Remaining, math.MaxUint32))
+		st.DurationUntilReset, st.HasDurationUntilReset = ceilSecond(dec.ResetAfter), true
 		switch {
 		case dec.Allowed:
-			st.Code = CodeOK
+			st.Code = rlsmsg.CodeOK
 		case it.node != nil && it.node.ShadowMode:
-			st.Code, st.Remaining = CodeOK, 0
+			st.Code, st.LimitRemaining = rlsmsg.CodeOK, 0
 		default:
-			st.Code = CodeOverLimit
+			st.Code = rlsmsg.CodeOverLimit
 		}
 	}
+}
+
+// counted lists items in res.Counters, with their decisions (none when
+// decisions is nil: the store failed), and returns the limits reported.
+func (e *Evaluator) counted(res *limit.Result, req *rlsmsg.Request, items []item, updates []counter.Update, decisions []counter.Decision) []rlsmsg.RateLimit {
+	limits := make([]rlsmsg.RateLimit, len(items))
+	for k, it := range items {
+		r := it.rule
+		limits[k] = rlsmsg.RateLimit{Name: r.Name, RequestsPerUnit: r.RequestsPerUnit, Unit: r.Unit}
+		if r.UnitMultiplier > 1 {
+			limits[k].UnitMultiplier = r.UnitMultiplier
+		}
+		c := limit.Counted{Descriptor: it.desc, Limit: &limits[k], Override: it.node == nil, Cost: updates[k].Cost, Name: metricName(req.Domain, it)}
+		if decisions != nil {
+			c.Decision = decisions[k]
+		}
+		res.Counters = append(res.Counters, c)
+	}
+	return limits
+}
+
+// metricName is the name of an item's limit in metrics: its rate_limit
+// name, else its configured path below the domain ("key_value.key"),
+// never a value of the request; empty for an override.
+func metricName(domain string, it item) string {
+	switch {
+	case it.node == nil:
+		return ""
+	case it.rule.Name != "":
+		return it.rule.Name
+	}
+	return strings.TrimPrefix(it.node.StatsKey, domain+".")
 }
 
 // worse reports whether decision a describes a descriptor better than b: an
@@ -374,7 +446,7 @@ func ceilSecond(d time.Duration) time.Duration {
 // appended when not the fixed window) to b. An entry matched by a
 // share_threshold node is written as the node's pattern, so that every value
 // it matches shares the counter, this node's and its children's.
-func appendCounterKey(b []byte, domain string, entries []Entry, it item) []byte {
+func appendCounterKey(b []byte, domain string, entries []rlsmsg.Entry, it item) []byte {
 	b = append(b, '{')
 	b = append(b, domain...)
 	b = append(b, '}')
@@ -400,7 +472,7 @@ func appendCounterKey(b []byte, domain string, entries []Entry, it item) []byte 
 // statsKey is the reference's statistics key of a match: the configured
 // path ("domain.key_value.key"), or with detailed_metric the request's
 // entries, and with value_to_metric the request's value on that level.
-func statsKey(domain string, entries []Entry, path []*Node) string {
+func statsKey(domain string, entries []rlsmsg.Entry, path []*Node) string {
 	leaf := path[len(path)-1]
 	if leaf.DetailedMetric {
 		return overrideStatsKey(domain, entries)
@@ -430,7 +502,7 @@ func statsKey(domain string, entries []Entry, path []*Node) string {
 }
 
 // overrideStatsKey is "domain.k1_v1.k2_v2".
-func overrideStatsKey(domain string, entries []Entry) string {
+func overrideStatsKey(domain string, entries []rlsmsg.Entry) string {
 	var b strings.Builder
 	b.WriteString(domain)
 	for _, en := range entries {

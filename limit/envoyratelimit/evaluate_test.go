@@ -8,8 +8,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // t0 is 10 s into a minute, an hour and a day.
@@ -67,7 +70,7 @@ type step struct {
 func desc(kv ...string) Descriptor {
 	var d Descriptor
 	for i := 0; i < len(kv); i += 2 {
-		d.Entries = append(d.Entries, Entry{kv[i], kv[i+1]})
+		d.Entries = append(d.Entries, Entry{Key: kv[i], Value: kv[i+1]})
 	}
 	return d
 }
@@ -77,10 +80,16 @@ func req(ds ...Descriptor) Request { return Request{Domain: "d", Descriptors: ds
 func ok() Status { return Status{Code: CodeOK} }
 
 func lim(code Code, name string, rpu uint32, unit Unit, remaining uint32, reset time.Duration) Status {
-	return Status{Code: code, Limit: &CurrentLimit{Name: name, RequestsPerUnit: rpu, Unit: unit, UnitMultiplier: 1}, Remaining: remaining, ResetAfter: reset}
+	return Status{Code: code, CurrentLimit: &CurrentLimit{Name: name, RequestsPerUnit: rpu, Unit: unit}, LimitRemaining: remaining, DurationUntilReset: reset, HasDurationUntilReset: true}
 }
 
-func resp(code Code, sts ...Status) *Response { return &Response{Code: code, Statuses: sts} }
+func resp(code Code, sts ...Status) *Response {
+	return &Response{Response: rlsmsg.Response{OverallCode: code, Statuses: sts}}
+}
+
+// ignoreCounters leaves out of comparisons what the statuses tests do not
+// spell out (TestEvaluateCounters checks it).
+var ignoreCounters = cmpopts.IgnoreFields(Response{}, "Counters", "Configured")
 
 const (
 	OK   = CodeOK
@@ -91,7 +100,7 @@ const (
 func run(t *testing.T, ev *Evaluator, cfg *Config, steps []step) {
 	t.Helper()
 	for i, s := range steps {
-		got, err := ev.Evaluate(context.Background(), cfg, t0.Add(s.at), &s.req)
+		got, err := evaluate(ev, cfg, t0.Add(s.at), &s.req)
 		if s.err != "" {
 			if err == nil || err.Error() != s.err {
 				t.Fatalf("step %d: Evaluate(%+v) error = %v, want %q", i, s.req, err, s.err)
@@ -101,7 +110,7 @@ func run(t *testing.T, ev *Evaluator, cfg *Config, steps []step) {
 		if err != nil {
 			t.Fatalf("step %d: Evaluate(%+v): %v", i, s.req, err)
 		}
-		if diff := cmp.Diff(s.want, got); diff != "" {
+		if diff := cmp.Diff(s.want, got, ignoreCounters); diff != "" {
 			t.Fatalf("step %d: Evaluate(%+v) (-want +got):\n%s", i, s.req, diff)
 		}
 	}
@@ -118,9 +127,9 @@ func mustLoad(t *testing.T, src string) *Config {
 
 func TestEvaluate(t *testing.T) {
 	cfg := mustLoad(t, evalConfig)
-	withHits := func(d Descriptor, n uint64) Descriptor { d.HitsAddend, d.HasHitsAddend = n, true; return d }
+	withHits := func(d Descriptor, n uint64) Descriptor { d.HitsAddend = &n; return d }
 	withOverride := func(d Descriptor, rpu uint32, u Unit) Descriptor {
-		d.Override = &Override{RequestsPerUnit: rpu, Unit: u}
+		d.Limit = &Override{RequestsPerUnit: rpu, Unit: u}
 		return d
 	}
 	tests := []struct {
@@ -141,7 +150,7 @@ func TestEvaluate(t *testing.T) {
 			{0, req(Descriptor{}), resp(OK, ok()), ""},
 		}},
 		{"unlimited, whitelist, unmatched", []step{
-			{0, req(desc("free", "x"), desc("white", "y"), desc("nope", "z")), resp(OK, Status{Code: OK, Remaining: math.MaxUint32}, ok(), ok()), ""},
+			{0, req(desc("free", "x"), desc("white", "y"), desc("nope", "z")), resp(OK, Status{Code: OK, LimitRemaining: math.MaxUint32}, ok(), ok()), ""},
 		}},
 		{"shadow_mode rule", []step{
 			{0, req(desc("shadow", "x")), resp(OK, lim(OK, "", 1, UnitHour, 0, 3590*sec)), ""},
@@ -172,12 +181,12 @@ func TestEvaluate(t *testing.T) {
 			{0, Request{Domain: "other", Descriptors: []Descriptor{withOverride(desc("a", "b"), 0, UnitSecond)}}, resp(OK, ok()), ""},
 		}},
 		{"override with unit UNKNOWN is an error", []step{
-			{0, req(withOverride(desc("a", "b"), 1, UnitUnknown)), nil, "ratelimit: invalid request: descriptors[0].limit.unit: UNKNOWN is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR"},
-			{0, req(withOverride(desc("a", "b"), 1, Unit(99))), nil, "ratelimit: invalid request: descriptors[0].limit.unit: Unit(99) is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR"},
+			{0, req(withOverride(desc("a", "b"), 1, UnitUnknown)), nil, "invalid request: descriptors[0].limit.unit: UNKNOWN is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR"},
+			{0, req(withOverride(desc("a", "b"), 1, Unit(99))), nil, "invalid request: descriptors[0].limit.unit: Unit(99) is not a unit: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR"},
 		}},
 		{"bad requests", []step{
-			{0, Request{Descriptors: []Descriptor{desc("a", "b")}}, nil, "ratelimit: invalid request: domain: rate limit domain must not be empty"},
-			{0, Request{Domain: "d"}, nil, "ratelimit: invalid request: descriptors: rate limit descriptor list must not be empty"},
+			{0, Request{Descriptors: []Descriptor{desc("a", "b")}}, nil, "invalid request: domain: rate limit domain must not be empty"},
+			{0, Request{Domain: "d"}, nil, "invalid request: descriptors: rate limit descriptor list must not be empty"},
 		}},
 		{"share_threshold: matching values share one counter", []step{
 			{0, req(desc("path", "/api/a")), resp(OK, lim(OK, "", 2, UnitMinute, 1, 50*sec)), ""},
@@ -199,9 +208,9 @@ func TestEvaluate(t *testing.T) {
 			{3 * sec, req(desc("multi", "m")), resp(OVER, lim(OVER, "hourly", 4, UnitHour, 0, 3587*sec)), ""},
 		}},
 		{"unit_multiplier: a 10 second window", []step{
-			{0, req(desc("ten", "t")), resp(OK, Status{Code: OK, Limit: &CurrentLimit{RequestsPerUnit: 1, Unit: UnitSecond, UnitMultiplier: 10}, ResetAfter: 10 * sec}), ""},
-			{9 * sec, req(desc("ten", "t")), resp(OVER, Status{Code: OVER, Limit: &CurrentLimit{RequestsPerUnit: 1, Unit: UnitSecond, UnitMultiplier: 10}, ResetAfter: sec}), ""},
-			{10 * sec, req(desc("ten", "t")), resp(OK, Status{Code: OK, Limit: &CurrentLimit{RequestsPerUnit: 1, Unit: UnitSecond, UnitMultiplier: 10}, ResetAfter: 10 * sec}), ""},
+			{0, req(desc("ten", "t")), resp(OK, Status{Code: OK, CurrentLimit: &CurrentLimit{RequestsPerUnit: 1, Unit: rlsmsg.UnitSecond, UnitMultiplier: 10}, DurationUntilReset: 10 * sec, HasDurationUntilReset: true}), ""},
+			{9 * sec, req(desc("ten", "t")), resp(OVER, Status{Code: OVER, CurrentLimit: &CurrentLimit{RequestsPerUnit: 1, Unit: rlsmsg.UnitSecond, UnitMultiplier: 10}, DurationUntilReset: sec, HasDurationUntilReset: true}), ""},
+			{10 * sec, req(desc("ten", "t")), resp(OK, Status{Code: OK, CurrentLimit: &CurrentLimit{RequestsPerUnit: 1, Unit: rlsmsg.UnitSecond, UnitMultiplier: 10}, DurationUntilReset: 10 * sec, HasDurationUntilReset: true}), ""},
 		}},
 	}
 	for _, tc := range tests {
@@ -222,7 +231,7 @@ func TestEvaluateGlobalShadowMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, ev, cfg, []step{
-		{0, req(desc("zero", "x"), desc("user", "s")), &Response{Code: OK, ShadowedOverLimit: true, Statuses: []Status{lim(OVER, "", 0, UnitSecond, 0, sec), lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)}}, ""},
+		{0, req(desc("zero", "x"), desc("user", "s")), &Response{Response: rlsmsg.Response{OverallCode: OK, Statuses: []Status{lim(OVER, "", 0, UnitSecond, 0, sec), lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)}}, ShadowedOverLimit: true}, ""},
 		// The request was let through, so the counter that had room counted it.
 		{0, req(desc("user", "s")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
 	})
@@ -234,8 +243,9 @@ func TestEvaluateNoConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := req(desc("a", "b"))
-	if _, err := ev.Evaluate(context.Background(), nil, t0, &r); !errors.Is(err, ErrNoConfig) {
-		t.Errorf("Evaluate(nil config) = %v, want ErrNoConfig", err)
+	got, err := evaluate(ev, nil, t0, &r)
+	if err != nil || got.Configured || got.OverallCode != CodeOK || len(got.Statuses) != 1 || got.Statuses[0].CurrentLimit != nil {
+		t.Errorf("Evaluate(no config) = %+v, %v, want OK for an unconfigured domain", got, err)
 	}
 }
 
@@ -251,14 +261,14 @@ func TestEvaluateStoreError(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := req(desc("user", "a"))
-	_, err = ev.Evaluate(context.Background(), mustLoad(t, evalConfig), t0, &r)
-	var se *StoreError
-	if !errors.As(err, &se) || err.Error() != "ratelimit: counter store: connection refused" {
+	_, err = evaluate(ev, mustLoad(t, evalConfig), t0, &r)
+	var se *limit.StoreError
+	if !errors.As(err, &se) || err.Error() != "counter store: connection refused" {
 		t.Errorf("Evaluate() = %v, want a StoreError", err)
 	}
 	// Requests that need no counter do not reach the store.
 	r = req(desc("free", "a"), desc("white", "b"))
-	if _, err := ev.Evaluate(context.Background(), mustLoad(t, evalConfig), t0, &r); err != nil {
+	if _, err := evaluate(ev, mustLoad(t, evalConfig), t0, &r); err != nil {
 		t.Errorf("Evaluate(unlimited, whitelist) = %v, want no store call", err)
 	}
 }
@@ -296,13 +306,13 @@ descriptors:
 	}
 	for range 11 {
 		r := req(desc("k", "x"))
-		if _, err := ev.Evaluate(context.Background(), cfg, t0, &r); err != nil {
+		if _, err := evaluate(ev, cfg, t0, &r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, d := range []Descriptor{desc("s", "x"), desc("w", "abc"), desc("det", "v1"), desc("vm", "v2")} {
 		r := req(d)
-		if _, err := ev.Evaluate(context.Background(), cfg, t0, &r); err != nil {
+		if _, err := evaluate(ev, cfg, t0, &r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -317,4 +327,44 @@ descriptors:
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
 	}
+}
+
+// TestEvaluateCounters: every counter of a request is listed for metrics,
+// named by its configuration, never by a request value.
+func TestEvaluateCounters(t *testing.T) {
+	cfg := mustLoad(t, `domain: d
+descriptors:
+  - key: user
+    rate_limit: {name: per-user, unit: minute, requests_per_unit: 2}
+  - key: det
+    detailed_metric: true
+    rate_limit: {unit: minute, requests_per_unit: 10}
+`)
+	ev, err := NewEvaluator(Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := req(desc("user", "alice"), desc("det", "secret-value"), withLimit(desc("o", "x"), 5))
+	got, err := evaluate(ev, cfg, t0, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Configured {
+		t.Error("Configured = false for a configured domain")
+	}
+	var names []string
+	for _, c := range got.Counters {
+		names = append(names, c.Name)
+		if c.Cost != 1 || !c.Decision.Allowed {
+			t.Errorf("counter %+v: want 1 hit, allowed", c)
+		}
+	}
+	if diff := cmp.Diff([]string{"per-user", "det", ""}, names); diff != "" {
+		t.Errorf("counter names (-want +got):\n%s", diff)
+	}
+}
+
+func withLimit(d Descriptor, rpu uint32) Descriptor {
+	d.Limit = &Override{RequestsPerUnit: rpu, Unit: rlsmsg.UnitMinute}
+	return d
 }

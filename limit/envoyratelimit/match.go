@@ -1,9 +1,6 @@
 package envoyratelimit
 
-// Entry is one key/value pair of a request descriptor.
-type Entry struct {
-	Key, Value string
-}
+import "github.com/rlpkit/rlpkit/rlsmsg"
 
 // Match returns the configured nodes that the entries reach, one per entry,
 // when the last one has limits (a limit applies only when the request is as
@@ -13,7 +10,7 @@ type Entry struct {
 // key-only node "key"; it never backtracks. Like the reference it compares
 // composite strings, so a key-only node "a_b" also matches the entry
 // (a, b). The result is appended to buf, which may be nil.
-func (d *Domain) Match(entries []Entry, buf []*Node) []*Node {
+func (d *Domain) Match(entries []rlsmsg.Entry, buf []*Node) []*Node {
 	if d == nil || len(entries) == 0 {
 		return nil
 	}

@@ -44,7 +44,7 @@ func TestMatch(t *testing.T) {
 	e := func(kv ...string) []Entry {
 		var out []Entry
 		for i := 0; i < len(kv); i += 2 {
-			out = append(out, Entry{kv[i], kv[i+1]})
+			out = append(out, Entry{Key: kv[i], Value: kv[i+1]})
 		}
 		return out
 	}

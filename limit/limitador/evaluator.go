@@ -3,111 +3,20 @@ package limitador
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// Code is a rate-limit answer: Envoy's RateLimitResponse.Code, with the same
-// numbers.
-type Code int32
-
-const (
-	// CodeUnknown is never returned by the Evaluator.
-	CodeUnknown Code = 0
-	// CodeOK means under the limit.
-	CodeOK Code = 1
-	// CodeOverLimit means over the limit.
-	CodeOverLimit Code = 2
-)
-
-// String returns Envoy's name of c: UNKNOWN, OK or OVER_LIMIT.
-func (c Code) String() string {
-	switch c {
-	case CodeOK:
-		return "OK"
-	case CodeOverLimit:
-		return "OVER_LIMIT"
-	case CodeUnknown:
-		return "UNKNOWN"
-	}
-	return "Code(" + strconv.Itoa(int(c)) + ")"
-}
-
-// Response is the answer to a Request: Envoy's RateLimitResponse.
-type Response struct {
-	// Code is CodeOverLimit when any descriptor is over the limit, else
-	// CodeOK.
-	Code Code
-	// Statuses has one status per request descriptor, in request order.
-	Statuses []DescriptorStatus
-	// Counters has one entry per counter the request was evaluated against,
-	// in evaluation order (the configured limits in order, then the
-	// descriptors' overrides), for metrics: which limit, how many hits and
-	// what the store decided. Evaluate reuses its storage as it reuses
-	// Statuses'.
-	Counters []Counted
-}
-
-// Counted is one counter of a request: the limit it belongs to, the hits
-// asked for and the store's decision.
-type Counted struct {
-	// Descriptor is the index of the first request descriptor the counter
-	// is reported on (a limit may be reported on several).
-	Descriptor int
-	// Limit is the limit the counter belongs to, as reported in statuses
-	// (its Name empty for an unnamed limit and for an override). Shared: do
-	// not modify it.
-	Limit *RateLimit
-	// Override reports whether the limit is the descriptor's own override
-	// rather than a configured limit.
-	Override bool
-	// Cost is the counter's hits (0 for a check).
-	Cost uint64
-	// Decision is the store's decision; the zero Decision when the store
-	// failed. When any counter of the request is over, nothing is consumed
-	// and the allowed decisions are checks (see Store).
-	Decision counter.Decision
-}
-
-// StoreError is the error Evaluate returns when the store cannot answer: a
-// server should answer "unavailable" and let its clients' failure mode
-// decide.
-type StoreError struct {
-	// Err is the store's error.
-	Err error
-}
-
-// Error returns "limit: store: " and the store's error.
-func (e *StoreError) Error() string { return "limit: store: " + e.Err.Error() }
-
-// Unwrap returns the store's error.
-func (e *StoreError) Unwrap() error { return e.Err }
-
-// DescriptorStatus is the answer for one descriptor: Envoy's
-// RateLimitResponse.DescriptorStatus.
-type DescriptorStatus struct {
-	// Code is CodeOverLimit when any counter reported on the descriptor is
-	// over.
-	Code Code
-	// CurrentLimit is the limit that decided: the first one over, or else
-	// the one with the least remaining. Nil when no limit applies. It is
-	// shared: do not modify it.
-	CurrentLimit *RateLimit
-	// LimitRemaining is how many more hits CurrentLimit admits now
-	// (saturating at the largest uint32).
-	LimitRemaining uint32
-	// DurationUntilReset is how long until CurrentLimit's counter is back to
-	// its initial state: the end of the window for the fixed window.
-	DurationUntilReset time.Duration
-}
-
-// ErrEmptyDomain is returned for a request without a domain.
-var ErrEmptyDomain = errors.New("limit: request has an empty domain")
+// Response is what Evaluate fills: limit.Result.
+type Response = limit.Result
 
 // Evaluator answers rate-limit requests with limitador's semantics over a
 // set of limits and a counter.Store, in the shape of Envoy's rate limit
@@ -132,9 +41,11 @@ var ErrEmptyDomain = errors.New("limit: request has an empty domain")
 //     configured limits do not read its entries.
 //   - a request is all-or-nothing: when any counter would go over, none is
 //     incremented. All its counters go to the store in one Update.
-//   - a domain without limits answers OK for every descriptor; an empty
-//     domain is ErrEmptyDomain; a store error is returned as a *StoreError,
-//     so a server can answer Unavailable.
+//   - a domain without limits answers OK for every descriptor; a request
+//     it cannot evaluate (an empty domain, a refund, an override with an
+//     unknown unit or a unit_multiplier other than 1) is a *limit.InvalidRequestError naming
+//     every problem; a store error is returned as a *limit.StoreError, so
+//     a server can answer Unavailable.
 //
 // An Evaluator is immutable and safe for concurrent use. To change limits,
 // build a new one on the same store: counters are keyed by limit identity,
@@ -159,7 +70,7 @@ type scratch struct {
 	attr    []int32 // the descriptors each update is attributed to, back to back
 	attrEnd []int   // per update: the end of its descriptors in attr
 	pick    []int   // per descriptor: the update its status reports
-	limits  []*RateLimit
+	limits  []*rlsmsg.RateLimit
 	act     activation
 }
 
@@ -198,6 +109,9 @@ func NewEvaluator(limits []Limit, store counter.Store, opts ...Option) (*Evaluat
 	return e, nil
 }
 
+// Configured reports whether any limit has domain as its namespace.
+func (e *Evaluator) Configured(domain string) bool { return e.domains[domain] != nil }
+
 // ShouldRateLimit evaluates req at the evaluator's clock and returns a new
 // response.
 func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *Request) (*Response, error) {
@@ -213,22 +127,13 @@ func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *Request) (*Respons
 // counters the request was to update, with zero decisions; on any other
 // error resp is left unspecified.
 func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, resp *Response) error {
-	if req.Domain == "" {
-		return ErrEmptyDomain
+	if err := check(req); err != nil {
+		return err
 	}
 	n := len(req.Descriptors)
-	if cap(resp.Statuses) < n {
-		resp.Statuses = make([]DescriptorStatus, n)
-	}
-	resp.Statuses = resp.Statuses[:n]
-	clear(resp.Statuses)
-	clear(resp.Counters)
-	resp.Counters = resp.Counters[:0]
-	resp.Code = CodeOK
-	for i := range resp.Statuses {
-		resp.Statuses[i].Code = CodeOK
-	}
+	resp.Reset(n)
 	dl := e.domains[req.Domain]
+	resp.Configured = dl != nil
 	if n == 0 {
 		return nil
 	}
@@ -254,7 +159,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 			}
 			cost := limitCost(req, sc.attr[first:])
 			sc.add(start, l.policy, cost, &l.status)
-			resp.Counters = append(resp.Counters, Counted{Descriptor: int(sc.attr[first]), Limit: &l.status, Cost: cost})
+			resp.Counters = append(resp.Counters, limit.Counted{Descriptor: int(sc.attr[first]), Limit: &l.status, Name: l.status.Name, Cost: cost})
 		}
 	}
 	for i := range req.Descriptors {
@@ -262,20 +167,20 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 		if !hasOverride(d) {
 			continue
 		}
-		cost := descriptorCost(req, d)
+		cost := limit.Cost(req, d)
 		start := len(sc.keys)
 		sc.keys = appendOverrideKey(sc.keys, req.Domain, d)
 		window := time.Duration(d.Limit.Unit.Seconds()) * time.Second
 		sc.attr = append(sc.attr, int32(i))
 		sc.add(start, counter.Policy{Max: uint64(d.Limit.RequestsPerUnit), Window: window}, cost,
-			&RateLimit{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: d.Limit.Unit})
-		resp.Counters = append(resp.Counters, Counted{Descriptor: i, Limit: sc.limits[len(sc.limits)-1], Override: true, Cost: cost})
+			&rlsmsg.RateLimit{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: d.Limit.Unit})
+		resp.Counters = append(resp.Counters, limit.Counted{Descriptor: i, Limit: sc.limits[len(sc.limits)-1], Override: true, Cost: cost})
 	}
 	if len(sc.updates) == 0 {
 		return nil
 	}
 	if err := e.store.Update(ctx, now, sc.updates, sc.decs); err != nil {
-		return &StoreError{Err: err}
+		return &limit.StoreError{Err: err}
 	}
 	for j := range resp.Counters {
 		resp.Counters[j].Decision = sc.decs[j]
@@ -286,7 +191,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, r
 
 // add records an update whose key is sc.keys[start:], attributed to the
 // descriptors appended to sc.attr since the previous update.
-func (sc *scratch) add(start int, p counter.Policy, cost uint64, rl *RateLimit) {
+func (sc *scratch) add(start int, p counter.Policy, cost uint64, rl *rlsmsg.RateLimit) {
 	key := sc.keys[start:]
 	sc.updates = append(sc.updates, counter.Update{Key: unsafe.String(unsafe.SliceData(key), len(key)), Policy: p, Cost: cost})
 	sc.decs = append(sc.decs, counter.Decision{})
@@ -330,10 +235,10 @@ func (e *Evaluator) statuses(sc *scratch, resp *Response) {
 		st := &resp.Statuses[i]
 		st.CurrentLimit = sc.limits[p]
 		st.LimitRemaining = uint32(min(d.Remaining, math.MaxUint32))
-		st.DurationUntilReset = d.ResetAfter
+		st.DurationUntilReset, st.HasDurationUntilReset = d.ResetAfter, true
 		if !d.Allowed {
-			st.Code = CodeOverLimit
-			resp.Code = CodeOverLimit
+			st.Code = rlsmsg.CodeOverLimit
+			resp.OverallCode = rlsmsg.CodeOverLimit
 		}
 	}
 }
@@ -358,24 +263,7 @@ func limitCost(req *Request, attr []int32) uint64 {
 			return *h
 		}
 	}
-	return requestCost(req)
-}
-
-// requestCost returns the request's hits_addend, 0 meaning 1.
-func requestCost(req *Request) uint64 {
-	if req.HitsAddend == 0 {
-		return 1
-	}
-	return uint64(req.HitsAddend)
-}
-
-// descriptorCost returns the hits of a descriptor's override: its own
-// hits_addend, else the request's.
-func descriptorCost(req *Request, d *Descriptor) uint64 {
-	if d.HitsAddend != nil {
-		return *d.HitsAddend
-	}
-	return requestCost(req)
+	return limit.RequestCost(req)
 }
 
 // appendOverrideKey appends the counter key of a descriptor's override:
@@ -392,4 +280,24 @@ func appendOverrideKey(b []byte, domain string, d *Descriptor) []byte {
 		b = appendNetstring(b, en.Value)
 	}
 	return b
+}
+
+// check returns a *limit.InvalidRequestError naming every reason req cannot
+// be evaluated, or nil.
+func check(req *Request) error {
+	var problems []string
+	if req.Domain == "" {
+		problems = append(problems, "domain: empty")
+	}
+	for i := range req.Descriptors {
+		d := &req.Descriptors[i]
+		problems = limit.CheckDescriptor(problems, i, d)
+		if m := d.Limit; m != nil && m.UnitMultiplier != nil && *m.UnitMultiplier != 1 {
+			problems = append(problems, fmt.Sprintf("descriptors[%d].limit.unit_multiplier: %d is not supported, only 1", i, *m.UnitMultiplier))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &limit.InvalidRequestError{Problems: problems}
 }

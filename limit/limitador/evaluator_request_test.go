@@ -17,118 +17,118 @@ func TestEvaluatorOncePerRequest(t *testing.T) {
 		{Entries: entries("path", "/admin/toys")},
 		{Entries: entries("method", "POST", "x", "y")},
 	}
-	minute := func(name string, max uint32, remaining uint32) DescriptorStatus {
-		return DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf(name, max, rlsmsg.UnitMinute), LimitRemaining: remaining, DurationUntilReset: 60 * s1}
+	minute := func(name string, max uint32, remaining uint32) rlsmsg.Status {
+		return rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf(name, max, rlsmsg.UnitMinute), LimitRemaining: remaining, DurationUntilReset: 60 * s1}
 	}
-	ok := DescriptorStatus{Code: CodeOK}
+	ok := rlsmsg.Status{Code: rlsmsg.CodeOK}
 	tests := []struct {
 		name  string
 		limit Limit
 		descs []Descriptor
-		want  []DescriptorStatus
+		want  []rlsmsg.Status
 	}{
 		{
 			name:  "a limit without conditions costs one hit, on the first descriptor",
 			limit: Limit{Name: "all", MaxValue: 10, Seconds: 60},
 			descs: three,
-			want:  []DescriptorStatus{minute("all", 10, 9), ok, ok},
+			want:  []rlsmsg.Status{minute("all", 10, 9), ok, ok},
 		},
 		{
 			name:  "descriptors[1] resolves",
 			limit: Limit{Name: "admin", MaxValue: 10, Seconds: 60, Conditions: []string{"descriptors[1]['path'].startsWith('/admin')"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, minute("admin", 10, 9), ok},
+			want:  []rlsmsg.Status{ok, minute("admin", 10, 9), ok},
 		},
 		{
 			name:  "a match in the second descriptor does not count as descriptors[0]",
 			limit: Limit{Name: "admin", MaxValue: 10, Seconds: 60, Conditions: []string{"descriptors[0]['path'].startsWith('/admin')"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, ok, ok},
+			want:  []rlsmsg.Status{ok, ok, ok},
 		},
 		{
 			name:  "legacy keys read all descriptors merged, a later entry winning",
 			limit: Limit{Name: "gets", MaxValue: 10, Seconds: 60, Conditions: []string{"method == 'GET'"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, ok, ok},
+			want:  []rlsmsg.Status{ok, ok, ok},
 		},
 		{
 			name:  "a legacy limit goes to the descriptors it read",
 			limit: Limit{Name: "posts", MaxValue: 10, Seconds: 60, Conditions: []string{"method == 'POST'"}, Variables: []string{"user"}},
 			descs: three,
-			want:  []DescriptorStatus{minute("posts", 10, 9), ok, minute("posts", 10, 9)},
+			want:  []rlsmsg.Status{minute("posts", 10, 9), ok, minute("posts", 10, 9)},
 		},
 		{
 			name:  "a CEL limit goes to the descriptors it read",
 			limit: Limit{Name: "xy", MaxValue: 10, Seconds: 60, Conditions: []string{"descriptors[2].x == 'y'"}, Variables: []string{"descriptors[1]['path']"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, minute("xy", 10, 9), minute("xy", 10, 9)},
+			want:  []rlsmsg.Status{ok, minute("xy", 10, 9), minute("xy", 10, 9)},
 		},
 		{
 			name:  "an index past the last descriptor is false",
 			limit: Limit{Name: "n", MaxValue: 10, Seconds: 60, Conditions: []string{"descriptors[3]['x'] == 'y'"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, ok, ok},
+			want:  []rlsmsg.Status{ok, ok, ok},
 		},
 		{
 			name:  "a missing key makes a condition false",
 			limit: Limit{Name: "n", MaxValue: 10, Seconds: 60, Conditions: []string{"descriptors[0]['missing'] != 'x'"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, ok, ok},
+			want:  []rlsmsg.Status{ok, ok, ok},
 		},
 		{
 			name:  "a variable reading a missing key skips the limit",
 			limit: Limit{Name: "n", MaxValue: 10, Seconds: 60, Variables: []string{"descriptors[1]['user']"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, ok, ok},
+			want:  []rlsmsg.Status{ok, ok, ok},
 		},
 		{
 			name:  "a legacy variable missing from every descriptor skips the limit",
 			limit: Limit{Name: "n", MaxValue: 10, Seconds: 60, Variables: []string{"tenant"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, ok, ok},
+			want:  []rlsmsg.Status{ok, ok, ok},
 		},
 		{
 			name:  "keys with dots are read with brackets",
 			limit: Limit{Name: "dots", MaxValue: 10, Seconds: 60, Conditions: []string{`descriptors[0]["req.method"] == 'GET'`}},
 			descs: []Descriptor{{Entries: entries("req.method", "GET")}},
-			want:  []DescriptorStatus{minute("dots", 10, 9)},
+			want:  []rlsmsg.Status{minute("dots", 10, 9)},
 		},
 		{
 			name:  "a field of an entry's value never matches",
 			limit: Limit{Name: "dots", MaxValue: 10, Seconds: 60, Conditions: []string{`descriptors[0].req.method == 'GET'`}},
 			descs: []Descriptor{{Entries: entries("req.method", "GET", "req", "x")}},
-			want:  []DescriptorStatus{ok},
+			want:  []rlsmsg.Status{ok},
 		},
 		{
 			name:  "limit.name",
 			limit: Limit{Name: "named", MaxValue: 10, Seconds: 60, Conditions: []string{"limit.name == 'named'"}},
 			descs: three,
-			want:  []DescriptorStatus{minute("named", 10, 9), ok, ok},
+			want:  []rlsmsg.Status{minute("named", 10, 9), ok, ok},
 		},
 		{
 			name:  "limit.id",
 			limit: Limit{Name: "n", ID: "abc", MaxValue: 10, Seconds: 60, Conditions: []string{"limit.id == 'abc'", "limit.name == 'n'"}},
 			descs: three,
-			want:  []DescriptorStatus{minute("n", 10, 9), ok, ok},
+			want:  []rlsmsg.Status{minute("n", 10, 9), ok, ok},
 		},
 		{
 			name:  "an unset limit.id is null",
 			limit: Limit{Name: "n", MaxValue: 10, Seconds: 60, Conditions: []string{"limit.id == null"}},
 			descs: three,
-			want:  []DescriptorStatus{minute("n", 10, 9), ok, ok},
+			want:  []rlsmsg.Status{minute("n", 10, 9), ok, ok},
 		},
 		{
 			name:  "another limit.name",
 			limit: Limit{Name: "n", MaxValue: 10, Seconds: 60, Conditions: []string{"limit.name == 'other'"}},
 			descs: three,
-			want:  []DescriptorStatus{ok, ok, ok},
+			want:  []rlsmsg.Status{ok, ok, ok},
 		},
 		{
 			// exists stops at the second descriptor: the third is not read.
 			name:  "a macro goes to the descriptors it looked at",
 			limit: Limit{Name: "n", MaxValue: 10, Seconds: 60, Conditions: []string{"size(descriptors) == 3 && descriptors.exists(d, d.path == '/admin/toys')"}},
 			descs: three,
-			want:  []DescriptorStatus{minute("n", 10, 9), minute("n", 10, 9), ok},
+			want:  []rlsmsg.Status{minute("n", 10, 9), minute("n", 10, 9), ok},
 		},
 	}
 	for _, tc := range tests {
@@ -136,7 +136,7 @@ func TestEvaluatorOncePerRequest(t *testing.T) {
 			tc.limit.Namespace = "d"
 			e := newEvaluator(t, []Limit{tc.limit})
 			got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: tc.descs})
-			if diff := cmp.Diff(tc.want, got.Statuses); diff != "" {
+			if diff := cmp.Diff(tc.want, got.Statuses, ignoreCounters); diff != "" {
 				t.Errorf("Evaluate(%v) statuses mismatch (-want +got):\n%s", tc.descs, diff)
 			}
 		})
@@ -155,28 +155,28 @@ func TestEvaluatorVariables(t *testing.T) {
 	lim := limitOf("n", 2, rlsmsg.UnitMinute)
 	steps := []struct {
 		req  Request
-		want []DescriptorStatus
+		want []rlsmsg.Status
 	}{
-		{req("bob"), []DescriptorStatus{
-			{Code: CodeOK, CurrentLimit: lim, LimitRemaining: 1, DurationUntilReset: 60 * s1},
-			{Code: CodeOK, CurrentLimit: lim, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+		{req("bob"), []rlsmsg.Status{
+			{Code: rlsmsg.CodeOK, CurrentLimit: lim, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+			{Code: rlsmsg.CodeOK, CurrentLimit: lim, LimitRemaining: 1, DurationUntilReset: 60 * s1},
 		}},
-		{req("alice"), []DescriptorStatus{ // another counter
-			{Code: CodeOK, CurrentLimit: lim, LimitRemaining: 1, DurationUntilReset: 60 * s1},
-			{Code: CodeOK, CurrentLimit: lim, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+		{req("alice"), []rlsmsg.Status{ // another counter
+			{Code: rlsmsg.CodeOK, CurrentLimit: lim, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+			{Code: rlsmsg.CodeOK, CurrentLimit: lim, LimitRemaining: 1, DurationUntilReset: 60 * s1},
 		}},
-		{req("bob"), []DescriptorStatus{
-			{Code: CodeOK, CurrentLimit: lim, LimitRemaining: 0, DurationUntilReset: 60 * s1},
-			{Code: CodeOK, CurrentLimit: lim, LimitRemaining: 0, DurationUntilReset: 60 * s1},
+		{req("bob"), []rlsmsg.Status{
+			{Code: rlsmsg.CodeOK, CurrentLimit: lim, LimitRemaining: 0, DurationUntilReset: 60 * s1},
+			{Code: rlsmsg.CodeOK, CurrentLimit: lim, LimitRemaining: 0, DurationUntilReset: 60 * s1},
 		}},
-		{req("bob"), []DescriptorStatus{
-			{Code: CodeOverLimit, CurrentLimit: lim, LimitRemaining: 0, DurationUntilReset: 60 * s1},
-			{Code: CodeOverLimit, CurrentLimit: lim, LimitRemaining: 0, DurationUntilReset: 60 * s1},
+		{req("bob"), []rlsmsg.Status{
+			{Code: rlsmsg.CodeOverLimit, CurrentLimit: lim, LimitRemaining: 0, DurationUntilReset: 60 * s1},
+			{Code: rlsmsg.CodeOverLimit, CurrentLimit: lim, LimitRemaining: 0, DurationUntilReset: 60 * s1},
 		}},
 	}
 	for i, st := range steps {
 		got := evaluate(t, e, 0, st.req)
-		if diff := cmp.Diff(st.want, got.Statuses); diff != "" {
+		if diff := cmp.Diff(st.want, got.Statuses, ignoreCounters); diff != "" {
 			t.Errorf("step %d: Evaluate statuses mismatch (-want +got):\n%s", i, diff)
 		}
 	}
@@ -191,12 +191,12 @@ func TestEvaluatorFirstHitWindow(t *testing.T) {
 		lim := limitOf("n", 1, rlsmsg.UnitMinute)
 		first := evaluate(t, e, 40*s1, req)
 		second := evaluate(t, e, 70*s1, req)
-		want := []DescriptorStatus{{Code: CodeOK, CurrentLimit: lim, DurationUntilReset: 60 * s1}, {Code: CodeOverLimit, CurrentLimit: lim, DurationUntilReset: 30 * s1}}
+		want := []rlsmsg.Status{{Code: rlsmsg.CodeOK, CurrentLimit: lim, DurationUntilReset: 60 * s1}, {Code: rlsmsg.CodeOverLimit, CurrentLimit: lim, DurationUntilReset: 30 * s1}}
 		if epoch {
-			want = []DescriptorStatus{{Code: CodeOK, CurrentLimit: lim, DurationUntilReset: 20 * s1}, {Code: CodeOK, CurrentLimit: lim, DurationUntilReset: 50 * s1}}
+			want = []rlsmsg.Status{{Code: rlsmsg.CodeOK, CurrentLimit: lim, DurationUntilReset: 20 * s1}, {Code: rlsmsg.CodeOK, CurrentLimit: lim, DurationUntilReset: 50 * s1}}
 		}
-		got := []DescriptorStatus{first.Statuses[0], second.Statuses[0]}
-		if diff := cmp.Diff(want, got); diff != "" {
+		got := []rlsmsg.Status{first.Statuses[0], second.Statuses[0]}
+		if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
 			t.Errorf("EpochWindows %v: Evaluate at 40s and 70s mismatch (-want +got):\n%s", epoch, diff)
 		}
 	}

@@ -3,6 +3,7 @@ package limitador
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
@@ -56,8 +58,8 @@ func evaluate(t *testing.T, e *Evaluator, at time.Duration, req Request) *Respon
 	return resp
 }
 
-func limitOf(name string, max uint32, u rlsmsg.Unit) *RateLimit {
-	return &RateLimit{Name: name, RequestsPerUnit: max, Unit: u}
+func limitOf(name string, max uint32, u rlsmsg.Unit) *rlsmsg.RateLimit {
+	return &rlsmsg.RateLimit{Name: name, RequestsPerUnit: max, Unit: u}
 }
 
 // TestEvaluator walks the toystore limits through requests of several
@@ -80,20 +82,20 @@ func TestEvaluator(t *testing.T) {
 		// get-per-user reads method (the second descriptor) and user (alice,
 		// the third's, which wins over the first's), all nothing (it goes to
 		// the first), admin the first's path: three counters, one hit each.
-		{0, Response{Code: CodeOK, Statuses: []DescriptorStatus{
-			{Code: CodeOK, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3600 * s1},
-			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
-			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
-		}}},
+		{0, Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
+			{Code: rlsmsg.CodeOK, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3600 * s1},
+			{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+			{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+		}}}},
 		// admin is used up: the request is over, and nothing is consumed. An
 		// admitted descriptor reports its counters without this request; an
 		// over one as they stood within the request. Windows start at their
 		// counters' first hits.
-		{10 * s1, Response{Code: CodeOverLimit, Statuses: []DescriptorStatus{
-			{Code: CodeOverLimit, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3590 * s1},
-			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
-			{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
-		}}},
+		{10 * s1, Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOverLimit, Statuses: []rlsmsg.Status{
+			{Code: rlsmsg.CodeOverLimit, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3590 * s1},
+			{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
+			{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
+		}}}},
 	}
 	for i, st := range steps {
 		got := evaluate(t, e, st.at, req)
@@ -107,10 +109,10 @@ func TestEvaluator(t *testing.T) {
 		{Entries: entries("user", "bob")},
 		{Entries: entries("method", "GET")},
 	}})
-	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{
-		{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
-		{Code: CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
-	}}
+	want := &Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
+		{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+		{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
+	}}}
 	if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
 		t.Errorf("Evaluate mismatch (-want +got):\n%s", diff)
 	}
@@ -120,7 +122,14 @@ func TestEvaluator(t *testing.T) {
 }
 
 // ignoreCounters leaves Response.Counters to TestEvaluatorCounters.
-var ignoreCounters = cmpopts.IgnoreFields(Response{}, "Counters")
+// ignoreCounters leaves out of a comparison what the tests of statuses do
+// not spell out: the counters, whether the domain is configured, and
+// HasDurationUntilReset (set exactly when CurrentLimit is, which
+// TestDurationPresence checks).
+var ignoreCounters = cmp.Options{
+	cmpopts.IgnoreFields(Response{}, "Counters", "Configured"),
+	cmpopts.IgnoreFields(rlsmsg.Status{}, "HasDurationUntilReset"),
+}
 
 // TestEvaluatorCounters checks the counters a response lists: one per limit
 // applied, descriptor by descriptor, with the hits and the store's decision;
@@ -141,7 +150,7 @@ func TestEvaluatorCounters(t *testing.T) {
 		Allowed    bool
 		Used       float64
 	}
-	summarize := func(cs []Counted) []counted {
+	summarize := func(cs []limit.Counted) []counted {
 		var out []counted
 		for _, c := range cs {
 			out = append(out, counted{c.Descriptor, c.Limit.Name, c.Limit.RequestsPerUnit, c.Override, c.Cost, c.Decision.Allowed, c.Decision.Used})
@@ -179,21 +188,23 @@ func TestEvaluatorCounters(t *testing.T) {
 
 func TestEvaluatorNoLimits(t *testing.T) {
 	e := newEvaluator(t, toystore)
-	want := &Response{Code: CodeOK, Statuses: []DescriptorStatus{{Code: CodeOK}, {Code: CodeOK}}}
+	want := &Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{{Code: rlsmsg.CodeOK}, {Code: rlsmsg.CodeOK}}}}
 	for _, domain := range []string{"unknown", "other"} {
 		got := evaluate(t, e, 0, Request{Domain: domain, Descriptors: []Descriptor{{Entries: entries("a", "b")}, {}}})
 		if domain == "other" { // the "other" limit applies once, on the first descriptor
-			want = &Response{Code: CodeOK, Statuses: []DescriptorStatus{
-				{Code: CodeOK, CurrentLimit: limitOf("other", 1, rlsmsg.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
-				{Code: CodeOK},
-			}}
+			want = &Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
+				{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("other", 1, rlsmsg.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
+				{Code: rlsmsg.CodeOK},
+			}}}
 		}
 		if diff := cmp.Diff(want, got, ignoreCounters); diff != "" {
 			t.Errorf("Evaluate(domain %q) mismatch (-want +got):\n%s", domain, diff)
 		}
 	}
-	if _, err := e.ShouldRateLimit(context.Background(), &Request{Descriptors: []Descriptor{{}}}); !errors.Is(err, ErrEmptyDomain) {
-		t.Errorf("ShouldRateLimit(empty domain) = %v, want ErrEmptyDomain", err)
+	var invalid *limit.InvalidRequestError
+	if _, err := e.ShouldRateLimit(context.Background(), &Request{Descriptors: []Descriptor{{}}}); !errors.As(err, &invalid) ||
+		err.Error() != "invalid request: domain: empty" {
+		t.Errorf("ShouldRateLimit(empty domain) = %v, want an InvalidRequestError naming the domain", err)
 	}
 }
 
@@ -201,34 +212,34 @@ func TestEvaluatorHitsAddend(t *testing.T) {
 	limits := []Limit{{Namespace: "d", Name: "n", MaxValue: 10, Seconds: 60, Variables: []string{"k"}}}
 	e := newEvaluator(t, limits)
 	lim := limitOf("n", 10, rlsmsg.UnitMinute)
-	status := func(code Code, remaining uint32) DescriptorStatus {
-		return DescriptorStatus{Code: code, CurrentLimit: lim, LimitRemaining: remaining, DurationUntilReset: 60 * s1}
+	status := func(code rlsmsg.Code, remaining uint32) rlsmsg.Status {
+		return rlsmsg.Status{Code: code, CurrentLimit: lim, LimitRemaining: remaining, DurationUntilReset: 60 * s1}
 	}
 	steps := []struct {
 		name string
 		req  Request
-		want []DescriptorStatus
+		want []rlsmsg.Status
 	}{
 		{"request-level 0 means 1", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
-			[]DescriptorStatus{status(CodeOK, 9)}},
+			[]rlsmsg.Status{status(rlsmsg.CodeOK, 9)}},
 		{"request-level 3", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
-			[]DescriptorStatus{status(CodeOK, 6)}},
+			[]rlsmsg.Status{status(rlsmsg.CodeOK, 6)}},
 		{"descriptor-level replaces request-level", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
 			{Entries: entries("k", "a"), HitsAddend: u64(5)}}},
-			[]DescriptorStatus{status(CodeOK, 1)}},
+			[]rlsmsg.Status{status(rlsmsg.CodeOK, 1)}},
 		{"explicit 0 checks without consuming", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
 			{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
-			[]DescriptorStatus{status(CodeOK, 1)}},
+			[]rlsmsg.Status{status(rlsmsg.CodeOK, 1)}},
 		{"too many", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(2)}}},
-			[]DescriptorStatus{status(CodeOverLimit, 1)}},
+			[]rlsmsg.Status{status(rlsmsg.CodeOverLimit, 1)}},
 		{"last hit", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
-			[]DescriptorStatus{status(CodeOK, 0)}},
+			[]rlsmsg.Status{status(rlsmsg.CodeOK, 0)}},
 		{"a check on a full counter is over", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
-			[]DescriptorStatus{status(CodeOverLimit, 0)}},
+			[]rlsmsg.Status{status(rlsmsg.CodeOverLimit, 0)}},
 	}
 	for _, st := range steps {
 		got := evaluate(t, e, 0, st.req)
-		if diff := cmp.Diff(st.want, got.Statuses); diff != "" {
+		if diff := cmp.Diff(st.want, got.Statuses, ignoreCounters); diff != "" {
 			t.Errorf("%s: statuses mismatch (-want +got):\n%s", st.name, diff)
 		}
 	}
@@ -241,25 +252,33 @@ func TestEvaluatorOverride(t *testing.T) {
 	steps := []struct {
 		name string
 		d    Descriptor
-		want DescriptorStatus
+		want rlsmsg.Status
 	}{
 		{"override replaces the configured limit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+			rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
 		{"and is over on the next hit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
-			DescriptorStatus{Code: CodeOverLimit, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
+			rlsmsg.Status{Code: rlsmsg.CodeOverLimit, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
 		{"the configured counter was not touched", Descriptor{Entries: entries("user", "bob")},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, rlsmsg.UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
+			rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("configured", 100, rlsmsg.UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
 		{"override applies without a configured limit", Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, rlsmsg.UnitSecond)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 5, rlsmsg.UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
+			rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("", 5, rlsmsg.UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
 		{"another window is another counter", Descriptor{Entries: entries("user", "bob"), Limit: override(2, rlsmsg.UnitDay)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("", 2, rlsmsg.UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
-		{"an unknown unit is ignored", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitUnknown)},
-			DescriptorStatus{Code: CodeOK, CurrentLimit: limitOf("configured", 100, rlsmsg.UnitMinute), LimitRemaining: 98, DurationUntilReset: 60 * s1}},
+			rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("", 2, rlsmsg.UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
 	}
 	for _, st := range steps {
 		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{st.d}})
-		if diff := cmp.Diff([]DescriptorStatus{st.want}, got.Statuses); diff != "" {
+		if diff := cmp.Diff([]rlsmsg.Status{st.want}, got.Statuses, ignoreCounters); diff != "" {
 			t.Errorf("%s: statuses mismatch (-want +got):\n%s", st.name, diff)
+		}
+	}
+	// An override with an unknown unit is refused, as every format of
+	// rlpkit's server refuses it: applying the configured limit instead
+	// would hide the proxy's misconfiguration.
+	for _, u := range []rlsmsg.Unit{rlsmsg.UnitUnknown, 99} {
+		var invalid *limit.InvalidRequestError
+		err := e.Evaluate(context.Background(), time.Unix(0, 0), &Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("user", "bob"), Limit: override(1, u)}}}, new(Response))
+		if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "descriptors[0].limit.unit: "+u.String()+" is not a unit") {
+			t.Errorf("override with unit %v: %v, want an InvalidRequestError naming descriptors[0].limit.unit", u, err)
 		}
 	}
 }
@@ -291,7 +310,7 @@ func TestEvaluatorKeysAreUnambiguous(t *testing.T) {
 		{Entries: entries("a", "x1:", "b", "y")},
 	} {
 		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{d}})
-		if got.Code != CodeOK {
+		if got.OverallCode != rlsmsg.CodeOK {
 			t.Errorf("descriptor %v shares a counter with an earlier one", d.Entries)
 		}
 	}
@@ -310,15 +329,15 @@ func TestEvaluatorStoreError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.ShouldRateLimit(context.Background(), &Request{Domain: "toystore", Descriptors: []Descriptor{{}}})
-	var se *StoreError
-	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Err != boom || err.Error() != "limit: store: connection refused" {
-		t.Errorf("ShouldRateLimit with a failing store = %v, want the store's error in a *StoreError", err)
+	var se *limit.StoreError
+	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Err != boom || err.Error() != "counter store: connection refused" {
+		t.Errorf("ShouldRateLimit with a failing store = %v, want the store's error in a *limit.StoreError", err)
 	}
 	// Evaluate lists the counters the request was to update.
 	var resp Response
 	req := &Request{Domain: "toystore", Descriptors: []Descriptor{{Entries: entries("method", "POST")}}}
 	if err := e.Evaluate(context.Background(), time.Unix(0, 0), req, &resp); !errors.As(err, &se) {
-		t.Fatalf("Evaluate with a failing store = %v, want a *StoreError", err)
+		t.Fatalf("Evaluate with a failing store = %v, want a *limit.StoreError", err)
 	}
 	if len(resp.Counters) != 1 || resp.Counters[0].Limit.Name != "all" || resp.Counters[0].Decision != (counter.Decision{}) {
 		t.Errorf("Evaluate with a failing store: Counters = %+v, want the \"all\" counter with a zero decision", resp.Counters)
@@ -353,7 +372,7 @@ func TestEvaluatorExactUnderConcurrency(t *testing.T) {
 		if err := e.Evaluate(context.Background(), t0.Add(time.Duration(i)*time.Microsecond), &req, &resp); err != nil {
 			panic(err)
 		}
-		return resp.Code == CodeOK
+		return resp.OverallCode == rlsmsg.CodeOK
 	})
 	if admitted != 1000 {
 		t.Errorf("admitted %d, want exactly 1000", admitted)
@@ -377,4 +396,23 @@ func hammer(g, n int, f func(g, i int) bool) int {
 	}
 	wg.Wait()
 	return int(admitted.Load())
+}
+
+// TestDurationPresence: a status carries a duration until reset exactly
+// when a limit applies to it.
+func TestDurationPresence(t *testing.T) {
+	e, err := NewEvaluator([]Limit{{Namespace: "d", MaxValue: 5, Seconds: 60, Conditions: []string{"k == a"}}}, counter.NewMemoryStore(counter.MemoryOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}, {Entries: entries("other", "b")}}})
+	if st := got.Statuses[0]; st.CurrentLimit == nil || !st.HasDurationUntilReset || st.DurationUntilReset != 60*time.Second {
+		t.Errorf("status 0 = %+v, want a limit and 60s until reset", st)
+	}
+	if st := got.Statuses[1]; st.CurrentLimit != nil || st.HasDurationUntilReset {
+		t.Errorf("status 1 = %+v, want no limit and no duration", st)
+	}
+	if !got.Configured {
+		t.Error("Configured = false for a domain with limits")
+	}
 }

@@ -37,7 +37,7 @@ func ExampleNewEvaluator() {
 		if err := ev.Evaluate(context.Background(), now, &req, &resp); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Print(resp.Code)
+		fmt.Print(resp.OverallCode)
 		for _, st := range resp.Statuses {
 			fmt.Printf(" [%s %s: %d left, reset in %v]", st.Code, st.CurrentLimit.Name, st.LimitRemaining, st.DurationUntilReset)
 		}

@@ -41,7 +41,7 @@ func ExampleRequestFromResult() {
 			panic(err)
 		}
 		st := resp.Statuses[0]
-		fmt.Println(resp.Code, st.CurrentLimit.Name, st.CurrentLimit.RequestsPerUnit, st.CurrentLimit.Unit, st.LimitRemaining)
+		fmt.Println(resp.OverallCode, st.CurrentLimit.Name, st.CurrentLimit.RequestsPerUnit, st.CurrentLimit.Unit, st.LimitRemaining)
 	}
 	// Output:
 	// OK per-user 2 MINUTE 1

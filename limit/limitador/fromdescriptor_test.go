@@ -119,22 +119,22 @@ func TestDescriptorToEvaluator(t *testing.T) {
 	admin := limitOf("admin", 2, rlsmsg.UnitMinute)
 	override := limitOf("", 5, rlsmsg.UnitMinute)
 	type status struct {
-		Code      Code
-		Limit     *RateLimit
+		Code      rlsmsg.Code
+		Limit     *rlsmsg.RateLimit
 		Remaining uint32
 	}
 	tests := []struct {
 		name string
 		want []status
-		code Code
+		code rlsmsg.Code
 	}{
 		// The override (5 a minute) replaces any configured limit for the
 		// user's descriptor, which costs 2 hits from metadata.
-		{"first", []status{{CodeOK, admin, 1}, {CodeOK, override, 3}}, CodeOK},
-		{"second", []status{{CodeOK, admin, 0}, {CodeOK, override, 1}}, CodeOK},
+		{"first", []status{{rlsmsg.CodeOK, admin, 1}, {rlsmsg.CodeOK, override, 3}}, rlsmsg.CodeOK},
+		{"second", []status{{rlsmsg.CodeOK, admin, 0}, {rlsmsg.CodeOK, override, 1}}, rlsmsg.CodeOK},
 		// The admin limit is over, so nothing is counted: the user's
 		// counter still has 1 left, and 2 hits do not fit in it.
-		{"third", []status{{CodeOverLimit, admin, 0}, {CodeOverLimit, override, 1}}, CodeOverLimit},
+		{"third", []status{{rlsmsg.CodeOverLimit, admin, 0}, {rlsmsg.CodeOverLimit, override, 1}}, rlsmsg.CodeOverLimit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,8 +151,8 @@ func TestDescriptorToEvaluator(t *testing.T) {
 			for _, s := range resp.Statuses {
 				got = append(got, status{s.Code, s.CurrentLimit, s.LimitRemaining})
 			}
-			if resp.Code != tc.code {
-				t.Errorf("Evaluate(%+v).Code = %v, want %v", req, resp.Code, tc.code)
+			if resp.OverallCode != tc.code {
+				t.Errorf("Evaluate(%+v).Code = %v, want %v", req, resp.OverallCode, tc.code)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Evaluate(%+v) statuses mismatch (-want +got):\n%s", req, diff)

@@ -13,18 +13,6 @@ import (
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// RateLimit is the limit reported in a descriptor status: Envoy's
-// RateLimitResponse.RateLimit.
-type RateLimit struct {
-	// Name is the limit's Name (empty for a descriptor's override).
-	Name string
-	// RequestsPerUnit is the limit's MaxValue.
-	RequestsPerUnit uint32
-	// Unit is the window as an Envoy unit, UnitUnknown when the window is
-	// none of them.
-	Unit rlsmsg.Unit
-}
-
 // compiledLimit is a validated Limit ready for matching.
 type compiledLimit struct {
 	index  int // position in the list given to the evaluator
@@ -32,7 +20,7 @@ type compiledLimit struct {
 	vars   []*variable // one per canonical form, in canonical order
 	prefix string      // counter key prefix; the variables' values follow
 	policy counter.Policy
-	status RateLimit
+	status rlsmsg.RateLimit
 	cel    ref.Val // limit, as CEL conditions and variables read it
 }
 
@@ -122,7 +110,7 @@ func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLi
 		cl.vars = append(cl.vars, byForm[form])
 	}
 	cl.policy = counter.Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second, FirstHit: !l.EpochWindows}
-	cl.status = RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: rlsmsg.UnitForSeconds(l.Seconds)}
+	cl.status = rlsmsg.RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: rlsmsg.UnitForSeconds(l.Seconds)}
 	cl.cel = limitValue(l)
 	b := appendHashTag(nil, l.Namespace)
 	b = append(b, 'L', algorithmKeyByte(l.Algorithm))

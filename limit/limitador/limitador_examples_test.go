@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // TestLimitadorExamples replays the examples of limitador's "How it works" (the legacy
@@ -16,26 +17,26 @@ func TestLimitadorExamples(t *testing.T) {
 	limit := func(conds, vars []string) []Limit {
 		return []Limit{{Namespace: "example.org", MaxValue: 1, Seconds: 60, Conditions: conds, Variables: vars}}
 	}
-	const ok, over = CodeOK, CodeOverLimit
+	const ok, over = rlsmsg.CodeOK, rlsmsg.CodeOverLimit
 	tests := []struct {
 		name   string
 		limits []Limit
 		domain string
 		descs  []Descriptor
-		want   []Code // one per request, in order
+		want   []rlsmsg.Code // one per request, in order
 	}{
-		{"1.x: the condition matches though not all entries do", limit([]string{"KEY_A == 'VALUE_A'"}, nil), "example.org", howItWorks, []Code{ok, over}},
-		{"1.x: the condition's key does not exist", limit([]string{"KEY_B == 'VALUE_B'"}, nil), "example.org", howItWorks, []Code{ok, ok}},
-		{"1.x: not all the conditions match", limit([]string{"KEY_A == 'VALUE_A'", "OTHER_KEY == 'WRONG_VALUE'"}, nil), "example.org", howItWorks, []Code{ok, ok}},
-		{"1.x: the variable does not exist", limit(nil, []string{"MY_VAR"}), "example.org", howItWorks, []Code{ok, ok}},
-		{"1.x: only the conditions match", limit([]string{"KEY_A == 'VALUE_A'"}, []string{"MY_VAR"}), "example.org", howItWorks, []Code{ok, ok}},
-		{"1.x: the variable exists", limit(nil, []string{"OTHER_KEY"}), "example.org", howItWorks, []Code{ok, over}},
-		{"2.x: the condition matches though not all entries do", limit([]string{"descriptors[0].KEY_A == 'VALUE_A'"}, nil), "example.org", howItWorks, []Code{ok, over}},
-		{"2.x: the condition's key does not exist", limit([]string{"descriptors[0].KEY_B == 'VALUE_B'"}, nil), "example.org", howItWorks, []Code{ok, ok}},
-		{"2.x: not all the conditions match", limit([]string{"descriptors[0].KEY_A == 'VALUE_A'", "descriptors[0].OTHER_KEY == 'WRONG_VALUE'"}, nil), "example.org", howItWorks, []Code{ok, ok}},
-		{"2.x: the variable does not exist", limit(nil, []string{"descriptors[0].MY_VAR"}), "example.org", howItWorks, []Code{ok, ok}},
-		{"2.x: only the conditions match", limit([]string{"descriptors[0].KEY_A == 'VALUE_A'"}, []string{"descriptors[0].MY_VAR"}), "example.org", howItWorks, []Code{ok, ok}},
-		{"another namespace", limit([]string{"KEY_A == 'VALUE_A'"}, nil), "example.com", howItWorks, []Code{ok, ok}},
+		{"1.x: the condition matches though not all entries do", limit([]string{"KEY_A == 'VALUE_A'"}, nil), "example.org", howItWorks, []rlsmsg.Code{ok, over}},
+		{"1.x: the condition's key does not exist", limit([]string{"KEY_B == 'VALUE_B'"}, nil), "example.org", howItWorks, []rlsmsg.Code{ok, ok}},
+		{"1.x: not all the conditions match", limit([]string{"KEY_A == 'VALUE_A'", "OTHER_KEY == 'WRONG_VALUE'"}, nil), "example.org", howItWorks, []rlsmsg.Code{ok, ok}},
+		{"1.x: the variable does not exist", limit(nil, []string{"MY_VAR"}), "example.org", howItWorks, []rlsmsg.Code{ok, ok}},
+		{"1.x: only the conditions match", limit([]string{"KEY_A == 'VALUE_A'"}, []string{"MY_VAR"}), "example.org", howItWorks, []rlsmsg.Code{ok, ok}},
+		{"1.x: the variable exists", limit(nil, []string{"OTHER_KEY"}), "example.org", howItWorks, []rlsmsg.Code{ok, over}},
+		{"2.x: the condition matches though not all entries do", limit([]string{"descriptors[0].KEY_A == 'VALUE_A'"}, nil), "example.org", howItWorks, []rlsmsg.Code{ok, over}},
+		{"2.x: the condition's key does not exist", limit([]string{"descriptors[0].KEY_B == 'VALUE_B'"}, nil), "example.org", howItWorks, []rlsmsg.Code{ok, ok}},
+		{"2.x: not all the conditions match", limit([]string{"descriptors[0].KEY_A == 'VALUE_A'", "descriptors[0].OTHER_KEY == 'WRONG_VALUE'"}, nil), "example.org", howItWorks, []rlsmsg.Code{ok, ok}},
+		{"2.x: the variable does not exist", limit(nil, []string{"descriptors[0].MY_VAR"}), "example.org", howItWorks, []rlsmsg.Code{ok, ok}},
+		{"2.x: only the conditions match", limit([]string{"descriptors[0].KEY_A == 'VALUE_A'"}, []string{"descriptors[0].MY_VAR"}), "example.org", howItWorks, []rlsmsg.Code{ok, ok}},
+		{"another namespace", limit([]string{"KEY_A == 'VALUE_A'"}, nil), "example.com", howItWorks, []rlsmsg.Code{ok, ok}},
 		{
 			// kuadrant-operator's worked example: global 100 per minute, per-ip 5 per 10 s on
 			// POST; the wasm-shim sends one descriptor holding both limits' data.
@@ -46,7 +47,7 @@ func TestLimitadorExamples(t *testing.T) {
 			},
 			domain: "toystore/toystore",
 			descs:  []Descriptor{{Entries: entries("limit.global__53f76b2d", "1", "limit.per_ip__815c57de", "1", "source.remote_address", "10.0.0.1")}},
-			want:   []Code{ok, ok, ok, ok, ok, over, over},
+			want:   []rlsmsg.Code{ok, ok, ok, ok, ok, over, over},
 		},
 		{
 			// The same limits as kuadrant-operator wrote them for limitador 1.x.
@@ -57,7 +58,7 @@ func TestLimitadorExamples(t *testing.T) {
 			},
 			domain: "toystore/toystore",
 			descs:  []Descriptor{{Entries: entries("limit.global__53f76b2d", "1", "limit.per_ip__815c57de", "1", "source.remote_address", "10.0.0.1")}},
-			want:   []Code{ok, ok, ok, ok, ok, over, over},
+			want:   []rlsmsg.Code{ok, ok, ok, ok, ok, over, over},
 		},
 		{
 			name: "kuadrant: a GET carries only the global limit",
@@ -67,15 +68,15 @@ func TestLimitadorExamples(t *testing.T) {
 			},
 			domain: "toystore/toystore",
 			descs:  []Descriptor{{Entries: entries("limit.global__53f76b2d", "1")}},
-			want:   []Code{ok, ok, over},
+			want:   []rlsmsg.Code{ok, ok, over},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEvaluator(t, tc.limits)
-			var got []Code
+			var got []rlsmsg.Code
 			for range tc.want {
-				got = append(got, evaluate(t, e, 0, Request{Domain: tc.domain, Descriptors: slices.Clone(tc.descs)}).Code)
+				got = append(got, evaluate(t, e, 0, Request{Domain: tc.domain, Descriptors: slices.Clone(tc.descs)}).OverallCode)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Evaluate(%s, %v) codes mismatch (-want +got):\n%s", tc.domain, tc.descs, diff)

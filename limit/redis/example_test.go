@@ -47,10 +47,10 @@ func ExampleNew() {
 		err := ev.Evaluate(ctx, now, &req, &resp)
 		cancel()
 		if err != nil {
-			log.Fatal(err) // a *limitador.StoreError: an RLS server answers Unavailable
+			log.Fatal(err) // a *limit.StoreError: an RLS server answers Unavailable
 		}
 		st := resp.Statuses[0]
-		fmt.Printf("replica %c: %s, %d left, reset in %v\n", "abab"[i], resp.Code, st.LimitRemaining, st.DurationUntilReset)
+		fmt.Printf("replica %c: %s, %d left, reset in %v\n", "abab"[i], resp.OverallCode, st.LimitRemaining, st.DurationUntilReset)
 	}
 	// Output:
 	// replica a: OK, 2 left, reset in 1m0s

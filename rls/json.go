@@ -1,4 +1,4 @@
-package service
+package rls
 
 import (
 	"io"

@@ -1,0 +1,57 @@
+package rls
+
+import "google.golang.org/grpc/codes"
+
+// Conventions are what a Service answers differently for the users of one
+// format: everything else (the decisions, the model, the codec, metrics)
+// is the same whatever the format. See the package doc for the two sets.
+type Conventions struct {
+	// InvalidRequest is the gRPC code of a request the evaluator cannot
+	// evaluate.
+	InvalidRequest codes.Code
+	// StoreFailure is the gRPC code of a call whose counter store did not
+	// answer.
+	StoreFailure codes.Code
+	// NoConfig is the gRPC code of a call made before any configuration
+	// was loaded (a Service without an evaluator).
+	NoConfig codes.Code
+	// Prefix starts every error message ("rls: ").
+	Prefix string
+	// RequireEntries refuses descriptors without entries and entries with
+	// an empty key, as invalid requests.
+	RequireEntries bool
+	// HeaderLimit, HeaderRemaining and HeaderReset name the RateLimit
+	// header fields of Options.ResponseHeaders.
+	HeaderLimit, HeaderRemaining, HeaderReset string
+	// RetryAfter adds Retry-After to the headers of an over-limit answer.
+	RetryAfter bool
+}
+
+// RLPKit are the conventions of `rlpkit serve`, for every format it
+// serves: errors a client can act on (InvalidArgument, Unavailable so that
+// Envoy's failure mode decides), descriptors with entries, and Retry-After.
+var RLPKit = Conventions{
+	InvalidRequest:  codes.InvalidArgument,
+	StoreFailure:    codes.Unavailable,
+	NoConfig:        codes.Unavailable,
+	Prefix:          "rls: ",
+	RequireEntries:  true,
+	HeaderLimit:     HeaderLimit,
+	HeaderRemaining: HeaderRemaining,
+	HeaderReset:     HeaderReset,
+	RetryAfter:      true,
+}
+
+// EnvoyRateLimit are envoyproxy/ratelimit's conventions, those of
+// cmd/ratelimit: every error is gRPC Unknown, descriptors are not checked
+// for entries, no Retry-After, and header names configurable
+// (LIMIT_LIMIT_HEADER and the like).
+var EnvoyRateLimit = Conventions{
+	InvalidRequest:  codes.Unknown,
+	StoreFailure:    codes.Unknown,
+	NoConfig:        codes.Unknown,
+	Prefix:          "ratelimit: ",
+	HeaderLimit:     HeaderLimit,
+	HeaderRemaining: HeaderRemaining,
+	HeaderReset:     HeaderReset,
+}
