@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/policy"
 )
@@ -22,7 +23,7 @@ import (
 func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConfig, dp *descriptor.Policy, limits []limit.Limit) {
 	problems := map[string][]string{} // by "ns/name" of the policy
 	add := func(pol, msg string) { problems[pol] = append(problems[pol], msg) }
-	var derrs descriptor.Errors
+	var derrs fielderr.List
 	if err := descriptor.Validate(&descriptor.PluginConfig{RateLimitPolicies: []descriptor.Policy{*dp}}); errors.As(err, &derrs) {
 		for _, e := range derrs {
 			field := strings.TrimPrefix(e.Field, "rateLimitPolicies[0].")
@@ -36,7 +37,7 @@ func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConf
 			}
 		}
 	}
-	var lerrs limit.ErrorList
+	var lerrs fielderr.List
 	if err := limit.ValidateLimits(limits); errors.As(err, &lerrs) {
 		for _, e := range lerrs {
 			if i, rest, ok := cutIndex(e.Field, ""); ok && i < len(rc.Limits) {

@@ -14,6 +14,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit"
 )
 
@@ -104,7 +105,7 @@ func (r *RateLimitSpec) PatchKey() string {
 
 // fromDescriptor turns the descriptor package's errors into field errors.
 func fromDescriptor(err error) field.ErrorList {
-	var list descriptor.Errors
+	var list fielderr.List
 	if !errors.As(err, &list) {
 		return nil
 	}

@@ -103,7 +103,7 @@ func New(limits []limit.Limit, opts Options) (*Service, error) {
 // request is answered entirely under the old limits or entirely under the
 // new ones. Counters are keyed by limit identity (see limit.Limit), so a
 // limit that keeps its identity keeps counting where it was. Invalid limits
-// are an error (a limit.ErrorList) and leave the current ones in force.
+// are an error (a fielderr.List) and leave the current ones in force.
 func (s *Service) SetLimits(limits []limit.Limit) error {
 	eval, err := limit.NewEvaluator(limits, s.opts.Store)
 	if err != nil {
