@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/hostindex"
 )
 
@@ -16,8 +17,8 @@ type Engine struct {
 }
 
 // Compile validates cfg and pre-computes everything generation needs: the hostname index,
-// lower-cased header names, compiled regular expressions and buffer sizes. It returns Errors
-// when cfg is invalid. The Engine keeps no reference to cfg.
+// lower-cased header names, compiled regular expressions and buffer sizes. It returns a
+// fielderr.List when cfg is invalid. The Engine keeps no reference to cfg.
 func Compile(cfg *PluginConfig) (*Engine, error) {
 	if err := Validate(cfg); err != nil {
 		return nil, err
@@ -30,7 +31,7 @@ func Compile(cfg *PluginConfig) (*Engine, error) {
 		src := &cfg.RateLimitPolicies[i]
 		for _, h := range src.Hostnames {
 			if err := e.hosts.Add(h, i); err != nil { // validated above; kept for safety
-				return nil, Errors{{Pkg: pkg, Field: string(path("rateLimitPolicies").index(i).child("hostnames")), Detail: err.Error()}}
+				return nil, fielderr.List{{Pkg: pkg, Field: string(path("rateLimitPolicies").index(i).child("hostnames")), Detail: err.Error()}}
 			}
 		}
 		e.policies = append(e.policies, compilePolicy(i, src))

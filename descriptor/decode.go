@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // Decode reads a PluginConfig from JSON, in the current schema or the older one
@@ -27,7 +29,7 @@ func Decode(data []byte) (*PluginConfig, error) {
 	}
 	obj, ok := root.(map[string]any)
 	if !ok {
-		return nil, Errors{{Pkg: pkg, Detail: "expected a JSON object, got " + kindOf(root)}}
+		return nil, fielderr.List{{Pkg: pkg, Detail: "expected a JSON object, got " + kindOf(root)}}
 	}
 	if isLegacy(obj) {
 		var legacy LegacyPluginConfig
@@ -50,12 +52,12 @@ func parseJSON(data []byte) (any, error) {
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		if err == io.EOF {
-			return nil, Errors{{Pkg: pkg, Detail: "empty document"}}
+			return nil, fielderr.List{{Pkg: pkg, Detail: "empty document"}}
 		}
-		return nil, Errors{{Pkg: pkg, Detail: "invalid JSON: " + err.Error()}}
+		return nil, fielderr.List{{Pkg: pkg, Detail: "invalid JSON: " + err.Error()}}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, Errors{{Pkg: pkg, Detail: "invalid JSON: unexpected data after the top-level value"}}
+		return nil, fielderr.List{{Pkg: pkg, Detail: "invalid JSON: unexpected data after the top-level value"}}
 	}
 	return v, nil
 }

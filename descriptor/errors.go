@@ -1,6 +1,10 @@
 package descriptor
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/rlpkit/rlpkit/fielderr"
+)
 
 // pkg starts every error of this package.
 const pkg = "descriptor"
@@ -8,10 +12,10 @@ const pkg = "descriptor"
 // errs collects field errors of a PluginConfig, located by their field path
 // ("rateLimitPolicies[1].gatewayActions[0].configurations[0].actions[2]"),
 // each with Pkg "descriptor": they print as "descriptor: FIELD: DETAIL".
-type errs struct{ list Errors }
+type errs struct{ list fielderr.List }
 
 func (c *errs) add(field, detail string) {
-	c.list = append(c.list, &FieldError{Pkg: pkg, Field: field, Detail: detail})
+	c.list = append(c.list, &fielderr.Error{Pkg: pkg, Field: field, Detail: detail})
 }
 
 // err returns the collected errors, or nil when there are none.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // lines returns err's message one line per element without the package
@@ -25,7 +27,7 @@ func lines(t *testing.T, err error) []string {
 }
 
 // TestErrorsAs: every problem Decode and Validate report is a
-// *FieldError of this package, found by errors.As through the list.
+// *fielderr.Error with Pkg "descriptor", found by errors.As through the list.
 func TestErrorsAs(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -41,16 +43,16 @@ func TestErrorsAs(t *testing.T) {
 			if err == nil {
 				err = Validate(cfg)
 			}
-			var fe *FieldError
+			var fe *fielderr.Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("errors.As(%v, *FieldError) = false, want true", err)
+				t.Fatalf("errors.As(%v, *fielderr.Error) = false, want true", err)
 			}
 			if fe.Pkg != "descriptor" || fe.Field != tc.wantField {
 				t.Errorf("first problem = {Pkg: %q, Field: %q}, want {descriptor, %q}", fe.Pkg, fe.Field, tc.wantField)
 			}
-			var list Errors
+			var list fielderr.List
 			if !errors.As(err, &list) || len(list) == 0 {
-				t.Errorf("errors.As(%v, Errors) = false or empty, want the list", err)
+				t.Errorf("errors.As(%v, fielderr.List) = false or empty, want the list", err)
 			}
 		})
 	}

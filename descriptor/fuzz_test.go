@@ -7,11 +7,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // FuzzDecode feeds arbitrary bytes to Decode, Validate and Compile: nothing panics, errors are
-// Errors with at least one problem, and a decoded configuration survives an encode/decode
-// round trip unchanged.
+// a fielderr.List with at least one problem, and a decoded configuration survives an
+// encode/decode round trip unchanged.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		`{}`,
@@ -55,9 +56,9 @@ func FuzzDecode(f *testing.F) {
 
 func checkErrors(t *testing.T, err error) {
 	t.Helper()
-	var list Errors
+	var list fielderr.List
 	if !errors.As(err, &list) || len(list) == 0 {
-		t.Fatalf("error %v (%T) is not a non-empty Errors", err, err)
+		t.Fatalf("error %v (%T) is not a non-empty fielderr.List", err, err)
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 	"github.com/rlpkit/rlpkit/hostindex"
 )
 
-// Validate reports every problem of cfg at once, each with its field path, as Errors; nil
-// when cfg is valid. Compile calls it.
+// Validate reports every problem of cfg at once, each with its field path, as a
+// fielderr.List; nil when cfg is valid. Compile calls it.
 func Validate(cfg *PluginConfig) error {
 	var c errs
 	validateTimeout(&c, cfg.Timeout)
@@ -59,8 +59,9 @@ func validatePolicy(c *errs, p path, pol *Policy) {
 }
 
 // ValidateGatewayActions validates gateway actions on their own, for APIs that embed them
-// (a RateLimitPolicy's sections): it reports what Validate would, as Errors whose field paths
-// start with prefix ("spec.default.gatewayActions"); nil when the actions are valid.
+// (a RateLimitPolicy's sections): it reports what Validate would, as a fielderr.List whose
+// field paths start with prefix ("spec.default.gatewayActions"); nil when the actions are
+// valid.
 func ValidateGatewayActions(prefix string, actions []GatewayAction) error {
 	var c errs
 	validateGatewayActions(&c, path(prefix), actions)

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // anyPresentValue is the regular expression of a descriptor exact_match of "": it matches any
@@ -18,12 +19,12 @@ const anyPresentValue = "(?s).*"
 
 // collector gathers refusals and caveats.
 type collector struct {
-	errs    Errors
+	errs    fielderr.List
 	caveats []Caveat
 }
 
 func (c *collector) refuse(p path, detail string) {
-	c.errs = append(c.errs, &FieldError{Pkg: pkg, Field: string(p), Detail: detail})
+	c.errs = append(c.errs, &fielderr.Error{Pkg: pkg, Field: string(p), Detail: detail})
 }
 
 func (c *collector) caveat(p path, detail string) {

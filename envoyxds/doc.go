@@ -97,7 +97,7 @@
 //
 // # What Translate refuses
 //
-// Translate returns Errors, each naming a field, for:
+// Translate returns a fielderr.List of refusals, each a *fielderr.Error naming a field, for:
 //
 //   - an invalid PluginConfig (descriptor.Validate's errors);
 //   - a hits_addend number above MaxHitsAddend (1e9), which Envoy rejects;

@@ -1,23 +1,14 @@
 package envoyxds
 
-import (
-	"strconv"
+import "strconv"
 
-	"github.com/rlpkit/rlpkit/fielderr"
-)
-
-// FieldError is one part of a PluginConfig that Translate refuses, located by its field path
+// pkg starts every error of this package. A part of a PluginConfig that Translate refuses
+// is a *fielderr.Error with Pkg "envoyxds", located by its field path
 // ("rateLimitPolicies[0].gatewayActions[1].configurations[0].hits_addend.number"), with
-// Detail saying why Envoy cannot be configured to do what the field says. It is
-// fielderr.Error, with Pkg "envoyxds": it prints as "envoyxds: FIELD: DETAIL". A refusal of
-// an invalid PluginConfig wraps package descriptor's problem (Err).
-type FieldError = fielderr.Error
-
-// Errors is every refusal of one Translate call, policy by policy: a fielderr.List. Its
-// Error method prints one refusal per line.
-type Errors = fielderr.List
-
-// pkg starts every error of this package.
+// Detail saying why Envoy cannot be configured to do what the field says: it prints as
+// "envoyxds: FIELD: DETAIL". A refusal of an invalid PluginConfig wraps package
+// descriptor's problem (Err). Every refusal of one Translate call is reported in one
+// fielderr.List, policy by policy.
 const pkg = "envoyxds"
 
 // Caveat is a field of a PluginConfig for which Envoy treats some requests differently from

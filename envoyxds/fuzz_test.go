@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
 // FuzzTranslate decodes arbitrary bytes as a PluginConfig and translates it: nothing panics,
-// a refusal is a non-empty Errors, and an accepted configuration validates, renders, and
+// a refusal is a non-empty fielderr.List, and an accepted configuration validates, renders, and
 // makes Envoy send what descriptor generates for requests drawn from its vocabulary.
 func FuzzTranslate(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*", "input.yaml"))
@@ -42,9 +43,9 @@ func fuzzOne(t *testing.T, data []byte) {
 	}
 	out, err := Translate(cfg, Options{MaxRoutes: 64})
 	if err != nil {
-		var list Errors
+		var list fielderr.List
 		if !errors.As(err, &list) || len(list) == 0 {
-			t.Fatalf("Translate() = %v (%T), want Errors", err, err)
+			t.Fatalf("Translate() = %v (%T), want fielderr.List", err, err)
 		}
 		return
 	}

@@ -13,17 +13,19 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // Translate returns the Envoy configuration that makes Envoy's own rate-limit filter send the
 // rate-limit service the descriptors package descriptor generates from cfg (see the package
 // documentation for how, and for what Envoy cannot express). It validates cfg as
 // descriptor.Compile does; an invalid configuration, or one Envoy cannot express exactly, is
-// refused with Errors naming every offending field. The Output shares no memory with cfg.
+// refused with a fielderr.List naming every offending field. The Output shares no memory with
+// cfg.
 // Translate is safe for concurrent use; Options.Route is called from the calling goroutine.
 func Translate(cfg *descriptor.PluginConfig, opts Options) (*Output, error) {
 	if cfg == nil {
-		return nil, Errors{{Pkg: pkg, Detail: "no PluginConfig"}}
+		return nil, fielderr.List{{Pkg: pkg, Detail: "no PluginConfig"}}
 	}
 	if err := descriptor.Validate(cfg); err != nil {
 		return nil, invalid(err)
@@ -42,9 +44,9 @@ func Translate(cfg *descriptor.PluginConfig, opts Options) (*Output, error) {
 		return nil, t.c.errs
 	}
 	if opts.Strict && len(t.c.caveats) > 0 {
-		var es Errors
+		var es fielderr.List
 		for _, cv := range t.c.caveats {
-			es = append(es, &FieldError{Pkg: pkg, Field: cv.Field, Detail: "refused by Options.Strict: " + cv.Detail})
+			es = append(es, &fielderr.Error{Pkg: pkg, Field: cv.Field, Detail: "refused by Options.Strict: " + cv.Detail})
 		}
 		return nil, es
 	}
@@ -229,13 +231,13 @@ func pack(m proto.Message) (*anypb.Any, error) {
 
 // invalid converts descriptor's validation errors.
 func invalid(err error) error {
-	var list descriptor.Errors
+	var list fielderr.List
 	if !errors.As(err, &list) {
 		return fmt.Errorf("envoyxds: invalid PluginConfig: %w", err)
 	}
-	out := make(Errors, len(list))
+	out := make(fielderr.List, len(list))
 	for i, e := range list {
-		out[i] = &FieldError{Pkg: pkg, Field: e.Field, Detail: "invalid PluginConfig: " + e.Detail, Err: e}
+		out[i] = &fielderr.Error{Pkg: pkg, Field: e.Field, Detail: "invalid PluginConfig: " + e.Detail, Err: e}
 	}
 	return out
 }

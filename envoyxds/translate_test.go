@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // TestTranslateRefuses lists what Translate refuses, with the field it names.
@@ -19,7 +20,7 @@ func TestTranslateRefuses(t *testing.T) {
 		name   string
 		config string
 		opts   Options
-		want   []string // FieldError.Error() of each refusal, in order
+		want   []string // the message of each refusal, in order
 	}{
 		{
 			name: "invalid PluginConfig",
@@ -97,9 +98,9 @@ rateLimitPolicies:
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := parseConfig(t, tc.name, []byte(tc.config))
 			out, err := Translate(cfg, tc.opts)
-			var list Errors
+			var list fielderr.List
 			if !errors.As(err, &list) {
-				t.Fatalf("Translate() = %v, %v; want Errors", out, err)
+				t.Fatalf("Translate() = %v, %v; want fielderr.List", out, err)
 			}
 			var got []string
 			for _, e := range list {
@@ -257,7 +258,7 @@ func TestTranslateBoundsWork(t *testing.T) {
 		}},
 	}}}
 	out, err := Translate(cfg, Options{})
-	var list Errors
+	var list fielderr.List
 	if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Detail, "more than 4096 routes") {
 		t.Errorf("Translate(100 paths x 50 methods) = %v, %v; want a refusal naming the 4096 routes limit", out, err)
 	}

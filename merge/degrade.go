@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 )
 
 // blame checks the configuration compiled for one route, dp and its limits, as package
-// descriptor and package limit/limitador will. When it is invalid, it records in bad, for each policy
+// descriptor and package limit will. When it is invalid, it records in bad, for each policy
 // responsible and not yet recorded, a status message naming the problems in the policy's own
 // fields, the route and the Gateway, and what to do. A problem in an
 // action or a limit is its origin's; any other (a field the route contributes) is every merged
@@ -22,7 +23,7 @@ import (
 func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConfig, dp *descriptor.Policy, limits []limitador.Limit) {
 	problems := map[string][]string{} // by "ns/name" of the policy
 	add := func(pol, msg string) { problems[pol] = append(problems[pol], msg) }
-	var derrs descriptor.Errors
+	var derrs fielderr.List
 	if err := descriptor.Validate(&descriptor.PluginConfig{RateLimitPolicies: []descriptor.Policy{*dp}}); errors.As(err, &derrs) {
 		for _, e := range derrs {
 			field := strings.TrimPrefix(e.Field, "rateLimitPolicies[0].")
@@ -36,7 +37,7 @@ func blame(bad map[*policy.RateLimitPolicy]string, gateway string, rc *RouteConf
 			}
 		}
 	}
-	var lerrs limitador.ErrorList
+	var lerrs fielderr.List
 	if err := limitador.ValidateLimits(limits); errors.As(err, &lerrs) {
 		for _, e := range lerrs {
 			if i, rest, ok := cutIndex(e.Field, ""); ok && i < len(rc.Limits) {
@@ -75,7 +76,7 @@ func cutIndex(path, list string) (int, string, bool) {
 
 var limitIndex = regexp.MustCompile(`\[(\d+)\]`)
 
-// limitIndexes rewrites the indexes of package limit/limitador's messages ("same identity as [0]") as
+// limitIndexes rewrites the indexes of package limit's messages ("same identity as [0]") as
 // the fields of the limits' origins, seen from policy pol.
 func limitIndexes(msg, pol string, limits []EffectiveLimit) string {
 	return limitIndex.ReplaceAllStringFunc(msg, func(m string) string {

@@ -17,6 +17,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/yamljson"
@@ -196,7 +197,7 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		if err == nil {
 			err = descriptor.Validate(cfg)
 		}
-		var list descriptor.Errors
+		var list fielderr.List
 		if errors.As(err, &list) {
 			for _, e := range list {
 				r.failFrom(at(e.Field), "PluginConfig", e.Field, e.Detail, e)
@@ -206,7 +207,7 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		r.set.PluginConfigs = append(r.set.PluginConfigs, cfg)
 	case ContentLimits:
 		limits, err := limitador.DecodeLimits(doc.JSON)
-		var list limitador.ErrorList
+		var list fielderr.List
 		if errors.As(err, &list) {
 			for _, e := range list {
 				r.failFrom(at(e.Field), "limits", e.Field, e.Detail, e)

@@ -37,7 +37,8 @@ func (s Source) String() string {
 // and line are what a user needs first. It names its fields as fielderr.Error does (Field,
 // Detail), and Err holds the problem as the package that found it reported it, so
 // errors.As finds a *fielderr.Error of a PluginConfig or limits file, or a
-// k8s.io/apimachinery *field.Error of a validated object.
+// k8s.io/apimachinery *field.Error of a validated object. Package policytest reports the
+// problems of PolicyTest files as Errors too.
 type Error struct {
 	Source
 	// Object is "Kind namespace/name" (or "Kind name" for cluster-scoped kinds); empty when

@@ -14,6 +14,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
@@ -92,7 +93,7 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 }
 
 // PatchKey identifies a rate limit for merging: its seconds, its conditions as a set and its
-// variables as a set, in the canonical form of package limit/limitador (limitador.IdentityKey): k == v and
+// variables as a set, in the canonical form of package limit (limitador.IdentityKey): k == v and
 // k == 'v' are one condition, descriptors[0].user, descriptors[0]['user'] and user one
 // variable. It is the limit's identity in the rate-limit service without the namespace, so two
 // limits merged into one route patch each other exactly when the service would count them
@@ -104,7 +105,7 @@ func (r *RateLimitSpec) PatchKey() string {
 
 // fromDescriptor turns the descriptor package's errors into field errors.
 func fromDescriptor(err error) field.ErrorList {
-	var list descriptor.Errors
+	var list fielderr.List
 	if !errors.As(err, &list) {
 		return nil
 	}

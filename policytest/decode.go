@@ -13,6 +13,7 @@ import (
 
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -37,13 +38,17 @@ type Test struct {
 // Decode reads the PolicyTests of one file: a stream of YAML or JSON documents. Documents of
 // other kinds (the Gateways and policies a test may sit beside) are skipped. Decoding is
 // strict: unknown and duplicate fields, values of the wrong type and invalid values are
-// problems, all reported at once as Errors with their lines.
+// problems, all reported at once as a policy.Errors: each a *policy.Error with the file and
+// line, Object "PolicyTest NAME" (empty when the document has no name) and the field path,
+// printed as
+//
+//	toystore.test.yaml:14: PolicyTest toystore: spec.cases[0].steps[1].want: Unsupported value: "ok": want OK or OVER_LIMIT
 func Decode(file string, data []byte) ([]*Test, error) {
 	docs, err := yamljson.Convert(data)
 	if err != nil {
-		var errs Errors
+		var errs policy.Errors
 		for _, e := range unwrapAll(err) {
-			pe := &Error{File: file, Detail: "YAML: " + e.Error()}
+			pe := &policy.Error{Source: policy.Source{File: file}, Detail: "YAML: " + e.Error()}
 			var ye *yamljson.Error
 			if errors.As(e, &ye) {
 				pe.Line, pe.Detail = ye.Line, "YAML: "+ye.Msg
@@ -53,7 +58,7 @@ func Decode(file string, data []byte) ([]*Test, error) {
 		return nil, errs
 	}
 	var tests []*Test
-	var errs Errors
+	var errs policy.Errors
 	for i := range docs {
 		d := &docs[i]
 		if d.Empty() {
@@ -76,7 +81,7 @@ func Decode(file string, data []byte) ([]*Test, error) {
 		}
 	}
 	if len(errs) > 0 {
-		slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+		slices.SortStableFunc(errs, func(a, b *policy.Error) int { return cmp.Compare(a.Line, b.Line) })
 		return nil, errs
 	}
 	return tests, nil
@@ -90,11 +95,15 @@ func unwrapAll(err error) []error {
 }
 
 // decodeDocument decodes and validates one PolicyTest document.
-func decodeDocument(file string, d *yamljson.Document, name string) (*Test, Errors) {
+func decodeDocument(file string, d *yamljson.Document, name string) (*Test, policy.Errors) {
 	t := &Test{File: file, Doc: d.Index, Line: d.StartLine, doc: d}
-	var errs Errors
+	var object string
+	if name != "" {
+		object = Kind + " " + name
+	}
+	var errs policy.Errors
 	fail := func(path, detail string) {
-		errs = append(errs, &Error{File: file, Line: d.Line(path), Test: name, Field: path, Detail: detail})
+		errs = append(errs, &policy.Error{Source: policy.Source{File: file, Doc: d.Index, Line: d.Line(path)}, Object: object, Field: path, Detail: detail})
 	}
 	strict, err := sigsjson.UnmarshalStrict(d.JSON, &t.PolicyTest)
 	if err != nil {

@@ -3,6 +3,8 @@ package policytest
 import (
 	"errors"
 	"testing"
+
+	"github.com/rlpkit/rlpkit/policy"
 )
 
 // FuzzParseLogLine: no line makes the parser panic, and a line it accepts has a start time.
@@ -19,15 +21,15 @@ func FuzzParseLogLine(f *testing.F) {
 	})
 }
 
-// FuzzDecode: no input makes Decode panic; it returns tests or Errors, never both.
+// FuzzDecode: no input makes Decode panic; it returns tests or policy.Errors, never both.
 func FuzzDecode(f *testing.F) {
 	f.Add("apiVersion: rlpkit.dev/v1alpha1\nkind: PolicyTest\nmetadata: {name: t}\nspec:\n  inputs: [.]\n  gateway: ns/gw\n  cases:\n  - name: a\n    request: {url: 'http://a/'}\n    steps: [{at: +1s, repeat: 2, want: OK, reset: 1s}]\n")
 	f.Add("kind: PolicyTest\nspec: {cases: [{steps: [{at: '-1s'}]}]}\n")
 	f.Fuzz(func(t *testing.T, input string) {
 		tests, err := Decode("f.yaml", []byte(input))
-		var errs Errors
+		var errs policy.Errors
 		if err != nil && (tests != nil || !errors.As(err, &errs)) {
-			t.Errorf("Decode() = %d tests, %T %v; want Errors and no tests", len(tests), err, err)
+			t.Errorf("Decode() = %d tests, %T %v; want policy.Errors and no tests", len(tests), err, err)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
@@ -73,11 +74,11 @@ func LoadFiles(pluginConfig, limits string) (*Target, error) {
 		engine, err = descriptor.Compile(cfg)
 	}
 	if err != nil {
-		var list descriptor.Errors
+		var list fielderr.List
 		if !errors.As(err, &list) {
 			return nil, fmt.Errorf("%s: %w", pluginConfig, err)
 		}
-		return nil, locate(pluginConfig, doc, list, func(e *descriptor.FieldError) string { return e.Field })
+		return nil, locate(pluginConfig, doc, list, func(e *fielderr.Error) string { return e.Field })
 	}
 	doc, err = readDocument(limits, "a limits file holds one document, a list of limits")
 	if err != nil {
@@ -85,11 +86,11 @@ func LoadFiles(pluginConfig, limits string) (*Target, error) {
 	}
 	list, err := limitador.DecodeLimits(doc.JSON)
 	if err != nil {
-		var el limitador.ErrorList
+		var el fielderr.List
 		if !errors.As(err, &el) {
 			return nil, fmt.Errorf("%s: %w", limits, err)
 		}
-		return nil, locate(limits, doc, el, func(e *limitador.FieldError) string { return e.Field })
+		return nil, locate(limits, doc, el, func(e *fielderr.Error) string { return e.Field })
 	}
 	return NewTarget(engine, list), nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
@@ -29,11 +30,11 @@ func loadPluginConfig(file string) (*descriptor.Engine, error) {
 			return engine, nil
 		}
 	}
-	var list descriptor.Errors
+	var list fielderr.List
 	if !errors.As(err, &list) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return nil, locate(file, doc, list, func(e *descriptor.FieldError) string { return e.Field })
+	return nil, locate(file, doc, list, func(e *fielderr.Error) string { return e.Field })
 }
 
 // checkContent checks that file holds what a flag takes (want). When it holds something

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
@@ -121,11 +122,11 @@ func loadLimitsFile(file string) ([]limitador.Limit, []string, error) {
 		}
 		return limits, warnings, nil
 	}
-	var list limitador.ErrorList
+	var list fielderr.List
 	if !errors.As(err, &list) {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return nil, nil, locate(file, doc, list, func(e *limitador.FieldError) string { return e.Field })
+	return nil, nil, locate(file, doc, list, func(e *fielderr.Error) string { return e.Field })
 }
 
 // checkTopologyFiles names a file given as PATH... that is not a topology but what serve

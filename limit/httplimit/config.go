@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
@@ -108,11 +109,11 @@ func DefaultConfig() Config {
 }
 
 // Validate checks c with pingap's rules and returns every problem as an
-// ErrorList whose paths are the keys ("max", "weight"), or nil.
+// fielderr.List whose paths are the keys ("max", "weight"), or nil.
 func (c Config) Validate() error {
-	var errs ErrorList
+	var errs fielderr.List
 	add := func(path, format string, args ...any) {
-		errs = append(errs, &FieldError{Pkg: pkg, Field: path, Detail: fmt.Sprintf(format, args...)})
+		errs = append(errs, &fielderr.Error{Pkg: pkg, Field: path, Detail: fmt.Sprintf(format, args...)})
 	}
 	if c.Category != Category {
 		add("category", "must be %q, got %q", Category, c.Category)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
@@ -30,7 +31,7 @@ func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string
 		c    Config
-		want ErrorList
+		want fielderr.List
 	}{
 		{name: "defaults with max", c: validConfig(nil)},
 		{name: "max 0", c: validConfig(func(c *Config) { c.Max = 0 })},
@@ -45,82 +46,82 @@ func TestConfigValidate(t *testing.T) {
 		{
 			name: "category",
 			c:    validConfig(func(c *Config) { c.Category = "cache" }),
-			want: ErrorList{{Pkg: pkg, Field: "category", Detail: `must be "limit", got "cache"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "category", Detail: `must be "limit", got "cache"`}},
 		},
 		{
 			name: "unknown type",
 			c:    validConfig(func(c *Config) { c.Type = "token" }),
-			want: ErrorList{{Pkg: pkg, Field: "type", Detail: `unknown type "token", want "rate" or "inflight"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "type", Detail: `unknown type "token", want "rate" or "inflight"`}},
 		},
 		{
 			name: "unknown tag",
 			c:    validConfig(func(c *Config) { c.Tag = "path" }),
-			want: ErrorList{{Pkg: pkg, Field: "tag", Detail: `unknown tag "path", want "ip", "header", "cookie" or "query"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "tag", Detail: `unknown tag "path", want "ip", "header", "cookie" or "query"`}},
 		},
 		{
 			name: "header without key",
 			c:    validConfig(func(c *Config) { c.Tag = TagHeader }),
-			want: ErrorList{{Pkg: pkg, Field: "key", Detail: `required when tag is "header"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "key", Detail: `required when tag is "header"`}},
 		},
 		{
 			name: "cookie without key",
 			c:    validConfig(func(c *Config) { c.Tag = TagCookie }),
-			want: ErrorList{{Pkg: pkg, Field: "key", Detail: `required when tag is "cookie"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "key", Detail: `required when tag is "cookie"`}},
 		},
 		{
 			name: "query without key",
 			c:    validConfig(func(c *Config) { c.Tag = TagQuery }),
-			want: ErrorList{{Pkg: pkg, Field: "key", Detail: `required when tag is "query"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "key", Detail: `required when tag is "query"`}},
 		},
 		{
 			name: "negative max",
 			c:    validConfig(func(c *Config) { c.Max = -1 }),
-			want: ErrorList{{Pkg: pkg, Field: "max", Detail: "must not be negative, got -1"}},
+			want: fielderr.List{{Pkg: pkg, Field: "max", Detail: "must not be negative, got -1"}},
 		},
 		{
 			name: "max too large",
 			c:    validConfig(func(c *Config) { c.Max = 1 << 32 }),
-			want: ErrorList{{Pkg: pkg, Field: "max", Detail: "must be at most 4294967295, got 4294967296"}},
+			want: fielderr.List{{Pkg: pkg, Field: "max", Detail: "must be at most 4294967295, got 4294967296"}},
 		},
 		{
 			name: "zero interval",
 			c:    validConfig(func(c *Config) { c.Interval = 0 }),
-			want: ErrorList{{Pkg: pkg, Field: "interval", Detail: `must be greater than 0, got "0s"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "interval", Detail: `must be greater than 0, got "0s"`}},
 		},
 		{
 			name: "negative interval",
 			c:    validConfig(func(c *Config) { c.Interval = -time.Second }),
-			want: ErrorList{{Pkg: pkg, Field: "interval", Detail: `must be greater than 0, got "-1s"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "interval", Detail: `must be greater than 0, got "-1s"`}},
 		},
 		{
 			name: "sub-microsecond interval",
 			c:    validConfig(func(c *Config) { c.Interval = 999 * time.Nanosecond }),
-			want: ErrorList{{Pkg: pkg, Field: "interval", Detail: `must be at least 1µs, got "999ns"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "interval", Detail: `must be at least 1µs, got "999ns"`}},
 		},
 		{
 			name: "interval too long",
 			c:    validConfig(func(c *Config) { c.Interval = counter.MaxWindow + time.Second }),
-			want: ErrorList{{Pkg: pkg, Field: "interval", Detail: `must be at most "1193046h28m15s", got "1193046h28m16s"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "interval", Detail: `must be at most "1193046h28m15s", got "1193046h28m16s"`}},
 		},
 		{
 			name: "weight below",
 			c:    validConfig(func(c *Config) { c.Weight = -1 }),
-			want: ErrorList{{Pkg: pkg, Field: "weight", Detail: "must be between 0 and 100, got -1"}},
+			want: fielderr.List{{Pkg: pkg, Field: "weight", Detail: "must be between 0 and 100, got -1"}},
 		},
 		{
 			name: "weight above",
 			c:    validConfig(func(c *Config) { c.Weight = 101 }),
-			want: ErrorList{{Pkg: pkg, Field: "weight", Detail: "must be between 0 and 100, got 101"}},
+			want: fielderr.List{{Pkg: pkg, Field: "weight", Detail: "must be between 0 and 100, got 101"}},
 		},
 		{
 			name: "unknown step",
 			c:    validConfig(func(c *Config) { c.Step = "response" }),
-			want: ErrorList{{Pkg: pkg, Field: "step", Detail: `unknown step "response", want "request" or "proxy_upstream"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "step", Detail: `unknown step "response", want "request" or "proxy_upstream"`}},
 		},
 		{
 			name: "zero value reports everything",
 			c:    Config{},
-			want: ErrorList{
+			want: fielderr.List{
 				{Pkg: pkg, Field: "category", Detail: `must be "limit", got ""`},
 				{Pkg: pkg, Field: "type", Detail: `unknown type "", want "rate" or "inflight"`},
 				{Pkg: pkg, Field: "tag", Detail: `unknown tag "", want "ip", "header", "cookie" or "query"`},
@@ -131,9 +132,9 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var got ErrorList
+			var got fielderr.List
 			if err := tc.c.Validate(); err != nil {
-				got = err.(ErrorList)
+				got = err.(fielderr.List)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%+v.Validate() mismatch (-want +got):\n%s", tc.c, diff)
@@ -143,7 +144,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestErrorListError(t *testing.T) {
-	l := ErrorList{{Pkg: pkg, Field: "plugins.a.max", Detail: "required"}, {Pkg: pkg, Detail: "whole"}}
+	l := fielderr.List{{Pkg: pkg, Field: "plugins.a.max", Detail: "required"}, {Pkg: pkg, Detail: "whole"}}
 	want := "httplimit: plugins.a.max: required\nhttplimit: whole"
 	if got := l.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/BurntSushi/toml"
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // Set is the limit plugins of one configuration, in order, placed by their
@@ -16,28 +17,28 @@ type Set struct {
 }
 
 // NewSet returns the limiters of plugins, each built with opts (see New).
-// Configuration errors of every plugin are reported at once, as an ErrorList
+// Configuration errors of every plugin are reported at once, as a fielderr.List
 // with paths such as "plugins.rateLimit.max"; two plugins of one name are an
 // error. Plugins sharing a store keep separate counters: counter keys start
 // with the plugin's name.
 func NewSet(plugins []Plugin, opts ...Option) (*Set, error) {
-	var errs ErrorList
+	var errs fielderr.List
 	seen := map[string]bool{}
 	s := &Set{}
 	for _, p := range plugins {
 		at := toml.Key{"plugins", p.Name}.String()
 		if p.Name == "" {
-			errs = append(errs, &FieldError{Pkg: pkg, Field: "plugins", Detail: "a plugin has an empty name"})
+			errs = append(errs, &fielderr.Error{Pkg: pkg, Field: "plugins", Detail: "a plugin has an empty name"})
 			continue
 		}
 		if seen[p.Name] {
-			errs = append(errs, &FieldError{Pkg: pkg, Field: at, Detail: "defined twice"})
+			errs = append(errs, &fielderr.Error{Pkg: pkg, Field: at, Detail: "defined twice"})
 			continue
 		}
 		seen[p.Name] = true
 		if err := p.Config.Validate(); err != nil {
-			for _, e := range err.(ErrorList) {
-				errs = append(errs, &FieldError{Pkg: pkg, Field: at + "." + e.Field, Detail: e.Detail})
+			for _, e := range err.(fielderr.List) {
+				errs = append(errs, &fielderr.Error{Pkg: pkg, Field: at + "." + e.Field, Detail: e.Detail})
 			}
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // Plugin is one named limit plugin: a `[plugins.NAME]` table of a TOML file.
@@ -48,7 +49,7 @@ var configKeys = []string{"category", "type", "tag", "key", "max", "interval", "
 // Reading is strict: a key other than pingap's, a top-level key other than
 // plugins (keys are case-sensitive), a value of the wrong type and every
 // validation problem (see Config.Validate) are reported, all at once, as an
-// ErrorList with paths such as "plugins.rateLimit.max". A TOML syntax error is
+// fielderr.List with paths such as "plugins.rateLimit.max". A TOML syntax error is
 // returned alone, with its line. Plugins come back in the order of the file.
 func ParseTOML(data []byte) ([]Plugin, error) {
 	var doc struct {
@@ -59,7 +60,7 @@ func ParseTOML(data []byte) ([]Plugin, error) {
 		return nil, fmt.Errorf("httplimit: %w", err)
 	}
 	// Decode every plugin first: MetaData.Undecoded is only complete after.
-	decoded := map[string]ErrorList{}
+	decoded := map[string]fielderr.List{}
 	var plugins []Plugin
 	for _, k := range md.Keys() {
 		if len(k) == 2 && k[0] == "plugins" {
@@ -76,39 +77,39 @@ func ParseTOML(data []byte) ([]Plugin, error) {
 	}
 	// Report in the order of the file: a plugin's own problems (in
 	// pingap's key order), then its unknown keys.
-	var errs ErrorList
+	var errs fielderr.List
 	for _, k := range md.Keys() {
 		switch {
 		case len(k) == 1 && k[0] == "plugins" && md.Type("plugins") != "Hash":
-			errs = append(errs, &FieldError{Pkg: pkg, Field: "plugins", Detail: "must be a table, got " + typeName(md.Type("plugins"))})
+			errs = append(errs, &fielderr.Error{Pkg: pkg, Field: "plugins", Detail: "must be a table, got " + typeName(md.Type("plugins"))})
 		case len(k) == 1 && k[0] != "plugins":
-			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: "unknown key, want plugins"})
+			errs = append(errs, &fielderr.Error{Pkg: pkg, Field: k.String(), Detail: "unknown key, want plugins"})
 		case len(k) == 2 && k[0] == "plugins":
 			errs = append(errs, decoded[k[1]]...)
 		case len(k) == 3 && k[0] == "plugins" && md.Type(k[0], k[1]) == "Hash" && undecoded[k.String()]:
-			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: unknownKeyMessage(k[2])})
+			errs = append(errs, &fielderr.Error{Pkg: pkg, Field: k.String(), Detail: unknownKeyMessage(k[2])})
 		case len(k) == 3 && k[0] == "plugins" && md.Type(k[0], k[1]) == "Hash" && !isConfigKey(k[2]):
 			// Decoded, but only by ignoring case: TOML keys are
 			// case-sensitive and pingap's are lower case.
-			errs = append(errs, &FieldError{Pkg: pkg, Field: k.String(), Detail: unknownKeyMessage(k[2])})
+			errs = append(errs, &fielderr.Error{Pkg: pkg, Field: k.String(), Detail: unknownKeyMessage(k[2])})
 		}
 	}
 	return plugins, errs.Err()
 }
 
 // decodePlugin reads one plugin table and validates it.
-func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, ErrorList) {
+func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, fielderr.List) {
 	at := func(key string) string { return toml.Key{"plugins", name, key}.String() }
 	if t := md.Type("plugins", name); t != "Hash" {
-		return Plugin{}, ErrorList{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: "must be a table, got " + typeName(t)}}
+		return Plugin{}, fielderr.List{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: "must be a table, got " + typeName(t)}}
 	}
 	var raw rawConfig
 	if err := md.PrimitiveDecode(prim, &raw); err != nil {
-		return Plugin{}, ErrorList{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: err.Error()}}
+		return Plugin{}, fielderr.List{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: err.Error()}}
 	}
-	found := map[string]ErrorList{} // problems by key
+	found := map[string]fielderr.List{} // problems by key
 	fail := func(key, format string, args ...any) {
-		found[key] = append(found[key], &FieldError{Pkg: pkg, Field: at(key), Detail: fmt.Sprintf(format, args...)})
+		found[key] = append(found[key], &fielderr.Error{Pkg: pkg, Field: at(key), Detail: fmt.Sprintf(format, args...)})
 	}
 	str := func(key string, v any, dst *string) {
 		if v == nil {
@@ -167,14 +168,14 @@ func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, 
 
 	// Validate what decoded, then report in pingap's key order; a key
 	// whose value could not be read is not validated.
-	var valid map[string]ErrorList
+	var valid map[string]fielderr.List
 	if err := c.Validate(); err != nil {
-		valid = map[string]ErrorList{}
-		for _, e := range err.(ErrorList) {
-			valid[e.Field] = append(valid[e.Field], &FieldError{Pkg: pkg, Field: at(e.Field), Detail: e.Detail})
+		valid = map[string]fielderr.List{}
+		for _, e := range err.(fielderr.List) {
+			valid[e.Field] = append(valid[e.Field], &fielderr.Error{Pkg: pkg, Field: at(e.Field), Detail: e.Detail})
 		}
 	}
-	var errs ErrorList
+	var errs fielderr.List
 	for _, k := range configKeys {
 		if len(found[k]) > 0 {
 			errs = append(errs, found[k]...)

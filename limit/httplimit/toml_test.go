@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rlpkit/rlpkit/fielderr"
 )
 
 // pingapExamples are the three examples of pingap's limit plugin documentation, in one file.
@@ -96,87 +97,87 @@ func TestParseTOMLErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want ErrorList
+		want fielderr.List
 	}{
 		{
 			name: "missing category",
 			in:   "[plugins.p]\nmax = 1\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.category", Detail: `required, must be "limit"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.category", Detail: `required, must be "limit"`}},
 		},
 		{
 			name: "wrong category",
 			in:   "[plugins.p]\ncategory = \"cache\"\nmax = 1\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.category", Detail: `must be "limit", got "cache"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.category", Detail: `must be "limit", got "cache"`}},
 		},
 		{
 			name: "unknown type",
 			in:   head + "type = \"bucket\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.type", Detail: `unknown type "bucket", want "rate" or "inflight"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.type", Detail: `unknown type "bucket", want "rate" or "inflight"`}},
 		},
 		{
 			name: "unknown tag",
 			in:   head + "tag = \"path\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.tag", Detail: `unknown tag "path", want "ip", "header", "cookie" or "query"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.tag", Detail: `unknown tag "path", want "ip", "header", "cookie" or "query"`}},
 		},
 		{
 			name: "key required",
 			in:   head + "tag = \"header\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.key", Detail: `required when tag is "header"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.key", Detail: `required when tag is "header"`}},
 		},
 		{
 			name: "empty key",
 			in:   head + "tag = \"cookie\"\nkey = \"\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.key", Detail: `required when tag is "cookie"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.key", Detail: `required when tag is "cookie"`}},
 		},
 		{
 			name: "missing max",
 			in:   "[plugins.p]\ncategory = \"limit\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.max", Detail: "required"}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.max", Detail: "required"}},
 		},
 		{
 			name: "negative max",
 			in:   "[plugins.p]\ncategory = \"limit\"\nmax = -5\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.max", Detail: "must not be negative, got -5"}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.max", Detail: "must not be negative, got -5"}},
 		},
 		{
 			name: "zero interval",
 			in:   head + "interval = \"0s\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be greater than 0, got "0s"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be greater than 0, got "0s"`}},
 		},
 		{
 			name: "negative interval",
 			in:   head + "interval = \"-1m\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be greater than 0, got "-1m0s"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be greater than 0, got "-1m0s"`}},
 		},
 		{
 			name: "bad interval",
 			in:   head + "interval = \"10\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.interval", Detail: `invalid duration "10", want one such as "10s" or "1m"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.interval", Detail: `invalid duration "10", want one such as "10s" or "1m"`}},
 		},
 		{
 			name: "integer interval",
 			in:   head + "interval = 10\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be a duration string such as "10s", got an integer`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.interval", Detail: `must be a duration string such as "10s", got an integer`}},
 		},
 		{
 			name: "weight above",
 			in:   head + "weight = 101\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.weight", Detail: "must be between 0 and 100, got 101"}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.weight", Detail: "must be between 0 and 100, got 101"}},
 		},
 		{
 			name: "weight below",
 			in:   head + "weight = -1\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.weight", Detail: "must be between 0 and 100, got -1"}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.weight", Detail: "must be between 0 and 100, got -1"}},
 		},
 		{
 			name: "unknown step",
 			in:   head + "step = \"response\"\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.step", Detail: `unknown step "response", want "request" or "proxy_upstream"`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.step", Detail: `unknown step "response", want "request" or "proxy_upstream"`}},
 		},
 		{
 			name: "wrong types",
 			in:   "[plugins.p]\ncategory = 1\ntype = true\ntag = 1.5\nkey = []\nmax = \"10\"\nweight = \"50\"\nstep = {}\n",
-			want: ErrorList{
+			want: fielderr.List{
 				{Pkg: pkg, Field: "plugins.p.category", Detail: "must be a string, got an integer"},
 				{Pkg: pkg, Field: "plugins.p.type", Detail: "must be a string, got a bool"},
 				{Pkg: pkg, Field: "plugins.p.tag", Detail: "must be a string, got a float"},
@@ -189,32 +190,32 @@ func TestParseTOMLErrors(t *testing.T) {
 		{
 			name: "unknown key",
 			in:   head + "burst = 5\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.burst", Detail: "unknown key, want one of category, type, tag, key, max, interval, weight, step"}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.burst", Detail: "unknown key, want one of category, type, tag, key, max, interval, weight, step"}},
 		},
 		{
 			name: "unknown table in a plugin",
 			in:   head + "[plugins.p.extra]\nx = 1\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.extra", Detail: "unknown key, want one of category, type, tag, key, max, interval, weight, step"}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.extra", Detail: "unknown key, want one of category, type, tag, key, max, interval, weight, step"}},
 		},
 		{
 			name: "key in another case",
 			in:   "[plugins.p]\ncategory = \"limit\"\nMAX = 5\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p.MAX", Detail: `unknown key (keys are case-sensitive: did you mean "max"?)`}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p.MAX", Detail: `unknown key (keys are case-sensitive: did you mean "max"?)`}},
 		},
 		{
 			name: "unknown top-level key",
 			in:   "[basic]\nname = \"x\"\n" + head,
-			want: ErrorList{{Pkg: pkg, Field: "basic", Detail: "unknown key, want plugins"}},
+			want: fielderr.List{{Pkg: pkg, Field: "basic", Detail: "unknown key, want plugins"}},
 		},
 		{
 			name: "plugins not a table",
 			in:   "plugins = 5\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins", Detail: "must be a table, got an integer"}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins", Detail: "must be a table, got an integer"}},
 		},
 		{
 			name: "plugin not a table",
 			in:   "[plugins]\np = 5\n",
-			want: ErrorList{{Pkg: pkg, Field: "plugins.p", Detail: "must be a table, got an integer"}},
+			want: fielderr.List{{Pkg: pkg, Field: "plugins.p", Detail: "must be a table, got an integer"}},
 		},
 		{
 			name: "every problem of every plugin, in file order",
@@ -230,7 +231,7 @@ max = 1
 tag = "header"
 weight = 200
 `,
-			want: ErrorList{
+			want: fielderr.List{
 				{Pkg: pkg, Field: "plugins.b.type", Detail: `unknown type "x", want "rate" or "inflight"`},
 				{Pkg: pkg, Field: "plugins.b.max", Detail: "must not be negative, got -1"},
 				{Pkg: pkg, Field: "plugins.b.color", Detail: "unknown key, want one of category, type, tag, key, max, interval, weight, step"},
@@ -245,9 +246,9 @@ weight = 200
 			if err == nil {
 				t.Fatalf("ParseTOML(%q) = %+v, want errors %v", tc.in, got, tc.want)
 			}
-			list, ok := err.(ErrorList)
+			list, ok := err.(fielderr.List)
 			if !ok {
-				t.Fatalf("ParseTOML(%q) error = %T %v, want an ErrorList", tc.in, err, err)
+				t.Fatalf("ParseTOML(%q) error = %T %v, want a fielderr.List", tc.in, err, err)
 			}
 			if diff := cmp.Diff(tc.want, list); diff != "" {
 				t.Errorf("ParseTOML(%q) errors mismatch (-want +got):\n%s", tc.in, diff)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
@@ -22,7 +23,7 @@ import (
 //
 // Decoding is strict: an unknown or repeated field, a value of the wrong
 // type and every validation problem (see ValidateLimits) is reported, all of
-// them at once, as an ErrorList with paths such as "[3].max_vaule: unknown
+// them at once, as a fielderr.List with paths such as "[3].max_vaule: unknown
 // field". namespace, max_value and seconds are required; conditions and
 // variables default to empty. A JSON null is an empty list.
 //
@@ -33,11 +34,11 @@ func DecodeLimits(jsonData []byte) ([]Limit, error) {
 	if err := json.Unmarshal(jsonData, &items); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field == "" {
-			return nil, ErrorList{{Pkg: pkg, Detail: "limits must be a JSON list"}}
+			return nil, fielderr.List{{Pkg: pkg, Detail: "limits must be a JSON list"}}
 		}
-		return nil, ErrorList{{Pkg: pkg, Detail: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}}
+		return nil, fielderr.List{{Pkg: pkg, Detail: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: ")}}
 	}
-	var errs ErrorList
+	var errs fielderr.List
 	failed := &decodeFailures{fields: map[string]bool{}, items: map[int]bool{}, whole: map[int]bool{}}
 	limits := make([]Limit, len(items))
 	for i, item := range items {
@@ -60,7 +61,7 @@ func DecodeLimits(jsonData []byte) ([]Limit, error) {
 }
 
 // decodeLimit decodes one list item into l, reporting problems under path.
-func decodeLimit(item json.RawMessage, path string, l *Limit, errs *ErrorList) {
+func decodeLimit(item json.RawMessage, path string, l *Limit, errs *fielderr.List) {
 	dec := json.NewDecoder(bytes.NewReader(item))
 	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -125,7 +126,7 @@ func decodeLimit(item json.RawMessage, path string, l *Limit, errs *ErrorList) {
 	}
 }
 
-func decodeString(raw json.RawMessage, path string, dst *string, errs *ErrorList) bool {
+func decodeString(raw json.RawMessage, path string, dst *string, errs *fielderr.List) bool {
 	if err := json.Unmarshal(raw, dst); err != nil || bytes.Equal(raw, []byte("null")) {
 		addError(errs, path, "must be a string")
 		return false
@@ -133,7 +134,7 @@ func decodeString(raw json.RawMessage, path string, dst *string, errs *ErrorList
 	return true
 }
 
-func decodeUint32(raw json.RawMessage, path string, errs *ErrorList) (uint32, bool) {
+func decodeUint32(raw json.RawMessage, path string, errs *fielderr.List) (uint32, bool) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil && !bytes.Equal(raw, []byte("null")) {
 		// json.Number would take "10" for 10: a quoted number is a string here, as a
@@ -182,7 +183,7 @@ func integerHint(s, path string) string {
 	return ""
 }
 
-func decodeStrings(raw json.RawMessage, path string, errs *ErrorList) []string {
+func decodeStrings(raw json.RawMessage, path string, errs *fielderr.List) []string {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		addError(errs, path, "must be a list of strings")
@@ -227,6 +228,6 @@ func listIndex(p string) int {
 
 // sortByIndex orders errors by list index, keeping each item's errors in the
 // order they were found (decoding before validation).
-func sortByIndex(errs ErrorList) {
-	slices.SortStableFunc(errs, func(a, b *FieldError) int { return listIndex(a.Field) - listIndex(b.Field) })
+func sortByIndex(errs fielderr.List) {
+	slices.SortStableFunc(errs, func(a, b *fielderr.Error) int { return listIndex(a.Field) - listIndex(b.Field) })
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
@@ -96,9 +97,9 @@ func TestDecodeLimitsErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("DecodeLimits = %v, want errors", got)
 			}
-			list, ok := err.(ErrorList)
+			list, ok := err.(fielderr.List)
 			if !ok {
-				t.Fatalf("DecodeLimits error is %T, want ErrorList", err)
+				t.Fatalf("DecodeLimits error is %T, want fielderr.List", err)
 			}
 			var lines []string
 			for _, e := range list {
@@ -108,7 +109,7 @@ func TestDecodeLimitsErrors(t *testing.T) {
 				t.Errorf("DecodeLimits errors mismatch (-want +got):\n%s", diff)
 			}
 			if err.Error() != strings.Join(tc.want, "\n") {
-				t.Errorf("ErrorList.Error() = %q, want the errors one a line", err.Error())
+				t.Errorf("fielderr.List.Error() = %q, want the errors one a line", err.Error())
 			}
 		})
 	}
@@ -154,9 +155,9 @@ func FuzzDecodeLimits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		limits, err := DecodeLimits(data)
 		if err != nil {
-			list, ok := err.(ErrorList)
+			list, ok := err.(fielderr.List)
 			if !ok || len(list) == 0 {
-				t.Fatalf("DecodeLimits error %T %v, want a non-empty ErrorList", err, err)
+				t.Fatalf("DecodeLimits error %T %v, want a non-empty fielderr.List", err, err)
 			}
 			for _, e := range list {
 				if !strings.HasPrefix(e.Error(), "limit: ") {

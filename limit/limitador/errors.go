@@ -2,19 +2,14 @@ package limitador
 
 import "github.com/rlpkit/rlpkit/fielderr"
 
-// FieldError is one problem in a list of limits, located by a field path
-// such as "[3].max_value" or "[0].conditions[1]". It is fielderr.Error, with
-// Pkg "limit": it prints as "limit: [1].seconds: must be greater than 0".
-type FieldError = fielderr.Error
-
-// ErrorList is every problem found in a list of limits, in document order:
-// a fielderr.List. Callers that print errors one a line range over it.
-type ErrorList = fielderr.List
-
-// pkg starts every error of this package.
+// pkg starts every error of this package. A problem in a list of limits is
+// a *fielderr.Error with Pkg "limit", located by a field path such as
+// "[3].max_value" or "[0].conditions[1]": it prints as
+// "limit: [1].seconds: must be greater than 0". The problems of one list
+// are reported together as a fielderr.List, in document order.
 const pkg = "limit"
 
 // addError appends the problem at path to l.
-func addError(l *ErrorList, path, msg string) {
-	*l = append(*l, &FieldError{Pkg: pkg, Field: path, Detail: msg})
+func addError(l *fielderr.List, path, msg string) {
+	*l = append(*l, &fielderr.Error{Pkg: pkg, Field: path, Detail: msg})
 }

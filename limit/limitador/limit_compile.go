@@ -9,6 +9,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 
+	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
@@ -25,7 +26,7 @@ type compiledLimit struct {
 }
 
 // ValidateLimits checks limits as NewEvaluator and DecodeLimits do and
-// returns every problem as an ErrorList with paths such as "[1].seconds", or
+// returns every problem as a fielderr.List with paths such as "[1].seconds", or
 // nil. Two limits with the same identity are an error naming both indexes.
 func ValidateLimits(limits []Limit) error {
 	_, errs := compileLimits(limits, nil)
@@ -42,8 +43,8 @@ type decodeFailures struct {
 
 // compileLimits compiles every limit; f (nil when nothing failed to decode)
 // says which items and fields not to report on again.
-func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorList) {
-	var errs ErrorList
+func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, fielderr.List) {
+	var errs fielderr.List
 	out := make([]*compiledLimit, 0, len(limits))
 	seen := make(map[string]int, len(limits))
 	for i := range limits {
@@ -51,7 +52,7 @@ func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorLi
 			continue
 		}
 		path := "[" + strconv.Itoa(i) + "]"
-		var lerrs ErrorList
+		var lerrs fielderr.List
 		cl := compileLimit(&limits[i], i, path, &lerrs)
 		for _, e := range lerrs {
 			if f == nil || !f.fields[fieldPath(e.Field)] {
@@ -72,7 +73,7 @@ func compileLimits(limits []Limit, f *decodeFailures) ([]*compiledLimit, ErrorLi
 	return out, errs
 }
 
-func compileLimit(l *Limit, index int, path string, errs *ErrorList) *compiledLimit {
+func compileLimit(l *Limit, index int, path string, errs *fielderr.List) *compiledLimit {
 	if l.Namespace == "" {
 		addError(errs, path+".namespace", "must not be empty")
 	}

@@ -1,9 +1,7 @@
 package redis
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +10,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
 // linearDedup is the batch size up to which distinct keys are found by
@@ -26,7 +25,7 @@ type batch struct {
 	ttl    []int64         // per key: TTL in ms when written, 0 if never
 	ends   []int           // per key: end of its prefixed form in kbuf
 	kbuf   []byte          // prefixed keys
-	args   []byte          // the script's ARGV[1], doubles (see appendNum)
+	args   []byte          // the script's ARGV[1], doubles (see script.AppendNum)
 	stored []counter.State // per key: the state the script read
 	work   []counter.State // per key: the state while replaying
 	script *goredis.Script // updateScript, or fixedScript for fixed windows only
@@ -101,44 +100,38 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 		}
 	}
 	a := b.args
-	a = appendNum(a, nowUs)
-	a = appendNum(a, boolNum(s.serverTime))
-	a = appendNum(a, int64(len(updates)))
+	a = script.AppendNum(a, nowUs)
+	a = script.AppendNum(a, boolNum(s.serverTime))
+	a = script.AppendNum(a, int64(len(updates)))
 	for i := range updates {
 		u := &updates[i]
 		p := &u.Policy
-		a = appendNum(a, int64(b.keyOf[i]+1))
+		a = script.AppendNum(a, int64(b.keyOf[i]+1))
 		if b.script == updateScript {
-			a = appendNum(a, scriptAlgorithm(p))
+			a = script.AppendNum(a, scriptAlgorithm(p))
 		}
-		a = appendNum(a, int64(p.Max))
+		a = script.AppendNum(a, int64(p.Max))
 		if b.script == fixedScript && p.FirstHit {
 			// fixed.lua takes a negative window for a window from its first hit.
-			a = appendNum(a, -p.Window.Microseconds())
+			a = script.AppendNum(a, -p.Window.Microseconds())
 		} else {
-			a = appendNum(a, p.Window.Microseconds())
+			a = script.AppendNum(a, p.Window.Microseconds())
 		}
 		if b.script == updateScript {
 			if p.Algorithm == counter.AlgorithmSlidingWindow && p.Weighted {
-				a = appendNum(a, int64(p.Weight))
+				a = script.AppendNum(a, int64(p.Weight))
 			} else {
-				a = appendNum(a, -1)
+				a = script.AppendNum(a, -1)
 			}
 		}
 		// Any cost above the largest max is rejected whatever the state;
 		// bounding it keeps the script's numbers exact.
-		a = appendNum(a, int64(min(u.Cost, counter.MaxPolicyValue+1)))
+		a = script.AppendNum(a, int64(min(u.Cost, counter.MaxPolicyValue+1)))
 	}
 	for _, ttl := range b.ttl {
-		a = appendNum(a, ttl)
+		a = script.AppendNum(a, ttl)
 	}
 	b.args = a
-}
-
-// appendNum appends v as the script reads its arguments: a little-endian
-// IEEE double. Every v passed is an integer below 2^53, so it is exact.
-func appendNum(a []byte, v int64) []byte {
-	return binary.LittleEndian.AppendUint64(a, math.Float64bits(float64(v)))
 }
 
 // scriptAlgorithm returns the script's number for p's algorithm: the
@@ -193,31 +186,15 @@ func (b *batch) parse(reply string) (nowUs int64, admitted bool, err error) {
 		} else if line, rest, ok = strings.Cut(rest, "\n"); !ok {
 			return 0, false, fmt.Errorf("limit/redis: script reply has %d states for %d keys", k+1, len(b.keys))
 		}
-		st, err := parseState(line)
-		if err != nil {
-			return 0, false, fmt.Errorf("limit/redis: key %q: %w", b.keys[k], err)
+		var st counter.State // "": the key holds no state
+		if line != "" {
+			if st, err = script.ParseState(line); err != nil {
+				return 0, false, fmt.Errorf("limit/redis: key %q: %w", b.keys[k], err)
+			}
 		}
 		b.stored = append(b.stored, st)
 	}
 	return nowUs, flag == "1", nil
-}
-
-// parseState reads a stored state, "time count prev"; "" is the zero state.
-func parseState(s string) (counter.State, error) {
-	if s == "" {
-		return counter.State{}, nil
-	}
-	t, rest, ok1 := strings.Cut(s, " ")
-	c, p, ok2 := strings.Cut(rest, " ")
-	if ok1 && ok2 {
-		ti, err1 := strconv.ParseInt(t, 10, 64)
-		ci, err2 := strconv.ParseUint(c, 10, 64)
-		pi, err3 := strconv.ParseUint(p, 10, 64)
-		if err1 == nil && err2 == nil && err3 == nil {
-			return counter.State{Time: ti, Count: ci, Prev: pi}, nil
-		}
-	}
-	return counter.State{}, fmt.Errorf("malformed counter state %q", s)
 }
 
 // replay computes the decisions from the states the script read, as the

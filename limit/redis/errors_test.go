@@ -93,54 +93,6 @@ func TestUpdateErrors(t *testing.T) {
 	}
 }
 
-func TestHashTag(t *testing.T) {
-	tests := []struct {
-		key, want string
-	}{
-		{"{ns}key", "ns"},
-		{"prefix:{ns}key", "ns"},
-		{"{ns}{other}", "ns"},
-		{"{}key", "{}key"},
-		{"no tag", "no tag"},
-		{"{unclosed", "{unclosed"},
-		{"}{ns}", "ns"},
-		{"{a{b}c}", "a{b"},
-		{"", ""},
-	}
-	for _, tc := range tests {
-		if got := hashTag(tc.key); got != tc.want {
-			t.Errorf("hashTag(%q) = %q, want %q", tc.key, got, tc.want)
-		}
-	}
-}
-
-func TestParseState(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    counter.State
-		wantErr bool
-	}{
-		{in: "", want: counter.State{}},
-		{in: "1699920000000000 3 2", want: counter.State{Time: 1699920000000000, Count: 3, Prev: 2}},
-		{in: "-5 0 0", want: counter.State{Time: -5}},
-		{in: "1 2", wantErr: true},
-		{in: "1 2 3 4", wantErr: true},
-		{in: "a 2 3", wantErr: true},
-		{in: "1 -2 3", wantErr: true},
-		{in: "1  2", wantErr: true},
-	}
-	for _, tc := range tests {
-		got, err := parseState(tc.in)
-		if (err != nil) != tc.wantErr {
-			t.Errorf("parseState(%q) error = %v, want error %v", tc.in, err, tc.wantErr)
-			continue
-		}
-		if got != tc.want {
-			t.Errorf("parseState(%q) = %+v, want %+v", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestParseReply(t *testing.T) {
 	tests := []struct {
 		name      string

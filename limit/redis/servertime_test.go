@@ -7,6 +7,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
 // TestServerTime decides at the server's clock: the now argument, however
@@ -45,7 +46,7 @@ func TestServerTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := parseState(raw)
+	st, err := script.ParseState(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,17 +3,15 @@ package cached
 import (
 	"context"
 	_ "embed"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
 //go:embed flush.lua
@@ -138,7 +136,7 @@ func (s *Store) write(ctx context.Context, recs []record) error {
 	slot := map[string]int{}
 	var groups [][]int
 	for i := range recs {
-		tag := hashTag(recs[i].key)
+		tag := script.HashTag(recs[i].key)
 		g, ok := slot[tag]
 		if !ok {
 			g = len(groups)
@@ -213,18 +211,12 @@ func (s *Store) scriptArgs(recs []record) ([]string, []byte) {
 	args := make([]byte, 0, 32*len(recs))
 	for i := range recs {
 		keys[i] = s.prefix + recs[i].key
-		args = appendNum(args, recs[i].start)
-		args = appendNum(args, int64(min(recs[i].hits, 1<<52)))
-		args = appendNum(args, recs[i].ttlMs)
-		args = appendNum(args, recs[i].first)
+		args = script.AppendNum(args, recs[i].start)
+		args = script.AppendNum(args, int64(min(recs[i].hits, 1<<52)))
+		args = script.AppendNum(args, recs[i].ttlMs)
+		args = script.AppendNum(args, recs[i].first)
 	}
 	return keys, args
-}
-
-// appendNum appends v as the script reads its arguments: a little-endian
-// IEEE double, exact for the integers below 2^53 passed here.
-func appendNum(a []byte, v int64) []byte {
-	return binary.LittleEndian.AppendUint64(a, math.Float64bits(float64(v)))
 }
 
 // parseReply reads one state a line into recs.
@@ -234,42 +226,13 @@ func parseReply(reply string, recs []record) error {
 		return fmt.Errorf("flush script returned %d states for %d counters", len(lines), len(recs))
 	}
 	for i, line := range lines {
-		st, err := parseState(line)
+		st, err := script.ParseState(line)
 		if err != nil {
 			return fmt.Errorf("key %q: %w", recs[i].key, err)
 		}
 		recs[i].state = st
 	}
 	return nil
-}
-
-// parseState reads a stored state, "time count prev".
-func parseState(s string) (counter.State, error) {
-	t, rest, ok1 := strings.Cut(s, " ")
-	c, p, ok2 := strings.Cut(rest, " ")
-	if ok1 && ok2 {
-		ti, err1 := strconv.ParseInt(t, 10, 64)
-		ci, err2 := strconv.ParseUint(c, 10, 64)
-		pi, err3 := strconv.ParseUint(p, 10, 64)
-		if err1 == nil && err2 == nil && err3 == nil {
-			return counter.State{Time: ti, Count: ci, Prev: pi}, nil
-		}
-	}
-	return counter.State{}, fmt.Errorf("malformed counter state %q", s)
-}
-
-// hashTag returns the part of key Redis Cluster hashes: the text between
-// the first '{' and the next '}' when it is not empty, else the whole key.
-func hashTag(key string) string {
-	open := strings.IndexByte(key, '{')
-	if open < 0 {
-		return key
-	}
-	n := strings.IndexByte(key[open+1:], '}')
-	if n <= 0 {
-		return key
-	}
-	return key[open+1 : open+1+n]
 }
 
 // loop flushes every period, and sooner when BatchSize counters have

@@ -11,6 +11,7 @@ import (
 	"github.com/rlpkit/rlpkit/internal/redistest"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/redis"
+	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
 // quiet drops go-redis's log lines (dial failures while a test has killed
@@ -79,7 +80,7 @@ func stored(t testing.TB, c goredis.UniversalClient, key string) counter.State {
 	if err != nil {
 		t.Fatalf("GET %s: %v", key, err)
 	}
-	st, err := parseState(v)
+	st, err := script.ParseState(v)
 	if err != nil {
 		t.Fatalf("GET %s: %v", key, err)
 	}
