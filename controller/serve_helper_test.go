@@ -52,10 +52,7 @@ func ServeFromConfigMap(t *testing.T, cm *corev1.ConfigMap, method, host, path, 
 			t.Fatalf("wasm-shim made %d calls, want 1:\n%s", len(res.Calls), res.Explain())
 		}
 		call := res.Calls[0]
-		req := limitador.Request{Domain: call.Domain, Descriptors: []limitador.Descriptor{{}}}
-		for _, e := range call.Entries {
-			req.Descriptors[0].Entries = append(req.Descriptors[0].Entries, limitador.Entry{Key: e.Key, Value: e.Value})
-		}
+		req := call.Request()
 		var resp limitador.Response
 		if err := ev.Evaluate(context.Background(), now, &req, &resp); err != nil {
 			t.Fatal(err)

@@ -349,12 +349,9 @@ func TestDifferential(t *testing.T) {
 				if c.Type != wasmshim.ServiceRateLimit {
 					continue
 				}
-				d := limitador.Descriptor{}
-				for _, e := range c.Entries {
-					d.Entries = append(d.Entries, limitador.Entry{Key: e.Key, Value: e.Value})
-				}
 				var resp limitador.Response
-				if err := lim.Evaluate(context.Background(), now, &limitador.Request{Domain: c.Domain, Descriptors: []limitador.Descriptor{d}}, &resp); err != nil {
+				req := c.Request()
+				if err := lim.Evaluate(context.Background(), now, &req, &resp); err != nil {
 					t.Fatalf("seed %d request %d: Evaluate: %v", seed, i, err)
 				}
 				got = resp.OverallCode.String()

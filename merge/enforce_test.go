@@ -96,11 +96,11 @@ func TestEquivalentActionsCountOnce(t *testing.T) {
 		if n := len(gen.Descriptors); n != 1 {
 			t.Errorf("request %d: %d descriptors, want 1: %+v", i, n, gen.Descriptors)
 		}
-		lr := limitador.Request{Domain: gen.Domain, HitsAddend: gen.HitsAddend}
+		lr := rlsmsg.Request{Domain: gen.Domain, HitsAddend: gen.HitsAddend}
 		for _, d := range gen.Descriptors {
-			var ld limitador.Descriptor
+			var ld rlsmsg.Descriptor
 			for _, e := range d.Entries {
-				ld.Entries = append(ld.Entries, limitador.Entry{Key: e.Key, Value: e.Value})
+				ld.Entries = append(ld.Entries, rlsmsg.Entry{Key: e.Key, Value: e.Value})
 			}
 			lr.Descriptors = append(lr.Descriptors, ld)
 		}

@@ -39,8 +39,8 @@
 // # Running
 //
 // Nothing here re-implements a semantic: the inputs go through policy.Read and merge.Compile
-// (or descriptor.Decode and limit.DecodeLimits), each request through descriptor.Engine's
-// Explain, limit.RequestFromResult and a limit.Evaluator over a fresh counter.MemoryStore
+// (or descriptor.Decode and limitador.DecodeLimits), each request through descriptor.Engine's
+// Explain, the rlsmsg.Request it holds and a limitador.Evaluator over a fresh counter.MemoryStore
 // per case, at the simulated instant. Cases are independent, so any subset runs alike.
 //
 // # Replaying traffic

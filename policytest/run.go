@@ -105,7 +105,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		return r
 	}
 	called := res.ShouldCall()
-	lreq := limitador.RequestFromResult(res)
+	lreq := res.Request.Clone()
 	var resp limitador.Response
 	for i := range c.Steps {
 		s := &c.Steps[i]

@@ -125,8 +125,8 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	if !s.res.ShouldCall() {
 		return s.target.decide(&s.resp, false, ""), nil
 	}
-	lreq := limitador.RequestFromResult(&s.res)
-	if err := s.ev.Evaluate(context.Background(), e.Time, &lreq, &s.resp); err != nil {
+	lreq := &s.res.Request
+	if err := s.ev.Evaluate(context.Background(), e.Time, lreq, &s.resp); err != nil {
 		return Decision{}, err
 	}
 	d := s.target.decide(&s.resp, true, lreq.Domain)
@@ -141,7 +141,7 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	sec := e.Time.Unix()
 	for _, p := range s.probes[lreq.Domain] {
 		p.store.asked = false
-		if err := p.ev.Evaluate(context.Background(), e.Time, &lreq, &s.probeResp); err != nil {
+		if err := p.ev.Evaluate(context.Background(), e.Time, lreq, &s.probeResp); err != nil {
 			return Decision{}, err
 		}
 		ls := &s.stats[p.index]

@@ -2,6 +2,7 @@ package wasmshim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/cel-go/common/types"
 
 	"github.com/rlpkit/rlpkit/hostindex"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // The data keys wasm-shim takes out of a rate-limit descriptor as request fields.
@@ -114,14 +116,6 @@ func New(cfg *Config) (*Evaluator, error) {
 	return e, nil
 }
 
-// Entry is one descriptor entry.
-type Entry struct {
-	// Key is the entry's key.
-	Key string `json:"key"`
-	// Value is its value.
-	Value string `json:"value"`
-}
-
 // Result is what wasm-shim does with a request.
 type Result struct {
 	// Hostname is the most specific hostname of the configuration matching the request's
@@ -149,11 +143,22 @@ type Call struct {
 	// Blocks are the indexes of the conditionalData blocks that applied.
 	Blocks []int `json:"blocks"`
 	// Entries are the descriptor's entries, without the control keys.
-	Entries []Entry `json:"entries"`
+	Entries []rlsmsg.Entry `json:"entries"`
 	// HitsAddend is the ratelimit.hits_addend entry; 0 when absent.
 	HitsAddend uint64 `json:"hitsAddend,omitempty"`
 	// Sources are the action's sources.
 	Sources []string `json:"sources,omitempty"`
+}
+
+// Request returns the rate-limit request wasm-shim sends for c: its
+// domain, one descriptor of its entries, and its hits_addend as the
+// request's (clamped to the largest uint32, the field's type).
+func (c *Call) Request() rlsmsg.Request {
+	return rlsmsg.Request{
+		Domain:      c.Domain,
+		Descriptors: []rlsmsg.Descriptor{{Entries: c.Entries}},
+		HitsAddend:  uint32(min(c.HitsAddend, math.MaxUint32)),
+	}
 }
 
 // Evaluate returns what wasm-shim does with req: the action set of the most specific
@@ -196,7 +201,7 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, res *Result) (C
 		return Call{}, false
 	}
 	svc := e.cfg.Services[a.Service]
-	c := Call{Action: j, Service: a.Service, Type: svc.Type, Domain: a.Scope, Blocks: []int{}, Entries: []Entry{}, Sources: a.Sources}
+	c := Call{Action: j, Service: a.Service, Type: svc.Type, Domain: a.Scope, Blocks: []int{}, Entries: []rlsmsg.Entry{}, Sources: a.Sources}
 	for k := range a.ConditionalData {
 		cd := &a.ConditionalData[k]
 		if ok, why := e.all(cd.Predicates, act); !ok {
@@ -229,7 +234,7 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, res *Result) (C
 				}
 				c.HitsAddend = n
 			default:
-				c.Entries = append(c.Entries, Entry{Key: key, Value: value})
+				c.Entries = append(c.Entries, rlsmsg.Entry{Key: key, Value: value})
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 func expr(key, value string) DataItem {
@@ -63,34 +64,34 @@ func TestEvaluate(t *testing.T) {
 	}{{
 		name: "GET: the block without predicates only", req: Request{Method: "GET", Host: "api.example.com", Path: "/admin/x"},
 		hostname: "api.example.com", actionSet: 0,
-		calls: []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "app/admin", Blocks: []int{0}, Entries: []Entry{{"limit.all__1", "1"}}}},
+		calls: []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "app/admin", Blocks: []int{0}, Entries: []rlsmsg.Entry{{Key: "limit.all__1", Value: "1"}}}},
 	}, {
 		name: "POST with a user: every block, control keys taken out", req: Request{Method: "POST", Host: "API.example.com:8443", Path: "/admin?x=1", Headers: map[string][]string{"X-User": {"bob"}}, SourceAddress: "10.1.2.3:4567"},
 		hostname: "api.example.com", actionSet: 0,
 		calls: []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "custom", Blocks: []int{0, 1, 2}, HitsAddend: 3,
-			Entries: []Entry{{"limit.all__1", "1"}, {"limit.post__2", "1"}, {"source.remote_address", "10.1.2.3"}, {"user", "bob"}}}},
+			Entries: []rlsmsg.Entry{{Key: "limit.all__1", Value: "1"}, {Key: "limit.post__2", Value: "1"}, {Key: "source.remote_address", Value: "10.1.2.3"}, {Key: "user", Value: "bob"}}}},
 	}, {
 		name: "the most specific hostname only: no fallback to the wildcard", req: Request{Method: "GET", Host: "api.example.com", Path: "/other"},
 		hostname: "api.example.com", actionSet: -1,
 	}, {
 		name: "wildcard: first action set whose predicates hold; an auth action calls, a ratelimit action whose predicate fails does not", req: Request{Method: "GET", Host: "www.example.com", Path: "/", SourceAddress: "10.0.0.1:80"},
 		hostname: "*.example.com", actionSet: 1,
-		calls: []Call{{Action: 0, Service: "auth-service", Type: ServiceAuth, Domain: "app/wild", Blocks: []int{}, Entries: []Entry{}}},
+		calls: []Call{{Action: 0, Service: "auth-service", Type: ServiceAuth, Domain: "app/wild", Blocks: []int{}, Entries: []rlsmsg.Entry{}}},
 	}, {
 		name: "an expression value that is an int is written as a string", req: Request{Method: "GET", Host: "www.example.com", Path: "/", SourceAddress: "10.0.0.1:5000"},
 		hostname: "*.example.com", actionSet: 1,
 		calls: []Call{
-			{Action: 0, Service: "auth-service", Type: ServiceAuth, Domain: "app/wild", Blocks: []int{}, Entries: []Entry{}},
-			{Action: 1, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "app/wild", Blocks: []int{0}, Entries: []Entry{{"port", "5000"}}},
+			{Action: 0, Service: "auth-service", Type: ServiceAuth, Domain: "app/wild", Blocks: []int{}, Entries: []rlsmsg.Entry{}},
+			{Action: 1, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "app/wild", Blocks: []int{0}, Entries: []rlsmsg.Entry{{Key: "port", Value: "5000"}}},
 		},
 	}, {
 		name: "a missing attribute makes the predicate false", req: Request{Method: "GET", Host: "www.example.com", Path: "/"},
 		hostname: "*.example.com", actionSet: 1,
-		calls: []Call{{Action: 0, Service: "auth-service", Type: ServiceAuth, Domain: "app/wild", Blocks: []int{}, Entries: []Entry{}}},
+		calls: []Call{{Action: 0, Service: "auth-service", Type: ServiceAuth, Domain: "app/wild", Blocks: []int{}, Entries: []rlsmsg.Entry{}}},
 	}, {
 		name: "a hits_addend that is not a number is left out", req: Request{Method: "GET", Host: "bad.example.org", Path: "/"},
 		hostname: "bad.example.org", actionSet: 3,
-		calls: []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "app/bad", Blocks: []int{0}, Entries: []Entry{{"k", "v"}}}},
+		calls: []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "app/bad", Blocks: []int{0}, Entries: []rlsmsg.Entry{{Key: "k", Value: "v"}}}},
 	}, {
 		name: "no hostname matches", req: Request{Method: "GET", Host: "example.org", Path: "/"},
 		actionSet: -1,
@@ -122,7 +123,7 @@ func TestUnknownAttributeInData(t *testing.T) {
 		t.Fatalf("New() = %v, want a configuration that loads", err)
 	}
 	got := ev.Evaluate(&Request{Method: "GET", Host: "a.com", Path: "/"})
-	want := []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "s", Blocks: []int{0}, Entries: []Entry{{"id", "1"}}}}
+	want := []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "s", Blocks: []int{0}, Entries: []rlsmsg.Entry{{Key: "id", Value: "1"}}}}
 	if diff := cmp.Diff(want, got.Calls); diff != "" {
 		t.Errorf("Evaluate() calls (-want +got):\n%s\n%s", diff, got.Explain())
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
@@ -30,7 +31,7 @@ type kuadrantDescriptors struct {
 }
 
 type kuadrantDescriptor struct {
-	Entries []wasmshim.Entry `json:"entries"`
+	Entries []rlsmsg.Entry `json:"entries"`
 }
 
 type actionSetRef struct {

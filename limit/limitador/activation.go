@@ -7,6 +7,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // activation is what the limits of one request read: the request's
@@ -18,7 +19,7 @@ import (
 // are hidden from the configured limits (to CEL it is an empty map, so that
 // indexes keep their meaning).
 type activation struct {
-	descs []Descriptor
+	descs []rlsmsg.Descriptor
 	list  ref.Val   // descriptors, built on first use
 	reads []bool    // per descriptor: read since resetReads
 	limit ref.Val   // the limit being evaluated, for CEL
@@ -29,7 +30,7 @@ type activation struct {
 var _ interpreter.Activation = (*activation)(nil)
 
 // reset prepares a for a request.
-func (a *activation) reset(descs []Descriptor) {
+func (a *activation) reset(descs []rlsmsg.Descriptor) {
 	a.descs = descs
 	a.list = nil
 	a.limit = nil
@@ -114,7 +115,7 @@ func (m *descMap) read() { m.a.reads[m.i] = true }
 
 // entries returns the descriptor's entries, none when configured limits do
 // not see it.
-func (m *descMap) entries() []Entry {
+func (m *descMap) entries() []rlsmsg.Entry {
 	if !m.a.visible(m.i) {
 		return nil
 	}

@@ -8,6 +8,8 @@ package limitador
 import (
 	"context"
 	"testing"
+
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 func TestEvaluatorAllocations(t *testing.T) {
@@ -15,7 +17,7 @@ func TestEvaluatorAllocations(t *testing.T) {
 		{Namespace: "d", MaxValue: 1 << 30, Seconds: 60, Conditions: []string{"method == 'GET'"}, Variables: []string{"user"}},
 		{Namespace: "d", MaxValue: 1 << 30, Seconds: 1, Variables: []string{"user", "path"}},
 	})
-	req := Request{Domain: "d", Descriptors: []Descriptor{
+	req := rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{
 		{Entries: entries("method", "GET", "user", "bob", "path", "/toys")},
 		{Entries: entries("user", "alice", "path", "/")},
 	}}

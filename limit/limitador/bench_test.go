@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // The algorithm and store benchmarks are in limit/counter; this one measures
@@ -51,9 +52,9 @@ func BenchmarkEvaluator(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				i := goroutineOffset.Add(7919)
 				var resp Response
-				req := Request{Domain: "toystore", Descriptors: []Descriptor{
-					{Entries: []Entry{{Key: "method", Value: "GET"}, {Key: "user", Value: ""}, {Key: "path", Value: "/toys"}}},
-					{Entries: []Entry{{Key: "user", Value: ""}, {Key: "path", Value: "/"}}},
+				req := rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{
+					{Entries: []rlsmsg.Entry{{Key: "method", Value: "GET"}, {Key: "user", Value: ""}, {Key: "path", Value: "/toys"}}},
+					{Entries: []rlsmsg.Entry{{Key: "user", Value: ""}, {Key: "path", Value: "/"}}},
 				}}
 				ctx := context.Background()
 				for pb.Next() {
@@ -87,8 +88,8 @@ func BenchmarkEvaluatorKuadrant(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		i := goroutineOffset.Add(7919)
 		var resp Response
-		req := Request{Domain: "toystore/toystore", Descriptors: []Descriptor{
-			{Entries: []Entry{{Key: "limit.global__53f76b2d", Value: "1"}, {Key: "limit.per_ip__815c57de", Value: "1"}, {Key: "source.remote_address", Value: ""}}},
+		req := rlsmsg.Request{Domain: "toystore/toystore", Descriptors: []rlsmsg.Descriptor{
+			{Entries: []rlsmsg.Entry{{Key: "limit.global__53f76b2d", Value: "1"}, {Key: "limit.per_ip__815c57de", Value: "1"}, {Key: "source.remote_address", Value: ""}}},
 		}}
 		ctx := context.Background()
 		for pb.Next() {

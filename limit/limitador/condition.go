@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // MaxConditionLength bounds the length of a condition's source, in bytes.
@@ -105,7 +106,7 @@ func (c *Condition) Warning() string { return c.warn }
 // Holds reports whether the condition holds for a request with descriptors,
 // as the Evaluator evaluates it, for no limit in particular (limit.name and
 // limit.id are unbound).
-func (c *Condition) Holds(descriptors ...Descriptor) bool {
+func (c *Condition) Holds(descriptors ...rlsmsg.Descriptor) bool {
 	var act activation
 	act.reset(descriptors)
 	return c.holds(&act)

@@ -3,6 +3,8 @@ package limitador
 import (
 	"strings"
 	"testing"
+
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 func TestParseCondition(t *testing.T) {
@@ -84,7 +86,7 @@ func TestParseConditionErrors(t *testing.T) {
 }
 
 func TestConditionHolds(t *testing.T) {
-	entries := []Entry{{Key: "user", Value: "bob"}, {Key: "method", Value: "GET"}, {Key: "user", Value: "alice"}, {Key: "path", Value: "/admin/x"}}
+	entries := []rlsmsg.Entry{{Key: "user", Value: "bob"}, {Key: "method", Value: "GET"}, {Key: "user", Value: "alice"}, {Key: "path", Value: "/admin/x"}}
 	tests := []struct {
 		src  string
 		want bool
@@ -115,7 +117,7 @@ func TestConditionHolds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseCondition(%q): %v", tc.src, err)
 		}
-		if got := c.Holds(Descriptor{Entries: entries}); got != tc.want {
+		if got := c.Holds(rlsmsg.Descriptor{Entries: entries}); got != tc.want {
 			t.Errorf("ParseCondition(%q).Holds(%v) = %v, want %v", tc.src, entries, got, tc.want)
 		}
 	}
@@ -137,7 +139,7 @@ func FuzzParseCondition(f *testing.F) {
 			}
 			return
 		}
-		c.Holds(Descriptor{Entries: []Entry{{Key: "a", Value: "b"}, {Key: "k", Value: "v"}}})
+		c.Holds(rlsmsg.Descriptor{Entries: []rlsmsg.Entry{{Key: "a", Value: "b"}, {Key: "k", Value: "v"}}})
 		again, err := ParseCondition(c.String())
 		if err != nil {
 			t.Fatalf("ParseCondition(%q) = %q, which does not parse: %v", src, c.String(), err)

@@ -114,7 +114,7 @@ func (e *Evaluator) Configured(domain string) bool { return e.domains[domain] !=
 
 // ShouldRateLimit evaluates req at the evaluator's clock and returns a new
 // response.
-func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *Request) (*Response, error) {
+func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *rlsmsg.Request) (*Response, error) {
 	resp := new(Response)
 	if err := e.Evaluate(ctx, e.clock(), req, resp); err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *Request) (*Respons
 // resp.Statuses and resp.Counters. On a *StoreError resp.Counters lists the
 // counters the request was to update, with zero decisions; on any other
 // error resp is left unspecified.
-func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *Request, resp *Response) error {
+func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *Response) error {
 	if err := check(req); err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (e *Evaluator) statuses(sc *scratch, resp *Response) {
 
 // firstVisible returns the index of the first descriptor without a limit
 // override, or 0 when all have one.
-func firstVisible(ds []Descriptor) int {
+func firstVisible(ds []rlsmsg.Descriptor) int {
 	for i := range ds {
 		if !hasOverride(&ds[i]) {
 			return i
@@ -257,7 +257,7 @@ func firstVisible(ds []Descriptor) int {
 // limitCost returns the hits of a configured limit attributed to the
 // descriptors attr: the own hits_addend of the first of them that has one,
 // else the request's (0 means 1).
-func limitCost(req *Request, attr []int32) uint64 {
+func limitCost(req *rlsmsg.Request, attr []int32) uint64 {
 	for _, i := range attr {
 		if h := req.Descriptors[i].HitsAddend; h != nil {
 			return *h
@@ -268,7 +268,7 @@ func limitCost(req *Request, attr []int32) uint64 {
 
 // appendOverrideKey appends the counter key of a descriptor's override:
 // the domain's hash tag, "O", the window and the entries, length-prefixed.
-func appendOverrideKey(b []byte, domain string, d *Descriptor) []byte {
+func appendOverrideKey(b []byte, domain string, d *rlsmsg.Descriptor) []byte {
 	b = appendHashTag(b, domain)
 	b = append(b, 'O')
 	b = strconv.AppendUint(b, uint64(d.Limit.Unit.Seconds()), 10)
@@ -284,7 +284,7 @@ func appendOverrideKey(b []byte, domain string, d *Descriptor) []byte {
 
 // check returns a *limit.InvalidRequestError naming every reason req cannot
 // be evaluated, or nil.
-func check(req *Request) error {
+func check(req *rlsmsg.Request) error {
 	var problems []string
 	if req.Domain == "" {
 		problems = append(problems, "domain: empty")

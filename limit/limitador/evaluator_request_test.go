@@ -12,7 +12,7 @@ import (
 // each descriptor reports the limits attributed to it: those that read its
 // entries, and those that read none on the first descriptor.
 func TestEvaluatorOncePerRequest(t *testing.T) {
-	three := []Descriptor{
+	three := []rlsmsg.Descriptor{
 		{Entries: entries("method", "GET", "user", "bob")},
 		{Entries: entries("path", "/admin/toys")},
 		{Entries: entries("method", "POST", "x", "y")},
@@ -24,7 +24,7 @@ func TestEvaluatorOncePerRequest(t *testing.T) {
 	tests := []struct {
 		name  string
 		limit Limit
-		descs []Descriptor
+		descs []rlsmsg.Descriptor
 		want  []rlsmsg.Status
 	}{
 		{
@@ -90,13 +90,13 @@ func TestEvaluatorOncePerRequest(t *testing.T) {
 		{
 			name:  "keys with dots are read with brackets",
 			limit: Limit{Name: "dots", MaxValue: 10, Seconds: 60, Conditions: []string{`descriptors[0]["req.method"] == 'GET'`}},
-			descs: []Descriptor{{Entries: entries("req.method", "GET")}},
+			descs: []rlsmsg.Descriptor{{Entries: entries("req.method", "GET")}},
 			want:  []rlsmsg.Status{minute("dots", 10, 9)},
 		},
 		{
 			name:  "a field of an entry's value never matches",
 			limit: Limit{Name: "dots", MaxValue: 10, Seconds: 60, Conditions: []string{`descriptors[0].req.method == 'GET'`}},
-			descs: []Descriptor{{Entries: entries("req.method", "GET", "req", "x")}},
+			descs: []rlsmsg.Descriptor{{Entries: entries("req.method", "GET", "req", "x")}},
 			want:  []rlsmsg.Status{ok},
 		},
 		{
@@ -135,7 +135,7 @@ func TestEvaluatorOncePerRequest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.limit.Namespace = "d"
 			e := newEvaluator(t, []Limit{tc.limit})
-			got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: tc.descs})
+			got := evaluate(t, e, 0, rlsmsg.Request{Domain: "d", Descriptors: tc.descs})
 			if diff := cmp.Diff(tc.want, got.Statuses, ignoreCounters); diff != "" {
 				t.Errorf("Evaluate(%v) statuses mismatch (-want +got):\n%s", tc.descs, diff)
 			}
@@ -149,12 +149,12 @@ func TestEvaluatorVariables(t *testing.T) {
 	limits := []Limit{{Namespace: "d", Name: "n", MaxValue: 2, Seconds: 60,
 		Variables: []string{"descriptors[1]['user']", "size(descriptors)", "descriptors[0]['a'] + '/' + descriptors[0]['b']"}}}
 	e := newEvaluator(t, limits)
-	req := func(user string) Request {
-		return Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("a", "1", "b", "2")}, {Entries: entries("user", user)}}}
+	req := func(user string) rlsmsg.Request {
+		return rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("a", "1", "b", "2")}, {Entries: entries("user", user)}}}
 	}
 	lim := limitOf("n", 2, rlsmsg.UnitMinute)
 	steps := []struct {
-		req  Request
+		req  rlsmsg.Request
 		want []rlsmsg.Status
 	}{
 		{req("bob"), []rlsmsg.Status{
@@ -187,7 +187,7 @@ func TestEvaluatorVariables(t *testing.T) {
 func TestEvaluatorFirstHitWindow(t *testing.T) {
 	for _, epoch := range []bool{false, true} {
 		e := newEvaluator(t, []Limit{{Namespace: "d", Name: "n", MaxValue: 1, Seconds: 60, EpochWindows: epoch}})
-		req := Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "v")}}}
+		req := rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "v")}}}
 		lim := limitOf("n", 1, rlsmsg.UnitMinute)
 		first := evaluate(t, e, 40*s1, req)
 		second := evaluate(t, e, 70*s1, req)
@@ -208,13 +208,13 @@ func TestEvaluatorFirstHitWindow(t *testing.T) {
 func TestEvaluatorRequestCost(t *testing.T) {
 	tests := []struct {
 		name string
-		req  Request
+		req  rlsmsg.Request
 		want uint32 // remaining of 10
 	}{
-		{"hits_addend 0 counts as 1", Request{HitsAddend: 0, Descriptors: []Descriptor{{Entries: entries("k", "a")}, {Entries: entries("j", "b")}}}, 9},
-		{"hits_addend 3", Request{HitsAddend: 3, Descriptors: []Descriptor{{Entries: entries("k", "a")}, {Entries: entries("j", "b")}}}, 7},
-		{"the descriptor read sets the cost", Request{HitsAddend: 3, Descriptors: []Descriptor{{Entries: entries("j", "b")}, {Entries: entries("k", "a"), HitsAddend: u64(5)}}}, 5},
-		{"another descriptor's cost is not the limit's", Request{HitsAddend: 3, Descriptors: []Descriptor{{Entries: entries("j", "b"), HitsAddend: u64(5)}, {Entries: entries("k", "a")}}}, 7},
+		{"hits_addend 0 counts as 1", rlsmsg.Request{HitsAddend: 0, Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "a")}, {Entries: entries("j", "b")}}}, 9},
+		{"hits_addend 3", rlsmsg.Request{HitsAddend: 3, Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "a")}, {Entries: entries("j", "b")}}}, 7},
+		{"the descriptor read sets the cost", rlsmsg.Request{HitsAddend: 3, Descriptors: []rlsmsg.Descriptor{{Entries: entries("j", "b")}, {Entries: entries("k", "a"), HitsAddend: u64(5)}}}, 5},
+		{"another descriptor's cost is not the limit's", rlsmsg.Request{HitsAddend: 3, Descriptors: []rlsmsg.Descriptor{{Entries: entries("j", "b"), HitsAddend: u64(5)}, {Entries: entries("k", "a")}}}, 7},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,17 +39,17 @@ func newEvaluator(t *testing.T, limits []Limit) *Evaluator {
 	return e
 }
 
-func entries(kv ...string) []Entry {
-	var out []Entry
+func entries(kv ...string) []rlsmsg.Entry {
+	var out []rlsmsg.Entry
 	for i := 0; i+1 < len(kv); i += 2 {
-		out = append(out, Entry{Key: kv[i], Value: kv[i+1]})
+		out = append(out, rlsmsg.Entry{Key: kv[i], Value: kv[i+1]})
 	}
 	return out
 }
 
 func u64(v uint64) *uint64 { return &v }
 
-func evaluate(t *testing.T, e *Evaluator, at time.Duration, req Request) *Response {
+func evaluate(t *testing.T, e *Evaluator, at time.Duration, req rlsmsg.Request) *Response {
 	t.Helper()
 	resp := new(Response)
 	if err := e.Evaluate(context.Background(), t0.Add(at), &req, resp); err != nil {
@@ -68,7 +68,7 @@ func limitOf(name string, max uint32, u rlsmsg.Unit) *rlsmsg.RateLimit {
 // first one; each descriptor reports the limits that read it.
 func TestEvaluator(t *testing.T) {
 	e := newEvaluator(t, toystore)
-	req := Request{Domain: "toystore", Descriptors: []Descriptor{
+	req := rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{
 		{Entries: entries("user", "bob", "path", "/admin/toys")},
 		{Entries: entries("method", "GET")},
 		{Entries: entries("user", "alice")},
@@ -105,7 +105,7 @@ func TestEvaluator(t *testing.T) {
 	}
 	// Without the admin path: bob's first GET starts a counter of its own,
 	// read from both descriptors; all, with 4 left, goes to the first.
-	got := evaluate(t, e, 20*s1, Request{Domain: "toystore", Descriptors: []Descriptor{
+	got := evaluate(t, e, 20*s1, rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{
 		{Entries: entries("user", "bob")},
 		{Entries: entries("method", "GET")},
 	}})
@@ -137,9 +137,9 @@ var ignoreCounters = cmp.Options{
 // request.
 func TestEvaluatorCounters(t *testing.T) {
 	e := newEvaluator(t, toystore)
-	req := Request{Domain: "toystore", HitsAddend: 2, Descriptors: []Descriptor{
+	req := rlsmsg.Request{Domain: "toystore", HitsAddend: 2, Descriptors: []rlsmsg.Descriptor{
 		{Entries: entries("method", "GET", "user", "bob")},
-		{Entries: entries("user", "x"), Limit: &Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitMinute}},
+		{Entries: entries("user", "x"), Limit: &rlsmsg.Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitMinute}},
 	}}
 	type counted struct {
 		Descriptor int
@@ -181,7 +181,7 @@ func TestEvaluatorCounters(t *testing.T) {
 		}
 	}
 	// A domain without limits has no counters.
-	if got := evaluate(t, e, 0, Request{Domain: "unknown", Descriptors: []Descriptor{{Entries: entries("a", "b")}}}); len(got.Counters) != 0 {
+	if got := evaluate(t, e, 0, rlsmsg.Request{Domain: "unknown", Descriptors: []rlsmsg.Descriptor{{Entries: entries("a", "b")}}}); len(got.Counters) != 0 {
 		t.Errorf("Evaluate(unknown domain).Counters = %v, want none", got.Counters)
 	}
 }
@@ -190,7 +190,7 @@ func TestEvaluatorNoLimits(t *testing.T) {
 	e := newEvaluator(t, toystore)
 	want := &Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{{Code: rlsmsg.CodeOK}, {Code: rlsmsg.CodeOK}}}}
 	for _, domain := range []string{"unknown", "other"} {
-		got := evaluate(t, e, 0, Request{Domain: domain, Descriptors: []Descriptor{{Entries: entries("a", "b")}, {}}})
+		got := evaluate(t, e, 0, rlsmsg.Request{Domain: domain, Descriptors: []rlsmsg.Descriptor{{Entries: entries("a", "b")}, {}}})
 		if domain == "other" { // the "other" limit applies once, on the first descriptor
 			want = &Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
 				{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("other", 1, rlsmsg.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
@@ -202,7 +202,7 @@ func TestEvaluatorNoLimits(t *testing.T) {
 		}
 	}
 	var invalid *limit.InvalidRequestError
-	if _, err := e.ShouldRateLimit(context.Background(), &Request{Descriptors: []Descriptor{{}}}); !errors.As(err, &invalid) ||
+	if _, err := e.ShouldRateLimit(context.Background(), &rlsmsg.Request{Descriptors: []rlsmsg.Descriptor{{}}}); !errors.As(err, &invalid) ||
 		err.Error() != "invalid request: domain: empty" {
 		t.Errorf("ShouldRateLimit(empty domain) = %v, want an InvalidRequestError naming the domain", err)
 	}
@@ -217,24 +217,24 @@ func TestEvaluatorHitsAddend(t *testing.T) {
 	}
 	steps := []struct {
 		name string
-		req  Request
+		req  rlsmsg.Request
 		want []rlsmsg.Status
 	}{
-		{"request-level 0 means 1", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+		{"request-level 0 means 1", rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "a")}}},
 			[]rlsmsg.Status{status(rlsmsg.CodeOK, 9)}},
-		{"request-level 3", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+		{"request-level 3", rlsmsg.Request{Domain: "d", HitsAddend: 3, Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "a")}}},
 			[]rlsmsg.Status{status(rlsmsg.CodeOK, 6)}},
-		{"descriptor-level replaces request-level", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
+		{"descriptor-level replaces request-level", rlsmsg.Request{Domain: "d", HitsAddend: 3, Descriptors: []rlsmsg.Descriptor{
 			{Entries: entries("k", "a"), HitsAddend: u64(5)}}},
 			[]rlsmsg.Status{status(rlsmsg.CodeOK, 1)}},
-		{"explicit 0 checks without consuming", Request{Domain: "d", HitsAddend: 3, Descriptors: []Descriptor{
+		{"explicit 0 checks without consuming", rlsmsg.Request{Domain: "d", HitsAddend: 3, Descriptors: []rlsmsg.Descriptor{
 			{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
 			[]rlsmsg.Status{status(rlsmsg.CodeOK, 1)}},
-		{"too many", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(2)}}},
+		{"too many", rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(2)}}},
 			[]rlsmsg.Status{status(rlsmsg.CodeOverLimit, 1)}},
-		{"last hit", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}}},
+		{"last hit", rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "a")}}},
 			[]rlsmsg.Status{status(rlsmsg.CodeOK, 0)}},
-		{"a check on a full counter is over", Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
+		{"a check on a full counter is over", rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "a"), HitsAddend: u64(0)}}},
 			[]rlsmsg.Status{status(rlsmsg.CodeOverLimit, 0)}},
 	}
 	for _, st := range steps {
@@ -248,25 +248,25 @@ func TestEvaluatorHitsAddend(t *testing.T) {
 func TestEvaluatorOverride(t *testing.T) {
 	limits := []Limit{{Namespace: "d", Name: "configured", MaxValue: 100, Seconds: 60, Variables: []string{"user"}}}
 	e := newEvaluator(t, limits)
-	override := func(n uint32, u rlsmsg.Unit) *Override { return &Override{RequestsPerUnit: n, Unit: u} }
+	override := func(n uint32, u rlsmsg.Unit) *rlsmsg.Override { return &rlsmsg.Override{RequestsPerUnit: n, Unit: u} }
 	steps := []struct {
 		name string
-		d    Descriptor
+		d    rlsmsg.Descriptor
 		want rlsmsg.Status
 	}{
-		{"override replaces the configured limit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
+		{"override replaces the configured limit", rlsmsg.Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
 			rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
-		{"and is over on the next hit", Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
+		{"and is over on the next hit", rlsmsg.Descriptor{Entries: entries("user", "bob"), Limit: override(1, rlsmsg.UnitHour)},
 			rlsmsg.Status{Code: rlsmsg.CodeOverLimit, CurrentLimit: limitOf("", 1, rlsmsg.UnitHour), LimitRemaining: 0, DurationUntilReset: 3600 * s1}},
-		{"the configured counter was not touched", Descriptor{Entries: entries("user", "bob")},
+		{"the configured counter was not touched", rlsmsg.Descriptor{Entries: entries("user", "bob")},
 			rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("configured", 100, rlsmsg.UnitMinute), LimitRemaining: 99, DurationUntilReset: 60 * s1}},
-		{"override applies without a configured limit", Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, rlsmsg.UnitSecond)},
+		{"override applies without a configured limit", rlsmsg.Descriptor{Entries: entries("ip", "10.0.0.1"), Limit: override(5, rlsmsg.UnitSecond)},
 			rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("", 5, rlsmsg.UnitSecond), LimitRemaining: 4, DurationUntilReset: s1}},
-		{"another window is another counter", Descriptor{Entries: entries("user", "bob"), Limit: override(2, rlsmsg.UnitDay)},
+		{"another window is another counter", rlsmsg.Descriptor{Entries: entries("user", "bob"), Limit: override(2, rlsmsg.UnitDay)},
 			rlsmsg.Status{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("", 2, rlsmsg.UnitDay), LimitRemaining: 1, DurationUntilReset: 86400 * s1}},
 	}
 	for _, st := range steps {
-		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{st.d}})
+		got := evaluate(t, e, 0, rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{st.d}})
 		if diff := cmp.Diff([]rlsmsg.Status{st.want}, got.Statuses, ignoreCounters); diff != "" {
 			t.Errorf("%s: statuses mismatch (-want +got):\n%s", st.name, diff)
 		}
@@ -276,7 +276,7 @@ func TestEvaluatorOverride(t *testing.T) {
 	// would hide the proxy's misconfiguration.
 	for _, u := range []rlsmsg.Unit{rlsmsg.UnitUnknown, 99} {
 		var invalid *limit.InvalidRequestError
-		err := e.Evaluate(context.Background(), time.Unix(0, 0), &Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("user", "bob"), Limit: override(1, u)}}}, new(Response))
+		err := e.Evaluate(context.Background(), time.Unix(0, 0), &rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("user", "bob"), Limit: override(1, u)}}}, new(Response))
 		if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "descriptors[0].limit.unit: "+u.String()+" is not a unit") {
 			t.Errorf("override with unit %v: %v, want an InvalidRequestError naming descriptors[0].limit.unit", u, err)
 		}
@@ -293,7 +293,7 @@ func TestEvaluatorUnits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 3, Seconds: tc.seconds}})
-		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{{}}})
+		got := evaluate(t, e, 0, rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{}}})
 		if u := got.Statuses[0].CurrentLimit.Unit; u != tc.want {
 			t.Errorf("seconds %d: unit %v, want %v", tc.seconds, u, tc.want)
 		}
@@ -303,13 +303,13 @@ func TestEvaluatorUnits(t *testing.T) {
 func TestEvaluatorKeysAreUnambiguous(t *testing.T) {
 	// Values that would collide if the key simply joined them.
 	e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 1, Seconds: 60, Variables: []string{"a", "b"}}})
-	for _, d := range []Descriptor{
+	for _, d := range []rlsmsg.Descriptor{
 		{Entries: entries("a", "x", "b", "y:z")},
 		{Entries: entries("a", "x:y", "b", "z")},
 		{Entries: entries("a", "x", "b", "1:y")},
 		{Entries: entries("a", "x1:", "b", "y")},
 	} {
-		got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{d}})
+		got := evaluate(t, e, 0, rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{d}})
 		if got.OverallCode != rlsmsg.CodeOK {
 			t.Errorf("descriptor %v shares a counter with an earlier one", d.Entries)
 		}
@@ -328,14 +328,14 @@ func TestEvaluatorStoreError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.ShouldRateLimit(context.Background(), &Request{Domain: "toystore", Descriptors: []Descriptor{{}}})
+	_, err = e.ShouldRateLimit(context.Background(), &rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{{}}})
 	var se *limit.StoreError
 	if !errors.Is(err, boom) || !errors.As(err, &se) || se.Err != boom || err.Error() != "counter store: connection refused" {
 		t.Errorf("ShouldRateLimit with a failing store = %v, want the store's error in a *limit.StoreError", err)
 	}
 	// Evaluate lists the counters the request was to update.
 	var resp Response
-	req := &Request{Domain: "toystore", Descriptors: []Descriptor{{Entries: entries("method", "POST")}}}
+	req := &rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{{Entries: entries("method", "POST")}}}
 	if err := e.Evaluate(context.Background(), time.Unix(0, 0), req, &resp); !errors.As(err, &se) {
 		t.Fatalf("Evaluate with a failing store = %v, want a *limit.StoreError", err)
 	}
@@ -343,7 +343,7 @@ func TestEvaluatorStoreError(t *testing.T) {
 		t.Errorf("Evaluate with a failing store: Counters = %+v, want the \"all\" counter with a zero decision", resp.Counters)
 	}
 	// No counter applies: the store is not asked.
-	if _, err := e.ShouldRateLimit(context.Background(), &Request{Domain: "unknown", Descriptors: []Descriptor{{}}}); err != nil {
+	if _, err := e.ShouldRateLimit(context.Background(), &rlsmsg.Request{Domain: "unknown", Descriptors: []rlsmsg.Descriptor{{}}}); err != nil {
 		t.Errorf("ShouldRateLimit without counters = %v, want no error", err)
 	}
 }
@@ -367,7 +367,7 @@ func TestEvaluatorExactUnderConcurrency(t *testing.T) {
 		{Namespace: "d", MaxValue: 100_000, Seconds: 60, Variables: []string{"user"}},
 	})
 	admitted := hammer(8, 10_000, func(g, i int) bool {
-		req := Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("method", "GET", "user", string(rune('a'+g)))}}}
+		req := rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("method", "GET", "user", string(rune('a'+g)))}}}
 		var resp Response
 		if err := e.Evaluate(context.Background(), t0.Add(time.Duration(i)*time.Microsecond), &req, &resp); err != nil {
 			panic(err)
@@ -405,7 +405,7 @@ func TestDurationPresence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := evaluate(t, e, 0, Request{Domain: "d", Descriptors: []Descriptor{{Entries: entries("k", "a")}, {Entries: entries("other", "b")}}})
+	got := evaluate(t, e, 0, rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("k", "a")}, {Entries: entries("other", "b")}}})
 	if st := got.Statuses[0]; st.CurrentLimit == nil || !st.HasDurationUntilReset || st.DurationUntilReset != 60*time.Second {
 		t.Errorf("status 0 = %+v, want a limit and 60s until reset", st)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // A rate-limit service's core: a limits file in Limitador's format
@@ -28,9 +29,9 @@ func ExampleNewEvaluator() {
 		log.Fatal(err)
 	}
 	now := time.Date(2025, 1, 1, 12, 0, 30, 0, time.UTC)
-	req := limitador.Request{Domain: "toystore", Descriptors: []limitador.Descriptor{
-		{Entries: []limitador.Entry{{Key: "admin", Value: "yes"}}},
-		{Entries: []limitador.Entry{{Key: "user", Value: "alice"}}},
+	req := rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{
+		{Entries: []rlsmsg.Entry{{Key: "admin", Value: "yes"}}},
+		{Entries: []rlsmsg.Entry{{Key: "user", Value: "alice"}}},
 	}}
 	var resp limitador.Response // reused: Evaluate allocates nothing once warm
 	for range 3 {

@@ -11,8 +11,8 @@ import (
 )
 
 // A filter's descriptors, evaluated in process: descriptor generation, the
-// bridge, then the evaluator over a memory store.
-func ExampleRequestFromResult() {
+// request it holds evaluated over a memory store.
+func Example_fromDescriptor() {
 	engine, err := descriptor.Compile(&descriptor.PluginConfig{RateLimitPolicies: []descriptor.Policy{{
 		RateLimitDomain: "toystore", UpstreamCluster: "rls", Hostnames: []string{"*.toystore.com"},
 		GatewayActions: []descriptor.GatewayAction{{Configurations: []descriptor.Configuration{{
@@ -35,9 +35,8 @@ func ExampleRequestFromResult() {
 		if !res.ShouldCall() {
 			continue
 		}
-		req := limitador.RequestFromResult(res)
 		var resp limitador.Response
-		if err := ev.Evaluate(context.Background(), now, &req, &resp); err != nil {
+		if err := ev.Evaluate(context.Background(), now, &res.Request, &resp); err != nil {
 			panic(err)
 		}
 		st := resp.Statuses[0]

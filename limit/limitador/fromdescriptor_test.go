@@ -10,24 +10,25 @@ import (
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-func TestRequestFromResult(t *testing.T) {
+// TestResultRequestClone: what a descriptor.Result holds, cloned, is the
+// request the evaluator reads, entries, overrides and costs included.
+func TestResultRequestClone(t *testing.T) {
 	hits := func(n uint64) *uint64 { return &n }
 	tests := []struct {
 		name string
 		res  *descriptor.Result
-		want Request
+		want rlsmsg.Request
 	}{
-		{"nil result", nil, Request{}},
-		{"no policy matched", &descriptor.Result{PolicyIndex: -1, Request: rlsmsg.Request{HitsAddend: 3}}, Request{HitsAddend: 3}},
-		{"policy without descriptors", &descriptor.Result{Request: rlsmsg.Request{Domain: "d"}}, Request{Domain: "d"}},
+		{"no policy matched", &descriptor.Result{PolicyIndex: -1, Request: rlsmsg.Request{HitsAddend: 3}}, rlsmsg.Request{HitsAddend: 3}},
+		{"policy without descriptors", &descriptor.Result{Request: rlsmsg.Request{Domain: "d"}}, rlsmsg.Request{Domain: "d"}},
 		{"entries in order",
 			&descriptor.Result{Request: rlsmsg.Request{Domain: "gw/ns#route", Descriptors: []rlsmsg.Descriptor{
 				{Entries: []rlsmsg.Entry{{Key: "admin", Value: "yes"}, {Key: "user", Value: "alice"}}},
 				{Entries: []rlsmsg.Entry{{Key: "remote_address", Value: "192.0.2.1"}}},
 			}}},
-			Request{Domain: "gw/ns#route", Descriptors: []Descriptor{
-				{Entries: []Entry{{Key: "admin", Value: "yes"}, {Key: "user", Value: "alice"}}},
-				{Entries: []Entry{{Key: "remote_address", Value: "192.0.2.1"}}},
+			rlsmsg.Request{Domain: "gw/ns#route", Descriptors: []rlsmsg.Descriptor{
+				{Entries: []rlsmsg.Entry{{Key: "admin", Value: "yes"}, {Key: "user", Value: "alice"}}},
+				{Entries: []rlsmsg.Entry{{Key: "remote_address", Value: "192.0.2.1"}}},
 			}}},
 		{"overrides, including WEEK, and per-descriptor hits_addend",
 			&descriptor.Result{Request: rlsmsg.Request{Domain: "d", HitsAddend: 4, Descriptors: []rlsmsg.Descriptor{
@@ -36,37 +37,38 @@ func TestRequestFromResult(t *testing.T) {
 				{Entries: []rlsmsg.Entry{{Key: "c", Value: "3"}}, Limit: &rlsmsg.Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitWeek}, HitsAddend: hits(5)},
 				{Entries: []rlsmsg.Entry{{Key: "d", Value: "4"}}},
 			}}},
-			Request{Domain: "d", HitsAddend: 4, Descriptors: []Descriptor{
-				{Entries: []Entry{{Key: "a", Value: "1"}}, Limit: &Override{RequestsPerUnit: 10, Unit: rlsmsg.UnitMinute}},
-				{Entries: []Entry{{Key: "b", Value: "2"}}, HitsAddend: hits(0)},
-				{Entries: []Entry{{Key: "c", Value: "3"}}, Limit: &Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitWeek}, HitsAddend: hits(5)},
-				{Entries: []Entry{{Key: "d", Value: "4"}}},
+			rlsmsg.Request{Domain: "d", HitsAddend: 4, Descriptors: []rlsmsg.Descriptor{
+				{Entries: []rlsmsg.Entry{{Key: "a", Value: "1"}}, Limit: &rlsmsg.Override{RequestsPerUnit: 10, Unit: rlsmsg.UnitMinute}},
+				{Entries: []rlsmsg.Entry{{Key: "b", Value: "2"}}, HitsAddend: hits(0)},
+				{Entries: []rlsmsg.Entry{{Key: "c", Value: "3"}}, Limit: &rlsmsg.Override{RequestsPerUnit: 7, Unit: rlsmsg.UnitWeek}, HitsAddend: hits(5)},
+				{Entries: []rlsmsg.Entry{{Key: "d", Value: "4"}}},
 			}}},
 		{"a descriptor without entries",
 			&descriptor.Result{Request: rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{}, {Entries: []rlsmsg.Entry{{Key: "k", Value: "v"}}}}}},
-			Request{Domain: "d", Descriptors: []Descriptor{{}, {Entries: []Entry{{Key: "k", Value: "v"}}}}}},
+			rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{}, {Entries: []rlsmsg.Entry{{Key: "k", Value: "v"}}}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := RequestFromResult(tc.res)
+			got := tc.res.Request.Clone()
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("RequestFromResult(%+v) mismatch (-want +got):\n%s", tc.res, diff)
+				t.Errorf("rlsmsg.Request.Clone() of %+v mismatch (-want +got):\n%s", tc.res, diff)
 			}
 		})
 	}
 }
 
-// TestRequestFromResultOwnsItsMemory reuses the Result for another request,
-// as a filter does with GenerateInto: the Request made before must not move.
-func TestRequestFromResultOwnsItsMemory(t *testing.T) {
+// TestResultRequestCloneOwnsItsMemory reuses the Result for another
+// request, as a filter does with GenerateInto: the Request cloned before
+// must not move.
+func TestResultRequestCloneOwnsItsMemory(t *testing.T) {
 	e := toystoreEngine(t)
 	var res descriptor.Result
 	e.GenerateInto(adminRequest("alice", 5, 2), &res)
-	req := RequestFromResult(&res)
-	want := RequestFromResult(&res)
+	req := res.Request.Clone()
+	want := res.Request.Clone()
 	e.GenerateInto(adminRequest("bob", 9, 1), &res)
 	if diff := cmp.Diff(want, req); diff != "" {
-		t.Errorf("Request changed when its Result was reused (-want +got):\n%s", diff)
+		t.Errorf("rlsmsg.Request changed when its Result was reused (-want +got):\n%s", diff)
 	}
 }
 
@@ -142,7 +144,7 @@ func TestDescriptorToEvaluator(t *testing.T) {
 			if !res.ShouldCall() {
 				t.Fatalf("Generate(POST /admin/toy) = no descriptors, want two")
 			}
-			req := RequestFromResult(res)
+			req := res.Request.Clone()
 			var resp Response
 			if err := ev.Evaluate(context.Background(), t0, &req, &resp); err != nil {
 				t.Fatalf("Evaluate(%+v) = %v", req, err)

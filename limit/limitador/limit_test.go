@@ -1,6 +1,10 @@
 package limitador
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rlpkit/rlpkit/rlsmsg"
+)
 
 func TestIdentityKey(t *testing.T) {
 	tests := []struct {
@@ -87,7 +91,7 @@ func FuzzParseVariable(f *testing.F) {
 			t.Fatalf("ParseVariable(%q) = %q, but parseVariable fails: %v", src, form, err)
 		}
 		var act activation
-		act.reset([]Descriptor{{Entries: entries("a", "b", "a.b", "c")}, {Entries: entries("x", "y")}})
+		act.reset([]rlsmsg.Descriptor{{Entries: entries("a", "b", "a.b", "c")}, {Entries: entries("x", "y")}})
 		v.resolve(&act)
 		if again := canonicalVariable(form); again != form {
 			t.Fatalf("ParseVariable(%q) = %q, whose canonical form is %q", src, form, again)

@@ -13,7 +13,7 @@ import (
 // generates: limits, a request sent several times, and the expected codes (OVER_LIMIT is
 // Envoy's 429 Too Many Requests).
 func TestLimitadorExamples(t *testing.T) {
-	howItWorks := []Descriptor{{Entries: entries("KEY_A", "VALUE_A", "OTHER_KEY", "OTHER_VALUE")}}
+	howItWorks := []rlsmsg.Descriptor{{Entries: entries("KEY_A", "VALUE_A", "OTHER_KEY", "OTHER_VALUE")}}
 	limit := func(conds, vars []string) []Limit {
 		return []Limit{{Namespace: "example.org", MaxValue: 1, Seconds: 60, Conditions: conds, Variables: vars}}
 	}
@@ -22,7 +22,7 @@ func TestLimitadorExamples(t *testing.T) {
 		name   string
 		limits []Limit
 		domain string
-		descs  []Descriptor
+		descs  []rlsmsg.Descriptor
 		want   []rlsmsg.Code // one per request, in order
 	}{
 		{"1.x: the condition matches though not all entries do", limit([]string{"KEY_A == 'VALUE_A'"}, nil), "example.org", howItWorks, []rlsmsg.Code{ok, over}},
@@ -46,7 +46,7 @@ func TestLimitadorExamples(t *testing.T) {
 				{Name: "per-ip", Namespace: "toystore/toystore", MaxValue: 5, Seconds: 10, Conditions: []string{`descriptors[0]["limit.per_ip__815c57de"] == "1"`}, Variables: []string{`descriptors[0]["source.remote_address"]`}},
 			},
 			domain: "toystore/toystore",
-			descs:  []Descriptor{{Entries: entries("limit.global__53f76b2d", "1", "limit.per_ip__815c57de", "1", "source.remote_address", "10.0.0.1")}},
+			descs:  []rlsmsg.Descriptor{{Entries: entries("limit.global__53f76b2d", "1", "limit.per_ip__815c57de", "1", "source.remote_address", "10.0.0.1")}},
 			want:   []rlsmsg.Code{ok, ok, ok, ok, ok, over, over},
 		},
 		{
@@ -57,7 +57,7 @@ func TestLimitadorExamples(t *testing.T) {
 				{Name: "per-ip", Namespace: "toystore/toystore", MaxValue: 5, Seconds: 10, Conditions: []string{`limit.per_ip__815c57de == "1"`}, Variables: []string{"source.remote_address"}},
 			},
 			domain: "toystore/toystore",
-			descs:  []Descriptor{{Entries: entries("limit.global__53f76b2d", "1", "limit.per_ip__815c57de", "1", "source.remote_address", "10.0.0.1")}},
+			descs:  []rlsmsg.Descriptor{{Entries: entries("limit.global__53f76b2d", "1", "limit.per_ip__815c57de", "1", "source.remote_address", "10.0.0.1")}},
 			want:   []rlsmsg.Code{ok, ok, ok, ok, ok, over, over},
 		},
 		{
@@ -67,7 +67,7 @@ func TestLimitadorExamples(t *testing.T) {
 				{Name: "per-ip", Namespace: "toystore/toystore", MaxValue: 1, Seconds: 10, Conditions: []string{`descriptors[0]["limit.per_ip__815c57de"] == "1"`}, Variables: []string{`descriptors[0]["source.remote_address"]`}},
 			},
 			domain: "toystore/toystore",
-			descs:  []Descriptor{{Entries: entries("limit.global__53f76b2d", "1")}},
+			descs:  []rlsmsg.Descriptor{{Entries: entries("limit.global__53f76b2d", "1")}},
 			want:   []rlsmsg.Code{ok, ok, over},
 		},
 	}
@@ -76,7 +76,7 @@ func TestLimitadorExamples(t *testing.T) {
 			e := newEvaluator(t, tc.limits)
 			var got []rlsmsg.Code
 			for range tc.want {
-				got = append(got, evaluate(t, e, 0, Request{Domain: tc.domain, Descriptors: slices.Clone(tc.descs)}).OverallCode)
+				got = append(got, evaluate(t, e, 0, rlsmsg.Request{Domain: tc.domain, Descriptors: slices.Clone(tc.descs)}).OverallCode)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Evaluate(%s, %v) codes mismatch (-want +got):\n%s", tc.domain, tc.descs, diff)

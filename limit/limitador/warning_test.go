@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 func TestLimitWarnings(t *testing.T) {
@@ -52,7 +53,7 @@ func TestConditionWarning(t *testing.T) {
 		if got := c.Warning(); got != tc.want {
 			t.Errorf("ParseCondition(%q).Warning() = %q, want %q", tc.src, got, tc.want)
 		}
-		if tc.want != "" && c.Holds(Descriptor{Entries: entries("req.method", "GET", "req", "GET", "a.b", "c", "a", "b")}) {
+		if tc.want != "" && c.Holds(rlsmsg.Descriptor{Entries: entries("req.method", "GET", "req", "GET", "a.b", "c", "a", "b")}) {
 			t.Errorf("ParseCondition(%q).Holds() = true, want false: it never matches", tc.src)
 		}
 	}

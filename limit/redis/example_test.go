@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	limitredis "github.com/rlpkit/rlpkit/limit/redis"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // Two replicas of a rate-limit service, each with its own client, share one
@@ -38,7 +39,7 @@ func ExampleNew() {
 	a, b := replica(), replica()
 
 	now := time.Date(2025, 1, 1, 12, 0, 20, 0, time.UTC)
-	req := limitador.Request{Domain: "toystore", Descriptors: []limitador.Descriptor{{Entries: []limitador.Entry{
+	req := rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{{Entries: []rlsmsg.Entry{
 		{Key: "method", Value: "POST"}, {Key: "user", Value: "alice"},
 	}}}}
 	for i, ev := range []*limitador.Evaluator{a, b, a, b} {
