@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/wasmshim"
@@ -53,7 +54,7 @@ func ServeFromConfigMap(t *testing.T, cm *corev1.ConfigMap, method, host, path, 
 		}
 		call := res.Calls[0]
 		req := call.Request()
-		var resp limitador.Response
+		var resp limit.Result
 		if err := ev.Evaluate(context.Background(), now, &req, &resp); err != nil {
 			t.Fatal(err)
 		}

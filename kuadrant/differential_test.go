@@ -13,6 +13,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
@@ -349,7 +350,7 @@ func TestDifferential(t *testing.T) {
 				if c.Type != wasmshim.ServiceRateLimit {
 					continue
 				}
-				var resp limitador.Response
+				var resp limit.Result
 				req := c.Request()
 				if err := lim.Evaluate(context.Background(), now, &req, &resp); err != nil {
 					t.Fatalf("seed %d request %d: Evaluate: %v", seed, i, err)

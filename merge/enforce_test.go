@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
@@ -104,7 +105,7 @@ func TestEquivalentActionsCountOnce(t *testing.T) {
 			}
 			lr.Descriptors = append(lr.Descriptors, ld)
 		}
-		var resp limitador.Response
+		var resp limit.Result
 		if err := eval.Evaluate(context.Background(), now, &lr, &resp); err != nil {
 			t.Fatalf("request %d: Evaluate: %v", i, err)
 		}

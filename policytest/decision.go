@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
@@ -30,7 +31,7 @@ type Decision struct {
 }
 
 // decide picks the deciding status of resp.
-func (t *Target) decide(resp *limitador.Response, called bool, domain string) Decision {
+func (t *Target) decide(resp *limit.Result, called bool, domain string) Decision {
 	d := Decision{Code: rlsmsg.CodeOK, Called: called, Descriptor: -1}
 	if !called {
 		return d

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
@@ -106,7 +107,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	}
 	called := res.ShouldCall()
 	lreq := res.Request.Clone()
-	var resp limitador.Response
+	var resp limit.Result
 	for i := range c.Steps {
 		s := &c.Steps[i]
 		d, relative, _ := parseAt(s.At) // validated

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
@@ -30,8 +31,8 @@ type Simulator struct {
 
 	req       descriptor.Request
 	res       descriptor.Result
-	resp      limitador.Response
-	probeResp limitador.Response
+	resp      limit.Result
+	probeResp limit.Result
 	seen      []bool
 }
 

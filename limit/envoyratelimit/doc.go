@@ -6,10 +6,15 @@
 //
 // It is not a server: it opens no listener, watches no directory and
 // exports no metrics. Load reads a set of files (keys and bytes, see
-// ReadDir for the runtime directory layout), Evaluator decides requests,
-// and Options.Observe lets a server count per-rule statistics under the
-// reference's names. Package ratelimit/service serves it over gRPC and
-// HTTP.
+// ReadDir for the runtime directory layout); Evaluator, a limit.Evaluator,
+// decides requests of the RLS model (package rlsmsg) against one of them
+// (WithConfig), listing every counter in limit.Result.Counters under the
+// rule's name or, without one, its configured path below the domain (never
+// a request value); and Options.Observe lets a server count per-rule
+// statistics under the reference's names (which may embed request values:
+// detailed_metric, value_to_metric). Package rls serves it over gRPC and
+// HTTP, with the reference's conventions (rls.EnvoyRateLimit) in
+// cmd/ratelimit and rlpkit's in `rlpkit serve --ratelimit-config`.
 //
 // # Configuration
 //
@@ -64,8 +69,10 @@
 //     more hit would be admitted; the reference's check is over only when
 //     the counter already exceeds the limit, which its counters can do
 //     because they count rejected hits and these never do.
-//   - A limit override whose unit is not second..year is an error
-//     (InvalidRequestError) instead of a crash.
+//   - A limit override whose unit is not second..year (or week) is an
+//     error (limit.InvalidRequestError) instead of a crash, as in every
+//     format rlpkit serves (limit.CheckDescriptor), and so is a refund
+//     (is_negative_hits).
 //   - Counters are kept in rlpkit's counter state (see limit/redis), under
 //     "{domain}" hash-tagged keys, not the reference's INCRBY integers:
 //     counters are not shared with a reference instance on the same Redis.

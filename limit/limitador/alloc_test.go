@@ -9,6 +9,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -21,7 +22,7 @@ func TestEvaluatorAllocations(t *testing.T) {
 		{Entries: entries("method", "GET", "user", "bob", "path", "/toys")},
 		{Entries: entries("user", "alice", "path", "/")},
 	}}
-	var resp Response
+	var resp limit.Result
 	ctx := context.Background()
 	e.Evaluate(ctx, t0, &req, &resp) // create the counters
 	allocs := testing.AllocsPerRun(1000, func() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
@@ -51,7 +52,7 @@ func BenchmarkEvaluator(b *testing.B) {
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				i := goroutineOffset.Add(7919)
-				var resp Response
+				var resp limit.Result
 				req := rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{
 					{Entries: []rlsmsg.Entry{{Key: "method", Value: "GET"}, {Key: "user", Value: ""}, {Key: "path", Value: "/toys"}}},
 					{Entries: []rlsmsg.Entry{{Key: "user", Value: ""}, {Key: "path", Value: "/"}}},
@@ -87,7 +88,7 @@ func BenchmarkEvaluatorKuadrant(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		i := goroutineOffset.Add(7919)
-		var resp Response
+		var resp limit.Result
 		req := rlsmsg.Request{Domain: "toystore/toystore", Descriptors: []rlsmsg.Descriptor{
 			{Entries: []rlsmsg.Entry{{Key: "limit.global__53f76b2d", Value: "1"}, {Key: "limit.per_ip__815c57de", Value: "1"}, {Key: "source.remote_address", Value: ""}}},
 		}}

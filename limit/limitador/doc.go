@@ -3,26 +3,27 @@
 // DecodeLimits, ValidateLimits, IdentityKey), their conditions and variables
 // (ParseCondition: the legacy KEY == VALUE form and CEL; ParseVariable), and
 // their evaluation, as limitador evaluates them, for Envoy's Rate Limit
-// Service (RLS, envoy.service.ratelimit.v3 rls.proto): the Evaluator and
-// the request and response vocabulary (Request, Descriptor, Entry,
-// Override, Response, DescriptorStatus, RateLimit, Code, Counted). RequestFromResult turns what
-// package descriptor generates for an HTTP request into a Request.
+// Service (RLS, envoy.service.ratelimit.v3 rls.proto): the Evaluator, a
+// limit.Evaluator over the RLS model of package rlsmsg. What package
+// descriptor generates for an HTTP request (a descriptor.Result) holds the
+// rlsmsg.Request it reads.
 //
 // It does not count: the algorithms, Policy, State, Decision, the Store
 // interface and the memory store are in limit/counter, which imports only
 // the standard library, so that programs that only count (limit/httplimit,
 // limit/redis) do not link CEL. Give an Evaluator a counter.MemoryStore or a
-// limit/redis store. It is not an RLS server either (package rls maps
-// go-control-plane messages onto Evaluator), does not read YAML, and keeps
-// no goroutines or globals beyond an immutable CEL environment built on
-// first use. It imports the standard library, cel-go, limit/counter,
-// fielderr (its errors) and descriptor (for its Unit, the one definition of
-// rate-limit time units).
+// limit/redis store. It is not an RLS server either (package rls serves
+// any limit.Evaluator), does not read YAML, and keeps no goroutines or
+// globals beyond an immutable CEL environment built on first use. It
+// imports the standard library, cel-go, limit, limit/counter, fielderr (its
+// errors) and rlsmsg (the model and its Unit, the one definition of
+// rate-limit time units). Its errors still start with "limit: ", the name
+// rlpkit's messages have always given Limitador's limits files.
 //
 // # Evaluation
 //
 // Evaluator answers a Request (domain, descriptors, hits_addend) with a
-// Response: an overall code and one status per descriptor, in request order,
+// response (a limit.Result): an overall code and one status per descriptor, in request order,
 // with the current limit, the remaining hits and the duration until reset.
 // As limitador does, each limit of the domain is evaluated once per request,
 // not once per descriptor: a limit without conditions costs one hit whatever
@@ -37,10 +38,12 @@
 // 1; a limit costs the own hits_addend of the first descriptor it is
 // reported on that has one (an explicit 0 checks without consuming), else
 // the request's. A descriptor's limit override limits it alone, on a counter
-// of its own; configured limits do not see its entries. An empty domain is
-// an error, and a domain without limits or a request without descriptors
-// answers OK. A store failure is a *StoreError (a server answers
-// Unavailable), and Response.Counters lists every counter evaluated, with its
+// of its own; configured limits do not see its entries. An empty domain, a
+// refund (is_negative_hits), an override of an unknown unit or with a
+// unit_multiplier other than 1 is a *limit.InvalidRequestError naming every
+// problem, and a domain without limits or a request without descriptors
+// answers OK. A store failure is a *limit.StoreError (a server answers
+// Unavailable), and Result.Counters lists every counter evaluated, with its
 // limit and the store's decision, for metrics. Windows of 1, 60, 3,600, 86,400, 604,800, 2,592,000 (30 days)
 // and 31,536,000 (365 days) seconds report SECOND, MINUTE, HOUR, DAY, WEEK,
 // MONTH and YEAR; others UNKNOWN. A limit's name is reported in

@@ -15,9 +15,6 @@ import (
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// Response is what Evaluate fills: limit.Result.
-type Response = limit.Result
-
 // Evaluator answers rate-limit requests with limitador's semantics over a
 // set of limits and a counter.Store, in the shape of Envoy's rate limit
 // service:
@@ -114,8 +111,8 @@ func (e *Evaluator) Configured(domain string) bool { return e.domains[domain] !=
 
 // ShouldRateLimit evaluates req at the evaluator's clock and returns a new
 // response.
-func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *rlsmsg.Request) (*Response, error) {
-	resp := new(Response)
+func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *rlsmsg.Request) (*limit.Result, error) {
+	resp := new(limit.Result)
 	if err := e.Evaluate(ctx, e.clock(), req, resp); err != nil {
 		return nil, err
 	}
@@ -126,7 +123,7 @@ func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *rlsmsg.Request) (*
 // resp.Statuses and resp.Counters. On a *StoreError resp.Counters lists the
 // counters the request was to update, with zero decisions; on any other
 // error resp is left unspecified.
-func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *Response) error {
+func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result) error {
 	if err := check(req); err != nil {
 		return err
 	}
@@ -212,7 +209,7 @@ func (e *Evaluator) release(sc *scratch) {
 // statuses turns the store's decisions into per-descriptor statuses: each
 // descriptor reports, among the counters attributed to it, the first one
 // over, or else the one with the least remaining.
-func (e *Evaluator) statuses(sc *scratch, resp *Response) {
+func (e *Evaluator) statuses(sc *scratch, resp *limit.Result) {
 	for range resp.Statuses {
 		sc.pick = append(sc.pick, -1)
 	}

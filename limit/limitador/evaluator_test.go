@@ -49,9 +49,9 @@ func entries(kv ...string) []rlsmsg.Entry {
 
 func u64(v uint64) *uint64 { return &v }
 
-func evaluate(t *testing.T, e *Evaluator, at time.Duration, req rlsmsg.Request) *Response {
+func evaluate(t *testing.T, e *Evaluator, at time.Duration, req rlsmsg.Request) *limit.Result {
 	t.Helper()
-	resp := new(Response)
+	resp := new(limit.Result)
 	if err := e.Evaluate(context.Background(), t0.Add(at), &req, resp); err != nil {
 		t.Fatalf("Evaluate(%+v) = %v", req, err)
 	}
@@ -77,12 +77,12 @@ func TestEvaluator(t *testing.T) {
 	admin := limitOf("admin", 1, rlsmsg.UnitHour)
 	steps := []struct {
 		at   time.Duration
-		want Response
+		want limit.Result
 	}{
 		// get-per-user reads method (the second descriptor) and user (alice,
 		// the third's, which wins over the first's), all nothing (it goes to
 		// the first), admin the first's path: three counters, one hit each.
-		{0, Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
+		{0, limit.Result{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
 			{Code: rlsmsg.CodeOK, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3600 * s1},
 			{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
 			{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
@@ -91,7 +91,7 @@ func TestEvaluator(t *testing.T) {
 		// admitted descriptor reports its counters without this request; an
 		// over one as they stood within the request. Windows start at their
 		// counters' first hits.
-		{10 * s1, Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOverLimit, Statuses: []rlsmsg.Status{
+		{10 * s1, limit.Result{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOverLimit, Statuses: []rlsmsg.Status{
 			{Code: rlsmsg.CodeOverLimit, CurrentLimit: admin, LimitRemaining: 0, DurationUntilReset: 3590 * s1},
 			{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
 			{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 50 * s1},
@@ -109,7 +109,7 @@ func TestEvaluator(t *testing.T) {
 		{Entries: entries("user", "bob")},
 		{Entries: entries("method", "GET")},
 	}})
-	want := &Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
+	want := &limit.Result{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
 		{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
 		{Code: rlsmsg.CodeOK, CurrentLimit: perUser, LimitRemaining: 1, DurationUntilReset: 60 * s1},
 	}}}
@@ -127,7 +127,7 @@ func TestEvaluator(t *testing.T) {
 // HasDurationUntilReset (set exactly when CurrentLimit is, which
 // TestDurationPresence checks).
 var ignoreCounters = cmp.Options{
-	cmpopts.IgnoreFields(Response{}, "Counters", "Configured"),
+	cmpopts.IgnoreFields(limit.Result{}, "Counters", "Configured"),
 	cmpopts.IgnoreFields(rlsmsg.Status{}, "HasDurationUntilReset"),
 }
 
@@ -188,11 +188,11 @@ func TestEvaluatorCounters(t *testing.T) {
 
 func TestEvaluatorNoLimits(t *testing.T) {
 	e := newEvaluator(t, toystore)
-	want := &Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{{Code: rlsmsg.CodeOK}, {Code: rlsmsg.CodeOK}}}}
+	want := &limit.Result{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{{Code: rlsmsg.CodeOK}, {Code: rlsmsg.CodeOK}}}}
 	for _, domain := range []string{"unknown", "other"} {
 		got := evaluate(t, e, 0, rlsmsg.Request{Domain: domain, Descriptors: []rlsmsg.Descriptor{{Entries: entries("a", "b")}, {}}})
 		if domain == "other" { // the "other" limit applies once, on the first descriptor
-			want = &Response{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
+			want = &limit.Result{Response: rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: []rlsmsg.Status{
 				{Code: rlsmsg.CodeOK, CurrentLimit: limitOf("other", 1, rlsmsg.UnitSecond), LimitRemaining: 0, DurationUntilReset: s1},
 				{Code: rlsmsg.CodeOK},
 			}}}
@@ -276,7 +276,7 @@ func TestEvaluatorOverride(t *testing.T) {
 	// would hide the proxy's misconfiguration.
 	for _, u := range []rlsmsg.Unit{rlsmsg.UnitUnknown, 99} {
 		var invalid *limit.InvalidRequestError
-		err := e.Evaluate(context.Background(), time.Unix(0, 0), &rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("user", "bob"), Limit: override(1, u)}}}, new(Response))
+		err := e.Evaluate(context.Background(), time.Unix(0, 0), &rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("user", "bob"), Limit: override(1, u)}}}, new(limit.Result))
 		if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "descriptors[0].limit.unit: "+u.String()+" is not a unit") {
 			t.Errorf("override with unit %v: %v, want an InvalidRequestError naming descriptors[0].limit.unit", u, err)
 		}
@@ -334,7 +334,7 @@ func TestEvaluatorStoreError(t *testing.T) {
 		t.Errorf("ShouldRateLimit with a failing store = %v, want the store's error in a *limit.StoreError", err)
 	}
 	// Evaluate lists the counters the request was to update.
-	var resp Response
+	var resp limit.Result
 	req := &rlsmsg.Request{Domain: "toystore", Descriptors: []rlsmsg.Descriptor{{Entries: entries("method", "POST")}}}
 	if err := e.Evaluate(context.Background(), time.Unix(0, 0), req, &resp); !errors.As(err, &se) {
 		t.Fatalf("Evaluate with a failing store = %v, want a *limit.StoreError", err)
@@ -368,7 +368,7 @@ func TestEvaluatorExactUnderConcurrency(t *testing.T) {
 	})
 	admitted := hammer(8, 10_000, func(g, i int) bool {
 		req := rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{Entries: entries("method", "GET", "user", string(rune('a'+g)))}}}
-		var resp Response
+		var resp limit.Result
 		if err := e.Evaluate(context.Background(), t0.Add(time.Duration(i)*time.Microsecond), &req, &resp); err != nil {
 			panic(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"log"
 	"time"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
@@ -33,7 +34,7 @@ func ExampleNewEvaluator() {
 		{Entries: []rlsmsg.Entry{{Key: "admin", Value: "yes"}}},
 		{Entries: []rlsmsg.Entry{{Key: "user", Value: "alice"}}},
 	}}
-	var resp limitador.Response // reused: Evaluate allocates nothing once warm
+	var resp limit.Result // reused: Evaluate allocates nothing once warm
 	for range 3 {
 		if err := ev.Evaluate(context.Background(), now, &req, &resp); err != nil {
 			log.Fatal(err)

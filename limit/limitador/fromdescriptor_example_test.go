@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 )
@@ -35,7 +36,7 @@ func Example_fromDescriptor() {
 		if !res.ShouldCall() {
 			continue
 		}
-		var resp limitador.Response
+		var resp limit.Result
 		if err := ev.Evaluate(context.Background(), now, &res.Request, &resp); err != nil {
 			panic(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -145,7 +146,7 @@ func TestDescriptorToEvaluator(t *testing.T) {
 				t.Fatalf("Generate(POST /admin/toy) = no descriptors, want two")
 			}
 			req := res.Request.Clone()
-			var resp Response
+			var resp limit.Result
 			if err := ev.Evaluate(context.Background(), t0, &req, &resp); err != nil {
 				t.Fatalf("Evaluate(%+v) = %v", req, err)
 			}

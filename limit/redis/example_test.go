@@ -6,6 +6,7 @@ import (
 	"log"
 	"time"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	limitredis "github.com/rlpkit/rlpkit/limit/redis"
 	"github.com/rlpkit/rlpkit/rlsmsg"
@@ -44,7 +45,7 @@ func ExampleNew() {
 	}}}}
 	for i, ev := range []*limitador.Evaluator{a, b, a, b} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		var resp limitador.Response
+		var resp limit.Result
 		err := ev.Evaluate(ctx, now, &req, &resp)
 		cancel()
 		if err != nil {
