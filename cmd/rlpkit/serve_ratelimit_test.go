@@ -11,6 +11,7 @@ import (
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
@@ -55,8 +56,49 @@ func TestServeRatelimitConfig(t *testing.T) {
 		return err == nil && r.Statuses[0].CurrentLimit.GetRequestsPerUnit() == 5
 	})
 	_, err := s.call(t, rlsRequest("d", 0, rlsOverride(rlsDesc("k", "a"), 1, typev3.RateLimitUnit_UNKNOWN)))
-	if !strings.Contains(status.Convert(err).Message(), "UNKNOWN is not a unit") {
-		t.Errorf("override with unit UNKNOWN = %v, want an error", err)
+	if st := status.Convert(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "UNKNOWN is not a unit") {
+		t.Errorf("override with unit UNKNOWN = %v, want InvalidArgument naming the unit", err)
+	}
+}
+
+// TestServeRatelimitConfigConventions: envoyproxy/ratelimit's configuration
+// is answered with rlpkit's conventions, as every input of rlpkit serve:
+// InvalidArgument for a bad request, Retry-After when over, and metrics
+// labelled by the configured limit, never by a request value (a
+// detailed_metric rule's statistics key embeds the request's values).
+func TestServeRatelimitConfigConventions(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.yaml", "domain: d\ndescriptors:\n  - key: user\n    detailed_metric: true\n    rate_limit: {unit: hour, requests_per_unit: 1}\n  - key: named\n    rate_limit: {name: per-name, unit: hour, requests_per_unit: 1}\n")
+	s := startServe(t, "--ratelimit-config", dir, "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--response-headers")
+	for range 2 {
+		s.mustCall(t, rlsRequest("d", 0, rlsDesc("user", "secret-alice")))
+	}
+	r := s.mustCall(t, rlsRequest("d", 0, rlsDesc("named", "secret-bob")))
+	if r.OverallCode != rlsv3.RateLimitResponse_OK {
+		t.Errorf("first call of a named rule = %v, want OK", r)
+	}
+	r = s.mustCall(t, rlsRequest("d", 0, rlsDesc("user", "secret-alice")))
+	retry := ""
+	for _, h := range r.ResponseHeadersToAdd {
+		if h.Key == "Retry-After" {
+			retry = h.Value
+		}
+	}
+	if r.OverallCode != rlsv3.RateLimitResponse_OVER_LIMIT || retry == "" {
+		t.Errorf("over the limit = %v, want OVER_LIMIT with Retry-After", r)
+	}
+	_, metrics := httpGet(t, "http://"+s.httpAddr+"/metrics")
+	for _, want := range []string{`rlpkit_limit_hits_total{domain="d",limit="user"} 3`, `rlpkit_limit_hits_total{domain="d",limit="per-name"} 1`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(metrics, "secret") {
+		t.Errorf("/metrics has a request value as a label:\n%s", metrics)
+	}
+	_, err := s.call(t, rlsRequest("", 0, rlsDesc("user", "a")))
+	if st := status.Convert(err); st.Code() != codes.InvalidArgument || st.Message() != "rls: invalid request: domain: empty" {
+		t.Errorf("empty domain = %v, want InvalidArgument rls: invalid request: domain: empty", err)
 	}
 }
 
