@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
@@ -29,7 +28,7 @@ type loader struct {
 	apply func(*envoyratelimit.Config)
 	dump  func(*envoyratelimit.Config) // keeps /rlconfig's text
 
-	mark string // what the last look saw
+	mark string // what the look before the first load saw
 }
 
 func (l *loader) dirOptions() envoyratelimit.DirOptions {
@@ -64,26 +63,16 @@ func (l *loader) start() error {
 }
 
 // watch polls until ctx is done and reloads on a change since start or the
-// last reload.
+// last reload: at the first look that sees it, without waiting for it to
+// settle.
 func (l *loader) watch(ctx context.Context) {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if m := l.look(); m != l.mark {
-			l.mark = m
-			l.load()
-		}
-	}
+	serving.Watcher{Interval: pollInterval, Look: l.look, Changed: func() { l.load() }}.Run(ctx, l.mark)
 }
 
 // look returns what the reload rule compares: the RUNTIME_ROOT link (its
-// target and identity) in watch-root mode, else every file's name, size,
-// mode and modification time in the application directory.
+// target and identity) in watch-root mode, else every file's and
+// directory's name, size, mode and modification time in the application
+// directory.
 func (l *loader) look() string {
 	if l.s.runtimeWatchRoot {
 		fi, err := os.Lstat(l.s.runtimeRoot)
@@ -93,19 +82,5 @@ func (l *loader) look() string {
 		target, _ := os.Readlink(l.s.runtimeRoot)
 		return fmt.Sprintf("%s %v %v", target, fi.ModTime().UnixNano(), inode(fi))
 	}
-	var b strings.Builder
-	dir := l.dirOptions().Dir()
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			fmt.Fprintf(&b, "%s error\n", path)
-			return nil
-		}
-		fi, err := os.Stat(path) // through links, as ReadDir reads
-		if err != nil {
-			return nil
-		}
-		fmt.Fprintf(&b, "%s %d %v %d\n", path, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
-		return nil
-	})
-	return b.String()
+	return serving.Fingerprint(true, l.dirOptions().Dir())
 }

@@ -22,10 +22,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/reflection"
 
+	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/overlimitcache"
@@ -39,7 +37,7 @@ type addrs struct{ grpc, http, debug string }
 // done. ready, when set, is called once every listener is open.
 func run(ctx context.Context, lookup func(string) (string, bool), environ []string, stderr io.Writer, ready func(addrs)) int {
 	s, warnings, err := readSettings(lookup, environ)
-	log := newLogger(stderr, s.logFormat, s.logLevel)
+	log := serving.NewLogger(stderr, s.logFormat, s.logLevel)
 	if err != nil {
 		fmt.Fprintf(stderr, "ratelimit: invalid environment:\n%v\n", err)
 		return 1
@@ -52,14 +50,6 @@ func run(ctx context.Context, lookup func(string) (string, bool), environ []stri
 		return 1
 	}
 	return 0
-}
-
-func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
-	o := &slog.HandlerOptions{Level: level}
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, o))
-	}
-	return slog.New(slog.NewTextHandler(w, o))
 }
 
 func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs)) error {
@@ -127,11 +117,9 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	}
 	gs := grpc.NewServer(gopts...)
 	rlsv3.RegisterRateLimitServiceServer(gs, svc)
-	hs := health.NewServer()
-	hs.SetServingStatus("ratelimit", healthpb.HealthCheckResponse_SERVING)
-	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(gs, hs)
-	reflection.Register(gs)
+	hs := serving.NewHealth("ratelimit")
+	hs.Set(true)
+	serving.Register(gs, hs)
 
 	// HTTP.
 	var stopping atomic.Bool
@@ -227,13 +215,7 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	for _, srv := range servers {
 		srv.Shutdown(sctx)
 	}
-	done := make(chan struct{})
-	go func() { gs.GracefulStop(); close(done) }()
-	select {
-	case <-done:
-	case <-sctx.Done():
-		gs.Stop()
-	}
+	serving.GracefulStop(sctx, gs, nil) // closes the calls left at the deadline, without waiting for their handlers
 	cancel()
 	wg.Wait()
 	return nil

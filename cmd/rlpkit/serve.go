@@ -17,11 +17,9 @@ import (
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/reflection"
 
 	"github.com/rlpkit/rlpkit/internal/gcfloor"
+	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
@@ -212,11 +210,7 @@ func contains(list []string, s string) bool {
 
 // newLogger returns serve's logger: text or JSON lines on w from level up.
 func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: level}
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return serving.NewLogger(w, format, level)
 }
 
 // serve runs the server until ctx is done, then stops it gracefully. It returns
@@ -250,15 +244,10 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 		store = o.wrapStore(store)
 	}
 	metrics := newServeMetrics(o.nearLimitRatio)
-	hs := health.NewServer()
+	hs := serving.NewHealth(rlsv3.RateLimitService_ServiceDesc.ServiceName)
 	sh := newStoreHealth(cs, min(o.storeTimeout, maxPingTimeout), log, func(reachable bool) {
 		metrics.storeReachable(reachable)
-		status := healthpb.HealthCheckResponse_NOT_SERVING
-		if reachable {
-			status = healthpb.HealthCheckResponse_SERVING
-		}
-		hs.SetServingStatus("", status)
-		hs.SetServingStatus(rlsv3.RateLimitService_ServiceDesc.ServiceName, status)
+		hs.Set(reachable)
 	})
 	store = instrument(store, metrics, sh, log)
 	svc, err := rls.New(limits, rls.Options{Store: store, ResponseHeaders: o.responseHeaders, Observe: metrics.observe})
@@ -287,8 +276,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 
 	srv := grpc.NewServer(rls.ServerOptions()...)
 	rlsv3.RegisterRateLimitServiceServer(srv, svc)
-	healthpb.RegisterHealthServer(srv, hs)
-	reflection.Register(srv)
+	serving.Register(srv, hs)
 	sh.start(context.Background()) // the first state: logged when unreachable
 
 	// Every goroutine reports here when it ends; an early end is fatal.
@@ -327,17 +315,9 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	bg.Wait()
 	log.Info("stopping", "timeout", o.shutdownTimeout.String())
 	hs.Shutdown()
-	stopped := make(chan struct{})
-	go func() { srv.GracefulStop(); close(stopped) }()
-	timer := time.NewTimer(o.shutdownTimeout)
-	defer timer.Stop()
-	select {
-	case <-stopped:
-	case <-timer.C:
-		log.Warn("graceful stop timed out; closing the remaining calls")
-		srv.Stop()
-		<-stopped
-	}
+	gctx, gcancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	defer gcancel()
+	<-serving.GracefulStop(gctx, srv, func() { log.Warn("graceful stop timed out; closing the remaining calls") })
 	if httpSrv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 		defer cancel()

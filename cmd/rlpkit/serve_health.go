@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rlpkit/rlpkit/internal/serving"
 )
 
 const (
@@ -134,14 +136,5 @@ func (h *storeHealth) monitor(ctx context.Context, interval time.Duration) {
 	if h.ping == nil {
 		return
 	}
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			h.ready(ctx)
-		}
-	}
+	serving.Every(ctx, interval, func() { h.ready(ctx) })
 }

@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/rls"
@@ -25,7 +24,7 @@ type ratelimitServe struct {
 	svc  *rls.Service
 	m    *serveMetrics
 	log  *slog.Logger
-	last string // the directory's fingerprint when last read
+	last string // the directory's fingerprint before it was first read
 }
 
 // newRatelimitServe loads DIR (every file under it, recursively, as the
@@ -75,45 +74,29 @@ func (r *ratelimitServe) read() (*envoyratelimit.Config, error) {
 	return envoyratelimit.Load(files, r.load)
 }
 
-// watch reloads the configuration when a file under DIR changes, every
-// interval (0: never); an invalid configuration keeps the one in force and
-// is logged.
+// watch reloads the configuration when a file or directory under DIR
+// changes, looking every interval (0: never) and reloading at the first look
+// that sees a change; an invalid configuration keeps the one in force and is
+// logged.
 func (r *ratelimitServe) watch(ctx context.Context, interval time.Duration) {
-	if interval <= 0 {
-		return
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		fp := r.fingerprint()
-		if fp == r.last {
-			continue
-		}
-		r.last = fp
-		cfg, err := r.read()
-		if err != nil {
-			r.m.reloadFailed()
-			r.log.Error("reload failed; keeping the configuration in force", "err", strings.ReplaceAll(err.Error(), "\n", "; "))
-			continue
-		}
-		r.apply(cfg)
-		r.log.Info("reloaded the ratelimit configuration", "domains", len(cfg.Domains()))
-	}
+	serving.Watcher{Interval: interval, Look: r.fingerprint, Changed: r.reload}.Run(ctx, r.last)
 }
 
-// fingerprint is every file's path, size, mode and modification time.
+// reload reads the configuration again and has the service answer with it,
+// or keeps the one in force.
+func (r *ratelimitServe) reload() {
+	cfg, err := r.read()
+	if err != nil {
+		r.m.reloadFailed()
+		r.log.Error("reload failed; keeping the configuration in force", "err", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return
+	}
+	r.apply(cfg)
+	r.log.Info("reloaded the ratelimit configuration", "domains", len(cfg.Domains()))
+}
+
+// fingerprint is every file's and directory's path, size, mode and
+// modification time under DIR.
 func (r *ratelimitServe) fingerprint() string {
-	var b strings.Builder
-	filepath.WalkDir(r.dir.Dir(), func(path string, d fs.DirEntry, err error) error {
-		if fi, serr := os.Stat(path); err == nil && serr == nil {
-			fmt.Fprintf(&b, "%s %d %v %d\n", path, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
-		}
-		return nil
-	})
-	return b.String()
+	return serving.Fingerprint(true, r.dir.Dir())
 }

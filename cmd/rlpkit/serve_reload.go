@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -17,39 +13,11 @@ import (
 // file's path, size, modification time and mode, directories walked
 // recursively, symbolic links followed to what they name (so that a
 // Kubernetes ConfigMap volume, which swaps a link, counts as changed). A
-// missing input is part of the fingerprint too. Two equal fingerprints mean
-// the inputs are, in all likelihood, unchanged; nothing is read.
+// missing input is part of the fingerprint too; directories themselves are
+// not. Two equal fingerprints mean the inputs are, in all likelihood,
+// unchanged; nothing is read.
 func fingerprint(inputs []string) string {
-	var b strings.Builder
-	stat := func(path string) {
-		fi, err := os.Stat(path)
-		if err != nil {
-			fmt.Fprintf(&b, "%q: %v\n", path, err)
-			return
-		}
-		fmt.Fprintf(&b, "%q %d %d %v\n", path, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
-	}
-	for _, in := range inputs {
-		fi, err := os.Stat(in)
-		if err != nil || !fi.IsDir() {
-			stat(in)
-			continue
-		}
-		err = filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				fmt.Fprintf(&b, "%q: %v\n", path, err)
-				return nil
-			}
-			if !d.IsDir() {
-				stat(path)
-			}
-			return nil
-		})
-		if err != nil {
-			fmt.Fprintf(&b, "%q: %v\n", in, err)
-		}
-	}
-	return b.String()
+	return serving.Fingerprint(false, inputs...)
 }
 
 // watch polls the inputs every interval until ctx is done and, when their
@@ -60,29 +28,12 @@ func fingerprint(inputs []string) string {
 // the service's limits. Invalid inputs keep the limits in force; the reason
 // is logged once per change. An interval of 0 disables reloading.
 func watch(ctx context.Context, src limitSource, last string, interval time.Duration, svc *rls.Service, m *serveMetrics, log *slog.Logger) {
-	if interval <= 0 {
-		return
-	}
-	pending := last
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		fp := fingerprint(src.inputs())
-		switch {
-		case fp == last:
-			pending = last
-		case fp != pending:
-			pending = fp // changed: wait for it to settle
-		default:
-			last = fp
-			reload(src, svc, m, log)
-		}
-	}
+	serving.Watcher{
+		Interval: interval,
+		Look:     func() string { return fingerprint(src.inputs()) },
+		Settle:   true,
+		Changed:  func() { reload(src, svc, m, log) },
+	}.Run(ctx, last)
 }
 
 // reload loads the inputs and swaps them in, or keeps the limits in force.
