@@ -4,7 +4,8 @@
 // (envoy.service.ratelimit.v3 ShouldRateLimit, gRPC health service
 // "ratelimit"), HTTP (POST /json, GET /healthcheck) and debug (/rlconfig,
 // /stats, /metrics, /debug/pprof/) interfaces, and the same answers, served
-// by packages ratelimit and ratelimit/service over rlpkit's counter stores.
+// by package rls with envoyproxy/ratelimit's conventions (rls.EnvoyRateLimit)
+// over package limit/envoyratelimit and rlpkit's counter stores.
 //
 // Usage: set the reference's environment variables and run it; it takes no
 // arguments.
