@@ -12,6 +12,19 @@ var oneDescriptor = &Request{Domain: "gateway-system/mygateway#default/toystore"
 	{Entries: []Entry{{Key: "limit.toystore__f8e32a75", Value: "1"}, {Key: "auth.identity.userid", Value: "alice"}}},
 }}
 
+func BenchmarkDecodeRequest(b *testing.B) {
+	msg := AppendRequest(nil, oneDescriptor)
+	var d RequestDecoder
+	var r Request
+	b.ReportAllocs()
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if err := d.Decode(msg, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkAppendRequest(b *testing.B) {
 	var buf []byte
 	b.ReportAllocs()
@@ -44,5 +57,17 @@ func BenchmarkAppendResponse(b *testing.B) {
 			}
 			b.SetBytes(int64(len(buf)))
 		})
+	}
+}
+
+func BenchmarkDecodeResponse(b *testing.B) {
+	msg := AppendResponse(nil, response(1))
+	var r Response
+	b.ReportAllocs()
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if err := DecodeResponse(msg, &r); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
