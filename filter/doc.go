@@ -32,7 +32,8 @@
 // It starts no timer and no goroutine: any runtime timer starts Go's netpoller, after which
 // every garbage collection calls WASI poll_oneoff, which Envoy before 2026-04 stubs with
 // ENOSYS, and the VM traps. The host's call timeout is the only clock. It links no protobuf
-// runtime: package rlswire encodes and decodes the messages by hand.
+// runtime: packages rlsmsg (the rate-limit request and reply) and rlswire (the gRPC upstream
+// and Envoy's metadata) encode and decode the messages by hand.
 //
 // # Where it differs from Envoy's own rate-limit filter
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/filter/rlswire"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // The RLS method the filter calls.
@@ -31,12 +32,10 @@ type Filter struct {
 	calls   map[uint32]uint32 // token -> request context
 
 	// Reused per request; nothing of them outlives a callback.
-	res     descriptor.Result
-	buf     []byte
-	desc    []rlswire.Descriptor
-	entries []rlswire.Entry
-	dyn     lazyMetadata
-	rt      lazyMetadata
+	res descriptor.Result
+	buf []byte
+	dyn lazyMetadata
+	rt  lazyMetadata
 }
 
 // root is a root context: a compiled plugin configuration.
@@ -51,8 +50,8 @@ type root struct {
 type stream struct {
 	root    uint32
 	token   uint32
-	waiting bool             // a call is in flight
-	headers []rlswire.Header // to add to the response
+	waiting bool            // a call is in flight
+	headers []rlsmsg.Header // to add to the response
 }
 
 // New returns a Filter that talks to host.
@@ -153,7 +152,7 @@ func (f *Filter) OnRequestHeaders(id uint32) Action {
 	if !f.res.ShouldCall() {
 		return Continue
 	}
-	f.buf = rlswire.AppendRequest(f.buf[:0], f.request())
+	f.buf = rlsmsg.AppendRequest(f.buf[:0], &f.res.Request)
 	token, st := f.host.GrpcCall(r.upstreams[f.res.PolicyIndex], Service, Method, f.buf, r.timeout)
 	if st != StatusOK {
 		f.host.Log(LogWarn, "rlpkit-filter: proxy_grpc_call to cluster "+strconv.Quote(r.engine.Policy(f.res.PolicyIndex).UpstreamCluster)+": "+st.String())
@@ -162,26 +161,6 @@ func (f *Filter) OnRequestHeaders(id uint32) Action {
 	s.token, s.waiting = token, true
 	f.calls[token] = id
 	return Pause
-}
-
-// request converts f.res into the wire form, reusing f.desc and f.entries.
-func (f *Filter) request() *rlswire.Request {
-	f.desc, f.entries = f.desc[:0], f.entries[:0]
-	for i := range f.res.Descriptors {
-		d := &f.res.Descriptors[i]
-		w := rlswire.Descriptor{HitsAddend: d.HitsAddend}
-		start := len(f.entries)
-		for _, e := range d.Entries {
-			f.entries = append(f.entries, rlswire.Entry(e)) // the same fields
-		}
-		// A later append may move f.entries; this descriptor keeps the array it was written in.
-		w.Entries = f.entries[start:len(f.entries):len(f.entries)]
-		if d.Limit != nil {
-			w.Limit = &rlswire.Override{RequestsPerUnit: d.Limit.RequestsPerUnit, Unit: int32(d.Limit.Unit)}
-		}
-		f.desc = append(f.desc, w)
-	}
-	return &rlswire.Request{Domain: f.res.Domain, Descriptors: f.desc, HitsAddend: f.res.HitsAddend}
 }
 
 // fail applies the failure mode inside a request's own callback: continue, or a local 500.
@@ -228,17 +207,17 @@ func (f *Filter) OnGrpcReceive(token, size uint32) {
 		f.resumeFailed(s)
 		return
 	}
-	resp, err := rlswire.DecodeResponse(data)
-	if err != nil {
+	var resp rlsmsg.Response
+	if err := rlsmsg.DecodeResponse(data, &resp); err != nil {
 		f.host.Log(LogWarn, "rlpkit-filter: undecodable rate-limit reply: "+err.Error())
 		f.resumeFailed(s)
 		return
 	}
 	switch resp.OverallCode {
-	case rlswire.CodeOK:
+	case rlsmsg.CodeOK:
 		s.headers = resp.ResponseHeadersToAdd
 		f.resume()
-	case rlswire.CodeOverLimit:
+	case rlsmsg.CodeOverLimit:
 		headers := make([]Header, 0, 1+len(resp.ResponseHeadersToAdd))
 		headers = append(headers, Header{Key: "x-envoy-ratelimited", Value: "true"})
 		for _, h := range resp.ResponseHeadersToAdd {

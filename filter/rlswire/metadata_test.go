@@ -2,11 +2,14 @@ package rlswire
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/rlpkit/rlpkit/rlsmsg"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -197,4 +200,45 @@ func FuzzDecodeMetadata(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeMetadataDepth holds DecodeMetadata to proto.Unmarshal at the depth limit.
+func TestDecodeMetadataDepth(t *testing.T) {
+	bytesField := func(num protowire.Number, v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), v)
+	}
+	entry := func(v []byte) []byte { return bytesField(1, append(bytesField(1, []byte("a")), bytesField(2, v)...)) }
+	// valueAt returns metadata whose Value of content inner is at depth depth: Metadata is
+	// at 0, its entry at 1, the Struct at 2, its entry at 3, the outermost Value at 4.
+	valueAt := func(depth int, inner []byte) []byte {
+		for depth > 4 {
+			if (depth-4)%2 == 0 {
+				inner, depth = bytesField(valueList, bytesField(listValues, inner)), depth-2
+			} else {
+				inner, depth = bytesField(valueStruct, entry(inner)), depth-3
+			}
+		}
+		return entry(entry(inner))
+	}
+	max := rlsmsg.MaxDepth
+	varint := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1)
+	for name, in := range map[string][]byte{
+		"a Value at the last depth":                    valueAt(max-1, bytesField(valueString, []byte("x"))),
+		"a Value too deep":                             valueAt(max, bytesField(valueString, []byte("x"))),
+		"a Struct at the last depth":                   valueAt(max-2, bytesField(valueStruct, nil)),
+		"a Struct at the last depth with fields":       valueAt(max-2, bytesField(valueStruct, entry(nil))),
+		"a Struct at the last depth with a varint 1":   valueAt(max-2, bytesField(valueStruct, varint)),
+		"a ListValue at the last depth with values":    valueAt(max-2, bytesField(valueList, bytesField(listValues, nil))),
+		"a ListValue at the last depth with a varint1": valueAt(max-2, bytesField(valueList, varint)),
+	} {
+		want, protoErr := generatedMetadata(in)
+		got, err := DecodeMetadata(in)
+		if (err != nil) != (protoErr != nil) {
+			t.Errorf("%s: DecodeMetadata error %v, proto.Unmarshal error %v", name, err, protoErr)
+			continue
+		}
+		if err == nil && !reflect.DeepEqual(want, got) { // cmp.Diff takes minutes this deep
+			t.Errorf("%s: DecodeMetadata disagrees with proto.Unmarshal", name)
+		}
+	}
 }
