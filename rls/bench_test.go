@@ -13,7 +13,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rlpkit/rlpkit/limit/limitador"
-	"github.com/rlpkit/rlpkit/rls/wire"
 )
 
 // benchLimits admit everything the benchmarks send, so every decision
@@ -71,14 +70,16 @@ func BenchmarkShouldRateLimitGRPC(b *testing.B) {
 
 // BenchmarkServerCall is what a server does for one call besides HTTP/2:
 // decode the request, decide, encode the response, with gRPC's proto codec
-// and with wire.Codec (which rls.ServerOptions installs), 1 and 3
+// on go-control-plane's messages (the path of
+// rlsv3.RegisterRateLimitServiceServer) and with Codec on the model (the
+// path of Register, which serve and cmd/ratelimit take), 1 and 3
 // descriptors per call.
 func BenchmarkServerCall(b *testing.B) {
 	for _, descs := range []int{1, 3} {
 		for _, c := range []struct {
-			name  string
-			codec encoding.CodecV2
-		}{{"proto", encoding.GetCodecV2(protocodec.Name)}, {"wire", wire.Codec{}}} {
+			name string
+			call callFunc
+		}{{"proto", protoCall}, {"rlsmsg", modelCall}} {
 			b.Run(fmt.Sprintf("descriptors=%d/codec=%s", descs, c.name), func(b *testing.B) {
 				s := newService(b, benchLimits, false)
 				data := encodedRequests(b, 1024, descs)
@@ -86,7 +87,7 @@ func BenchmarkServerCall(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					if err := serverCall(ctx, s, c.codec, data[i%len(data)]); err != nil {
+					if err := c.call(ctx, s, data[i%len(data)]); err != nil {
 						b.Fatal(err)
 					}
 					i++
@@ -113,9 +114,14 @@ func encodedRequests(tb testing.TB, n, descs int) []mem.BufferSlice {
 	return data
 }
 
-// serverCall decodes data as gRPC does for a call, answers it and encodes
-// the answer.
-func serverCall(ctx context.Context, s *Service, codec encoding.CodecV2, data mem.BufferSlice) error {
+// callFunc is one way of serving a call: decode data as gRPC does, answer
+// it and encode the answer.
+type callFunc func(ctx context.Context, s *Service, data mem.BufferSlice) error
+
+// protoCall serves a call with gRPC's proto codec and ShouldRateLimit on
+// go-control-plane's messages.
+func protoCall(ctx context.Context, s *Service, data mem.BufferSlice) error {
+	codec := encoding.GetCodecV2(protocodec.Name)
 	req := new(rlsv3.RateLimitRequest)
 	if err := codec.Unmarshal(data, req); err != nil {
 		return err
@@ -129,11 +135,24 @@ func serverCall(ctx context.Context, s *Service, codec encoding.CodecV2, data me
 	return err
 }
 
-// TestServerCallAllocs pins the allocations of serverCall with wire.Codec:
-// with one descriptor, the request's string copy, its messages, the
-// evaluator's work, the response's messages and the encoded bytes. Under
-// the race detector, whose sync.Pool drops objects at random, it only
-// checks that wire.Codec allocates less than gRPC's proto codec.
+// modelCall serves a call as a server from ServerOptions and Register
+// does: Codec decodes into a call, the handler answers it, Codec encodes
+// it.
+func modelCall(ctx context.Context, s *Service, data mem.BufferSlice) error {
+	v, err := handleShouldRateLimit(s, ctx, func(m any) error { return Codec{}.Unmarshal(data, m) }, nil)
+	if err != nil {
+		return err
+	}
+	out, err := Codec{}.Marshal(v)
+	out.Free()
+	return err
+}
+
+// TestServerCallAllocs pins the allocations of a call on Register's path:
+// the request's string copy, the evaluator's work and the encoded bytes.
+// Under the race detector, whose sync.Pool drops objects at random, it only
+// checks that it allocates less than the path of go-control-plane's
+// messages.
 func TestServerCallAllocs(t *testing.T) {
 	for _, tt := range []struct {
 		descs int
@@ -142,21 +161,21 @@ func TestServerCallAllocs(t *testing.T) {
 		s := newService(t, benchLimits, false)
 		data := encodedRequests(t, 16, tt.descs)
 		ctx := context.Background()
-		allocs := func(codec encoding.CodecV2) float64 {
+		allocs := func(call callFunc) float64 {
 			i := 0
 			return testing.AllocsPerRun(200, func() {
-				if err := serverCall(ctx, s, codec, data[i%len(data)]); err != nil {
+				if err := call(ctx, s, data[i%len(data)]); err != nil {
 					t.Fatal(err)
 				}
 				i++
 			})
 		}
-		got, proto := allocs(wire.Codec{}), allocs(encoding.GetCodecV2(protocodec.Name))
+		got, proto := allocs(modelCall), allocs(protoCall)
 		if got >= proto {
-			t.Errorf("serverCall with %d descriptors: %v allocations with wire.Codec, %v with gRPC's proto codec; want fewer", tt.descs, got, proto)
+			t.Errorf("a call with %d descriptors: %v allocations with Codec, %v with gRPC's proto codec; want fewer", tt.descs, got, proto)
 		}
 		if !raceEnabled && got > tt.want {
-			t.Errorf("serverCall with %d descriptors: %v allocations, want at most %v", tt.descs, got, tt.want)
+			t.Errorf("a call with %d descriptors: %v allocations, want at most %v", tt.descs, got, tt.want)
 		}
 	}
 }

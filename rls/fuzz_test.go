@@ -45,7 +45,7 @@ func FuzzShouldRateLimit(f *testing.F) {
 			t.Fatalf("ShouldRateLimit(%v) error %v, want none", req, err)
 		case !invalid && len(got.GetStatuses()) != len(req.GetDescriptors()):
 			t.Fatalf("ShouldRateLimit(%v) = %d statuses, want %d", req, len(got.GetStatuses()), len(req.GetDescriptors()))
-		case !invalid && len(got.GetResponseHeadersToAdd()) > 0 && mostRestrictive(responseFromProto(got).Statuses) == nil:
+		case !invalid && len(got.GetResponseHeadersToAdd()) > 0 && mostRestrictive(responseFromProto(t, got).Statuses) == nil:
 			t.Fatalf("ShouldRateLimit(%v) added headers %v without a limited status", req, got.GetResponseHeadersToAdd())
 		}
 	})

@@ -5,20 +5,38 @@ import (
 	"time"
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // ShouldRateLimit implements rlsv3.RateLimitServiceServer with
-// go-control-plane's message types. It answers a status per descriptor, in
-// request order, or a gRPC error with the codes of the Service's
-// Conventions; Canceled or DeadlineExceeded when the caller gave up (ctx is
-// done) before the store answered.
+// go-control-plane's message types, for a program that registers the
+// Service with rlsv3.RegisterRateLimitServiceServer or calls it in
+// process: the request goes through the same codec as on Register's path
+// (proto.Marshal, then rlsmsg), and so does the answer. It answers a status
+// per descriptor, in request order, or a gRPC error with the codes of the
+// Service's Conventions; Canceled or DeadlineExceeded when the caller gave
+// up (ctx is done) before the store answered.
 func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
 	start := time.Now()
+	b, err := proto.Marshal(req)
+	if err != nil {
+		return nil, status.Error(codes.Internal, s.conv.Prefix+"encoding the request: "+err.Error())
+	}
 	c := s.calls.Get().(*call)
 	defer s.release(c)
-	c.buf.fromProto(req, &c.req)
+	if err := c.dec.Decode(b, &c.req); err != nil {
+		return nil, status.Error(codes.Internal, s.conv.Prefix+err.Error())
+	}
 	if err := s.decide(ctx, start, c); err != nil {
 		return nil, err
 	}
-	return toProto(&c.res.Response), nil
+	out := new(rlsv3.RateLimitResponse)
+	if err := proto.Unmarshal(rlsmsg.AppendResponse(nil, &c.res.Response), out); err != nil {
+		return nil, status.Error(codes.Internal, s.conv.Prefix+"decoding the response: "+err.Error())
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package rls
 import (
 	"context"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,12 +19,19 @@ import (
 // serveLoopback serves s on a loopback port and returns a client for it.
 func serveLoopback(t testing.TB, s *Service) rlsv3.RateLimitServiceClient {
 	t.Helper()
+	return serveLoopbackWith(t, func(srv *grpc.Server) { Register(srv, s) }, ServerOptions()...)
+}
+
+// serveLoopbackWith serves what register registers on a loopback port with
+// opts and returns a client of it.
+func serveLoopbackWith(t testing.TB, register func(*grpc.Server), opts ...grpc.ServerOption) rlsv3.RateLimitServiceClient {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer(ServerOptions()...)
-	rlsv3.RegisterRateLimitServiceServer(srv, s)
+	srv := grpc.NewServer(opts...)
+	register(srv)
 	go srv.Serve(lis)
 	t.Cleanup(srv.Stop)
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -34,9 +42,42 @@ func serveLoopback(t testing.TB, s *Service) rlsv3.RateLimitServiceClient {
 	return rlsv3.NewRateLimitServiceClient(conn)
 }
 
-// TestGRPC checks that answers and error codes cross the wire unchanged.
+// TestGRPC checks that answers and error codes cross the wire unchanged,
+// on every way of serving a Service: Register with ServerOptions (the
+// model's path), go-control-plane's registration with ServerOptions (Codec
+// hands its messages to the proto codec) and with gRPC's defaults, and
+// Register behind an interceptor.
 func TestGRPC(t *testing.T) {
-	client := serveLoopback(t, newService(t, shopLimits, true))
+	var intercepted atomic.Int64
+	count := grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		if info.FullMethod == "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit" {
+			intercepted.Add(1)
+		}
+		return h(ctx, req)
+	})
+	for _, way := range []struct {
+		name   string
+		client func(*Service) rlsv3.RateLimitServiceClient
+	}{
+		{"Register", func(s *Service) rlsv3.RateLimitServiceClient { return serveLoopback(t, s) }},
+		{"generated, ServerOptions", func(s *Service) rlsv3.RateLimitServiceClient {
+			return serveLoopbackWith(t, func(srv *grpc.Server) { rlsv3.RegisterRateLimitServiceServer(srv, s) }, ServerOptions()...)
+		}},
+		{"generated, defaults", func(s *Service) rlsv3.RateLimitServiceClient {
+			return serveLoopbackWith(t, func(srv *grpc.Server) { rlsv3.RegisterRateLimitServiceServer(srv, s) })
+		}},
+		{"Register, interceptor", func(s *Service) rlsv3.RateLimitServiceClient {
+			return serveLoopbackWith(t, func(srv *grpc.Server) { Register(srv, s) }, append(ServerOptions(), count)...)
+		}},
+	} {
+		t.Run(way.name, func(t *testing.T) { testGRPC(t, way.client(newService(t, shopLimits, true))) })
+	}
+	if n := intercepted.Load(); n != 4 {
+		t.Errorf("the interceptor saw %d calls, want 4", n)
+	}
+}
+
+func testGRPC(t *testing.T, client rlsv3.RateLimitServiceClient) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	steps := []struct {

@@ -52,8 +52,13 @@ func TestResponseHeaders(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := proto.Clone(tc.resp)
-			hs := ResponseHeaders(nil, responseFromProto(tc.resp), &RLPKit)
-			got := headerMap(&rlsv3.RateLimitResponse{ResponseHeadersToAdd: headersToProto(hs)})
+			r := responseFromProto(t, tc.resp)
+			r.ResponseHeadersToAdd = ResponseHeaders(nil, r, &RLPKit)
+			var back rlsv3.RateLimitResponse
+			if err := proto.Unmarshal(rlsmsg.AppendResponse(nil, r), &back); err != nil {
+				t.Fatal(err)
+			}
+			got := headerMap(&back)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ResponseHeaders(%v) mismatch (-want +got):\n%s", tc.resp, diff)
 			}
@@ -65,7 +70,7 @@ func TestResponseHeaders(t *testing.T) {
 }
 
 func TestResponseHeadersNames(t *testing.T) {
-	r := responseFromProto(resp(over, limited(over, "a", 5, second, 0, 800*time.Millisecond)))
+	r := responseFromProto(t, resp(over, limited(over, "a", 5, second, 0, 800*time.Millisecond)))
 	c := EnvoyRateLimit
 	c.HeaderLimit, c.HeaderRemaining, c.HeaderReset = "X-Limit", "X-Remaining", "X-Reset"
 	got := ResponseHeaders(nil, r, &c)
@@ -75,18 +80,17 @@ func TestResponseHeadersNames(t *testing.T) {
 	}
 }
 
-// responseFromProto returns a go-control-plane response in the model.
-func responseFromProto(r *rlsv3.RateLimitResponse) *rlsmsg.Response {
-	out := &rlsmsg.Response{OverallCode: rlsmsg.Code(r.GetOverallCode())}
-	for _, st := range r.GetStatuses() {
-		ms := rlsmsg.Status{Code: rlsmsg.Code(st.GetCode()), LimitRemaining: st.GetLimitRemaining()}
-		if cl := st.GetCurrentLimit(); cl != nil {
-			ms.CurrentLimit = &rlsmsg.RateLimit{Name: cl.GetName(), RequestsPerUnit: cl.GetRequestsPerUnit(), Unit: rlsmsg.Unit(cl.GetUnit())}
-		}
-		if d := st.GetDurationUntilReset(); d != nil {
-			ms.DurationUntilReset, ms.HasDurationUntilReset = d.AsDuration(), true
-		}
-		out.Statuses = append(out.Statuses, ms)
+// responseFromProto returns a go-control-plane response in the model,
+// through the codec.
+func responseFromProto(t testing.TB, r *rlsv3.RateLimitResponse) *rlsmsg.Response {
+	t.Helper()
+	b, err := proto.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	var out rlsmsg.Response
+	if err := rlsmsg.DecodeResponse(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
-	"github.com/rlpkit/rlpkit/rls/wire"
 )
 
 // barrierStore holds every Update until n of them wait, then admits all.
@@ -41,7 +40,7 @@ func (b *barrierStore) Update(ctx context.Context, _ time.Time, updates []counte
 // than ServerOptions has stream workers: the calls beyond the workers get
 // goroutines of their own, and all are answered.
 func TestServerOptionsAllWorkersBusy(t *testing.T) {
-	calls := wire.StreamWorkers() + 8
+	calls := StreamWorkers() + 8
 	store := &barrierStore{n: calls, all: make(chan struct{})}
 	svc, err := New([]limitador.Limit{{Namespace: "busy", MaxValue: 10, Seconds: 60, Variables: []string{"user"}}}, Options{Store: store})
 	if err != nil {

@@ -169,11 +169,14 @@ func (s *Service) Limits() int {
 // Loaded reports whether the Service has an evaluator.
 func (s *Service) Loaded() bool { return s.current.Load() != nil }
 
-// call is the per-call state, pooled: the decoded request and the result.
+// call is the per-call state, pooled: the decoded request and its
+// decoder's storage, and the result. It is also the message of Register's
+// service: Codec decodes into it and encodes its response.
 type call struct {
+	svc *Service
 	req rlsmsg.Request
+	dec rlsmsg.RequestDecoder
 	res limit.Result
-	buf requestBuf
 }
 
 // decide answers req into c.res, returning the gRPC error to answer
@@ -286,7 +289,8 @@ func storeCause(err error) string {
 
 // release returns c to the pool without references into the request.
 func (s *Service) release(c *call) {
-	c.buf.reset(&c.req)
+	c.dec.Reset()
+	c.req = rlsmsg.Request{}
 	clear(c.res.Statuses)
 	clear(c.res.Counters)
 	clear(c.res.ResponseHeadersToAdd)

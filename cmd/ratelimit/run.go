@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
@@ -116,7 +115,7 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 		gopts = append(gopts, grpc.Creds(creds))
 	}
 	gs := grpc.NewServer(gopts...)
-	rlsv3.RegisterRateLimitServiceServer(gs, svc)
+	rls.Register(gs, svc)
 	hs := serving.NewHealth("ratelimit")
 	hs.Set(true)
 	serving.Register(gs, hs)

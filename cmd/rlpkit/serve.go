@@ -275,7 +275,7 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	}
 
 	srv := grpc.NewServer(rls.ServerOptions()...)
-	rlsv3.RegisterRateLimitServiceServer(srv, svc)
+	rls.Register(srv, svc)
 	serving.Register(srv, hs)
 	sh.start(context.Background()) // the first state: logged when unreachable
 

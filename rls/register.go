@@ -1,0 +1,54 @@
+package rls
+
+import (
+	"context"
+	"time"
+
+	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"google.golang.org/grpc"
+)
+
+// shouldRateLimitMethod is the full gRPC method name of ShouldRateLimit.
+const shouldRateLimitMethod = "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit"
+
+// serviceDesc is RateLimitService with a handler that decodes into the
+// model: its messages are calls, which only Codec encodes and decodes.
+var serviceDesc = grpc.ServiceDesc{
+	ServiceName: rlsv3.RateLimitService_ServiceDesc.ServiceName,
+	HandlerType: (*rlsv3.RateLimitServiceServer)(nil),
+	Methods:     []grpc.MethodDesc{{MethodName: "ShouldRateLimit", Handler: handleShouldRateLimit}},
+	Metadata:    rlsv3.RateLimitService_ServiceDesc.Metadata,
+}
+
+// Register registers s as envoy.service.ratelimit.v3.RateLimitService on
+// r, on the model's path: requests are decoded by rlsmsg straight into the
+// model and responses encoded from it, with no go-control-plane message in
+// between. The server must use Codec (ServerOptions installs it); a call
+// reaching another codec fails with Internal. Interceptors see the calls
+// as opaque values, not go-control-plane messages.
+func Register(r grpc.ServiceRegistrar, s *Service) {
+	r.RegisterService(&serviceDesc, s)
+}
+
+// handleShouldRateLimit is the unary handler of Register's service.
+func handleShouldRateLimit(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
+	s := srv.(*Service)
+	start := time.Now()
+	c := s.calls.Get().(*call)
+	c.svc = s
+	if err := dec(c); err != nil {
+		s.release(c)
+		return nil, err
+	}
+	run := func(ctx context.Context, _ any) (any, error) {
+		if err := s.decide(ctx, start, c); err != nil {
+			s.release(c)
+			return nil, err
+		}
+		return c, nil // Codec.Marshal encodes it, then releases it
+	}
+	if interceptor == nil {
+		return run(ctx, c)
+	}
+	return interceptor(ctx, c, &grpc.UnaryServerInfo{Server: srv, FullMethod: shouldRateLimitMethod}, run)
+}
