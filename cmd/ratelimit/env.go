@@ -183,6 +183,14 @@ func (r *envReader) oneOf(name string, values ...string) string {
 func readSettings(lookup func(string) (string, bool), environ []string) (settings, []string, error) {
 	r := &envReader{lookup: lookup}
 	var s settings
+	r.server(&s)
+	r.logAndBackend(&s)
+	r.limitsAndStats(&s)
+	return s, r.warnings(environ), errors.Join(r.errs...)
+}
+
+// server reads the runtime directory and the listeners.
+func (r *envReader) server(s *settings) {
 	s.runtimeRoot = r.str("RUNTIME_ROOT")
 	s.runtimeSubdirectory = r.str("RUNTIME_SUBDIRECTORY")
 	s.runtimeAppDirectory = r.str("RUNTIME_APPDIRECTORY")
@@ -197,6 +205,10 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 	if s.grpcTLS && (s.grpcTLSCert == "" || s.grpcTLSKey == "") {
 		r.errs = append(r.errs, errors.New("GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"))
 	}
+}
+
+// logAndBackend reads the logging and the counter store's settings.
+func (r *envReader) logAndBackend(s *settings) {
 	level := r.oneOf("LOG_LEVEL", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "TRACE", "FATAL", "PANIC")
 	s.logLevel = map[string]slog.Level{"DEBUG": slog.LevelDebug, "TRACE": slog.LevelDebug, "INFO": slog.LevelInfo,
 		"WARN": slog.LevelWarn, "WARNING": slog.LevelWarn, "ERROR": slog.LevelError, "FATAL": slog.LevelError, "PANIC": slog.LevelError}[level]
@@ -216,6 +228,10 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 		r.errs = append(r.errs, fmt.Errorf("CACHE_KEY_PREFIX=%q: must not contain '{' or '}', which would change the keys' Redis Cluster hash tags", s.cacheKeyPrefix))
 	}
 	r.int("EXPIRATION_JITTER_MAX_SECONDS", 0, 1<<31-1)
+}
+
+// limitsAndStats reads the limits' options, the statistics and the rest.
+func (r *envReader) limitsAndStats(s *settings) {
 	s.localCacheBytes = r.int("LOCAL_CACHE_SIZE_IN_BYTES", 0, 1<<40)
 	ratio := r.str("NEAR_LIMIT_RATIO")
 	f, err := strconv.ParseFloat(ratio, 64)
@@ -246,7 +262,12 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 	s.healthyWithConfig = r.bool("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED")
 	s.forceStartNoConfig = r.bool("FORCE_START_WITHOUT_INITIAL_CONFIG")
 	r.oneOf("CONFIG_TYPE", "FILE")
+}
 
+// warnings returns the warnings to log once: variables set that are not
+// (or not fully) implemented, sorted.
+func (r *envReader) warnings(environ []string) []string {
+	lookup := r.lookup
 	var warnings []string
 	// true is what happens anyway (a rejected request moves no counter);
 	// false, the reference's counting of rejected hits, is not offered.
@@ -263,5 +284,5 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 		}
 	}
 	slices.Sort(warnings)
-	return s, warnings, errors.Join(r.errs...)
+	return warnings
 }

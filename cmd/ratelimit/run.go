@@ -24,6 +24,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/overlimitcache"
 	"github.com/rlpkit/rlpkit/rls"
@@ -57,19 +58,70 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 		return err
 	}
 	defer be.close()
-	st := &stats{}
-	store := be.Store
+	srv, err := newServer(s, log, be.Store)
+	if err != nil {
+		return err
+	}
+	gs, err := srv.grpcServer()
+	if err != nil {
+		return err
+	}
+	ls, err := srv.listen()
+	if err != nil {
+		return err
+	}
+	return srv.run(ctx, gs, ls, be.kind, ready)
+}
+
+// instance is what serve runs: the service, its configuration loader and
+// its statistics, and the state the HTTP endpoints read.
+type instance struct {
+	s        settings
+	log      *slog.Logger
+	st       *stats
+	svc      *rls.Service
+	ld       *loader
+	reg      *prometheus.Registry
+	loaded   atomic.Bool
+	stopping atomic.Bool
+	dump     atomic.Pointer[string]
+}
+
+// newServer builds the service over store with the reference's
+// conventions and loads the configuration once (a failure leaves every
+// call failing until a valid one is loaded, as the reference does).
+func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, error) {
+	srv := &instance{s: s, log: log, st: &stats{}, reg: prometheus.NewRegistry()}
 	if s.localCacheBytes > 0 {
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
 	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio}
 	if !s.disableStats {
-		eo.Observe = st.observe
+		eo.Observe = srv.st.observe
+		srv.reg.MustRegister(newPromCollector(srv.st))
 	}
 	ev, err := envoyratelimit.NewEvaluator(eo)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	srv.svc = rls.NewService(rls.Options{Conventions: conventions(s), ResponseHeaders: s.responseHeaders, Observe: srv.observe})
+	empty := ""
+	srv.dump.Store(&empty)
+	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: func(c *envoyratelimit.Config) {
+		srv.svc.SetEvaluator(ev.WithConfig(c), c.Limits())
+		srv.loaded.Store(true)
+		d := c.Dump()
+		srv.dump.Store(&d)
+	}}
+	if err := srv.ld.start(); err != nil {
+		log.Error("no rate limit configuration loaded: every call fails until a valid one is", "dir", srv.ld.dirOptions().Dir())
+	}
+	return srv, nil
+}
+
+// conventions are envoyproxy/ratelimit's, with the header names of
+// LIMIT_*_HEADER.
+func conventions(s settings) *rls.Conventions {
 	conv := rls.EnvoyRateLimit
 	if s.headerLimit != "" {
 		conv.HeaderLimit = s.headerLimit
@@ -80,144 +132,163 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	if s.headerReset != "" {
 		conv.HeaderReset = s.headerReset
 	}
-	svc := rls.NewService(rls.Options{
-		Conventions: &conv, ResponseHeaders: s.responseHeaders,
-		Observe: func(o rls.Outcome) {
-			if s.disableStats {
-				return
-			}
-			var se *limit.StoreError
-			st.call(o.Duration, o.Err, o.ShadowedOverLimit, errors.As(o.Err, &se))
-		},
-	})
-	var loaded atomic.Bool
+	return &conv
+}
 
-	var dump atomic.Pointer[string]
-	empty := ""
-	dump.Store(&empty)
-	ld := &loader{s: s, log: log, stats: st, apply: func(c *envoyratelimit.Config) {
-		svc.SetEvaluator(ev.WithConfig(c), 0)
-		loaded.Store(true)
-		d := c.Dump()
-		dump.Store(&d)
-	}}
-	if err := ld.start(); err != nil {
-		log.Error("no rate limit configuration loaded: every call fails until a valid one is", "dir", ld.dirOptions().Dir())
+// observe counts one call in the reference's statistics.
+func (srv *instance) observe(o rls.Outcome) {
+	if srv.s.disableStats {
+		return
 	}
+	var se *limit.StoreError
+	srv.st.call(o.Duration, o.Err, o.ShadowedOverLimit, errors.As(o.Err, &se))
+}
 
-	// gRPC.
+// grpcServer returns the gRPC server: the RLS service, health (service
+// "ratelimit") and reflection, with TLS when GRPC_SERVER_TLS_* ask for it.
+func (srv *instance) grpcServer() (*grpc.Server, error) {
 	gopts := rls.ServerOptions()
-	if s.grpcTLS {
-		creds, err := grpcTLS(s)
+	if srv.s.grpcTLS {
+		creds, err := grpcTLS(srv.s)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		gopts = append(gopts, grpc.Creds(creds))
 	}
 	gs := grpc.NewServer(gopts...)
-	rls.Register(gs, svc)
-	hs := serving.NewHealth("ratelimit")
-	hs.Set(true)
-	serving.Register(gs, hs)
+	rls.Register(gs, srv.svc)
+	return gs, nil
+}
 
-	// HTTP.
-	var stopping atomic.Bool
+// httpMux is the HTTP port: POST /json and GET /healthcheck.
+func (srv *instance) httpMux() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/json", svc.JSONHandler())
+	mux.Handle("/json", srv.svc.JSONHandler())
 	mux.HandleFunc("/healthcheck", func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case stopping.Load():
+		case srv.stopping.Load():
 			http.Error(w, "shutting down", http.StatusInternalServerError)
-		case s.healthyWithConfig && !loaded.Load():
+		case srv.s.healthyWithConfig && !srv.loaded.Load():
 			http.Error(w, "no rate limit configuration loaded", http.StatusInternalServerError)
 		default:
 			w.Write([]byte("OK"))
 		}
 	})
+	return mux
+}
 
-	// Debug port.
-	reg := prometheus.NewRegistry()
-	if !s.disableStats {
-		reg.MustRegister(newPromCollector(st))
-	}
+// debugMux is the debug port: /rlconfig, /stats, /metrics and pprof.
+func (srv *instance) debugMux() *http.ServeMux {
 	dmux := http.NewServeMux()
-	dmux.HandleFunc("/rlconfig", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, *dump.Load()) })
-	dmux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, st.text()) })
-	dmux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	dmux.HandleFunc("/rlconfig", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, *srv.dump.Load()) })
+	dmux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, srv.st.text()) })
+	dmux.Handle("/metrics", promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
 	dmux.HandleFunc("/debug/pprof/", pprof.Index)
 	dmux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	dmux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	dmux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	dmux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return dmux
+}
 
-	listen := func(host string, port int) (net.Listener, error) {
-		return net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-	}
-	gl, err := listen(s.grpcHost, s.grpcPort)
-	if err != nil {
-		return fmt.Errorf("GRPC_HOST, GRPC_PORT: %w", err)
-	}
-	hl, err := listen(s.host, s.port)
-	if err != nil {
-		gl.Close()
-		return fmt.Errorf("HOST, PORT: %w", err)
-	}
-	dl, err := listen(s.debugHost, s.debugPort)
-	if err != nil {
-		gl.Close()
-		hl.Close()
-		return fmt.Errorf("DEBUG_HOST, DEBUG_PORT: %w", err)
-	}
-	servers := []*http.Server{{Handler: mux}, {Handler: dmux}}
-	listeners := []net.Listener{hl, dl}
-	if s.usePrometheus && !s.disableStats {
-		pl, err := net.Listen("tcp", s.prometheusAddr)
+// listeners are the ports serve opens; prom is nil without USE_PROMETHEUS.
+type listeners struct {
+	grpc, http, debug, prom net.Listener
+}
+
+// listen opens every port, or none: a port that cannot be opened closes
+// those opened before it and is an error naming its variables.
+func (srv *instance) listen() (*listeners, error) {
+	s := srv.s
+	ls := &listeners{}
+	var opened []net.Listener
+	open := func(what, addr string) (net.Listener, error) {
+		l, err := net.Listen("tcp", addr)
 		if err != nil {
-			gl.Close()
-			hl.Close()
-			dl.Close()
-			return fmt.Errorf("PROMETHEUS_ADDR: %w", err)
+			for _, o := range opened {
+				o.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		pmux := http.NewServeMux()
-		pmux.Handle(s.prometheusPath, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		servers = append(servers, &http.Server{Handler: pmux})
-		listeners = append(listeners, pl)
+		opened = append(opened, l)
+		return l, nil
 	}
+	hostPort := func(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+	var err error
+	if ls.grpc, err = open("GRPC_HOST, GRPC_PORT", hostPort(s.grpcHost, s.grpcPort)); err != nil {
+		return nil, err
+	}
+	if ls.http, err = open("HOST, PORT", hostPort(s.host, s.port)); err != nil {
+		return nil, err
+	}
+	if ls.debug, err = open("DEBUG_HOST, DEBUG_PORT", hostPort(s.debugHost, s.debugPort)); err != nil {
+		return nil, err
+	}
+	if s.usePrometheus && !s.disableStats {
+		if ls.prom, err = open("PROMETHEUS_ADDR", s.prometheusAddr); err != nil {
+			return nil, err
+		}
+	}
+	return ls, nil
+}
 
+// run serves on ls until ctx is done, then stops: the health checks fail,
+// the HTTP servers shut down, then gRPC stops gracefully, all within 10 s.
+func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, backend string, ready func(addrs)) error {
+	hs := serving.NewHealth("ratelimit")
+	hs.Set(true)
+	serving.Register(gs, hs)
+	servers := []*http.Server{{Handler: srv.httpMux()}, {Handler: srv.debugMux()}}
+	lis := []net.Listener{ls.http, ls.debug}
+	if ls.prom != nil {
+		pmux := http.NewServeMux()
+		pmux.Handle(srv.s.prometheusPath, promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
+		servers = append(servers, &http.Server{Handler: pmux})
+		lis = append(lis, ls.prom)
+	}
 	var wg sync.WaitGroup
 	bg, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	wg.Go(func() { ld.watch(bg) })
-	if s.useStatsd && !s.disableStats {
-		sink, err := newStatsdSink(st, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, log)
-		if err != nil {
-			log.Warn("statsd disabled", "err", err)
-		} else {
-			wg.Go(func() { sink.run(bg) })
-		}
+	srv.background(bg, &wg)
+	wg.Go(func() { gs.Serve(ls.grpc) })
+	for i, hsrv := range servers {
+		l := lis[i]
+		wg.Go(func() { hsrv.Serve(l) })
 	}
-	wg.Go(func() { gs.Serve(gl) })
-	for i, srv := range servers {
-		l := listeners[i]
-		wg.Go(func() { srv.Serve(l) })
-	}
-	log.Info("serving", "grpc", gl.Addr().String(), "http", hl.Addr().String(), "debug", dl.Addr().String(), "backend", be.kind)
+	at := addrs{grpc: ls.grpc.Addr().String(), http: ls.http.Addr().String(), debug: ls.debug.Addr().String()}
+	srv.log.Info("serving", "grpc", at.grpc, "http", at.http, "debug", at.debug, "backend", backend)
 	if ready != nil {
-		ready(addrs{grpc: gl.Addr().String(), http: hl.Addr().String(), debug: dl.Addr().String()})
+		ready(at)
 	}
 
 	<-ctx.Done()
-	stopping.Store(true)
+	srv.stopping.Store(true)
 	hs.Shutdown()
 	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer scancel()
-	for _, srv := range servers {
-		srv.Shutdown(sctx)
+	for _, hsrv := range servers {
+		hsrv.Shutdown(sctx)
 	}
 	serving.GracefulStop(sctx, gs, nil) // closes the calls left at the deadline, without waiting for their handlers
 	cancel()
 	wg.Wait()
 	return nil
+}
+
+// background starts the reload watch and, with USE_STATSD, the statsd
+// sink, until ctx is done.
+func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
+	wg.Go(func() { srv.ld.watch(ctx) })
+	s := srv.s
+	if !s.useStatsd || s.disableStats {
+		return
+	}
+	sink, err := newStatsdSink(srv.st, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, srv.log)
+	if err != nil {
+		srv.log.Warn("statsd disabled", "err", err)
+		return
+	}
+	wg.Go(func() { sink.run(ctx) })
 }
 
 // grpcTLS is the server's TLS of GRPC_SERVER_TLS_*, verifying client

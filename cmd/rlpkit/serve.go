@@ -219,65 +219,108 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	if o.metricsAddr != "" {
 		log.Warn("--metrics-addr is deprecated; use --http-addr (RLPKIT_HTTP_ADDR)")
 	}
-	src := limitSource{file: o.limitsFile, paths: o.paths, notice: noticeLogger(log)}
-	var limits []limitador.Limit
-	var warnings []string
-	var loadedAt string
-	var err error
-	if o.ratelimitDir == "" {
-		loadedAt = fingerprint(src.inputs()) // before loading: watch then sees any later change
-		if limits, warnings, err = src.load(); err != nil {
-			return err
-		}
+	r := &serveRun{o: o, log: log, src: limitSource{file: o.limitsFile, paths: o.paths, notice: noticeLogger(log)}}
+	if err := r.loadLimits(); err != nil {
+		return err
 	}
-	warnLimits(log, src, warnings)
 	cs, err := openStore(o, log)
 	if err != nil {
 		return err
 	}
 	defer cs.close()
-	var store counter.Store = cs.Store
-	if cs.kind == "redis" {
-		store = boundedStore{Store: store, timeout: o.storeTimeout}
+	r.storeKind = cs.kind
+	if err := r.start(cs); err != nil {
+		return err
 	}
-	if o.wrapStore != nil {
-		store = o.wrapStore(store)
-	}
-	metrics := newServeMetrics(o.nearLimitRatio)
-	hs := serving.NewHealth(rlsv3.RateLimitService_ServiceDesc.ServiceName)
-	sh := newStoreHealth(cs, min(o.storeTimeout, maxPingTimeout), log, func(reachable bool) {
-		metrics.storeReachable(reachable)
-		hs.Set(reachable)
-	})
-	store = instrument(store, metrics, sh, log)
-	svc, err := rls.New(limits, rls.Options{Store: store, ResponseHeaders: o.responseHeaders, Observe: metrics.observe})
+	lis, httpLis, err := r.listen()
 	if err != nil {
 		return err
 	}
-	metrics.loaded(len(limits))
-	var rlCfg *ratelimitServe
-	if o.ratelimitDir != "" {
-		if rlCfg, err = newRatelimitServe(o, store, svc, metrics, log); err != nil {
+	return r.run(ctx, lis, httpLis, ready)
+}
+
+// serveRun is what serve runs: the inputs, the service, its metrics and
+// health.
+type serveRun struct {
+	o         serveOptions
+	log       *slog.Logger
+	src       limitSource
+	limits    []limitador.Limit
+	loadedAt  string // the inputs' fingerprint when loaded
+	storeKind string
+	metrics   *serveMetrics
+	hs        *serving.Health
+	sh        *storeHealth
+	svc       *rls.Service
+	rlCfg     *ratelimitServe // with --ratelimit-config
+}
+
+// loadLimits loads the limits of the inputs (none with --ratelimit-config,
+// which loads its own) and logs their warnings.
+func (r *serveRun) loadLimits() error {
+	var warnings []string
+	if r.o.ratelimitDir == "" {
+		r.loadedAt = fingerprint(r.src.inputs()) // before loading: watch then sees any later change
+		var err error
+		if r.limits, warnings, err = r.src.load(); err != nil {
 			return err
 		}
 	}
+	warnLimits(r.log, r.src, warnings)
+	return nil
+}
 
-	lis, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return fmt.Errorf("rlpkit serve: %s: %w", o.sources.name("addr"), err)
+// start builds the service over cs, with its metrics and health.
+func (r *serveRun) start(cs *counterStore) error {
+	var store counter.Store = cs.Store
+	if cs.kind == "redis" {
+		store = boundedStore{Store: store, timeout: r.o.storeTimeout}
 	}
-	var httpLis net.Listener
-	if o.httpAddr != httpOff {
-		if httpLis, err = net.Listen("tcp", o.httpAddr); err != nil {
-			lis.Close()
-			return fmt.Errorf("rlpkit serve: %s: %w", o.httpAddrFlag, err)
+	if r.o.wrapStore != nil {
+		store = r.o.wrapStore(store)
+	}
+	r.metrics = newServeMetrics(r.o.nearLimitRatio)
+	r.hs = serving.NewHealth(rlsv3.RateLimitService_ServiceDesc.ServiceName)
+	r.sh = newStoreHealth(cs, min(r.o.storeTimeout, maxPingTimeout), r.log, func(reachable bool) {
+		r.metrics.storeReachable(reachable)
+		r.hs.Set(reachable)
+	})
+	store = instrument(store, r.metrics, r.sh, r.log)
+	svc, err := rls.New(r.limits, rls.Options{Store: store, ResponseHeaders: r.o.responseHeaders, Observe: r.metrics.observe})
+	if err != nil {
+		return err
+	}
+	r.svc = svc
+	r.metrics.loaded(len(r.limits))
+	if r.o.ratelimitDir != "" {
+		if r.rlCfg, err = newRatelimitServe(r.o, store, svc, r.metrics, r.log); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
+// listen opens the gRPC port and, unless it is off, the HTTP port.
+func (r *serveRun) listen() (lis, httpLis net.Listener, err error) {
+	if lis, err = net.Listen("tcp", r.o.addr); err != nil {
+		return nil, nil, fmt.Errorf("rlpkit serve: %s: %w", r.o.sources.name("addr"), err)
+	}
+	if r.o.httpAddr != httpOff {
+		if httpLis, err = net.Listen("tcp", r.o.httpAddr); err != nil {
+			lis.Close()
+			return nil, nil, fmt.Errorf("rlpkit serve: %s: %w", r.o.httpAddrFlag, err)
+		}
+	}
+	return lis, httpLis, nil
+}
+
+// run serves on lis and httpLis (nil when off) until ctx is done or a
+// listener fails, then stops.
+func (r *serveRun) run(ctx context.Context, lis, httpLis net.Listener, ready func(grpcAddr, httpAddr string)) error {
 	srv := grpc.NewServer(rls.ServerOptions()...)
-	rls.Register(srv, svc)
-	serving.Register(srv, hs)
-	sh.start(context.Background()) // the first state: logged when unreachable
+	rls.Register(srv, r.svc)
+	serving.Register(srv, r.hs)
+	r.sh.start(context.Background()) // the first state: logged when unreachable
 
 	// Every goroutine reports here when it ends; an early end is fatal.
 	errc := make(chan error, 3)
@@ -285,22 +328,15 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	var httpSrv *http.Server
 	httpAt := ""
 	if httpLis != nil {
-		httpSrv = &http.Server{Handler: httpHandler(metrics, sh), ReadHeaderTimeout: 10 * time.Second}
+		httpSrv = &http.Server{Handler: httpHandler(r.metrics, r.sh), ReadHeaderTimeout: 10 * time.Second}
 		httpAt = httpLis.Addr().String()
 		go func() { errc <- httpSrv.Serve(httpLis) }()
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var bg sync.WaitGroup
-	bg.Go(func() {
-		if rlCfg != nil {
-			rlCfg.watch(watchCtx, o.reloadInterval)
-			return
-		}
-		watch(watchCtx, src, loadedAt, o.reloadInterval, svc, metrics, log)
-	})
-	bg.Go(func() { sh.monitor(watchCtx, pingInterval) })
-	log.Info("serving", "addr", lis.Addr().String(), "http_addr", httpAt, "store", cs.kind,
-		"limits", len(limits), "inputs", src.String())
+	r.background(watchCtx, &bg)
+	r.log.Info("serving", "addr", lis.Addr().String(), "http_addr", httpAt, "store", r.storeKind,
+		"limits", len(r.limits), "inputs", r.src.String())
 	if ready != nil {
 		ready(lis.Addr().String(), httpAt)
 	}
@@ -309,25 +345,44 @@ func serve(ctx context.Context, o serveOptions, log *slog.Logger, ready func(grp
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errc:
-		log.Error("listener failed", "err", serveErr)
+		r.log.Error("listener failed", "err", serveErr)
 	}
 	stopWatch()
 	bg.Wait()
-	log.Info("stopping", "timeout", o.shutdownTimeout.String())
-	hs.Shutdown()
-	gctx, gcancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	r.stop(srv, httpSrv)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && !errors.Is(serveErr, grpc.ErrServerStopped) {
+		return fmt.Errorf("rlpkit serve: %w", serveErr)
+	}
+	return nil
+}
+
+// background starts the reload watch and the store's ping loop, until ctx
+// is done.
+func (r *serveRun) background(ctx context.Context, bg *sync.WaitGroup) {
+	bg.Go(func() {
+		if r.rlCfg != nil {
+			r.rlCfg.watch(ctx, r.o.reloadInterval)
+			return
+		}
+		watch(ctx, r.src, r.loadedAt, r.o.reloadInterval, r.svc, r.metrics, r.log)
+	})
+	bg.Go(func() { r.sh.monitor(ctx, pingInterval) })
+}
+
+// stop fails the health checks, stops gRPC gracefully within
+// --shutdown-timeout, then the HTTP server within another.
+func (r *serveRun) stop(srv *grpc.Server, httpSrv *http.Server) {
+	r.log.Info("stopping", "timeout", r.o.shutdownTimeout.String())
+	r.hs.Shutdown()
+	gctx, gcancel := context.WithTimeout(context.Background(), r.o.shutdownTimeout)
 	defer gcancel()
-	<-serving.GracefulStop(gctx, srv, func() { log.Warn("graceful stop timed out; closing the remaining calls") })
+	<-serving.GracefulStop(gctx, srv, func() { r.log.Warn("graceful stop timed out; closing the remaining calls") })
 	if httpSrv != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+		sctx, cancel := context.WithTimeout(context.Background(), r.o.shutdownTimeout)
 		defer cancel()
 		if err := httpSrv.Shutdown(sctx); err != nil {
 			httpSrv.Close()
 		}
 	}
-	log.Info("stopped")
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && !errors.Is(serveErr, grpc.ErrServerStopped) {
-		return fmt.Errorf("rlpkit serve: %w", serveErr)
-	}
-	return nil
+	r.log.Info("stopped")
 }
