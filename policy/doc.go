@@ -79,7 +79,7 @@
 // PluginConfig's, and the rate limits (max_value >= 0, seconds > 0, conditions that parse as
 // package limit/limitador's conditions, variables as package limit/limitador reads them (an entry key or a CEL
 // expression), no two limits of one section with the same patch key). The patch key (RateLimitSpec.PatchKey) is the limit's
-// identity in package limit/limitador without its namespace, computed by limit.IdentityKey: seconds,
+// identity in package limit/limitador without its namespace, computed by limitador.IdentityKey: seconds,
 // conditions as a set and variables as a set, each in canonical form, so k == v and k == 'v'
 // are one condition and descriptors[0].user, descriptors[0]['user'] and user one variable;
 // two spellings of one limit in a section are a Duplicate error. A target that is not among

@@ -93,7 +93,7 @@ func validateConfig(p *field.Path, cfg *RateLimitPolicyConfig) field.ErrorList {
 }
 
 // PatchKey identifies a rate limit for merging: its seconds, its conditions as a set and its
-// variables as a set, in the canonical form of package limit (limitador.IdentityKey): k == v and
+// variables as a set, in the canonical form of package limit/limitador (limitador.IdentityKey): k == v and
 // k == 'v' are one condition, descriptors[0].user, descriptors[0]['user'] and user one
 // variable. It is the limit's identity in the rate-limit service without the namespace, so two
 // limits merged into one route patch each other exactly when the service would count them

@@ -26,7 +26,7 @@
 // were not over report their limit minus their current count (what the
 // reference reports with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true).
 // Rules may opt in to other algorithms, windows of several units and
-// several limits per descriptor (see package ratelimit). Counters are kept
+// several limits per descriptor (see package limit/envoyratelimit). Counters are kept
 // in rlpkit's format, not shared with a reference instance. The runtime
 // directory is polled every 250 ms rather than watched with file events.
 // Redis down at start or mid-run makes calls fail fast (gRPC UNKNOWN, as

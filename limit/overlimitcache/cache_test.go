@@ -127,7 +127,7 @@ func TestCacheBudget(t *testing.T) {
 }
 
 // TestCacheCopiesKeys: keys may alias a buffer the caller reuses (as
-// package ratelimit does), so a remembered key must be a copy.
+// package limit/envoyratelimit does), so a remembered key must be a copy.
 func TestCacheCopiesKeys(t *testing.T) {
 	inner := &countingStore{Store: counter.NewMemoryStore(counter.MemoryOptions{})}
 	c := New(inner, 1<<20)
