@@ -15,7 +15,7 @@ import (
 )
 
 // blame checks the configuration compiled for one route, dp and its limits, as package
-// descriptor and package limit will. When it is invalid, it records in bad, for each policy
+// descriptor and package limit/limitador will. When it is invalid, it records in bad, for each policy
 // responsible and not yet recorded, a status message naming the problems in the policy's own
 // fields, the route and the Gateway, and what to do. A problem in an
 // action or a limit is its origin's; any other (a field the route contributes) is every merged

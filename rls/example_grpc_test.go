@@ -19,7 +19,7 @@ import (
 )
 
 // An Envoy Rate Limit Service: limits from a limits file, the Service
-// registered on a gRPC server, and a client calling ShouldRateLimit as
+// registered on a gRPC server with its options (rlsmsg's codec), and a client calling ShouldRateLimit as
 // Envoy's rate-limit filter does. The listener is in process (bufconn); a
 // real server listens with net.Listen("tcp", ":8081").
 func ExampleNew_grpc() {
@@ -39,8 +39,8 @@ func ExampleNew_grpc() {
 		log.Fatal(err)
 	}
 	lis := bufconn.Listen(1 << 20)
-	srv := grpc.NewServer()
-	rlsv3.RegisterRateLimitServiceServer(srv, svc)
+	srv := grpc.NewServer(rls.ServerOptions()...)
+	rls.Register(srv, svc)
 	go srv.Serve(lis)
 	defer srv.Stop()
 
