@@ -157,7 +157,7 @@ func TestServerCallAllocs(t *testing.T) {
 	for _, tt := range []struct {
 		descs int
 		want  float64
-	}{{1, 7}, {3, 14}} {
+	}{{1, 5}, {3, 5}} {
 		s := newService(t, benchLimits, false)
 		data := encodedRequests(t, 16, tt.descs)
 		ctx := context.Background()
