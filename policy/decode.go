@@ -18,6 +18,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/internal/jsonerr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/yamljson"
@@ -296,7 +297,7 @@ func (r *reader) decodeObject(o objectAt, m map[string]any, h docHead, info kind
 		if info.namespaced {
 			key.Namespace = cmp.Or(headNamespace, DefaultNamespace)
 		}
-		path, detail := describeDecodeError(err)
+		path, detail := jsonerr.Describe(err)
 		r.failAt(o, key.String(), path, detail, nil)
 		return
 	}
@@ -345,15 +346,7 @@ func (r *reader) decodeProblems(o objectAt, label string, typeErrs field.ErrorLi
 		r.failAt(o, label, fe.Field, fe.ErrorBody(), fe)
 	}
 	for _, e := range strict {
-		path := e.Error()
-		var fe sigsjson.FieldError
-		if errors.As(e, &fe) {
-			path = fe.FieldPath()
-		}
-		detail := "unknown field"
-		if strings.Contains(e.Error(), "duplicate field") {
-			detail = "duplicate field"
-		}
+		path, detail := jsonerr.Strict(e)
 		r.failAt(o, label, path, detail, nil)
 		problems = append(problems, &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: field.OmitValueType{}, Detail: detail})
 	}
@@ -401,16 +394,4 @@ func joinPath(prefix, path string) string {
 		return prefix
 	}
 	return prefix + "." + path
-}
-
-// typeErrorRE picks the field and the wanted type out of encoding/json's type errors.
-var typeErrorRE = regexp.MustCompile(`cannot unmarshal (\S+) into Go struct field [^.\s]+\.(\S+) of type (\S+)`)
-
-// describeDecodeError turns a decoding error into a field path and a message.
-func describeDecodeError(err error) (path, detail string) {
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
-		return m[2], fmt.Sprintf("Invalid value: %s: must be %s", m[1], m[3])
-	}
-	return "", "cannot decode: " + msg
 }
