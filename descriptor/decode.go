@@ -81,44 +81,11 @@ func assign(c *errs, p path, v any, dst reflect.Value) {
 		assign(c, p, v, elem.Elem())
 		dst.Set(elem)
 	case reflect.Struct:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			c.add(string(p), "expected an object, got "+kindOf(v))
-			return
-		}
-		fields := jsonFields(dst.Type())
-		for _, k := range sortedKeys(obj) {
-			i, ok := fields[k]
-			if !ok {
-				c.add(string(p.child(k)), "unknown field")
-				continue
-			}
-			assign(c, p.child(k), obj[k], dst.Field(i))
-		}
+		assignStruct(c, p, v, dst)
 	case reflect.Slice:
-		arr, ok := v.([]any)
-		if !ok {
-			c.add(string(p), "expected a list, got "+kindOf(v))
-			return
-		}
-		s := reflect.MakeSlice(dst.Type(), len(arr), len(arr))
-		for i, e := range arr {
-			assign(c, p.index(i), e, s.Index(i))
-		}
-		dst.Set(s)
+		assignSlice(c, p, v, dst)
 	case reflect.Map:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			c.add(string(p), "expected an object, got "+kindOf(v))
-			return
-		}
-		m := reflect.MakeMapWithSize(dst.Type(), len(obj))
-		for _, k := range sortedKeys(obj) {
-			elem := reflect.New(dst.Type().Elem()).Elem()
-			assign(c, p.key(k), obj[k], elem)
-			m.SetMapIndex(reflect.ValueOf(k).Convert(dst.Type().Key()), elem)
-		}
-		dst.Set(m)
+		assignMap(c, p, v, dst)
 	case reflect.String:
 		s, ok := v.(string)
 		if !ok {
@@ -133,34 +100,86 @@ func assign(c *errs, p path, v any, dst reflect.Value) {
 			return
 		}
 		dst.SetBool(b)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, ok := v.(json.Number)
-		if !ok {
-			c.add(string(p), "expected a number, got "+kindOf(v))
-			return
-		}
-		u, err := strconv.ParseUint(string(n), 10, dst.Type().Bits())
-		if err != nil {
-			c.add(string(p), fmt.Sprintf("expected an integer from 0 to %d, got %s", uint64(math.MaxUint64)>>(64-dst.Type().Bits()), n))
-			return
-		}
-		dst.SetUint(u)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, ok := v.(json.Number)
-		if !ok {
-			c.add(string(p), "expected a number, got "+kindOf(v))
-			return
-		}
-		i, err := strconv.ParseInt(string(n), 10, dst.Type().Bits())
-		if err != nil {
-			c.add(string(p), "expected an integer, got "+string(n))
-			return
-		}
-		dst.SetInt(i)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		assignInteger(c, p, v, dst)
 	default:
 		// Only the types of this package reach assign; a new field kind is a programming error.
 		panic("descriptor: cannot decode into " + dst.Type().String())
 	}
+}
+
+// assignStruct assigns a JSON object to a struct, field by field in the order of the keys.
+func assignStruct(c *errs, p path, v any, dst reflect.Value) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		c.add(string(p), "expected an object, got "+kindOf(v))
+		return
+	}
+	fields := jsonFields(dst.Type())
+	for _, k := range sortedKeys(obj) {
+		i, ok := fields[k]
+		if !ok {
+			c.add(string(p.child(k)), "unknown field")
+			continue
+		}
+		assign(c, p.child(k), obj[k], dst.Field(i))
+	}
+}
+
+// assignSlice assigns a JSON list to a slice.
+func assignSlice(c *errs, p path, v any, dst reflect.Value) {
+	arr, ok := v.([]any)
+	if !ok {
+		c.add(string(p), "expected a list, got "+kindOf(v))
+		return
+	}
+	s := reflect.MakeSlice(dst.Type(), len(arr), len(arr))
+	for i, e := range arr {
+		assign(c, p.index(i), e, s.Index(i))
+	}
+	dst.Set(s)
+}
+
+// assignMap assigns a JSON object to a map, in the order of the keys.
+func assignMap(c *errs, p path, v any, dst reflect.Value) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		c.add(string(p), "expected an object, got "+kindOf(v))
+		return
+	}
+	m := reflect.MakeMapWithSize(dst.Type(), len(obj))
+	for _, k := range sortedKeys(obj) {
+		elem := reflect.New(dst.Type().Elem()).Elem()
+		assign(c, p.key(k), obj[k], elem)
+		m.SetMapIndex(reflect.ValueOf(k).Convert(dst.Type().Key()), elem)
+	}
+	dst.Set(m)
+}
+
+// assignInteger assigns a JSON number to a signed or unsigned integer, which it must fit.
+func assignInteger(c *errs, p path, v any, dst reflect.Value) {
+	n, ok := v.(json.Number)
+	if !ok {
+		c.add(string(p), "expected a number, got "+kindOf(v))
+		return
+	}
+	bits := dst.Type().Bits()
+	if dst.CanUint() {
+		u, err := strconv.ParseUint(string(n), 10, bits)
+		if err != nil {
+			c.add(string(p), fmt.Sprintf("expected an integer from 0 to %d, got %s", uint64(math.MaxUint64)>>(64-bits), n))
+			return
+		}
+		dst.SetUint(u)
+		return
+	}
+	i, err := strconv.ParseInt(string(n), 10, bits)
+	if err != nil {
+		c.add(string(p), "expected an integer, got "+string(n))
+		return
+	}
+	dst.SetInt(i)
 }
 
 // jsonFields maps the JSON names of a struct's fields to their indexes.

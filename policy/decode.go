@@ -18,6 +18,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/internal/jsonerr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/yamljson"
@@ -169,9 +170,7 @@ func (r *reader) add(file string, data []byte) {
 // addValue reads one parsed document, or a List's item at prefix, by what it holds; what it
 // skips it adds to skipped, each once.
 func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix string, skipped *[]string) {
-	at := func(path string) Source {
-		return Source{File: file, Doc: doc.Index, Line: doc.Line(joinPath(prefix, path))}
-	}
+	o := objectAt{file: file, doc: doc, prefix: prefix}
 	skip := func(what string) {
 		if !slices.Contains(*skipped, what) {
 			*skipped = append(*skipped, what)
@@ -180,13 +179,13 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 	h := classify(v)
 	if prefix != "" && h.content != ContentObjects && h.content != ContentForeign {
 		// A List's items are Kubernetes objects; a PluginConfig or limits is a file of its own.
-		r.fail(at(""), "", prefix, "expected an object with apiVersion and kind")
+		r.fail(o.source(""), "", prefix, "expected an object with apiVersion and kind")
 		return
 	}
 	switch h.content {
 	case ContentEmpty:
 	case ContentObjects:
-		r.addObject(file, doc, v.(map[string]any), h, prefix, skipped)
+		r.addObject(o, v.(map[string]any), h, skipped)
 	case ContentForeign:
 		if h.kind == PolicyTestKind && h.apiVersion == PolicyTestAPIVersion {
 			return // package policytest reads it; no notice
@@ -200,7 +199,7 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		var list fielderr.List
 		if errors.As(err, &list) {
 			for _, e := range list {
-				r.failFrom(at(e.Field), "PluginConfig", e.Field, e.Detail, e)
+				r.failFrom(o.source(e.Field), "PluginConfig", e.Field, e.Detail, e)
 			}
 			return
 		}
@@ -210,7 +209,7 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		var list fielderr.List
 		if errors.As(err, &list) {
 			for _, e := range list {
-				r.failFrom(at(e.Field), "limits", e.Field, e.Detail, e)
+				r.failFrom(o.source(e.Field), "limits", e.Field, e.Detail, e)
 			}
 			return
 		}
@@ -223,41 +222,72 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 }
 
 // addObject decodes an object that rlpkit reads, or reports why it cannot.
-func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any, h docHead, prefix string, skipped *[]string) {
-	at := func(path string) Source {
-		return Source{File: file, Doc: doc.Index, Line: doc.Line(joinPath(prefix, path))}
-	}
+func (r *reader) addObject(o objectAt, m map[string]any, h docHead, skipped *[]string) {
 	if h.kind == "List" && h.apiVersion == "v1" {
-		raw, present := m["items"]
-		items, ok := raw.([]any)
-		if !ok && present && raw != nil {
-			r.fail(at("items"), "", joinPath(prefix, "items"), "Invalid value: expected a list of objects")
-			return
-		}
-		for i, item := range items {
-			r.addValue(file, doc, item, joinPath(prefix, fmt.Sprintf("items[%d]", i)), skipped)
-		}
+		r.addList(o, m, skipped)
 		return
 	}
+	if info, ok := r.kindFor(o, h); ok {
+		r.decodeObject(o, m, h, info)
+	}
+}
+
+// objectAt is where a document's value stands: its file, its document and, for a List's
+// item, the item's path in the document.
+type objectAt struct {
+	file   string
+	doc    *yamljson.Document
+	prefix string
+}
+
+// source returns the Source of the value's field at path.
+func (o objectAt) source(path string) Source {
+	return Source{File: o.file, Doc: o.doc.Index, Line: o.doc.Line(joinPath(o.prefix, path))}
+}
+
+// failAt reports a problem of the value's field at path; cause as for failFrom.
+func (r *reader) failAt(o objectAt, object, path, detail string, cause error) {
+	r.failFrom(o.source(path), object, joinPath(o.prefix, path), detail, cause)
+}
+
+// addList reads the items of a v1 List.
+func (r *reader) addList(o objectAt, m map[string]any, skipped *[]string) {
+	raw, present := m["items"]
+	items, ok := raw.([]any)
+	if !ok && present && raw != nil {
+		r.failAt(o, "", "items", "Invalid value: expected a list of objects", nil)
+		return
+	}
+	for i, item := range items {
+		r.addValue(o.file, o.doc, item, joinPath(o.prefix, fmt.Sprintf("items[%d]", i)), skipped)
+	}
+}
+
+// kindFor returns how an object of h's kind and apiVersion is read, or reports that rlpkit
+// does not read it and returns false.
+func (r *reader) kindFor(o objectAt, h docHead) (kindInfo, bool) {
 	info, ok := kinds[h.kind]
 	if vi, versioned := versionedKinds[h.apiVersion+" "+h.kind]; versioned {
 		info, ok = vi, true
 	}
 	switch {
 	case h.kind == "":
-		r.fail(at("kind"), "", joinPath(prefix, "kind"), "Required value: every document needs apiVersion and kind")
-		return
+		r.failAt(o, "", "kind", "Required value: every document needs apiVersion and kind", nil)
 	case h.kind == "List" || !ok:
-		r.fail(at("kind"), "", joinPath(prefix, "kind"), fmt.Sprintf("Unsupported value: %q: not a kind rlpkit reads or skips in %s; supported kinds: %s", h.kind, cmp.Or(h.apiVersion, "an object without apiVersion"), supportedKinds))
-		return
+		r.failAt(o, "", "kind", fmt.Sprintf("Unsupported value: %q: not a kind rlpkit reads or skips in %s; supported kinds: %s", h.kind, cmp.Or(h.apiVersion, "an object without apiVersion"), supportedKinds), nil)
 	case h.apiVersion != info.apiVersion && h.kind == KindRateLimitPolicy && apiGroup(h.apiVersion) == kuadrantGroup:
-		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: rlpkit does not support the RateLimitPolicy of %s; it reads %s RateLimitPolicies (spec.targetRef, spec.limits or spec.defaults or spec.overrides) and %s ones (spec.targetRef, spec.default and spec.override with gatewayActions and rateLimits)", h.apiVersion, h.apiVersion, kuadrantv1.GroupVersion, info.apiVersion))
-		return
+		r.failAt(o, "", "apiVersion", fmt.Sprintf("Unsupported value: %q: rlpkit does not support the RateLimitPolicy of %s; it reads %s RateLimitPolicies (spec.targetRef, spec.limits or spec.defaults or spec.overrides) and %s ones (spec.targetRef, spec.default and spec.override with gatewayActions and rateLimits)", h.apiVersion, h.apiVersion, kuadrantv1.GroupVersion, info.apiVersion), nil)
 	case h.apiVersion != info.apiVersion:
-		r.fail(at("apiVersion"), "", joinPath(prefix, "apiVersion"), fmt.Sprintf("Unsupported value: %q: %s is read as %s", h.apiVersion, h.kind, info.apiVersion))
-		return
+		r.failAt(o, "", "apiVersion", fmt.Sprintf("Unsupported value: %q: %s is read as %s", h.apiVersion, h.kind, info.apiVersion), nil)
+	default:
+		return info, true
 	}
+	return kindInfo{}, false
+}
 
+// decodeObject decodes an object of a kind rlpkit reads, reports its problems and adds it to
+// the set, unless it has no name or another object has its name.
+func (r *reader) decodeObject(o objectAt, m map[string]any, h docHead, info kindInfo) {
 	meta, _ := m["metadata"].(map[string]any)
 	headName, _ := meta["name"].(string)
 	headNamespace, _ := meta["namespace"].(string)
@@ -267,8 +297,8 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 		if info.namespaced {
 			key.Namespace = cmp.Or(headNamespace, DefaultNamespace)
 		}
-		path, detail := describeDecodeError(err)
-		r.fail(at(path), key.String(), joinPath(prefix, path), detail)
+		path, detail := jsonerr.Describe(err)
+		r.failAt(o, key.String(), path, detail, nil)
 		return
 	}
 	if info.namespaced && obj.GetNamespace() == "" {
@@ -282,46 +312,45 @@ func (r *reader) addObject(file string, doc *yamljson.Document, m map[string]any
 	if obj.GetName() == "" {
 		label = h.kind
 	}
-	problems := typeErrs
-	for _, fe := range typeErrs {
-		r.failFrom(at(fe.Field), label, joinPath(prefix, fe.Field), fe.ErrorBody(), fe)
-	}
-	for _, e := range strict {
-		path := e.Error()
-		var fe sigsjson.FieldError
-		if errors.As(e, &fe) {
-			path = fe.FieldPath()
-		}
-		detail := "unknown field"
-		if strings.Contains(e.Error(), "duplicate field") {
-			detail = "duplicate field"
-		}
-		r.fail(at(path), label, joinPath(prefix, path), detail)
-		problems = append(problems, &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: field.OmitValueType{}, Detail: detail})
-	}
+	problems := r.decodeProblems(o, label, typeErrs, strict)
 	if obj.GetName() == "" {
 		if !hasPath(typeErrs, "metadata.name") {
-			r.fail(at("metadata"), h.kind, joinPath(prefix, "metadata.name"), "Required value")
+			r.fail(o.source("metadata"), h.kind, joinPath(o.prefix, "metadata.name"), "Required value")
 		}
 		return
 	}
 	if first, dup := r.set.sources[key]; dup {
-		r.fail(at("metadata.name"), label, joinPath(prefix, "metadata.name"), "Duplicate value: "+label+" is also defined at "+first.String())
+		r.failAt(o, label, "metadata.name", "Duplicate value: "+label+" is also defined at "+first.String(), nil)
 		return
 	}
 	for _, fe := range validate() {
 		if covered(typeErrs, fe.Field) {
 			continue // the value was left out for its type: its zero value is no news
 		}
-		r.failFrom(at(fe.Field), label, joinPath(prefix, fe.Field), fe.ErrorBody(), fe)
+		r.failAt(o, label, fe.Field, fe.ErrorBody(), fe)
 		problems = append(problems, fe)
 	}
-	r.set.sources[key] = at("")
-	r.set.lines[key] = func(path string) int { return at(path).Line }
+	r.set.sources[key] = o.source("")
+	r.set.lines[key] = func(path string) int { return o.source(path).Line }
 	if len(problems) > 0 {
 		r.set.problems[key] = problems
 	}
 	addTo(r.set)
+}
+
+// decodeProblems reports the values of the wrong type (typeErrs) and the unknown and
+// duplicate fields (strict) of the object labelled label, and returns them all.
+func (r *reader) decodeProblems(o objectAt, label string, typeErrs field.ErrorList, strict []error) field.ErrorList {
+	problems := typeErrs
+	for _, fe := range typeErrs {
+		r.failAt(o, label, fe.Field, fe.ErrorBody(), fe)
+	}
+	for _, e := range strict {
+		path, detail := jsonerr.Strict(e)
+		r.failAt(o, label, path, detail, nil)
+		problems = append(problems, &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: field.OmitValueType{}, Detail: detail})
+	}
+	return problems
 }
 
 // oursRE finds, in a file that is not YAML, a sign that it was meant to hold what rlpkit
@@ -365,16 +394,4 @@ func joinPath(prefix, path string) string {
 		return prefix
 	}
 	return prefix + "." + path
-}
-
-// typeErrorRE picks the field and the wanted type out of encoding/json's type errors.
-var typeErrorRE = regexp.MustCompile(`cannot unmarshal (\S+) into Go struct field [^.\s]+\.(\S+) of type (\S+)`)
-
-// describeDecodeError turns a decoding error into a field path and a message.
-func describeDecodeError(err error) (path, detail string) {
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
-		return m[2], fmt.Sprintf("Invalid value: %s: must be %s", m[1], m[3])
-	}
-	return "", "cannot decode: " + msg
 }

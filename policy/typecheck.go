@@ -48,71 +48,17 @@ func (c *typeChecker) check(v any, t reflect.Type, p *field.Path) (any, bool) {
 		return c.custom(v, t, p)
 	}
 	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
-		s, ok := v.(string)
-		if !ok {
-			return c.mismatch(v, p, "must be a string")
-		}
-		if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-			c.errs = append(c.errs, field.Invalid(p, s, err.Error()))
-			return nil, false
-		}
-		return v, true
+		return c.text(v, t, p)
 	}
 	switch t.Kind() {
 	case reflect.Interface:
 		return v, true
 	case reflect.Struct:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return c.mismatch(v, p, "must be an object")
-		}
-		fields := jsonFieldTypes(t)
-		for _, f := range requiredFields[t] {
-			if obj[f.name] == nil {
-				c.errs = append(c.errs, field.Required(p.Child(f.name), f.detail))
-			}
-		}
-		for k, fv := range obj {
-			ft, known := fields[k]
-			if !known {
-				continue // strict decoding reports unknown fields
-			}
-			if keep, ok := c.check(fv, ft, p.Child(k)); ok {
-				obj[k] = keep
-			} else {
-				delete(obj, k)
-			}
-		}
-		return obj, true
+		return c.object(v, t, p)
 	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			if _, ok := v.(string); !ok {
-				return c.mismatch(v, p, "must be a string (base64)")
-			}
-			return v, true
-		}
-		arr, ok := v.([]any)
-		if !ok {
-			return c.mismatch(v, p, "must be a list")
-		}
-		for i, e := range arr {
-			keep, _ := c.check(e, t.Elem(), p.Index(i))
-			arr[i] = keep // a dropped element becomes null, so that indexes stay
-		}
-		return arr, true
+		return c.list(v, t, p)
 	case reflect.Map:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return c.mismatch(v, p, "must be an object")
-		}
-		for k, e := range obj {
-			if keep, ok := c.check(e, t.Elem(), p.Key(k)); ok {
-				obj[k] = keep
-			} else {
-				delete(obj, k)
-			}
-		}
-		return obj, true
+		return c.mapping(v, t, p)
 	case reflect.String:
 		if _, ok := v.(string); !ok {
 			return c.mismatch(v, p, "must be a string")
@@ -128,17 +74,100 @@ func (c *typeChecker) check(v any, t reflect.Type, p *field.Path) (any, bool) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return c.integer(v, p, false, t.Bits())
 	case reflect.Float32, reflect.Float64:
-		n, ok := v.(json.Number)
-		if !ok {
-			return c.mismatch(v, p, "must be a number")
-		}
-		if _, err := strconv.ParseFloat(string(n), t.Bits()); err != nil {
-			return c.mismatch(v, p, "out of range")
-		}
-		return v, true
+		return c.float(v, p, t.Bits())
 	}
 	// The types read hold no channels or functions; encoding/json could not fill them.
 	return c.mismatch(v, p, "cannot be decoded into "+t.String())
+}
+
+// text checks a value for a type that decodes itself from a string
+// (encoding.TextUnmarshaler) by decoding it.
+func (c *typeChecker) text(v any, t reflect.Type, p *field.Path) (any, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return c.mismatch(v, p, "must be a string")
+	}
+	if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+		c.errs = append(c.errs, field.Invalid(p, s, err.Error()))
+		return nil, false
+	}
+	return v, true
+}
+
+// object checks a value for the struct type t: an object with the required fields, each
+// known field checked against its type and dropped when it does not fit.
+func (c *typeChecker) object(v any, t reflect.Type, p *field.Path) (any, bool) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return c.mismatch(v, p, "must be an object")
+	}
+	fields := jsonFieldTypes(t)
+	for _, f := range requiredFields[t] {
+		if obj[f.name] == nil {
+			c.errs = append(c.errs, field.Required(p.Child(f.name), f.detail))
+		}
+	}
+	for k, fv := range obj {
+		ft, known := fields[k]
+		if !known {
+			continue // strict decoding reports unknown fields
+		}
+		if keep, ok := c.check(fv, ft, p.Child(k)); ok {
+			obj[k] = keep
+		} else {
+			delete(obj, k)
+		}
+	}
+	return obj, true
+}
+
+// list checks a value for the slice or array type t: a list, each element checked (bytes:
+// a base64 string).
+func (c *typeChecker) list(v any, t reflect.Type, p *field.Path) (any, bool) {
+	if t.Elem().Kind() == reflect.Uint8 {
+		if _, ok := v.(string); !ok {
+			return c.mismatch(v, p, "must be a string (base64)")
+		}
+		return v, true
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return c.mismatch(v, p, "must be a list")
+	}
+	for i, e := range arr {
+		keep, _ := c.check(e, t.Elem(), p.Index(i))
+		arr[i] = keep // a dropped element becomes null, so that indexes stay
+	}
+	return arr, true
+}
+
+// mapping checks a value for the map type t: an object, each value checked and dropped
+// when it does not fit.
+func (c *typeChecker) mapping(v any, t reflect.Type, p *field.Path) (any, bool) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return c.mismatch(v, p, "must be an object")
+	}
+	for k, e := range obj {
+		if keep, ok := c.check(e, t.Elem(), p.Key(k)); ok {
+			obj[k] = keep
+		} else {
+			delete(obj, k)
+		}
+	}
+	return obj, true
+}
+
+// float checks that v is a number that fits a float of the given bits.
+func (c *typeChecker) float(v any, p *field.Path, bits int) (any, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return c.mismatch(v, p, "must be a number")
+	}
+	if _, err := strconv.ParseFloat(string(n), bits); err != nil {
+		return c.mismatch(v, p, "out of range")
+	}
+	return v, true
 }
 
 // integer checks that v is an integer that fits the given bits. An integer written with a

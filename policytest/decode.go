@@ -13,6 +13,7 @@ import (
 
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/rlpkit/rlpkit/internal/jsonerr"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
@@ -107,39 +108,18 @@ func decodeDocument(file string, d *yamljson.Document, name string) (*Test, poli
 	}
 	strict, err := sigsjson.UnmarshalStrict(d.JSON, &t.PolicyTest)
 	if err != nil {
-		path, detail := describeDecodeError(err)
+		path, detail := jsonerr.Describe(err)
 		fail(path, detail)
 		return nil, errs
 	}
 	for _, e := range strict {
-		path := e.Error()
-		var fe sigsjson.FieldError
-		if errors.As(e, &fe) {
-			path = fe.FieldPath()
-		}
-		detail := "unknown field"
-		if strings.Contains(e.Error(), "duplicate field") {
-			detail = "duplicate field"
-		}
-		fail(path, detail)
+		fail(jsonerr.Strict(e))
 	}
 	t.validate(fail)
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return t, nil
-}
-
-// typeErrorRE picks the field and the wanted type out of encoding/json's type errors.
-var typeErrorRE = regexp.MustCompile(`cannot unmarshal (\S+) into Go struct field [^.\s]+\.(\S+) of type (\S+)`)
-
-// describeDecodeError turns a decoding error into a field path and a message.
-func describeDecodeError(err error) (path, detail string) {
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
-		return m[2], fmt.Sprintf("Invalid value: %s: must be %s", m[1], m[3])
-	}
-	return "", "cannot decode: " + msg
 }
 
 // validate reports every invalid value through fail(path, detail).

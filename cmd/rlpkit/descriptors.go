@@ -43,110 +43,156 @@ func runDescriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 }
 
 func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("descriptors")
-	config := fs.String("config", "", "the PluginConfig `file` (YAML or JSON, either schema)")
-	gateway := fs.String("gateway", "", "compile the topology in PATH... and use the PluginConfig of Gateway `ns/name`")
-	method := fs.String("method", "GET", "the request `method`")
-	rawURL := fs.String("url", "", "the request `URL`, e.g. http://api.toystore.com/admin/toy?id=1, or its path with -H 'Host: ...'")
-	remote := fs.String("remote-address", "", "the client `address`: an IP, optionally with a port, which the descriptor leaves out")
-	metadataFile := fs.String("metadata", "", "a JSON `file` of dynamic metadata: an object of namespace -> struct")
-	hits := fs.Uint("hits-addend", 0, "the request-level `cost` the proxy already knows (0: unset)")
-	explain := fs.Bool("explain", false, "print a trace of every decision to stderr")
-	kflags := addKuadrantFlags(fs)
-	headers := descriptor.HeaderMap{}
-	var host string
-	fs.Func("H", "a request header `'Name: value'` (repeatable; Host sets the authority)", func(s string) error {
-		name, value, ok := strings.Cut(s, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" {
-			return fmt.Errorf("want 'Name: value', got %q", s)
-		}
-		value = strings.TrimSpace(value)
-		if strings.EqualFold(name, "host") {
-			host = value
-			return nil
-		}
-		lower := strings.ToLower(name)
-		headers[lower] = append(headers[lower], value)
-		return nil
-	})
-	paths, err := parseFlags(fs, args, descriptorsSynopsis, true, stdout)
+	f, paths, err := parseDescriptorsFlags(args, stdout)
 	if err != nil {
 		return err
 	}
-	switch {
-	case (*config == "") == (*gateway == ""):
-		return usagef("exactly one of --config and --gateway is required")
-	case *config != "" && len(paths) > 0:
-		return usagef("unexpected argument %q: with --config, the PluginConfig is the only input", paths[0])
-	case *gateway != "" && len(paths) == 0:
-		return usagef("--gateway needs the PATH... of the topology to compile")
-	case *rawURL == "":
-		return usagef("--url is required")
-	case *hits > 1<<32-1:
-		return usagef("--hits-addend %d is larger than 4294967295", *hits)
-	}
-	path, authority, err := requestTarget(*rawURL, host)
-	if err != nil {
+	if err := f.check(paths, stderr); err != nil {
 		return err
 	}
-	if host == "" {
-		host = authority
-	}
-	if *remote != "" && !validRemoteAddress(*remote) {
-		return usagef("--remote-address %q: want an IP address, optionally with a port: 203.0.113.7, 203.0.113.7:5678, 2001:db8::1 or [2001:db8::1]:443", *remote)
-	}
-	switch {
-	case *method == "":
-		return usagef("--method is empty: want a method such as GET")
-	case *method != strings.ToUpper(*method):
-		fmt.Fprintf(stderr, "warning: --method %s: methods are case-sensitive and Envoy matches :method exactly, so rules for %s do not match it; using %s as given\n",
-			*method, strings.ToUpper(*method), *method)
-	}
-
 	var engine *descriptor.Engine
-	if *config != "" {
-		engine, err = loadPluginConfig(*config)
+	if f.config != "" {
+		engine, err = loadPluginConfig(f.config)
 	} else {
 		set, rerr := readInputs(paths, stdin, stderr)
 		if rerr == nil && len(set.PoliciesV1) > 0 {
-			if err := checkName("--gateway", policy.KindGateway, *gateway, set); err != nil {
-				return err
-			}
-			opts, err := kflags.options()
-			if err != nil {
-				return err
-			}
-			ev, err := gatewayEvaluator(set, *gateway, opts, stderr)
-			if err != nil {
-				return err
-			}
-			req := &wasmshim.Request{Method: *method, Host: host, Path: path, Headers: headers, SourceAddress: *remote}
-			return describeKuadrant(ev, req, uint64(*hits), *explain, stdout, stderr)
+			return f.describeWithKuadrant(set, stdout, stderr)
 		}
-		engine, err = gatewayEngine(set, rerr, *gateway, stderr)
+		engine, err = gatewayEngine(set, rerr, f.gateway, stderr)
 	}
 	if err != nil {
 		return err
 	}
-	req := &descriptor.Request{
-		Method:        *method,
-		Host:          host,
-		Path:          path,
-		Headers:       headers,
-		RemoteAddress: *remote,
-		HitsAddend:    uint32(*hits),
+	return f.describe(engine, stdout, stderr)
+}
+
+// descriptorsFlags are the flags of "rlpkit descriptors": the inputs and the request.
+type descriptorsFlags struct {
+	config, gateway, metadataFile string
+	method, rawURL, remote        string
+	hits                          uint
+	explain                       bool
+	kflags                        *kuadrantFlags
+	headers                       descriptor.HeaderMap
+	// host is the authority -H 'Host: ...' gives; after check, the request's.
+	host string
+	// path is set by check: the path of --url, with its query.
+	path string
+}
+
+// parseDescriptorsFlags parses the arguments of "rlpkit descriptors" into its flags and the
+// PATH... of the topology.
+func parseDescriptorsFlags(args []string, stdout io.Writer) (*descriptorsFlags, []string, error) {
+	f := &descriptorsFlags{headers: descriptor.HeaderMap{}}
+	fs := newFlagSet("descriptors")
+	fs.StringVar(&f.config, "config", "", "the PluginConfig `file` (YAML or JSON, either schema)")
+	fs.StringVar(&f.gateway, "gateway", "", "compile the topology in PATH... and use the PluginConfig of Gateway `ns/name`")
+	fs.StringVar(&f.method, "method", "GET", "the request `method`")
+	fs.StringVar(&f.rawURL, "url", "", "the request `URL`, e.g. http://api.toystore.com/admin/toy?id=1, or its path with -H 'Host: ...'")
+	fs.StringVar(&f.remote, "remote-address", "", "the client `address`: an IP, optionally with a port, which the descriptor leaves out")
+	fs.StringVar(&f.metadataFile, "metadata", "", "a JSON `file` of dynamic metadata: an object of namespace -> struct")
+	fs.UintVar(&f.hits, "hits-addend", 0, "the request-level `cost` the proxy already knows (0: unset)")
+	fs.BoolVar(&f.explain, "explain", false, "print a trace of every decision to stderr")
+	f.kflags = addKuadrantFlags(fs)
+	fs.Func("H", "a request header `'Name: value'` (repeatable; Host sets the authority)", f.addHeader)
+	paths, err := parseFlags(fs, args, descriptorsSynopsis, true, stdout)
+	if err != nil {
+		return nil, nil, err
 	}
-	if *metadataFile != "" {
-		md, err := loadMetadata(*metadataFile)
+	return f, paths, nil
+}
+
+// addHeader reads one -H 'Name: value': a header of the request, or its authority for Host.
+func (f *descriptorsFlags) addHeader(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return fmt.Errorf("want 'Name: value', got %q", s)
+	}
+	value = strings.TrimSpace(value)
+	if strings.EqualFold(name, "host") {
+		f.host = value
+		return nil
+	}
+	lower := strings.ToLower(name)
+	f.headers[lower] = append(f.headers[lower], value)
+	return nil
+}
+
+// check checks the flags, with paths the PATH... given, and sets the request's path and
+// authority from --url; a --method not in upper case gets a warning on stderr.
+func (f *descriptorsFlags) check(paths []string, stderr io.Writer) error {
+	switch {
+	case (f.config == "") == (f.gateway == ""):
+		return usagef("exactly one of --config and --gateway is required")
+	case f.config != "" && len(paths) > 0:
+		return usagef("unexpected argument %q: with --config, the PluginConfig is the only input", paths[0])
+	case f.gateway != "" && len(paths) == 0:
+		return usagef("--gateway needs the PATH... of the topology to compile")
+	case f.rawURL == "":
+		return usagef("--url is required")
+	case f.hits > 1<<32-1:
+		return usagef("--hits-addend %d is larger than 4294967295", f.hits)
+	}
+	path, authority, err := requestTarget(f.rawURL, f.host)
+	if err != nil {
+		return err
+	}
+	f.path = path
+	if f.host == "" {
+		f.host = authority
+	}
+	if f.remote != "" && !validRemoteAddress(f.remote) {
+		return usagef("--remote-address %q: want an IP address, optionally with a port: 203.0.113.7, 203.0.113.7:5678, 2001:db8::1 or [2001:db8::1]:443", f.remote)
+	}
+	switch {
+	case f.method == "":
+		return usagef("--method is empty: want a method such as GET")
+	case f.method != strings.ToUpper(f.method):
+		fmt.Fprintf(stderr, "warning: --method %s: methods are case-sensitive and Envoy matches :method exactly, so rules for %s do not match it; using %s as given\n",
+			f.method, strings.ToUpper(f.method), f.method)
+	}
+	return nil
+}
+
+// describeWithKuadrant prints what the wasm-shim configuration compiled for --gateway
+// from set, which holds kuadrant.io/v1 RateLimitPolicies, does with the request.
+func (f *descriptorsFlags) describeWithKuadrant(set *policy.Set, stdout, stderr io.Writer) error {
+	if err := checkName("--gateway", policy.KindGateway, f.gateway, set); err != nil {
+		return err
+	}
+	opts, err := f.kflags.options()
+	if err != nil {
+		return err
+	}
+	ev, err := gatewayEvaluator(set, f.gateway, opts, stderr)
+	if err != nil {
+		return err
+	}
+	req := &wasmshim.Request{Method: f.method, Host: f.host, Path: f.path, Headers: f.headers, SourceAddress: f.remote}
+	return describeKuadrant(ev, req, uint64(f.hits), f.explain, stdout, stderr)
+}
+
+// describe prints the descriptors engine generates for the request, and with --explain its
+// trace on stderr.
+func (f *descriptorsFlags) describe(engine *descriptor.Engine, stdout, stderr io.Writer) error {
+	req := &descriptor.Request{
+		Method:        f.method,
+		Host:          f.host,
+		Path:          f.path,
+		Headers:       f.headers,
+		RemoteAddress: f.remote,
+		HitsAddend:    uint32(f.hits),
+	}
+	if f.metadataFile != "" {
+		md, err := loadMetadata(f.metadataFile)
 		if err != nil {
 			return err
 		}
 		req.DynamicMetadata = md
 	}
-
 	res, trace := engine.Explain(req)
-	if *explain {
+	if f.explain {
 		fmt.Fprint(stderr, trace)
 	}
 	out, err := json.MarshalIndent(res, "", "  ")

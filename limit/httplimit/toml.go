@@ -99,7 +99,6 @@ func ParseTOML(data []byte) ([]Plugin, error) {
 
 // decodePlugin reads one plugin table and validates it.
 func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, fielderr.List) {
-	at := func(key string) string { return toml.Key{"plugins", name, key}.String() }
 	if t := md.Type("plugins", name); t != "Hash" {
 		return Plugin{}, fielderr.List{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: "must be a table, got " + typeName(t)}}
 	}
@@ -107,83 +106,121 @@ func decodePlugin(md *toml.MetaData, name string, prim toml.Primitive) (Plugin, 
 	if err := md.PrimitiveDecode(prim, &raw); err != nil {
 		return Plugin{}, fielderr.List{{Pkg: pkg, Field: toml.Key{"plugins", name}.String(), Detail: err.Error()}}
 	}
-	found := map[string]fielderr.List{} // problems by key
-	fail := func(key, format string, args ...any) {
-		found[key] = append(found[key], &fielderr.Error{Pkg: pkg, Field: at(key), Detail: fmt.Sprintf(format, args...)})
-	}
-	str := func(key string, v any, dst *string) {
-		if v == nil {
-			return
-		}
-		s, ok := v.(string)
-		if !ok {
-			fail(key, "must be a string, got %s", typeName(md.Type("plugins", name, key)))
-			return
-		}
-		*dst = s
-	}
-	integer := func(key string, v any) (int64, bool) {
-		if v == nil {
-			return 0, false
-		}
-		n, ok := v.(int64)
-		if !ok {
-			fail(key, "must be an integer, got %s", typeName(md.Type("plugins", name, key)))
-		}
-		return n, ok
-	}
+	d := &pluginDecoder{md: md, name: name, found: map[string]fielderr.List{}}
+	c := d.config(&raw)
+	return Plugin{Name: name, Config: c}, d.problems(c)
+}
 
+// pluginDecoder reads the values of one plugin table, keeping the problems
+// it finds by key.
+type pluginDecoder struct {
+	md    *toml.MetaData
+	name  string
+	found map[string]fielderr.List // problems by key
+}
+
+// at returns the path of the plugin's key.
+func (d *pluginDecoder) at(key string) string { return toml.Key{"plugins", d.name, key}.String() }
+
+// fail records a problem of key.
+func (d *pluginDecoder) fail(key, format string, args ...any) {
+	d.found[key] = append(d.found[key], &fielderr.Error{Pkg: pkg, Field: d.at(key), Detail: fmt.Sprintf(format, args...)})
+}
+
+// typeOf names the TOML type of key's value, for messages.
+func (d *pluginDecoder) typeOf(key string) string {
+	return typeName(d.md.Type("plugins", d.name, key))
+}
+
+// config returns the Config raw gives, defaults filled in for the keys left
+// out and for those whose value could not be read.
+func (d *pluginDecoder) config(raw *rawConfig) Config {
 	c := DefaultConfig()
 	c.Category = ""
 	if raw.Category == nil {
-		fail("category", "required, must be %q", Category)
+		d.fail("category", "required, must be %q", Category)
 	}
-	str("category", raw.Category, &c.Category)
-	str("type", raw.Type, (*string)(&c.Type))
-	str("tag", raw.Tag, (*string)(&c.Tag))
-	str("key", raw.Key, &c.Key)
+	d.str("category", raw.Category, &c.Category)
+	d.str("type", raw.Type, (*string)(&c.Type))
+	d.str("tag", raw.Tag, (*string)(&c.Tag))
+	d.str("key", raw.Key, &c.Key)
 	if raw.Max == nil {
-		fail("max", "required")
+		d.fail("max", "required")
 	}
-	if n, ok := integer("max", raw.Max); ok {
+	if n, ok := d.integer("max", raw.Max); ok {
 		c.Max = n
 	}
-	if raw.Interval != nil {
-		if s, ok := raw.Interval.(string); !ok {
-			fail("interval", "must be a duration string such as \"10s\", got %s", typeName(md.Type("plugins", name, "interval")))
-		} else if d, err := time.ParseDuration(s); err != nil {
-			fail("interval", "invalid duration %q, want one such as \"10s\" or \"1m\"", s)
-		} else {
-			c.Interval = d
-		}
-	}
-	if n, ok := integer("weight", raw.Weight); ok {
+	d.interval(raw.Interval, &c.Interval)
+	if n, ok := d.integer("weight", raw.Weight); ok {
 		if n < 0 || n > 100 {
-			fail("weight", "must be between 0 and 100, got %d", n)
+			d.fail("weight", "must be between 0 and 100, got %d", n)
 		} else {
 			c.Weight = int(n)
 		}
 	}
-	str("step", raw.Step, (*string)(&c.Step))
+	d.str("step", raw.Step, (*string)(&c.Step))
+	return c
+}
 
-	// Validate what decoded, then report in pingap's key order; a key
-	// whose value could not be read is not validated.
+// str sets *dst to v, a string, if given.
+func (d *pluginDecoder) str(key string, v any, dst *string) {
+	if v == nil {
+		return
+	}
+	s, ok := v.(string)
+	if !ok {
+		d.fail(key, "must be a string, got %s", d.typeOf(key))
+		return
+	}
+	*dst = s
+}
+
+// integer returns v, an integer, and whether it is given as one.
+func (d *pluginDecoder) integer(key string, v any) (int64, bool) {
+	if v == nil {
+		return 0, false
+	}
+	n, ok := v.(int64)
+	if !ok {
+		d.fail(key, "must be an integer, got %s", d.typeOf(key))
+	}
+	return n, ok
+}
+
+// interval sets *dst to v, a duration string, if given.
+func (d *pluginDecoder) interval(v any, dst *time.Duration) {
+	if v == nil {
+		return
+	}
+	if s, ok := v.(string); !ok {
+		d.fail("interval", "must be a duration string such as \"10s\", got %s", d.typeOf("interval"))
+	} else if dur, err := time.ParseDuration(s); err != nil {
+		d.fail("interval", "invalid duration %q, want one such as \"10s\" or \"1m\"", s)
+	} else {
+		*dst = dur
+	}
+}
+
+// problems validates c, what decoded, then returns every problem in
+// pingap's key order; a key whose value could not be read is not
+// validated.
+func (d *pluginDecoder) problems(c Config) fielderr.List {
 	var valid map[string]fielderr.List
 	if err := c.Validate(); err != nil {
 		valid = map[string]fielderr.List{}
 		for _, e := range err.(fielderr.List) {
-			valid[e.Field] = append(valid[e.Field], &fielderr.Error{Pkg: pkg, Field: at(e.Field), Detail: e.Detail})
+			valid[e.Field] = append(valid[e.Field], &fielderr.Error{Pkg: pkg, Field: d.at(e.Field), Detail: e.Detail})
 		}
 	}
 	var errs fielderr.List
 	for _, k := range configKeys {
-		if len(found[k]) > 0 {
-			errs = append(errs, found[k]...)
+		if len(d.found[k]) > 0 {
+			errs = append(errs, d.found[k]...)
 		} else {
 			errs = append(errs, valid[k]...)
 		}
 	}
-	return Plugin{Name: name, Config: c}, errs
+	return errs
 }
 
 func unknownKeyMessage(key string) string {

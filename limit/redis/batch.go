@@ -44,61 +44,9 @@ func (b *batch) reset() {
 
 // build fills keys and args for updates at nowUs.
 func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
-	var index map[string]int
-	if len(updates) > linearDedup {
-		index = make(map[string]int, len(updates))
-	}
-	for i := range updates {
-		u := &updates[i]
-		k := -1
-		if index != nil {
-			if j, ok := index[u.Key]; ok {
-				k = j
-			}
-		} else {
-			for j, name := range b.names {
-				if name == u.Key {
-					k = j
-					break
-				}
-			}
-		}
-		if k < 0 {
-			k = len(b.names)
-			b.names = append(b.names, u.Key)
-			b.ttl = append(b.ttl, 0)
-			if index != nil {
-				index[u.Key] = k
-			}
-			if s.prefix != "" {
-				b.kbuf = append(b.kbuf, s.prefix...)
-				b.kbuf = append(b.kbuf, u.Key...)
-				b.ends = append(b.ends, len(b.kbuf))
-			}
-		}
-		b.keyOf = append(b.keyOf, k)
-		if u.Cost > 0 {
-			b.ttl[k] = max(b.ttl[k], ttlMillis(u.Policy)+s.marginMs)
-		}
-	}
-	if s.prefix == "" {
-		b.keys = append(b.keys, b.names...)
-	} else {
-		// kbuf no longer grows: the keys can view it until the call ends.
-		start := 0
-		for _, end := range b.ends {
-			b.keys = append(b.keys, unsafe.String(&b.kbuf[start], end-start))
-			start = end
-		}
-	}
-
-	b.script = fixedScript
-	for i := range updates {
-		if updates[i].Policy.Algorithm != counter.AlgorithmFixedWindow {
-			b.script = updateScript
-			break
-		}
-	}
+	b.addKeys(s, updates)
+	b.script = scriptFor(updates)
+	update := b.script == updateScript // else fixedScript
 	a := b.args
 	a = script.AppendNum(a, nowUs)
 	a = script.AppendNum(a, boolNum(s.serverTime))
@@ -107,17 +55,17 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 		u := &updates[i]
 		p := &u.Policy
 		a = script.AppendNum(a, int64(b.keyOf[i]+1))
-		if b.script == updateScript {
+		if update {
 			a = script.AppendNum(a, scriptAlgorithm(p))
 		}
 		a = script.AppendNum(a, int64(p.Max))
-		if b.script == fixedScript && p.FirstHit {
+		if !update && p.FirstHit {
 			// fixed.lua takes a negative window for a window from its first hit.
 			a = script.AppendNum(a, -p.Window.Microseconds())
 		} else {
 			a = script.AppendNum(a, p.Window.Microseconds())
 		}
-		if b.script == updateScript {
+		if update {
 			if p.Algorithm == counter.AlgorithmSlidingWindow && p.Weighted {
 				a = script.AppendNum(a, int64(p.Weight))
 			} else {
@@ -132,6 +80,85 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 		a = script.AppendNum(a, ttl)
 	}
 	b.args = a
+}
+
+// addKeys fills names, keyOf, ttl and keys from updates: one key for each
+// distinct Update.Key, in the order of first use.
+func (b *batch) addKeys(s *Store, updates []counter.Update) {
+	var index map[string]int
+	if len(updates) > linearDedup {
+		index = make(map[string]int, len(updates))
+	}
+	for i := range updates {
+		u := &updates[i]
+		k := b.lookUp(index, u.Key)
+		if k < 0 {
+			k = b.addKey(s, index, u.Key)
+		}
+		b.keyOf = append(b.keyOf, k)
+		if u.Cost > 0 {
+			b.ttl[k] = max(b.ttl[k], ttlMillis(u.Policy)+s.marginMs)
+		}
+	}
+	b.setKeys(s)
+}
+
+// setKeys fills keys, the script's KEYS, from the distinct keys added.
+func (b *batch) setKeys(s *Store) {
+	if s.prefix == "" {
+		b.keys = append(b.keys, b.names...)
+		return
+	}
+	// kbuf no longer grows: the keys can view it until the call ends.
+	start := 0
+	for _, end := range b.ends {
+		b.keys = append(b.keys, unsafe.String(&b.kbuf[start], end-start))
+		start = end
+	}
+}
+
+// lookUp returns the index of key among the keys added so far, or -1: from
+// index when the batch is large enough to have one, else by comparing.
+func (b *batch) lookUp(index map[string]int, key string) int {
+	if index != nil {
+		if j, ok := index[key]; ok {
+			return j
+		}
+		return -1
+	}
+	for j, name := range b.names {
+		if name == key {
+			return j
+		}
+	}
+	return -1
+}
+
+// addKey adds key as the next distinct key and returns its index.
+func (b *batch) addKey(s *Store, index map[string]int, key string) int {
+	k := len(b.names)
+	b.names = append(b.names, key)
+	b.ttl = append(b.ttl, 0)
+	if index != nil {
+		index[key] = k
+	}
+	if s.prefix != "" {
+		b.kbuf = append(b.kbuf, s.prefix...)
+		b.kbuf = append(b.kbuf, key...)
+		b.ends = append(b.ends, len(b.kbuf))
+	}
+	return k
+}
+
+// scriptFor returns the script that decides updates: fixedScript when every
+// update is a fixed window, else updateScript.
+func scriptFor(updates []counter.Update) *goredis.Script {
+	for i := range updates {
+		if updates[i].Policy.Algorithm != counter.AlgorithmFixedWindow {
+			return updateScript
+		}
+	}
+	return fixedScript
 }
 
 // scriptAlgorithm returns the script's number for p's algorithm: the

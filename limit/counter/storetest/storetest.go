@@ -48,141 +48,173 @@ var policies = []counter.Policy{
 
 // Run runs the conformance tests against stores made by newStore.
 func Run(t *testing.T, newStore func(t *testing.T) counter.Store) {
-	prefix := fmt.Sprintf("storetest-%d-", rand.Uint64())
-	key := func(t *testing.T, name string) string { return prefix + t.Name() + "/" + name }
+	s := &suite{newStore: newStore, prefix: fmt.Sprintf("storetest-%d-", rand.Uint64())}
+	t.Run("matches Decide", s.matchesDecide)
+	t.Run("batch is all or nothing", s.allOrNothing)
+	t.Run("batch repeats a key", s.repeatedKey)
+	t.Run("check consumes nothing", s.checkConsumesNothing)
+	t.Run("exact under concurrency", s.exactUnderConcurrency)
+	t.Run("errors", s.invalidInput)
+}
+
+// suite is what Run's subtests share: the store maker and the prefix of
+// the keys of this run.
+type suite struct {
+	newStore func(t *testing.T) counter.Store
+	prefix   string
+}
+
+// key returns the key name of the test t, unique to this run.
+func (s *suite) key(t *testing.T, name string) string { return s.prefix + t.Name() + "/" + name }
+
+// matchesDecide checks, for each policy, random steps against
+// Policy.Decide.
+func (s *suite) matchesDecide(t *testing.T) {
+	for i, p := range policies {
+		t.Run(fmt.Sprintf("%d-%s", i, p.Algorithm), func(t *testing.T) {
+			s.matchPolicy(t, uint64(i), p)
+		})
+	}
+}
+
+// matchPolicy checks 2,000 random steps under p, from the random seed
+// seed, against Policy.Decide.
+func (s *suite) matchPolicy(t *testing.T, seed uint64, p counter.Policy) {
 	ctx := context.Background()
+	store := s.newStore(t)
+	k := s.key(t, "k")
+	r := rand.New(rand.NewPCG(seed, 42))
+	var st counter.State
+	now := t0
+	for step := range 2000 {
+		now = now.Add(time.Duration(r.IntN(300_000)) * time.Microsecond)
+		at := now
+		if r.IntN(5) == 0 { // a stale instant
+			at = now.Add(-time.Duration(r.IntN(2_000_000)) * time.Microsecond)
+		}
+		cost := uint64(r.IntN(3))
+		var want counter.Decision
+		st, want = p.Decide(st, at, cost)
+		got := make([]counter.Decision, 1)
+		if err := store.Update(ctx, at, []counter.Update{{Key: k, Policy: p, Cost: cost}}, got); err != nil {
+			t.Fatalf("step %d: Update: %v", step, err)
+		}
+		if got[0] != want {
+			t.Fatalf("step %d: Update(t=%d, cost=%d) = %+v, want %+v (Policy.Decide)", step, at.UnixMicro(), cost, got[0], want)
+		}
+	}
+}
 
-	t.Run("matches Decide", func(t *testing.T) {
-		for i, p := range policies {
-			t.Run(fmt.Sprintf("%d-%s", i, p.Algorithm), func(t *testing.T) {
-				store := newStore(t)
-				k := key(t, "k")
-				r := rand.New(rand.NewPCG(uint64(i), 42))
-				var s counter.State
-				now := t0
-				for step := range 2000 {
-					now = now.Add(time.Duration(r.IntN(300_000)) * time.Microsecond)
-					at := now
-					if r.IntN(5) == 0 { // a stale instant
-						at = now.Add(-time.Duration(r.IntN(2_000_000)) * time.Microsecond)
-					}
-					cost := uint64(r.IntN(3))
-					var want counter.Decision
-					s, want = p.Decide(s, at, cost)
-					got := make([]counter.Decision, 1)
-					if err := store.Update(ctx, at, []counter.Update{{Key: k, Policy: p, Cost: cost}}, got); err != nil {
-						t.Fatalf("step %d: Update: %v", step, err)
-					}
-					if got[0] != want {
-						t.Fatalf("step %d: Update(t=%d, cost=%d) = %+v, want %+v (Policy.Decide)", step, at.UnixMicro(), cost, got[0], want)
-					}
+// allOrNothing checks that a batch with an update denied consumes nothing.
+func (s *suite) allOrNothing(t *testing.T) {
+	store := s.newStore(t)
+	wide := counter.Policy{Max: 10, Window: 10 * time.Second}
+	narrow := counter.Policy{Max: 1, Window: 10 * time.Second}
+	batch := []counter.Update{{Key: s.key(t, "wide"), Policy: wide, Cost: 1}, {Key: s.key(t, "narrow"), Policy: narrow, Cost: 1}}
+	expect(t, store, t0, batch, []counter.Decision{
+		{Allowed: true, Used: 1, Remaining: 9, ResetAfter: 10 * time.Second},
+		{Allowed: true, Used: 1, Remaining: 0, ResetAfter: 10 * time.Second},
+	})
+	// narrow is full: nothing is consumed and wide is described as a check.
+	expect(t, store, t0.Add(time.Second), batch, []counter.Decision{
+		{Allowed: true, Used: 1, Remaining: 9, ResetAfter: 9 * time.Second},
+		{Used: 2, Remaining: 0, ResetAfter: 9 * time.Second, RetryAfter: 9 * time.Second},
+	})
+	expect(t, store, t0.Add(2*time.Second), batch[:1], []counter.Decision{
+		{Allowed: true, Used: 2, Remaining: 8, ResetAfter: 8 * time.Second},
+	})
+}
+
+// repeatedKey checks that the updates of a key repeated in a batch apply
+// in turn.
+func (s *suite) repeatedKey(t *testing.T) {
+	store := s.newStore(t)
+	p := counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 3, Window: 3 * time.Second}
+	k := s.key(t, "k")
+	batch := []counter.Update{{Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 0}}
+	expect(t, store, t0, batch, []counter.Decision{
+		{Allowed: true, Used: 1, Remaining: 2, ResetAfter: time.Second},
+		{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
+		{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
+	})
+	expect(t, store, t0, batch[:2], []counter.Decision{
+		{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
+		{Used: 4, Remaining: 0, ResetAfter: 3 * time.Second, RetryAfter: time.Second},
+	})
+	expect(t, store, t0, batch[2:], []counter.Decision{
+		{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
+	})
+}
+
+// checkConsumesNothing checks that an update of cost 0 consumes nothing.
+func (s *suite) checkConsumesNothing(t *testing.T) {
+	store := s.newStore(t)
+	p := counter.Policy{Max: 1, Window: time.Minute}
+	check := []counter.Update{{Key: s.key(t, "k"), Policy: p, Cost: 0}}
+	hit := []counter.Update{{Key: s.key(t, "k"), Policy: p, Cost: 1}}
+	expect(t, store, t0, check, []counter.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
+	expect(t, store, t0, check, []counter.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
+	expect(t, store, t0, hit, []counter.Decision{{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Minute}})
+	expect(t, store, t0, check, []counter.Decision{{Used: 1, ResetAfter: time.Minute, RetryAfter: time.Minute}})
+}
+
+// exactUnderConcurrency checks that concurrent batches admit exactly up to
+// the max.
+func (s *suite) exactUnderConcurrency(t *testing.T) {
+	// 8 goroutines x 2,500 requests against a fixed window of max 1,000,
+	// each request also hitting a counter of its goroutine.
+	ctx := context.Background()
+	store := s.newStore(t)
+	shared := counter.Policy{Max: 1000, Window: time.Minute}
+	own := counter.Policy{Max: 100_000, Window: time.Minute}
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ds := make([]counter.Decision, 2)
+			batch := []counter.Update{{Key: s.key(t, fmt.Sprint("g", g)), Policy: own, Cost: 1}, {Key: s.key(t, "shared"), Policy: shared, Cost: 1}}
+			for range 2500 {
+				if err := store.Update(ctx, t0, batch, ds); err != nil {
+					t.Error(err)
+					return
 				}
-			})
-		}
-	})
-
-	t.Run("batch is all or nothing", func(t *testing.T) {
-		store := newStore(t)
-		wide := counter.Policy{Max: 10, Window: 10 * time.Second}
-		narrow := counter.Policy{Max: 1, Window: 10 * time.Second}
-		batch := []counter.Update{{Key: key(t, "wide"), Policy: wide, Cost: 1}, {Key: key(t, "narrow"), Policy: narrow, Cost: 1}}
-		expect(t, store, t0, batch, []counter.Decision{
-			{Allowed: true, Used: 1, Remaining: 9, ResetAfter: 10 * time.Second},
-			{Allowed: true, Used: 1, Remaining: 0, ResetAfter: 10 * time.Second},
-		})
-		// narrow is full: nothing is consumed and wide is described as a check.
-		expect(t, store, t0.Add(time.Second), batch, []counter.Decision{
-			{Allowed: true, Used: 1, Remaining: 9, ResetAfter: 9 * time.Second},
-			{Used: 2, Remaining: 0, ResetAfter: 9 * time.Second, RetryAfter: 9 * time.Second},
-		})
-		expect(t, store, t0.Add(2*time.Second), batch[:1], []counter.Decision{
-			{Allowed: true, Used: 2, Remaining: 8, ResetAfter: 8 * time.Second},
-		})
-	})
-
-	t.Run("batch repeats a key", func(t *testing.T) {
-		store := newStore(t)
-		p := counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 3, Window: 3 * time.Second}
-		k := key(t, "k")
-		batch := []counter.Update{{Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 0}}
-		expect(t, store, t0, batch, []counter.Decision{
-			{Allowed: true, Used: 1, Remaining: 2, ResetAfter: time.Second},
-			{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
-			{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
-		})
-		expect(t, store, t0, batch[:2], []counter.Decision{
-			{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
-			{Used: 4, Remaining: 0, ResetAfter: 3 * time.Second, RetryAfter: time.Second},
-		})
-		expect(t, store, t0, batch[2:], []counter.Decision{
-			{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 2 * time.Second},
-		})
-	})
-
-	t.Run("check consumes nothing", func(t *testing.T) {
-		store := newStore(t)
-		p := counter.Policy{Max: 1, Window: time.Minute}
-		check := []counter.Update{{Key: key(t, "k"), Policy: p, Cost: 0}}
-		hit := []counter.Update{{Key: key(t, "k"), Policy: p, Cost: 1}}
-		expect(t, store, t0, check, []counter.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
-		expect(t, store, t0, check, []counter.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
-		expect(t, store, t0, hit, []counter.Decision{{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Minute}})
-		expect(t, store, t0, check, []counter.Decision{{Used: 1, ResetAfter: time.Minute, RetryAfter: time.Minute}})
-	})
-
-	t.Run("exact under concurrency", func(t *testing.T) {
-		// 8 goroutines x 2,500 requests against a fixed window of max 1,000,
-		// each request also hitting a counter of its goroutine.
-		store := newStore(t)
-		shared := counter.Policy{Max: 1000, Window: time.Minute}
-		own := counter.Policy{Max: 100_000, Window: time.Minute}
-		var admitted atomic.Int64
-		var wg sync.WaitGroup
-		for g := range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ds := make([]counter.Decision, 2)
-				batch := []counter.Update{{Key: key(t, fmt.Sprint("g", g)), Policy: own, Cost: 1}, {Key: key(t, "shared"), Policy: shared, Cost: 1}}
-				for range 2500 {
-					if err := store.Update(ctx, t0, batch, ds); err != nil {
-						t.Error(err)
-						return
-					}
-					if ds[0].Allowed && ds[1].Allowed {
-						admitted.Add(1)
-					}
+				if ds[0].Allowed && ds[1].Allowed {
+					admitted.Add(1)
 				}
-			}()
-		}
-		wg.Wait()
-		if n := admitted.Load(); n != 1000 {
-			t.Errorf("admitted %d, want exactly 1000", n)
-		}
-	})
-
-	t.Run("errors", func(t *testing.T) {
-		store := newStore(t)
-		ok := counter.Policy{Max: 1, Window: time.Second}
-		tests := []struct {
-			name    string
-			updates []counter.Update
-			n       int
-		}{
-			{"fewer decisions than updates", []counter.Update{{Key: key(t, "a"), Policy: ok, Cost: 1}}, 0},
-			{"window under 1µs", []counter.Update{{Key: key(t, "a"), Policy: counter.Policy{Max: 1}, Cost: 1}}, 1},
-			{"max above MaxPolicyValue", []counter.Update{{Key: key(t, "a"), Policy: counter.Policy{Max: counter.MaxPolicyValue + 1, Window: time.Second}, Cost: 1}}, 1},
-			{"weight above 100", []counter.Update{{Key: key(t, "a"), Policy: counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 1, Window: time.Second, Weighted: true, Weight: 101}, Cost: 1}}, 1},
-		}
-		for _, tc := range tests {
-			if err := store.Update(ctx, t0, tc.updates, make([]counter.Decision, tc.n)); err == nil {
-				t.Errorf("Update(%s) = nil, want an error", tc.name)
 			}
+		}()
+	}
+	wg.Wait()
+	if n := admitted.Load(); n != 1000 {
+		t.Errorf("admitted %d, want exactly 1000", n)
+	}
+}
+
+// invalidInput checks that invalid input is an error and consumes nothing.
+func (s *suite) invalidInput(t *testing.T) {
+	ctx := context.Background()
+	store := s.newStore(t)
+	ok := counter.Policy{Max: 1, Window: time.Second}
+	tests := []struct {
+		name    string
+		updates []counter.Update
+		n       int
+	}{
+		{"fewer decisions than updates", []counter.Update{{Key: s.key(t, "a"), Policy: ok, Cost: 1}}, 0},
+		{"window under 1µs", []counter.Update{{Key: s.key(t, "a"), Policy: counter.Policy{Max: 1}, Cost: 1}}, 1},
+		{"max above MaxPolicyValue", []counter.Update{{Key: s.key(t, "a"), Policy: counter.Policy{Max: counter.MaxPolicyValue + 1, Window: time.Second}, Cost: 1}}, 1},
+		{"weight above 100", []counter.Update{{Key: s.key(t, "a"), Policy: counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 1, Window: time.Second, Weighted: true, Weight: 101}, Cost: 1}}, 1},
+	}
+	for _, tc := range tests {
+		if err := store.Update(ctx, t0, tc.updates, make([]counter.Decision, tc.n)); err == nil {
+			t.Errorf("Update(%s) = nil, want an error", tc.name)
 		}
-		// Nothing was consumed by the failed updates.
-		expect(t, store, t0, []counter.Update{{Key: key(t, "a"), Policy: ok, Cost: 1}}, []counter.Decision{
-			{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Second},
-		})
+	}
+	// Nothing was consumed by the failed updates.
+	expect(t, store, t0, []counter.Update{{Key: s.key(t, "a"), Policy: ok, Cost: 1}}, []counter.Decision{
+		{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Second},
 	})
 }
 

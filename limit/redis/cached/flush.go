@@ -46,6 +46,20 @@ func (s *Store) Flush(ctx context.Context) error {
 	}
 	defer func() { <-s.flushing }()
 
+	recs := s.takePending()
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := s.write(ctx, recs); err != nil {
+		return s.failed(recs, err)
+	}
+	s.succeeded(recs)
+	return nil
+}
+
+// takePending moves every counter's pending hits in flight and returns
+// them, one record a counter.
+func (s *Store) takePending() []record {
 	s.mu.Lock()
 	recs := make([]record, 0, s.dirty)
 	for k, e := range s.counters {
@@ -61,33 +75,38 @@ func (s *Store) Flush(ctx context.Context) error {
 	}
 	s.dirty = 0
 	s.mu.Unlock()
-	if len(recs) == 0 {
-		return nil
-	}
+	return recs
+}
 
-	err := s.write(ctx, recs)
-
+// failed makes the hits of a flush that failed with err pending again and
+// the store down, and returns the flush's error.
+func (s *Store) failed(recs []record, err error) error {
 	s.mu.Lock()
 	was := s.down
-	if err != nil {
-		s.flushErrors.Add(1)
-		s.down = true
-		for i := range recs {
-			r := &recs[i]
-			if e := s.counters[r.key]; e != nil && e.start == r.start && e.inflight == r.hits {
-				if e.pending == 0 {
-					s.dirty++
-				}
-				e.inflight, e.pending = 0, e.pending+r.hits
+	s.flushErrors.Add(1)
+	s.down = true
+	for i := range recs {
+		r := &recs[i]
+		if e := s.counters[r.key]; e != nil && e.start == r.start && e.inflight == r.hits {
+			if e.pending == 0 {
+				s.dirty++
 			}
+			e.inflight, e.pending = 0, e.pending+r.hits
 		}
-		s.mu.Unlock()
-		err = fmt.Errorf("limit/redis/cached: flush %d counters: %w", len(recs), err)
-		if !was && s.onChange != nil {
-			s.onChange(true, err)
-		}
-		return err
 	}
+	s.mu.Unlock()
+	err = fmt.Errorf("limit/redis/cached: flush %d counters: %w", len(recs), err)
+	if !was && s.onChange != nil {
+		s.onChange(true, err)
+	}
+	return err
+}
+
+// succeeded updates the counters of a flush that succeeded from the
+// states Redis returned, and marks the store up.
+func (s *Store) succeeded(recs []record) {
+	s.mu.Lock()
+	was := s.down
 	defer func() {
 		if was && s.onChange != nil {
 			s.onChange(false, nil)
@@ -97,33 +116,36 @@ func (s *Store) Flush(ctx context.Context) error {
 	s.flushes.Add(1)
 	s.down = false
 	for i := range recs {
-		r := &recs[i]
-		e := s.counters[r.key]
-		if e == nil || e.start != r.start || e.inflight != r.hits {
-			continue // dropped, or counting in a newer window since
-		}
-		e.inflight = 0
-		switch {
-		case r.state.Time == r.start:
-			// Redis's count holds these hits and everyone's flushed so
-			// far; base+hits is a lower bound too, should Redis have lost
-			// the key.
-			e.base = max(r.state.Count, e.base+r.hits)
-		case e.firstHit:
-			// Redis holds a window another instance started: adopt it,
-			// with the hits admitted here since the flush began.
-			e.start, e.base = r.state.Time, r.state.Count
-		case r.state.Time > r.start:
-			// Redis counts in a newer window (this clock lags): adopt it,
-			// as the exact store counts a stale instant in the stored
-			// window; the hits admitted here belong to the old one.
-			if e.pending > 0 {
-				s.dirty--
-			}
-			e.start, e.base, e.pending = r.state.Time, r.state.Count, 0
-		}
+		s.acknowledge(&recs[i])
 	}
-	return nil
+}
+
+// acknowledge updates r's counter from the state Redis returned for it.
+// s.mu must be held.
+func (s *Store) acknowledge(r *record) {
+	e := s.counters[r.key]
+	if e == nil || e.start != r.start || e.inflight != r.hits {
+		return // dropped, or counting in a newer window since
+	}
+	e.inflight = 0
+	switch {
+	case r.state.Time == r.start:
+		// Redis's count holds these hits and everyone's flushed so far;
+		// base+hits is a lower bound too, should Redis have lost the key.
+		e.base = max(r.state.Count, e.base+r.hits)
+	case e.firstHit:
+		// Redis holds a window another instance started: adopt it, with
+		// the hits admitted here since the flush began.
+		e.start, e.base = r.state.Time, r.state.Count
+	case r.state.Time > r.start:
+		// Redis counts in a newer window (this clock lags): adopt it, as
+		// the exact store counts a stale instant in the stored window;
+		// the hits admitted here belong to the old one.
+		if e.pending > 0 {
+			s.dirty--
+		}
+		e.start, e.base, e.pending = r.state.Time, r.state.Count, 0
+	}
 }
 
 // write runs the flush script for recs and stores the returned states.

@@ -265,39 +265,35 @@ const (
 // the stack.
 const maxLocalBatch = 8
 
+// scratch is decide's scratch for a batch of up to maxLocalBatch updates,
+// kept on its stack: per distinct key, the counter kept (or nil), its
+// state as the batch is applied and before, the hits Redis has not
+// acknowledged and those the batch adds; per update, its key's index.
+type scratch struct {
+	entries        [maxLocalBatch]*entry
+	work, orig     [maxLocalBatch]counter.State
+	unacked, added [maxLocalBatch]uint64
+	keyOf          [maxLocalBatch]int
+}
+
 // decide applies updates to the local view, all or nothing, as
 // counter.MemoryStore does, and reports whether it could. s.mu must be held.
+// It is the store's hot path: its helpers inline, and its scratch stays on
+// the stack up to maxLocalBatch updates.
 func (s *Store) decide(now time.Time, updates []counter.Update, decisions []counter.Decision) outcome {
 	n := len(updates)
-	var (
-		entriesA [maxLocalBatch]*entry
-		workA    [maxLocalBatch]counter.State
-		origA    [maxLocalBatch]counter.State
-		unackedA [maxLocalBatch]uint64
-		addedA   [maxLocalBatch]uint64
-		keyOfA   [maxLocalBatch]int
-	)
-	entries, work, orig, unacked, added, keyOf := entriesA[:0], workA[:0], origA[:0], unackedA[:0], addedA[:0], keyOfA[:0]
+	var sc scratch
+	entries, work, orig, unacked, added, keyOf := sc.entries[:0], sc.work[:0], sc.orig[:0], sc.unacked[:0], sc.added[:0], sc.keyOf[:0]
 	if n > maxLocalBatch {
 		entries, work, orig = make([]*entry, 0, n), make([]counter.State, 0, n), make([]counter.State, 0, n)
 		unacked, added, keyOf = make([]uint64, 0, n), make([]uint64, 0, n), make([]int, 0, n)
 	}
 	for i := range updates {
-		k := -1
-		for j := range i {
-			if updates[j].Key == updates[i].Key {
-				k = keyOf[j]
-				break
-			}
-		}
+		k := earlierKey(updates, keyOf, i)
 		if k < 0 {
 			k = len(entries)
 			e := s.counters[updates[i].Key]
-			var st counter.State
-			var un uint64
-			if e != nil {
-				st, un = e.state(), e.pending+e.inflight
-			}
+			st, un := e.snapshot()
 			entries, work, orig = append(entries, e), append(work, st), append(orig, st)
 			unacked, added = append(unacked, un), append(added, 0)
 		}
@@ -313,8 +309,7 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 			if st.Time != work[k].Time {
 				unacked[k], added[k] = 0, 0 // a new window: what was counted is over
 			}
-			limit := s.allowanceOf(u.Policy)
-			if !s.down && unacked[k]+added[k] > 0 && unacked[k]+added[k]+u.Cost > limit {
+			if s.pastAllowance(unacked[k]+added[k], u) {
 				return overAllowance
 			}
 			added[k] += u.Cost
@@ -332,13 +327,7 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 		}
 		return decided
 	}
-	newKeys := 0
-	for k := range entries {
-		if entries[k] == nil && added[k] > 0 {
-			newKeys++
-		}
-	}
-	if newKeys > 0 && len(s.counters)+newKeys > s.maxCounters && !s.evict(now.UnixMicro(), newKeys) {
+	if newKeys := countNew(entries, added); newKeys > 0 && len(s.counters)+newKeys > s.maxCounters && !s.evict(now.UnixMicro(), newKeys) {
 		return noRoom
 	}
 	for i := range updates {
@@ -346,32 +335,81 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 		if added[k] == 0 {
 			continue
 		}
-		e := entries[k]
-		if e == nil {
-			e = &entry{}
-			s.counters[strings.Clone(updates[i].Key)] = e // keys may alias the caller's buffer
-			entries[k] = e
+		if entries[k] == nil {
+			entries[k] = s.keep(updates[i].Key)
 		}
-		if work[k].Time != e.start {
-			if e.pending > 0 {
-				s.dirty--
-			}
-			e.start, e.base, e.pending, e.inflight = work[k].Time, 0, 0, 0
-		}
-		e.window, e.firstHit = updates[i].Policy.Window.Microseconds(), updates[i].Policy.FirstHit
-		if e.pending == 0 {
-			s.dirty++
-			if s.dirty >= s.batchSize {
-				select {
-				case s.kick <- struct{}{}:
-				default:
-				}
-			}
-		}
-		e.pending += added[k]
+		s.addHits(entries[k], work[k].Time, &updates[i].Policy, added[k])
 		added[k] = 0
 	}
 	return decided
+}
+
+// earlierKey returns the key index of the first update before i with the
+// key of update i, or -1 when there is none.
+func earlierKey(updates []counter.Update, keyOf []int, i int) int {
+	for j := range i {
+		if updates[j].Key == updates[i].Key {
+			return keyOf[j]
+		}
+	}
+	return -1
+}
+
+// snapshot returns e's state and its hits Redis has not acknowledged, or
+// zeros for a counter not kept (nil).
+func (e *entry) snapshot() (counter.State, uint64) {
+	if e == nil {
+		return counter.State{}, 0
+	}
+	return e.state(), e.pending + e.inflight
+}
+
+// pastAllowance reports whether admitting u would take a counter holding
+// held hits Redis has not acknowledged past its allowance; never while the
+// store is down, nor for a counter holding none.
+func (s *Store) pastAllowance(held uint64, u *counter.Update) bool {
+	return !s.down && held > 0 && held+u.Cost > s.allowanceOf(u.Policy)
+}
+
+// keep adds a counter for key, holding nothing yet, and returns it.
+func (s *Store) keep(key string) *entry {
+	e := &entry{}
+	s.counters[strings.Clone(key)] = e // keys may alias the caller's buffer
+	return e
+}
+
+// countNew returns how many of a batch's counters are not kept yet and get
+// hits.
+func countNew(entries []*entry, added []uint64) int {
+	n := 0
+	for k := range entries {
+		if entries[k] == nil && added[k] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// addHits adds hits, counted in the window starting at start under p, to
+// e's pending ones, and starts a flush early when enough counters have some.
+func (s *Store) addHits(e *entry, start int64, p *counter.Policy, hits uint64) {
+	if start != e.start {
+		if e.pending > 0 {
+			s.dirty--
+		}
+		e.start, e.base, e.pending, e.inflight = start, 0, 0, 0
+	}
+	e.window, e.firstHit = p.Window.Microseconds(), p.FirstHit
+	if e.pending == 0 {
+		s.dirty++
+		if s.dirty >= s.batchSize {
+			select {
+			case s.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+	e.pending += hits
 }
 
 // allowanceOf returns the most unacknowledged hits a counter under p may
