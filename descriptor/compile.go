@@ -31,7 +31,7 @@ func Compile(cfg *PluginConfig) (*Engine, error) {
 		src := &cfg.RateLimitPolicies[i]
 		for _, h := range src.Hostnames {
 			if err := e.hosts.Add(h, i); err != nil { // validated above; kept for safety
-				return nil, fielderr.List{{Pkg: pkg, Field: string(path("rateLimitPolicies").index(i).child("hostnames")), Detail: err.Error()}}
+				return nil, fielderr.List{{Pkg: pkg, Field: string(path("rateLimitPolicies").Index(i).Child("hostnames")), Detail: err.Error()}}
 			}
 		}
 		e.policies = append(e.policies, compilePolicy(i, src))

@@ -120,10 +120,10 @@ func assignStruct(c *errs, p path, v any, dst reflect.Value) {
 	for _, k := range sortedKeys(obj) {
 		i, ok := fields[k]
 		if !ok {
-			c.add(string(p.child(k)), "unknown field")
+			c.add(string(p.Child(k)), "unknown field")
 			continue
 		}
-		assign(c, p.child(k), obj[k], dst.Field(i))
+		assign(c, p.Child(k), obj[k], dst.Field(i))
 	}
 }
 
@@ -136,7 +136,7 @@ func assignSlice(c *errs, p path, v any, dst reflect.Value) {
 	}
 	s := reflect.MakeSlice(dst.Type(), len(arr), len(arr))
 	for i, e := range arr {
-		assign(c, p.index(i), e, s.Index(i))
+		assign(c, p.Index(i), e, s.Index(i))
 	}
 	dst.Set(s)
 }
@@ -151,7 +151,7 @@ func assignMap(c *errs, p path, v any, dst reflect.Value) {
 	m := reflect.MakeMapWithSize(dst.Type(), len(obj))
 	for _, k := range sortedKeys(obj) {
 		elem := reflect.New(dst.Type().Elem()).Elem()
-		assign(c, p.key(k), obj[k], elem)
+		assign(c, p.Key(k), obj[k], elem)
 		m.SetMapIndex(reflect.ValueOf(k).Convert(dst.Type().Key()), elem)
 	}
 	dst.Set(m)

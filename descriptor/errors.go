@@ -1,8 +1,6 @@
 package descriptor
 
 import (
-	"strconv"
-
 	"github.com/rlpkit/rlpkit/fielderr"
 )
 
@@ -21,16 +19,5 @@ func (c *errs) add(field, detail string) {
 // err returns the collected errors, or nil when there are none.
 func (c *errs) err() error { return c.list.Err() }
 
-// path builds field paths without a dependency on apimachinery.
-type path string
-
-func (p path) child(name string) path {
-	if p == "" {
-		return path(name)
-	}
-	return p + "." + path(name)
-}
-
-func (p path) index(i int) path { return p + "[" + path(strconv.Itoa(i)) + "]" }
-
-func (p path) key(k string) path { return p + "[" + path(k) + "]" }
+// path builds field paths (fielderr.Path).
+type path = fielderr.Path

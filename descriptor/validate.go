@@ -15,11 +15,11 @@ func Validate(cfg *PluginConfig) error {
 	validateTimeout(&c, cfg.Timeout)
 	names := make(map[string]int)
 	for i := range cfg.RateLimitPolicies {
-		p := path("rateLimitPolicies").index(i)
+		p := path("rateLimitPolicies").Index(i)
 		pol := &cfg.RateLimitPolicies[i]
 		if pol.Name != "" {
 			if first, dup := names[pol.Name]; dup {
-				c.add(string(p.child("name")), "duplicate policy name "+quote(pol.Name)+" (also rateLimitPolicies["+strconv.Itoa(first)+"])")
+				c.add(string(p.Child("name")), "duplicate policy name "+quote(pol.Name)+" (also rateLimitPolicies["+strconv.Itoa(first)+"])")
 			} else {
 				names[pol.Name] = i
 			}
@@ -31,17 +31,17 @@ func Validate(cfg *PluginConfig) error {
 
 func validatePolicy(c *errs, p path, pol *Policy) {
 	if pol.RateLimitDomain == "" {
-		c.add(string(p.child("rateLimitDomain")), "required")
+		c.add(string(p.Child("rateLimitDomain")), "required")
 	}
 	if pol.UpstreamCluster == "" {
-		c.add(string(p.child("upstreamCluster")), "required")
+		c.add(string(p.Child("upstreamCluster")), "required")
 	}
 	if len(pol.Hostnames) == 0 {
-		c.add(string(p.child("hostnames")), "at least one hostname is required")
+		c.add(string(p.Child("hostnames")), "at least one hostname is required")
 	}
 	seen := make(map[string]bool, len(pol.Hostnames))
 	for i, h := range pol.Hostnames {
-		hp := p.child("hostnames").index(i)
+		hp := p.Child("hostnames").Index(i)
 		if err := hostindex.ValidatePattern(h); err != nil {
 			c.add(string(hp), trimPkg(err.Error()))
 			continue
@@ -53,9 +53,9 @@ func validatePolicy(c *errs, p path, pol *Policy) {
 		seen[n] = true
 	}
 	for i := range pol.RouteMatches {
-		validateRouteMatch(c, p.child("routeMatches").index(i), &pol.RouteMatches[i])
+		validateRouteMatch(c, p.Child("routeMatches").Index(i), &pol.RouteMatches[i])
 	}
-	validateGatewayActions(c, p.child("gatewayActions"), pol.GatewayActions)
+	validateGatewayActions(c, p.Child("gatewayActions"), pol.GatewayActions)
 }
 
 // ValidateGatewayActions validates gateway actions on their own, for APIs that embed them
@@ -71,12 +71,12 @@ func ValidateGatewayActions(prefix string, actions []GatewayAction) error {
 func validateGatewayActions(c *errs, p path, actions []GatewayAction) {
 	for i := range actions {
 		ga := &actions[i]
-		gp := p.index(i)
+		gp := p.Index(i)
 		for j := range ga.Rules {
-			validateRule(c, gp.child("rules").index(j), &ga.Rules[j])
+			validateRule(c, gp.Child("rules").Index(j), &ga.Rules[j])
 		}
 		for j := range ga.Configurations {
-			validateConfiguration(c, gp.child("configurations").index(j), &ga.Configurations[j])
+			validateConfiguration(c, gp.Child("configurations").Index(j), &ga.Configurations[j])
 		}
 	}
 }
@@ -84,17 +84,17 @@ func validateGatewayActions(c *errs, p path, actions []GatewayAction) {
 func validateRule(c *errs, p path, r *Rule) {
 	for i, v := range r.Paths {
 		if msg := rulePathProblem(v); msg != "" {
-			c.add(string(p.child("paths").index(i)), msg)
+			c.add(string(p.Child("paths").Index(i)), msg)
 		}
 	}
 	for i, m := range r.Methods {
 		if !isToken(m) {
-			c.add(string(p.child("methods").index(i)), "invalid HTTP method "+quote(m)+": must be a token (letters, digits and !#$%&'*+-.^_`|~)")
+			c.add(string(p.Child("methods").Index(i)), "invalid HTTP method "+quote(m)+": must be a token (letters, digits and !#$%&'*+-.^_`|~)")
 		}
 	}
 	for i, h := range r.Hosts {
 		if err := hostindex.ValidatePattern(h); err != nil {
-			c.add(string(p.child("hosts").index(i)), trimPkg(err.Error()))
+			c.add(string(p.Child("hosts").Index(i)), trimPkg(err.Error()))
 		}
 	}
 }
@@ -115,26 +115,26 @@ func rulePathProblem(v string) string {
 
 func validateConfiguration(c *errs, p path, cfg *Configuration) {
 	if len(cfg.Actions) == 0 {
-		c.add(string(p.child("actions")), "at least one action is required")
+		c.add(string(p.Child("actions")), "at least one action is required")
 	}
 	for i := range cfg.Actions {
-		validateAction(c, p.child("actions").index(i), &cfg.Actions[i])
+		validateAction(c, p.Child("actions").Index(i), &cfg.Actions[i])
 	}
 	if cfg.Limit != nil {
-		lp := p.child("limit")
+		lp := p.Child("limit")
 		if cfg.Limit.DynamicMetadata == nil {
 			c.add(string(lp), "dynamic_metadata is required")
 		} else {
-			validateMetadataKey(c, lp.child("dynamic_metadata").child("metadata_key"), &cfg.Limit.DynamicMetadata.MetadataKey)
+			validateMetadataKey(c, lp.Child("dynamic_metadata").Child("metadata_key"), &cfg.Limit.DynamicMetadata.MetadataKey)
 		}
 	}
 	if h := cfg.HitsAddend; h != nil {
-		hp := p.child("hits_addend")
+		hp := p.Child("hits_addend")
 		switch {
 		case (h.Number == nil) == (h.DynamicMetadata == nil):
 			c.add(string(hp), "exactly one of number and dynamic_metadata must be set")
 		case h.DynamicMetadata != nil:
-			validateMetadataKey(c, hp.child("dynamic_metadata").child("metadata_key"), &h.DynamicMetadata.MetadataKey)
+			validateMetadataKey(c, hp.Child("dynamic_metadata").Child("metadata_key"), &h.DynamicMetadata.MetadataKey)
 		}
 	}
 }
@@ -153,41 +153,41 @@ func validateAction(c *errs, p path, a *Action) {
 	switch {
 	case a.GenericKey != nil:
 		if a.GenericKey.DescriptorValue == "" {
-			c.add(string(p.child("generic_key").child("descriptor_value")), "required")
+			c.add(string(p.Child("generic_key").Child("descriptor_value")), "required")
 		}
 	case a.RequestHeaders != nil:
-		rp := p.child("request_headers")
-		validateHeaderName(c, rp.child("header_name"), a.RequestHeaders.HeaderName)
+		rp := p.Child("request_headers")
+		validateHeaderName(c, rp.Child("header_name"), a.RequestHeaders.HeaderName)
 		if a.RequestHeaders.DescriptorKey == "" {
-			c.add(string(rp.child("descriptor_key")), "required")
+			c.add(string(rp.Child("descriptor_key")), "required")
 		}
 	case a.Metadata != nil:
-		mp := p.child("metadata")
+		mp := p.Child("metadata")
 		if a.Metadata.DescriptorKey == "" {
-			c.add(string(mp.child("descriptor_key")), "required")
+			c.add(string(mp.Child("descriptor_key")), "required")
 		}
-		validateMetadataKey(c, mp.child("metadata_key"), &a.Metadata.MetadataKey)
+		validateMetadataKey(c, mp.Child("metadata_key"), &a.Metadata.MetadataKey)
 		switch a.Metadata.Source {
 		case "", MetadataDynamic, MetadataRouteEntry:
 		default:
-			c.add(string(mp.child("source")), "unsupported value "+quote(string(a.Metadata.Source))+": must be DYNAMIC or ROUTE_ENTRY")
+			c.add(string(mp.Child("source")), "unsupported value "+quote(string(a.Metadata.Source))+": must be DYNAMIC or ROUTE_ENTRY")
 		}
 	case a.HeaderValueMatch != nil:
-		hp := p.child("header_value_match")
+		hp := p.Child("header_value_match")
 		if a.HeaderValueMatch.DescriptorValue == "" {
-			c.add(string(hp.child("descriptor_value")), "required")
+			c.add(string(hp.Child("descriptor_value")), "required")
 		}
 		if len(a.HeaderValueMatch.Headers) == 0 {
-			c.add(string(hp.child("headers")), "at least one header matcher is required")
+			c.add(string(hp.Child("headers")), "at least one header matcher is required")
 		}
 		for i := range a.HeaderValueMatch.Headers {
-			validateHeaderMatcher(c, hp.child("headers").index(i), &a.HeaderValueMatch.Headers[i])
+			validateHeaderMatcher(c, hp.Child("headers").Index(i), &a.HeaderValueMatch.Headers[i])
 		}
 	}
 }
 
 func validateHeaderMatcher(c *errs, p path, h *HeaderMatcher) {
-	validateHeaderName(c, p.child("name"), h.Name)
+	validateHeaderName(c, p.Child("name"), h.Name)
 	set := 0
 	for _, isSet := range []bool{h.ExactMatch != nil, h.PrefixMatch != nil, h.SuffixMatch != nil, h.ContainsMatch != nil, h.PresentMatch != nil, h.SafeRegexMatch != nil} {
 		if isSet {
@@ -203,55 +203,55 @@ func validateHeaderMatcher(c *errs, p path, h *HeaderMatcher) {
 		v    *string
 	}{{"prefix_match", h.PrefixMatch}, {"suffix_match", h.SuffixMatch}, {"contains_match", h.ContainsMatch}} {
 		if m.v != nil && *m.v == "" {
-			c.add(string(p.child(m.name)), "must not be empty")
+			c.add(string(p.Child(m.name)), "must not be empty")
 		}
 	}
 	if h.SafeRegexMatch != nil {
-		validateRegex(c, p.child("safe_regex_match").child("regex"), h.SafeRegexMatch.Regex)
+		validateRegex(c, p.Child("safe_regex_match").Child("regex"), h.SafeRegexMatch.Regex)
 	}
 }
 
 func validateRouteMatch(c *errs, p path, m *RouteMatch) {
 	if m.Path != nil {
-		pp := p.child("path")
+		pp := p.Child("path")
 		switch m.Path.Type {
 		case "", PathMatchExact, PathMatchPathPrefix:
 		default:
-			c.add(string(pp.child("type")), "unsupported value "+quote(string(m.Path.Type))+": must be Exact or PathPrefix")
+			c.add(string(pp.Child("type")), "unsupported value "+quote(string(m.Path.Type))+": must be Exact or PathPrefix")
 		}
 		if v := m.Path.Value; v != "" && v[0] != '/' {
-			c.add(string(pp.child("value")), "invalid path "+quote(v)+`: must start with "/"`)
+			c.add(string(pp.Child("value")), "invalid path "+quote(v)+`: must start with "/"`)
 		} else if strings.ContainsAny(v, "?#") {
-			c.add(string(pp.child("value")), "invalid path "+quote(v)+": must not contain a query or fragment")
+			c.add(string(pp.Child("value")), "invalid path "+quote(v)+": must not contain a query or fragment")
 		}
 	}
 	if m.Method != "" && !isToken(m.Method) {
-		c.add(string(p.child("method")), "invalid HTTP method "+quote(m.Method))
+		c.add(string(p.Child("method")), "invalid HTTP method "+quote(m.Method))
 	}
 	for i := range m.Headers {
 		h := &m.Headers[i]
-		hp := p.child("headers").index(i)
-		validateHeaderName(c, hp.child("name"), h.Name)
+		hp := p.Child("headers").Index(i)
+		validateHeaderName(c, hp.Child("name"), h.Name)
 		switch h.Type {
 		case "", HeaderMatchExact:
 		case HeaderMatchRegularExpression:
-			validateRegex(c, hp.child("value"), h.Value)
+			validateRegex(c, hp.Child("value"), h.Value)
 		default:
-			c.add(string(hp.child("type")), "unsupported value "+quote(string(h.Type))+": must be Exact or RegularExpression")
+			c.add(string(hp.Child("type")), "unsupported value "+quote(string(h.Type))+": must be Exact or RegularExpression")
 		}
 	}
 }
 
 func validateMetadataKey(c *errs, p path, k *MetadataKey) {
 	if k.Key == "" {
-		c.add(string(p.child("key")), "required")
+		c.add(string(p.Child("key")), "required")
 	}
 	if len(k.Path) == 0 {
-		c.add(string(p.child("path")), "at least one path segment is required")
+		c.add(string(p.Child("path")), "at least one path segment is required")
 	}
 	for i, s := range k.Path {
 		if s.Key == "" {
-			c.add(string(p.child("path").index(i).child("key")), "required")
+			c.add(string(p.Child("path").Index(i).Child("key")), "required")
 		}
 	}
 }

@@ -35,7 +35,7 @@ func (c *collector) caveat(p path, detail string) {
 func (c *collector) rateLimit(p path, cfg *descriptor.Configuration, routeHook bool) *routev3.RateLimit {
 	rl := &routev3.RateLimit{}
 	for i := range cfg.Actions {
-		rl.Actions = append(rl.Actions, c.action(p.child("actions").index(i), &cfg.Actions[i], routeHook))
+		rl.Actions = append(rl.Actions, c.action(p.Child("actions").Index(i), &cfg.Actions[i], routeHook))
 	}
 	if cfg.Limit != nil && cfg.Limit.DynamicMetadata != nil {
 		rl.Limit = &routev3.RateLimit_Override{
@@ -47,18 +47,18 @@ func (c *collector) rateLimit(p path, cfg *descriptor.Configuration, routeHook b
 		}
 	}
 	if h := cfg.HitsAddend; h != nil {
-		hp := p.child("hits_addend")
+		hp := p.Child("hits_addend")
 		switch {
 		case h.Number != nil && *h.Number > MaxHitsAddend:
-			c.refuse(hp.child("number"), "cost "+strconv.FormatUint(*h.Number, 10)+" is more than "+strconv.Itoa(MaxHitsAddend)+", the most Envoy accepts")
+			c.refuse(hp.Child("number"), "cost "+strconv.FormatUint(*h.Number, 10)+" is more than "+strconv.Itoa(MaxHitsAddend)+", the most Envoy accepts")
 		case h.Number != nil:
 			rl.HitsAddend = &routev3.RateLimit_HitsAddend{Number: wrapperspb.UInt64(*h.Number)}
 		case h.DynamicMetadata != nil:
-			mp := hp.child("dynamic_metadata").child("metadata_key")
+			mp := hp.Child("dynamic_metadata").Child("metadata_key")
 			if format, ok := c.metadataFormat(mp, h.DynamicMetadata.MetadataKey); ok {
 				rl.HitsAddend = &routev3.RateLimit_HitsAddend{Format: format}
 			}
-			c.caveat(hp.child("dynamic_metadata"), "Envoy drops the descriptor when the cost in dynamic metadata is absent, "+
+			c.caveat(hp.Child("dynamic_metadata"), "Envoy drops the descriptor when the cost in dynamic metadata is absent, "+
 				"or is not a number (or a string holding one) from 0 to "+strconv.Itoa(MaxHitsAddend)+
 				", where descriptor sends it with cost 1; and Envoy truncates a fractional cost, where descriptor charges 1")
 		}
@@ -76,10 +76,10 @@ func (c *collector) metadataFormat(p path, k descriptor.MetadataKey) (string, bo
 			ok = false
 		}
 	}
-	check(p.child("key"), k.Key)
+	check(p.Child("key"), k.Key)
 	parts := []string{k.Key}
 	for i, s := range k.Path {
-		check(p.child("path").index(i).child("key"), s.Key)
+		check(p.Child("path").Index(i).Child("key"), s.Key)
 		parts = append(parts, s.Key)
 	}
 	return "%DYNAMIC_METADATA(" + strings.Join(parts, ":") + ")%", ok
@@ -112,7 +112,7 @@ func (c *collector) action(p path, a *descriptor.Action, routeHook bool) *routev
 		if m.Source == descriptor.MetadataRouteEntry {
 			source = routev3.RateLimit_Action_MetaData_ROUTE_ENTRY
 			if !routeHook {
-				c.caveat(p.child("metadata").child("source"), "Envoy reads the metadata of the route it matched, "+
+				c.caveat(p.Child("metadata").Child("source"), "Envoy reads the metadata of the route it matched, "+
 					"and the generated routes carry none unless Options.Route sets it")
 			}
 		}

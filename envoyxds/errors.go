@@ -1,6 +1,6 @@
 package envoyxds
 
-import "strconv"
+import "github.com/rlpkit/rlpkit/fielderr"
 
 // pkg starts every error of this package. A part of a PluginConfig that Translate refuses
 // is a *fielderr.Error with Pkg "envoyxds", located by its field path
@@ -25,17 +25,8 @@ type Caveat struct {
 // String returns "field: detail".
 func (c Caveat) String() string { return c.Field + ": " + c.Detail }
 
-// path builds field paths.
-type path string
-
-func (p path) child(name string) path {
-	if p == "" {
-		return path(name)
-	}
-	return p + "." + path(name)
-}
-
-func (p path) index(i int) path { return p + "[" + path(strconv.Itoa(i)) + "]" }
+// path builds field paths (fielderr.Path).
+type path = fielderr.Path
 
 // policyPath returns the field path of policy i.
-func policyPath(i int) path { return path("rateLimitPolicies").index(i) }
+func policyPath(i int) path { return path("rateLimitPolicies").Index(i) }

@@ -79,9 +79,9 @@ func (t *translator) translateConfigurations() {
 		pol := &t.cfg.RateLimitPolicies[i]
 		t.rateLimits[i] = make([][]*routev3.RateLimit, len(pol.GatewayActions))
 		for g := range pol.GatewayActions {
-			gp := policyPath(i).child("gatewayActions").index(g)
+			gp := policyPath(i).Child("gatewayActions").Index(g)
 			for k := range pol.GatewayActions[g].Configurations {
-				rl := t.c.rateLimit(gp.child("configurations").index(k), &pol.GatewayActions[g].Configurations[k], t.opts.Route != nil)
+				rl := t.c.rateLimit(gp.Child("configurations").Index(k), &pol.GatewayActions[g].Configurations[k], t.opts.Route != nil)
 				t.rateLimits[i][g] = append(t.rateLimits[i][g], rl)
 			}
 		}

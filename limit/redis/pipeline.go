@@ -6,6 +6,7 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
 // DefaultPipelines is how many pipelines of script calls a Store keeps in
@@ -127,7 +128,6 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
 	ctx, cancel := batchContext(batch)
 	defer cancel()
 	live := batch[:0:0]
-	pipe := p.client.Pipeline()
 	for _, c := range batch {
 		if err := c.ctx.Err(); err != nil {
 			c.err = err
@@ -135,25 +135,21 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
 			continue
 		}
 		live = append(live, c)
-		cmds = append(cmds, c.script.EvalSha(ctx, pipe, c.keys, c.args...))
 	}
 	if len(live) == 0 {
 		return cmds
 	}
-	pipe.Exec(ctx) // each command holds its own error
-	var again []int
-	for i, cmd := range cmds {
-		if goredis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-			again = append(again, i)
-		}
+	if cap(cmds) < len(live) {
+		cmds = make([]*goredis.Cmd, len(live))
 	}
-	if len(again) > 0 {
-		pipe = p.client.Pipeline()
-		for _, i := range again {
-			cmds[i] = live[i].script.Eval(ctx, pipe, live[i].keys, live[i].args...)
+	cmds = cmds[:len(live)]
+	script.Eval(ctx, p.client, cmds, func(pipe goredis.Pipeliner, i int, sha bool) *goredis.Cmd {
+		c := live[i]
+		if sha {
+			return c.script.EvalSha(ctx, pipe, c.keys, c.args...)
 		}
-		pipe.Exec(ctx)
-	}
+		return c.script.Eval(ctx, pipe, c.keys, c.args...)
+	})
 	for i, c := range live {
 		c.reply, c.err = cmds[i].Text()
 		c.done <- struct{}{}

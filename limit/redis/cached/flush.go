@@ -178,26 +178,13 @@ func (s *Store) write(ctx context.Context, recs []record) error {
 		}
 	}
 	cmds := make([]*goredis.Cmd, len(sub))
-	pipe := s.client.Pipeline()
-	for i, g := range sub {
-		keys, args := s.scriptArgs(g)
-		cmds[i] = flushScript.EvalSha(ctx, pipe, keys, args)
-	}
-	pipe.Exec(ctx) // each command holds its own error
-	var again []int
-	for i, cmd := range cmds {
-		if goredis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-			again = append(again, i)
+	script.Eval(ctx, s.client, cmds, func(pipe goredis.Pipeliner, i int, sha bool) *goredis.Cmd {
+		keys, args := s.scriptArgs(sub[i])
+		if sha {
+			return flushScript.EvalSha(ctx, pipe, keys, args)
 		}
-	}
-	if len(again) > 0 {
-		pipe = s.client.Pipeline()
-		for _, i := range again {
-			keys, args := s.scriptArgs(sub[i])
-			cmds[i] = flushScript.Eval(ctx, pipe, keys, args)
-		}
-		pipe.Exec(ctx)
-	}
+		return flushScript.Eval(ctx, pipe, keys, args)
+	})
 	var errs []error
 	for i, cmd := range cmds {
 		reply, err := cmd.Text()
