@@ -159,15 +159,9 @@ func readDocument(file, tooMany string) (*yamljson.Document, error) {
 		}
 		return nil, errors.New(strings.Join(lines, "\n"))
 	}
-	var doc *yamljson.Document
-	for i := range docs {
-		if docs[i].Empty() {
-			continue
-		}
-		if doc != nil {
-			return nil, fmt.Errorf("%s:%d: %s", file, docs[i].StartLine, tooMany)
-		}
-		doc = &docs[i]
+	doc, second := yamljson.Only(docs)
+	if second > 0 {
+		return nil, fmt.Errorf("%s:%d: %s", file, second, tooMany)
 	}
 	if doc == nil {
 		return nil, fmt.Errorf("%s: the file is empty", file)

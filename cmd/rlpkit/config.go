@@ -68,15 +68,9 @@ func readDocument(file, tooMany, empty string) (*yamljson.Document, error) {
 	if err != nil {
 		return nil, prefixLines(file, err)
 	}
-	var doc *yamljson.Document
-	for i := range docs {
-		if docs[i].Empty() {
-			continue
-		}
-		if doc != nil {
-			return nil, fmt.Errorf("%s:%d: %s", file, docs[i].StartLine, tooMany)
-		}
-		doc = &docs[i]
+	doc, second := yamljson.Only(docs)
+	if second > 0 {
+		return nil, fmt.Errorf("%s:%d: %s", file, second, tooMany)
 	}
 	if doc == nil {
 		return nil, fmt.Errorf("%s: %s", file, empty)
