@@ -51,6 +51,9 @@ func TestConventions(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if s.Loaded() == tc.noEvalYet {
+			t.Errorf("Loaded() = %v with an evaluator set: %v", s.Loaded(), !tc.noEvalYet)
+		}
 		_, err := s.ShouldRateLimit(context.Background(), tc.req)
 		if st := status.Convert(err); st.Code() != tc.code || st.Message() != tc.message {
 			t.Errorf("%s conventions: ShouldRateLimit = %v, want %v %q", tc.conv.Prefix, err, tc.code, tc.message)

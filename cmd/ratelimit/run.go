@@ -82,7 +82,6 @@ type instance struct {
 	svc      *rls.Service
 	ld       *loader
 	reg      *prometheus.Registry
-	loaded   atomic.Bool
 	stopping atomic.Bool
 	dump     atomic.Pointer[string]
 }
@@ -109,7 +108,6 @@ func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, er
 	srv.dump.Store(&empty)
 	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: func(c *envoyratelimit.Config) {
 		srv.svc.SetEvaluator(ev.WithConfig(c), c.Limits())
-		srv.loaded.Store(true)
 		d := c.Dump()
 		srv.dump.Store(&d)
 	}}
@@ -168,7 +166,7 @@ func (srv *instance) httpMux() *http.ServeMux {
 		switch {
 		case srv.stopping.Load():
 			http.Error(w, "shutting down", http.StatusInternalServerError)
-		case srv.s.healthyWithConfig && !srv.loaded.Load():
+		case srv.s.healthyWithConfig && !srv.svc.Loaded():
 			http.Error(w, "no rate limit configuration loaded", http.StatusInternalServerError)
 		default:
 			w.Write([]byte("OK"))
