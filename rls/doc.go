@@ -47,6 +47,7 @@
 //	descriptor without entries  InvalidArgument           evaluated (matches nothing)
 //	RateLimit-* header names    RateLimit-Limit, ...      LIMIT_*_HEADER, RateLimit-Limit, ...
 //	Retry-After when over       yes                       no
+//	POST /json (JSONHandler)    not mounted               mounted on the HTTP port
 //
 // The same for both: a limit override whose unit is UNKNOWN (or outside
 // the enum) and a refund (is_negative_hits) are invalid requests in every
