@@ -164,3 +164,31 @@ func TestJSONHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestRatelimitOverGRPC serves two Services alike, one behind a gRPC server
+// with ServerOptions and Register, and checks that every answer crosses
+// the wire unchanged, response headers and an over-limit answer included.
+func TestRatelimitOverGRPC(t *testing.T) {
+	served, direct := newRatelimitService(t, Options{ResponseHeaders: true}, true), newRatelimitService(t, Options{ResponseHeaders: true}, true)
+	client := serveLoopback(t, served)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req := rreq("d", d("k", "a"), d("h", "a"), d("none", "x"))
+	for i := range 3 { // the limit on k admits 2 a minute
+		want, err := direct.ShouldRateLimit(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := client.ShouldRateLimit(ctx, req)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+			t.Errorf("call %d over gRPC (-direct +served):\n%s", i, diff)
+		}
+	}
+	_, err := client.ShouldRateLimit(ctx, rreq(""))
+	if st := status.Convert(err); st.Code() != codes.Unknown || !strings.Contains(st.Message(), "rate limit domain must not be empty") {
+		t.Errorf("ShouldRateLimit(empty domain) over gRPC = %v, want the Service's Unknown", err)
+	}
+}
