@@ -39,7 +39,7 @@ func (b *batch) reset() {
 	b.keys, b.names, b.keyOf, b.ttl, b.ends = b.keys[:0], b.names[:0], b.keyOf[:0], b.ttl[:0], b.ends[:0]
 	b.kbuf, b.args, b.stored, b.work = b.kbuf[:0], b.args[:0], b.stored[:0], b.work[:0]
 	b.argv[0], b.script = nil, nil
-	b.call = call{done: b.call.done}
+	b.call = call{done: b.call.done, kbuf: b.call.kbuf[:0]}
 }
 
 // build fills keys and args for updates at nowUs.
@@ -104,6 +104,9 @@ func (b *batch) addKeys(s *Store, updates []counter.Update) {
 }
 
 // setKeys fills keys, the script's KEYS, from the distinct keys added.
+// Without a prefix they are the caller's strings, which may alias memory
+// the caller reuses once Update returns: the pipeliner copies them when it
+// queues the call (call.own), the one case where they are read later.
 func (b *batch) setKeys(s *Store) {
 	if s.prefix == "" {
 		b.keys = append(b.keys, b.names...)

@@ -38,7 +38,12 @@
 // the client then make one read and one write system call for many
 // decisions.
 // An Update finding nothing in flight is sent at once, alone, under its own
-// context; one whose context ends while it waits returns and is not sent.
+// context; one whose context ends while it waits returns and is not sent,
+// or, when a pipeline already holds it, is sent and may count. A queued
+// call is sent from copies of its keys made when it was queued, so a
+// caller may reuse its keys' memory as soon as Update returns, whatever it
+// returned (counter.Store's contract): a call is never sent with a key its
+// caller did not ask for.
 //
 // # Keys and Redis Cluster
 //

@@ -2,8 +2,10 @@ package redis
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
@@ -31,7 +33,9 @@ const DefaultPipelines = 1
 // pipeline, and stops when it finds the queue empty. A caller whose
 // context ends while its call waits returns at once; its call is then not
 // sent, or, when already sent, its result is dropped (the script may have
-// counted it, as with a reply lost to a dropped connection).
+// counted it, as with a reply lost to a dropped connection). So a queued
+// call owns its keys (see call): the one its caller asked for is the one
+// sent, whatever the caller's memory holds after it returned.
 type pipeliner struct {
 	client goredis.UniversalClient
 	max    int
@@ -44,15 +48,49 @@ type pipeliner struct {
 
 // call is one script run: its keys and arguments, then its reply. The
 // fields are written by the sender before done is signalled.
+//
+// A queued call is serialised by a sender, possibly after its caller gave
+// up and returned, so it must own what it sends: keys that may alias the
+// caller's memory (borrowed) are copied into kbuf when the call is queued.
+// The args must be the call's own already. A call sent at once by its own
+// goroutine is done with before do returns, and copies nothing.
 type call struct {
-	ctx    context.Context
-	script *goredis.Script
-	keys   []string
-	args   []any
-	reply  string
-	err    error
-	done   chan struct{} // capacity 1
+	ctx      context.Context
+	script   *goredis.Script
+	keys     []string // the call's slice; with borrowed, its strings may be the caller's
+	borrowed bool
+	args     []any
+	reply    string
+	err      error
+	done     chan struct{} // capacity 1
+	kbuf     []byte        // the keys' bytes once owned, reused with the call
 }
+
+// own points c's keys at copies in kbuf, when they are borrowed.
+func (c *call) own() {
+	if !c.borrowed {
+		return
+	}
+	n := 0
+	for _, k := range c.keys {
+		n += len(k)
+	}
+	buf := slices.Grow(c.kbuf[:0], n)
+	for i, k := range c.keys {
+		if k == "" {
+			continue
+		}
+		start := len(buf)
+		buf = append(buf, k...) // within the capacity: the strings below stay valid
+		c.keys[i] = unsafe.String(&buf[start], len(k))
+	}
+	c.kbuf, c.borrowed = buf, false
+}
+
+// beforeExec, when set, is called by a sender after it has picked the
+// calls of a pipeline whose callers still wait and before it queues and
+// sends them. Only tests set it, to hold a pipeline there.
+var beforeExec func()
 
 func newPipeliner(client goredis.UniversalClient, max int) *pipeliner {
 	return &pipeliner{client: client, max: max}
@@ -70,6 +108,7 @@ func (p *pipeliner) do(c *call) (settled bool) {
 		p.finished()
 		return true
 	}
+	c.own() // a sender reads the keys, maybe after the caller returned
 	p.queue = append(p.queue, c)
 	if p.inFlight < p.max {
 		p.inFlight++
@@ -143,6 +182,9 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
 		cmds = make([]*goredis.Cmd, len(live))
 	}
 	cmds = cmds[:len(live)]
+	if beforeExec != nil {
+		beforeExec()
+	}
 	script.Eval(ctx, p.client, cmds, func(pipe goredis.Pipeliner, i int, sha bool) *goredis.Cmd {
 		c := live[i]
 		if sha {

@@ -174,6 +174,7 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 	b.build(s, nowUs, updates)
 	c := &b.call
 	c.ctx, c.script, c.keys, c.args = ctx, b.script, b.keys, b.argv[:]
+	c.borrowed = s.prefix == "" // the keys are then the caller's strings (see setKeys)
 	b.argv[0] = b.args
 	if !s.pipe.do(c) {
 		// A sender may still read the call: b is left to the collector.
