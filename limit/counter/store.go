@@ -18,8 +18,15 @@ import (
 //
 // Update returns an error, and no decisions, when the store cannot answer
 // (a server unreachable, an invalid update); callers must not treat an error
-// as allowed or rejected on their own. Keys may alias a buffer the caller
-// reuses after Update returns: a store that keeps a key copies it.
+// as allowed or rejected on their own.
+//
+// Keys may alias memory the caller reuses (the evaluators build them with
+// unsafe.String over pooled scratch): a caller may overwrite a key's bytes
+// as soon as Update returns, whatever Update returned, a context error
+// included. A store that keeps a key past Update, or may read it after
+// Update returns (a pipeline or batch sent later, a cache of counters, a
+// pending write), owns a copy made before Update returns; it must never
+// count or remember a key its caller did not name.
 //
 // Implementations must be safe for concurrent use and must reproduce
 // Policy.Decide exactly, so that the same traffic gets the same answers from
