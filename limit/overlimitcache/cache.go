@@ -18,7 +18,8 @@
 // full: a request that also touches other counters goes to the wrapped
 // store, which then decides it all or nothing as usual. So the answers are
 // the wrapped store's, except that durations are computed from the
-// remembered window end.
+// remembered window end. A remembered key is a copy, so a caller may reuse
+// its keys' memory once Update returns, as counter.Store allows.
 //
 // # Where it differs from envoyproxy/ratelimit
 //

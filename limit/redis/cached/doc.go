@@ -111,7 +111,9 @@
 // dropped: no decision reads them any more.
 //
 // Memory stays bounded: at most Options.MaxCounters counters (default
-// 10,000, Limitador's) are kept, each its key and a few numbers. When a new
+// 10,000, Limitador's) are kept, each its key and a few numbers. The key
+// is a copy, so a caller may reuse its keys' memory once Update returns,
+// and a later flush writes the keys that were asked for. When a new
 // counter finds none to drop (every kept one holds unacknowledged hits of a
 // running window) and Redis cannot be reached, Update returns an error
 // rather than forget hits.
