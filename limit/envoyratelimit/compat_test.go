@@ -17,12 +17,21 @@ type (
 	Status       = rlsmsg.Status
 	CurrentLimit = rlsmsg.RateLimit
 	Code         = rlsmsg.Code
+	Unit         = rlsmsg.Unit
 	Response     = limit.Result
 )
 
 const (
 	CodeOK        = rlsmsg.CodeOK
 	CodeOverLimit = rlsmsg.CodeOverLimit
+	UnitUnknown   = rlsmsg.UnitUnknown
+	UnitSecond    = rlsmsg.UnitSecond
+	UnitMinute    = rlsmsg.UnitMinute
+	UnitHour      = rlsmsg.UnitHour
+	UnitDay       = rlsmsg.UnitDay
+	UnitMonth     = rlsmsg.UnitMonth
+	UnitYear      = rlsmsg.UnitYear
+	UnitWeek      = rlsmsg.UnitWeek
 )
 
 // evaluate evaluates r with ev's options over cfg at now.

@@ -8,26 +8,11 @@ import (
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// Unit is the time unit of a limit: rlpkit's one definition,
-// rlsmsg.Unit, numbered as Envoy's protocol (a month is 30 days, a year
-// 365 days, as the reference counts them).
-type Unit = rlsmsg.Unit
-
-// The units.
-const (
-	UnitUnknown = rlsmsg.UnitUnknown
-	UnitSecond  = rlsmsg.UnitSecond
-	UnitMinute  = rlsmsg.UnitMinute
-	UnitHour    = rlsmsg.UnitHour
-	UnitDay     = rlsmsg.UnitDay
-	UnitMonth   = rlsmsg.UnitMonth
-	UnitYear    = rlsmsg.UnitYear
-	UnitWeek    = rlsmsg.UnitWeek
-)
-
 // ParseUnit returns the unit named s, case-insensitively as the reference
-// reads it, and whether it is a valid unit (UNKNOWN is not).
-func ParseUnit(s string) (Unit, bool) {
+// reads it, and whether it is a valid unit (UNKNOWN is not). Units are
+// rlpkit's one definition, rlsmsg.Unit, numbered as Envoy's protocol (a
+// month is 30 days, a year 365 days, as the reference counts them).
+func ParseUnit(s string) (rlsmsg.Unit, bool) {
 	return rlsmsg.ParseUnit(strings.ToUpper(s))
 }
 
@@ -121,7 +106,7 @@ type Rule struct {
 	Name string
 	// Unit and RequestsPerUnit are the limit; RequestsPerUnit 0 makes every
 	// request over.
-	Unit            Unit
+	Unit            rlsmsg.Unit
 	RequestsPerUnit uint32
 	// UnitMultiplier makes the window UnitMultiplier units long (an
 	// extension; 0 and 1 mean one unit).
