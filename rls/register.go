@@ -25,7 +25,9 @@ var serviceDesc = grpc.ServiceDesc{
 // model and responses encoded from it, with no go-control-plane message in
 // between. The server must use Codec (ServerOptions installs it); a call
 // reaching another codec fails with Internal. Interceptors see the calls
-// as opaque values, not go-control-plane messages.
+// as opaque values, not go-control-plane messages. A call's memory is
+// pooled: it goes back to the Service once Codec has encoded its response,
+// so a gRPC stats handler must not keep the response payload it is shown.
 func Register(r grpc.ServiceRegistrar, s *Service) {
 	r.RegisterService(&serviceDesc, s)
 }
