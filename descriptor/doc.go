@@ -1,9 +1,10 @@
 // Package descriptor turns HTTP requests into Envoy Rate Limit Service (RLS) descriptors, the
 // way a rate-limit filter in Envoy does, from a PluginConfig compiled by a controller.
 //
-// It is the filter half of rlpkit: it imports only the standard library and hostindex, and
-// builds for GOOS=wasip1 GOARCH=wasm, so a proxy-wasm filter can import it. It does not call
-// the rate-limit service and does not enforce limits (see package limit/limitador).
+// It is the filter half of rlpkit: it imports only the standard library, hostindex, rlsmsg
+// (the request it produces) and fielderr, and builds for GOOS=wasip1 GOARCH=wasm, so a
+// proxy-wasm filter can import it. It does not call the rate-limit service and does not
+// enforce limits (see package limit and its formats).
 //
 // # Use
 //

@@ -3,8 +3,8 @@
 // values, and their protobuf encoding: the one model every part of rlpkit
 // speaks. Package descriptor produces a Request, the proxy-wasm filter
 // encodes it and decodes the Response, and the server (package rls) decodes
-// Requests and encodes Responses for its evaluators (package limit/limitador and the
-// formats under it).
+// Requests and encodes Responses for its evaluators (package limit's
+// Evaluator: limit/limitador and limit/envoyratelimit).
 //
 // It imports only the standard library and builds for GOOS=wasip1
 // GOARCH=wasm, so that a filter can use it.

@@ -63,7 +63,7 @@ func buildWasm(out, dir string) error {
 var t0 = time.Date(2024, 1, 1, 12, 0, 15, 0, time.UTC)
 
 // startRLS serves package rls over limits, in memory, on a loopback port and returns a
-// connection to it. It is the only use of package limit/limitador's store API in these tests.
+// connection to it. It is the only use of the server packages in these tests.
 func startRLS(t testing.TB, limits []limitador.Limit) *grpc.ClientConn {
 	t.Helper()
 	svc, err := rls.New(limits, rls.Options{
