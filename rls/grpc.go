@@ -2,7 +2,6 @@ package rls
 
 import (
 	"context"
-	"time"
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"google.golang.org/grpc/codes"
@@ -21,17 +20,16 @@ import (
 // Service's Conventions; Canceled or DeadlineExceeded when the caller gave
 // up (ctx is done) before the store answered.
 func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
-	start := time.Now()
 	b, err := proto.Marshal(req)
 	if err != nil {
 		return nil, status.Error(codes.Internal, s.conv.Prefix+"encoding the request: "+err.Error())
 	}
-	c := s.calls.Get().(*call)
+	c := s.get()
 	defer s.release(c)
 	if err := c.dec.Decode(b, &c.req); err != nil {
 		return nil, status.Error(codes.Internal, s.conv.Prefix+err.Error())
 	}
-	if err := s.decide(ctx, start, c); err != nil {
+	if err := s.decide(ctx, c); err != nil {
 		return nil, err
 	}
 	out := new(rlsv3.RateLimitResponse)

@@ -2,7 +2,6 @@ package rls
 
 import (
 	"context"
-	"time"
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
 	"google.golang.org/grpc"
@@ -35,15 +34,13 @@ func Register(r grpc.ServiceRegistrar, s *Service) {
 // handleShouldRateLimit is the unary handler of Register's service.
 func handleShouldRateLimit(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
 	s := srv.(*Service)
-	start := time.Now()
-	c := s.calls.Get().(*call)
-	c.svc = s
+	c := s.get()
 	if err := dec(c); err != nil {
 		s.release(c)
 		return nil, err
 	}
 	run := func(ctx context.Context, _ any) (any, error) {
-		if err := s.decide(ctx, start, c); err != nil {
+		if err := s.decide(ctx, c); err != nil {
 			s.release(c)
 			return nil, err
 		}

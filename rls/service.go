@@ -173,15 +173,16 @@ func (s *Service) Loaded() bool { return s.current.Load() != nil }
 // decoder's storage, and the result. It is also the message of Register's
 // service: Codec decodes into it and encodes its response.
 type call struct {
-	svc *Service
-	req rlsmsg.Request
-	dec rlsmsg.RequestDecoder
-	res limit.Result
+	svc   *Service
+	start time.Time // when the call arrived; read only with Options.Observe
+	req   rlsmsg.Request
+	dec   rlsmsg.RequestDecoder
+	res   limit.Result
 }
 
 // decide answers req into c.res, returning the gRPC error to answer
 // instead, if any.
-func (s *Service) decide(ctx context.Context, start time.Time, c *call) error {
+func (s *Service) decide(ctx context.Context, c *call) error {
 	out := Outcome{Domain: c.req.Domain}
 	err := s.evaluate(ctx, c)
 	if err == nil {
@@ -202,7 +203,7 @@ func (s *Service) decide(ctx context.Context, start time.Time, c *call) error {
 		if out.Code == codes.OK || out.Code == s.conv.StoreFailure && errors.As(err, new(*limit.StoreError)) {
 			out.Counters = c.res.Counters
 		}
-		out.Duration = time.Since(start)
+		out.Duration = time.Since(c.start)
 		s.opts.Observe(out)
 	}
 	return gerr
@@ -228,6 +229,9 @@ func (s *Service) evaluate(ctx context.Context, c *call) error {
 // key (Conventions.RequireEntries).
 func checkEntries(req *rlsmsg.Request) error {
 	var problems []string
+	if req.Domain == "" {
+		problems = append(problems, "domain: empty")
+	}
 	for i := range req.Descriptors {
 		d := &req.Descriptors[i]
 		if len(d.Entries) == 0 {
@@ -238,9 +242,6 @@ func checkEntries(req *rlsmsg.Request) error {
 				problems = append(problems, fmt.Sprintf("descriptors[%d].entries[%d].key: empty", i, j))
 			}
 		}
-	}
-	if req.Domain == "" {
-		problems = append([]string{"domain: empty"}, problems...)
 	}
 	if len(problems) == 0 {
 		return nil
@@ -285,6 +286,17 @@ func storeCause(err error) string {
 		return "no answer in time"
 	}
 	return strings.TrimPrefix(err.Error(), "counter store: ")
+}
+
+// get returns a call from the pool, its arrival time set when Observe
+// needs it (a clock read spared otherwise).
+func (s *Service) get() *call {
+	c := s.calls.Get().(*call)
+	c.svc = s
+	if s.opts.Observe != nil {
+		c.start = time.Now()
+	}
+	return c
 }
 
 // release returns c to the pool without references into the request.
