@@ -76,6 +76,9 @@ func proxySetEffectiveContext(id uint32) uint32
 //go:wasmimport env proxy_continue_stream
 func proxyContinueStream(typ uint32) uint32
 
+//go:wasmimport env proxy_close_stream
+func proxyCloseStream(typ uint32) uint32
+
 //go:wasmimport env proxy_send_local_response
 func proxySendLocalResponse(code uint32, details string, body unsafe.Pointer, bodySize uint32,
 	headers unsafe.Pointer, headersSize uint32, grpcStatus int32) uint32
@@ -142,6 +145,9 @@ func (ABI) SetEffectiveContext(id uint32) Status { return Status(proxySetEffecti
 
 // ContinueRequest implements Host.
 func (ABI) ContinueRequest() Status { return Status(proxyContinueStream(streamRequest)) }
+
+// CloseRequest implements Host.
+func (ABI) CloseRequest() Status { return Status(proxyCloseStream(streamRequest)) }
 
 // SendLocalResponse implements Host.
 func (ABI) SendLocalResponse(code uint32, details string, body []byte, headers []Header) Status {

@@ -27,6 +27,12 @@
 // 500 when failureModeDeny is true. A request deleted before its reply cancels its call; a
 // reply that arrives anyway is ignored.
 //
+// A local reply the host refuses (proxy_send_local_response failing, e.g. on a stream that
+// can no longer take one) is a failure of the filter like the others: with failureModeDeny
+// the request is closed with proxy_close_stream (Envoy resets it), otherwise it continues.
+// A request is never left paused by the filter; only a host refusing both the reply and the
+// close leaves it to Envoy's own stream timeouts, with both failures logged.
+//
 // # What it never does
 //
 // It starts no timer and no goroutine: any runtime timer starts Go's netpoller, after which

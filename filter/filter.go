@@ -168,10 +168,38 @@ func (f *Filter) fail(r *root) Action {
 	if !r.deny {
 		return Continue
 	}
-	if st := f.host.SendLocalResponse(500, "rate_limit_service_failed", nil, nil); st != StatusOK {
-		f.host.Log(LogError, "rlpkit-filter: proxy_send_local_response: "+st.String())
+	if f.reply(500, "rate_limit_service_failed", nil) {
+		return Pause
 	}
-	return Pause
+	return f.replyFailed(r, false)
+}
+
+// reply sends a local response on the effective context and reports whether the host took
+// it.
+func (f *Filter) reply(code uint32, details string, headers []Header) bool {
+	st := f.host.SendLocalResponse(code, details, nil, headers)
+	if st != StatusOK {
+		f.host.Log(LogError, "rlpkit-filter: proxy_send_local_response "+strconv.Itoa(int(code))+": "+st.String())
+	}
+	return st == StatusOK
+}
+
+// replyFailed settles a request whose local response the host refused, so that it never
+// stays paused: with failureModeDeny the request is closed (Envoy resets it), otherwise it
+// continues, as any other failure of the filter. resumed says whether the request is
+// paused (a reply callback) or still in its headers callback, whose returned action is
+// what replyFailed returns.
+func (f *Filter) replyFailed(r *root, resumed bool) Action {
+	if r != nil && r.deny {
+		if st := f.host.CloseRequest(); st != StatusOK {
+			f.host.Log(LogError, "rlpkit-filter: proxy_close_stream: "+st.String()+"; the request stays paused until Envoy's own timeouts end it")
+		}
+		return Pause
+	}
+	if resumed {
+		f.resume()
+	}
+	return Continue
 }
 
 // take forgets the call with token and returns its request context, or false when the call
@@ -223,8 +251,8 @@ func (f *Filter) OnGrpcReceive(token, size uint32) {
 		for _, h := range resp.ResponseHeadersToAdd {
 			headers = append(headers, Header(h))
 		}
-		if st := f.host.SendLocalResponse(429, "request_rate_limited", nil, headers); st != StatusOK {
-			f.host.Log(LogError, "rlpkit-filter: proxy_send_local_response: "+st.String())
+		if !f.reply(429, "request_rate_limited", headers) {
+			f.replyFailed(f.roots[s.root], true)
 		}
 	default:
 		f.host.Log(LogWarn, "rlpkit-filter: rate-limit reply with overall code "+strconv.Itoa(int(resp.OverallCode)))
@@ -249,8 +277,8 @@ func (f *Filter) OnGrpcClose(token, status uint32) {
 // resumeFailed applies the failure mode of s's root on the effective context.
 func (f *Filter) resumeFailed(s *stream) {
 	if r := f.roots[s.root]; r != nil && r.deny {
-		if st := f.host.SendLocalResponse(500, "rate_limit_service_failed", nil, nil); st != StatusOK {
-			f.host.Log(LogError, "rlpkit-filter: proxy_send_local_response: "+st.String())
+		if !f.reply(500, "rate_limit_service_failed", nil) {
+			f.replyFailed(r, true)
 		}
 		return
 	}

@@ -18,6 +18,8 @@ type fakeHost struct {
 	replies   map[uint32]uint32
 	reply     []byte
 	logs      []string
+	localErr  Status   // what SendLocalResponse answers; StatusOK by default
+	closed    []uint32 // contexts closed with CloseRequest
 }
 
 type fakeCall struct {
@@ -41,7 +43,14 @@ func (h *fakeHost) ContinueRequest() Status {
 func (h *fakeHost) GrpcReceiveBuffer(uint32) ([]byte, Status) { return h.reply, StatusOK }
 func (h *fakeHost) AddResponseHeader(string, string) Status   { return StatusOK }
 func (h *fakeHost) SendLocalResponse(code uint32, _ string, _ []byte, _ []Header) Status {
+	if h.localErr != StatusOK {
+		return h.localErr
+	}
 	h.replies[h.effective] = code
+	return StatusOK
+}
+func (h *fakeHost) CloseRequest() Status {
+	h.closed = append(h.closed, h.effective)
 	return StatusOK
 }
 func (h *fakeHost) GrpcCall(upstream []byte, _, _ string, msg []byte, _ uint32) (uint32, Status) {

@@ -101,6 +101,9 @@ type Host interface {
 	// SendLocalResponse replies to the client instead of the upstream
 	// (proxy_send_local_response).
 	SendLocalResponse(code uint32, details string, body []byte, headers []Header) Status
+	// CloseRequest ends the request without a reply from the filter
+	// (proxy_close_stream of HttpRequest; Envoy resets the stream).
+	CloseRequest() Status
 	// AddResponseHeader adds a header to the response (proxy_add_header_map_value of
 	// ResponseHeaders).
 	AddResponseHeader(key, value string) Status

@@ -152,3 +152,61 @@ func TestDeletedBeforeReply(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalReplyRefused checks that a request whose local reply Envoy refuses does not stay
+// paused: with failureModeDeny it is closed (proxy_close_stream), otherwise it continues,
+// for a 429 (OVER_LIMIT), a 500 after a failed call and a 500 when the call cannot be made.
+func TestLocalReplyRefused(t *testing.T) {
+	overLimit := func(t *testing.T) *grpc.ClientConn {
+		return serve(t, &fakeRLS{fn: func(context.Context, *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
+			return &rlsv3.RateLimitResponse{OverallCode: rlsv3.RateLimitResponse_OVER_LIMIT}, nil
+		}})
+	}
+	tests := []struct {
+		name    string
+		cluster func(*testing.T) *grpc.ClientConn // nil: no such cluster, the call is not made
+		paused  bool
+		allow   string // the outcome without failureModeDeny
+	}{
+		{name: "429", cluster: overLimit, paused: true, allow: "continue"},
+		{name: "500 after a failed call", paused: true, allow: "continue",
+			cluster: func(t *testing.T) *grpc.ClientConn { return dial(t, closedPort(t)) }},
+		{name: "500 without a call", allow: "continue"},
+	}
+	for _, tc := range tests {
+		for _, deny := range []bool{false, true} {
+			name := tc.name + "/allow"
+			if deny {
+				name = tc.name + "/deny"
+			}
+			t.Run(name, func(t *testing.T) {
+				opts := []hostOption{withRefusedLocalReplies()}
+				if tc.cluster != nil {
+					opts = append(opts, withCluster("rls", tc.cluster(t)))
+				}
+				h, ok := newHost(t, module, oneDescriptor(deny, "10s"), opts...)
+				if !ok {
+					t.Fatalf("proxy_on_configure failed:\n%s", h.dump())
+				}
+				s := h.request(get("GET", "a.com", "/", ""))
+				if tc.paused {
+					h.deliver(h.next())
+				}
+				got := outcome(t, s)
+				if s.closed > 0 {
+					got = "closed"
+				}
+				want := tc.allow
+				if deny {
+					want = "closed"
+				}
+				if got != want || s.closed > 1 || (s.closed == 1 && s.continued > 0) {
+					t.Errorf("outcome %s (closed %d, continued %d), want %s\n%s", got, s.closed, s.continued, want, h.dump())
+				}
+				if len(h.ignored) != 0 {
+					t.Errorf("actions issued on the root context: %v", h.ignored)
+				}
+			})
+		}
+	}
+}

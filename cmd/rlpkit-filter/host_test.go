@@ -48,6 +48,7 @@ const (
 	wasmNotFound            = 1
 	wasmBadArgument         = 2
 	wasmInvalidMemoryAccess = 6
+	wasmInternalFailure     = 10
 )
 
 // restrictedAllowed are the calls cpp-host allows during _initialize and inside the
@@ -94,6 +95,7 @@ type host struct {
 	wasiCounter map[string]int
 	interpreter bool
 	canned      map[string][]byte
+	refuseLocal bool // proxy_send_local_response fails with InternalFailure
 }
 
 // stream is a request context as the host sees it.
@@ -108,6 +110,7 @@ type stream struct {
 	continued int
 	reply     *localReply
 	replies   int
+	closed    int // proxy_close_stream calls
 	deleted   bool
 }
 
@@ -140,6 +143,10 @@ type hostOption func(*host)
 // withInterpreter runs the module in wazero's interpreter, which compiles much faster: for
 // modules that run little.
 func withInterpreter() hostOption { return func(h *host) { h.interpreter = true } }
+
+// withRefusedLocalReplies makes every proxy_send_local_response fail, as Envoy's does when
+// the stream can no longer take a local reply.
+func withRefusedLocalReplies() hostOption { return func(h *host) { h.refuseLocal = true } }
 
 // withCannedCluster answers every call to cluster at once with reply, without gRPC: for
 // benchmarks of the module's own cost.
@@ -409,12 +416,28 @@ func (h *host) instantiateEnv(ctx context.Context) error {
 		s.continued++
 		return wasmOK
 	})
+	fn("proxy_close_stream", func(_ context.Context, _ api.Module, typ uint32) uint32 {
+		h.wasiCall("proxy_close_stream")
+		s := h.streams[h.effective]
+		if s == nil {
+			h.ignored = append(h.ignored, "close on context "+itoa(h.effective))
+			return wasmOK
+		}
+		if typ != 0 { // HttpRequest
+			return wasmBadArgument
+		}
+		s.closed++
+		return wasmOK
+	})
 	fn("proxy_send_local_response", func(_ context.Context, m api.Module, code, dp, dn, bp, bn, hp, hn uint32, grpcStatus int32) uint32 {
 		h.wasiCall("proxy_send_local_response")
 		s := h.streams[h.effective]
 		if s == nil {
 			h.ignored = append(h.ignored, "local reply "+itoa(code)+" on context "+itoa(h.effective))
 			return wasmOK
+		}
+		if h.refuseLocal {
+			return wasmInternalFailure
 		}
 		pairs, ok := decodePairs(read(m, hp, hn))
 		if !ok {
