@@ -37,7 +37,7 @@ var ratelimitT0 = time.Unix(1_800_000_000-1_800_000_000%3600+10, 0)
 
 // newRatelimitService serves ratelimitConfig with o and EnvoyRateLimit's
 // conventions (its header names replaced by o's when set) at ratelimitT0.
-func newRatelimitService(t *testing.T, o Options, loaded bool) *Service {
+func newRatelimitService(t testing.TB, o Options, loaded bool) *Service {
 	t.Helper()
 	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: counter.NewMemoryStore(counter.MemoryOptions{})})
 	if err != nil {
