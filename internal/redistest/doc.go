@@ -1,7 +1,9 @@
 // Package redistest starts a throwaway redis-server for tests: on a free
 // 127.0.0.1 port, without persistence, stopped when the test ends. Tests
 // can crash it (Kill), bring it back empty on the same address (Restart) and
-// freeze it (Pause, Resume) to exercise failure handling.
+// freeze it (Pause, Resume) to exercise failure handling. StartDurable
+// keeps an append-only file synced on every write, so that a Restart after
+// Kill comes back with every acknowledged write.
 //
 // When redis-server is not on PATH, Start skips the test, unless the
 // environment sets RLPKIT_REQUIRE_REDIS=1 (as CI does), where it fails it:

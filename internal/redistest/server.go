@@ -34,6 +34,7 @@ type Server struct {
 	bin     string
 	dir     string
 	cluster bool
+	durable bool
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -47,7 +48,7 @@ type Server struct {
 // then it fails it.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	return start(t, false)
+	return start(t, false, false)
 }
 
 // StartCluster is Start for a one-node Redis Cluster holding all 16,384
@@ -56,10 +57,19 @@ func Start(t testing.TB) *Server {
 // again.
 func StartCluster(t testing.TB) *Server {
 	t.Helper()
-	return start(t, true)
+	return start(t, true, false)
 }
 
-func start(t testing.TB, cluster bool) *Server {
+// StartDurable is Start with an append-only file synced on every write
+// (appendfsync always), so that the data survives Kill: Restart brings the
+// server back with every write it acknowledged, as a crashed production
+// Redis with persistence comes back. For tests that count across a crash.
+func StartDurable(t testing.TB) *Server {
+	t.Helper()
+	return start(t, false, true)
+}
+
+func start(t testing.TB, cluster, durable bool) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -68,7 +78,7 @@ func start(t testing.TB, cluster bool) *Server {
 		}
 		t.Skipf("redistest: redis-server is not on PATH (set %s=1 to fail instead): %v", RequireEnv, err)
 	}
-	s := &Server{bin: bin, dir: t.TempDir(), cluster: cluster}
+	s := &Server{bin: bin, dir: t.TempDir(), cluster: cluster, durable: durable}
 	t.Cleanup(s.Kill)
 	if err := s.startOnFreePort(); err != nil {
 		t.Fatal(err)
@@ -104,8 +114,9 @@ func (s *Server) Kill() {
 	s.killLocked()
 }
 
-// Restart starts the server again on the same address, with no data. A
-// running server is killed first. It fails the test when the server cannot
+// Restart starts the server again on the same address, with no data (with
+// the data of every acknowledged write for StartDurable). A running server
+// is killed first. It fails the test when the server cannot
 // start.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
@@ -147,6 +158,9 @@ func (s *Server) start() error {
 		"--daemonize", "no",
 		"--loglevel", "warning",
 		"--logfile", "",
+	}
+	if s.durable {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	}
 	if s.cluster {
 		// A fresh node each time: no cluster state survives a restart.

@@ -113,6 +113,21 @@ func TestServerLifecycle(t *testing.T) {
 	}
 }
 
+func TestDurableSurvivesKill(t *testing.T) {
+	s := StartDurable(t)
+	if got := mustDo(t, s.Addr, "CONFIG", "GET", "appendfsync"); got != "appendfsync always" {
+		t.Fatalf("CONFIG GET appendfsync = %q, want always", got)
+	}
+	if got := mustDo(t, s.Addr, "INCRBY", "k", "3"); got != ":3" {
+		t.Fatalf("INCRBY = %q, want :3", got)
+	}
+	s.Kill()
+	s.Restart(t)
+	if got := mustDo(t, s.Addr, "GET", "k"); got != "3" {
+		t.Fatalf("GET after Kill and Restart = %q, want 3 (an acknowledged write survives)", got)
+	}
+}
+
 func TestServerPause(t *testing.T) {
 	s := Start(t)
 	s.Pause(t)

@@ -1,0 +1,27 @@
+// Package faultsuite proves rlpkit's Rate Limit Services under faults, on
+// the processes users run: its tests build "rlpkit serve" and
+// cmd/ratelimit (with the race detector when the tests run with it), start
+// them and a redis-server on loopback ports, and drive them over gRPC and
+// HTTP while they:
+//
+//   - freeze Redis (SIGSTOP, SIGCONT), kill it and bring it back (with an
+//     append-only file, so that acknowledged counts survive, as in a
+//     production Redis with persistence), under concurrent clients with
+//     deadlines of a few milliseconds, for "rlpkit serve --redis",
+//     "--redis-approximate" and cmd/ratelimit; then check that every key in
+//     Redis is one a client asked for, that no counter holds more hits than
+//     were sent for it, and that no limit admitted more than its budget;
+//   - send requests of the largest size the servers accept and larger ones
+//     beside a well-behaved client, whose latency is reported unloaded and
+//     loaded, and check that the larger ones are refused;
+//   - send malformed protobuf, truncated frames and random bytes to the
+//     gRPC port and to /json, and check that the server keeps answering and
+//     that its goroutines come back to their count before.
+//
+// The figures (admitted against budget, keys in Redis against keys sent,
+// the well-behaved client's p99) are logged with t.Log, visible with -v;
+// the tests assert only on counts, never on wall time. Every loop is
+// bounded, so the suite ends in well under three minutes on two cores.
+//
+// It has no non-test code: it is part of rlpkit's tests, not its API.
+package faultsuite
