@@ -29,9 +29,9 @@ var (
 	built   = map[string]string{}
 )
 
-// binary builds the command at import path pkg once per test run and
+// buildCmd builds the command at import path pkg once per test run and
 // returns its path.
-func binary(t *testing.T, pkg string) string {
+func buildCmd(t *testing.T, pkg string) string {
 	t.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()

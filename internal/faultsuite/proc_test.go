@@ -44,7 +44,7 @@ var (
 func startRlpkit(t *testing.T, args ...string) *server {
 	t.Helper()
 	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0", "--log-level", "info"}, args...)
-	cmd := exec.Command(binary(t, "github.com/rlpkit/rlpkit/cmd/rlpkit"), args...)
+	cmd := exec.Command(buildCmd(t, "github.com/rlpkit/rlpkit/cmd/rlpkit"), args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	s := &server{name: "rlpkit serve"}
 	m := s.start(t, cmd, rlpkitServing)
@@ -66,7 +66,7 @@ func startRatelimit(t *testing.T, config string, env ...string) *server {
 	if err := os.WriteFile(filepath.Join(root, "ratelimit", "config", "fault.yaml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary(t, "github.com/rlpkit/rlpkit/cmd/ratelimit"))
+	cmd := exec.Command(buildCmd(t, "github.com/rlpkit/rlpkit/cmd/ratelimit"))
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"),
 		"RUNTIME_ROOT=" + root, "RUNTIME_SUBDIRECTORY=ratelimit",
 		"GRPC_HOST=127.0.0.1", "GRPC_PORT=0", "HOST=127.0.0.1", "PORT=0",
