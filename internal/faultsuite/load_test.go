@@ -11,6 +11,7 @@ import (
 
 	rlcommon "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -173,4 +174,19 @@ func (t *tally) codeCounts() map[string]int64 {
 		return true
 	})
 	return out
+}
+
+// bigRequest is a request of n descriptors, each one entry "k" with a value
+// of valueLen bytes (distinct per descriptor) and a limit override, so
+// that every descriptor is a counter of its own.
+func bigRequest(n, valueLen int) *rlsv3.RateLimitRequest {
+	req := &rlsv3.RateLimitRequest{Domain: faultDomain}
+	for i := range n {
+		v := fmt.Sprintf("%0*d", valueLen, i)
+		req.Descriptors = append(req.Descriptors, &rlcommon.RateLimitDescriptor{
+			Entries: []*rlcommon.RateLimitDescriptor_Entry{{Key: "k", Value: v}},
+			Limit:   &rlcommon.RateLimitDescriptor_RateLimitOverride{RequestsPerUnit: 1 << 30, Unit: typev3.RateLimitUnit_HOUR},
+		})
+	}
+	return req
 }
