@@ -44,7 +44,12 @@ type RequestCaps struct {
 // "--max-descriptors" or an environment variable. An empty name is left out
 // of the message.
 type CapSettings struct {
-	MaxDescriptors, MaxEntries, MaxKeyBytes string
+	// MaxDescriptors names what raises RequestCaps.MaxDescriptors.
+	MaxDescriptors string
+	// MaxEntries names what raises RequestCaps.MaxEntries.
+	MaxEntries string
+	// MaxKeyBytes names what raises RequestCaps.MaxKeyBytes.
+	MaxKeyBytes string
 }
 
 // withDefaults returns c with the default in place of every field of 0 or
