@@ -8,7 +8,7 @@ import (
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// Codec is the gRPC codec of ServerOptions (encoding.CodecV2, named
+// Codec is the gRPC codec of Service.ServerOptions (encoding.CodecV2, named
 // "proto" as the codec it stands in for, so the content-subtype is
 // unchanged): the calls of a Service registered with Register are decoded
 // and encoded by package rlsmsg, straight between the wire and the model,
@@ -41,18 +41,20 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 // Unmarshal decodes data into v. A call's request is decoded into the
-// call's own storage, its strings copied out of data.
+// call's own storage, its strings copied out of data; a request over the
+// Service's caps is not an error here (gRPC would answer Internal) but an
+// invalid request the call answers.
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	c, ok := v.(*call)
 	if !ok {
 		return protoCodec().Unmarshal(data, v)
 	}
 	if len(data) == 1 {
-		return c.dec.Decode(data[0].ReadOnlyData(), &c.req)
+		return c.decoded(c.dec.Decode(data[0].ReadOnlyData(), &c.req))
 	}
 	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
-	return c.dec.Decode(buf.ReadOnlyData(), &c.req)
+	return c.decoded(c.dec.Decode(buf.ReadOnlyData(), &c.req))
 }
 
 // protoCodec is gRPC's proto codec, registered by its package's init.

@@ -25,11 +25,16 @@ type Conventions struct {
 	HeaderLimit, HeaderRemaining, HeaderReset string
 	// RetryAfter adds Retry-After to the headers of an over-limit answer.
 	RetryAfter bool
+	// CapSettings name the settings that raise Options.Caps, in the
+	// message refusing a request over one.
+	CapSettings CapSettings
 }
 
 // RLPKit are the conventions of `rlpkit serve`, for every format it
 // serves: errors a client can act on (InvalidArgument, Unavailable so that
-// Envoy's failure mode decides), descriptors with entries, and Retry-After.
+// Envoy's failure mode decides), descriptors with entries, Retry-After, and
+// its flags as the settings of the caps (--max-descriptors, --max-entries,
+// --max-key-bytes; a program of its own names its settings in a copy).
 var RLPKit = Conventions{
 	InvalidRequest:  codes.InvalidArgument,
 	StoreFailure:    codes.Unavailable,
@@ -40,12 +45,16 @@ var RLPKit = Conventions{
 	HeaderRemaining: HeaderRemaining,
 	HeaderReset:     HeaderReset,
 	RetryAfter:      true,
+	CapSettings:     CapSettings{MaxDescriptors: "--max-descriptors", MaxEntries: "--max-entries", MaxKeyBytes: "--max-key-bytes"},
 }
 
 // EnvoyRateLimit are envoyproxy/ratelimit's conventions, those of
 // cmd/ratelimit: every error is gRPC Unknown, descriptors are not checked
-// for entries, no Retry-After, and header names configurable
-// (LIMIT_LIMIT_HEADER and the like).
+// for entries, no Retry-After, header names configurable
+// (LIMIT_LIMIT_HEADER and the like), and cmd/ratelimit's environment
+// variables as the settings of the caps (MAX_DESCRIPTORS_PER_REQUEST,
+// MAX_ENTRIES_PER_DESCRIPTOR, MAX_KEY_BYTES_PER_REQUEST; envoyproxy/ratelimit
+// has no caps, nor variables of those names).
 var EnvoyRateLimit = Conventions{
 	InvalidRequest:  codes.Unknown,
 	StoreFailure:    codes.Unknown,
@@ -54,4 +63,5 @@ var EnvoyRateLimit = Conventions{
 	HeaderLimit:     HeaderLimit,
 	HeaderRemaining: HeaderRemaining,
 	HeaderReset:     HeaderReset,
+	CapSettings:     CapSettings{MaxDescriptors: "MAX_DESCRIPTORS_PER_REQUEST", MaxEntries: "MAX_ENTRIES_PER_DESCRIPTOR", MaxKeyBytes: "MAX_KEY_BYTES_PER_REQUEST"},
 }

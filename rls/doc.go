@@ -9,10 +9,11 @@
 // It is not a server process: it opens no listener, starts no goroutine,
 // reads no file and exports no metrics (Options.Observe lets a server
 // count). A program registers a Service on its *grpc.Server, created with
-// ServerOptions (rlsmsg's codec for the RLS messages, a pool of stream
-// workers, static HTTP/2 windows), mounts JSONHandler for the reference's
-// POST /json, and calls SetEvaluator (or SetLimits, for Limitador-style
-// limits) whenever its configuration changes.
+// the Service's ServerOptions (rlsmsg's codec for the RLS messages, a
+// receive limit matching its caps, a pool of stream workers, static HTTP/2
+// windows), mounts JSONHandler for the reference's POST /json, and calls
+// SetEvaluator (or SetLimits, for Limitador-style limits) whenever its
+// configuration changes.
 //
 // # Answers
 //
@@ -33,6 +34,30 @@
 // the store answers gets Canceled or DeadlineExceeded: its giving up says
 // nothing about the store.
 //
+// # Caps
+//
+// A request is bounded (Options.Caps, RequestCaps): at most 1,024
+// descriptors, 64 entries per descriptor and 256 KiB of domain, keys and
+// values by default, more than any real configuration sends, so that one
+// request cannot hold a server (and the counter store's locks) for
+// seconds. A request over a cap is an invalid request, refused before it
+// is evaluated, whatever the configuration, with a message naming the cap,
+// the request's figure and the setting that raises it
+// (Conventions.CapSettings):
+//
+//	rls: invalid request: descriptors: 30000, over the cap of 1024 per request (raise it with --max-descriptors)
+//
+// The codec stops decoding at the field that passes the cap and measures
+// the rest by its tags and lengths (rlsmsg.Caps), so that such a request
+// costs a pass over its bytes and one copy of them. Below the codec, gRPC's
+// receive limit (grpc.MaxRecvMsgSize, set by ServerOptions) follows the
+// caps: RequestCaps.MaxRecvMsgSize, the longest encoding of a request
+// within them (about 1.3 MiB with the defaults); a longer message is
+// refused with ResourceExhausted, gRPC's own answer, before it is read
+// whole. POST /json reads at most as much as a request within the caps
+// takes in JSON (about 3.75 MiB with the defaults), and answers 400 to an
+// invalid request, one over a cap included.
+//
 // # Conventions
 //
 // What differs between rlpkit's answers and envoyproxy/ratelimit's is an
@@ -48,6 +73,8 @@
 //	RateLimit-* header names    RateLimit-Limit, ...      LIMIT_*_HEADER, RateLimit-Limit, ...
 //	Retry-After when over       yes                       no
 //	POST /json (JSONHandler)    not mounted               mounted on the HTTP port
+//	request over a cap          InvalidArgument           Unknown
+//	settings named by it        --max-descriptors, ...    MAX_DESCRIPTORS_PER_REQUEST, ...
 //
 // The same for both: a limit override whose unit is UNKNOWN (or outside
 // the enum) and a refund (is_negative_hits) are invalid requests in every
@@ -79,4 +106,10 @@
 //     that long may have been admitted sooner, never later.
 //   - RateLimit-Limit carries the limit alone, without the optional quota
 //     policy ("10, 10;w=60"), as Envoy's reference service writes it.
+//   - envoyproxy/ratelimit bounds a request only by gRPC's default receive
+//     limit (4 MiB) and reads a POST /json body of any length; rlpkit caps
+//     descriptors, entries and key bytes, and bounds both by the caps.
+//     Like the reference, POST /json answers 400 to a request the service
+//     refuses as invalid (500 to any other failure, where the reference
+//     answers 400 too).
 package rls

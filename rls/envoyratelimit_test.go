@@ -151,7 +151,7 @@ func TestJSONHandler(t *testing.T) {
 		{"second ok", "POST", `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`, 200, `"durationUntilReset":"50s"}]}`},
 		{"over", "POST", `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`, 429, `"overallCode":"OVER_LIMIT"`},
 		{"bad json", "POST", `{"domain":`, 400, "invalid RateLimitRequest"},
-		{"failing call", "POST", `{"domain":""}`, 500, "domain must not be empty"},
+		{"invalid request", "POST", `{"domain":""}`, 400, "ratelimit: invalid request: domain: rate limit domain must not be empty"},
 		{"GET", "GET", "", 405, "POST a RateLimitRequest"},
 	}
 	for _, tc := range tests {

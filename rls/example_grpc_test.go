@@ -39,7 +39,7 @@ func ExampleNew_grpc() {
 		log.Fatal(err)
 	}
 	lis := bufconn.Listen(1 << 20)
-	srv := grpc.NewServer(rls.ServerOptions()...)
+	srv := grpc.NewServer(svc.ServerOptions()...)
 	rls.Register(srv, svc)
 	go srv.Serve(lis)
 	defer srv.Stop()

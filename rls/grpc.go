@@ -15,26 +15,34 @@ import (
 // go-control-plane's message types, for a program that registers the
 // Service with rlsv3.RegisterRateLimitServiceServer or calls it in
 // process: the request goes through the same codec as on Register's path
-// (proto.Marshal, then rlsmsg), and so does the answer. It answers a status
-// per descriptor, in request order, or a gRPC error with the codes of the
-// Service's Conventions; Canceled or DeadlineExceeded when the caller gave
-// up (ctx is done) before the store answered.
+// (proto.Marshal, then rlsmsg, with the Service's caps), and so does the
+// answer. It answers a status per descriptor, in request order, or a gRPC
+// error with the codes of the Service's Conventions; Canceled or
+// DeadlineExceeded when the caller gave up (ctx is done) before the store
+// answered.
 func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, error) {
+	resp, _, err := s.shouldRateLimit(ctx, req)
+	return resp, err
+}
+
+// shouldRateLimit is ShouldRateLimit, reporting whether an error is that
+// of an invalid request.
+func (s *Service) shouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, bool, error) {
 	b, err := proto.Marshal(req)
 	if err != nil {
-		return nil, status.Error(codes.Internal, s.conv.Prefix+"encoding the request: "+err.Error())
+		return nil, false, status.Error(codes.Internal, s.conv.Prefix+"encoding the request: "+err.Error())
 	}
 	c := s.get()
 	defer s.release(c)
-	if err := c.dec.Decode(b, &c.req); err != nil {
-		return nil, status.Error(codes.Internal, s.conv.Prefix+err.Error())
+	if err := c.decoded(c.dec.Decode(b, &c.req)); err != nil {
+		return nil, false, status.Error(codes.Internal, s.conv.Prefix+err.Error())
 	}
 	if err := s.decide(ctx, c); err != nil {
-		return nil, err
+		return nil, c.invalid, err
 	}
 	out := new(rlsv3.RateLimitResponse)
 	if err := proto.Unmarshal(rlsmsg.AppendResponse(nil, &c.res.Response), out); err != nil {
-		return nil, status.Error(codes.Internal, s.conv.Prefix+"decoding the response: "+err.Error())
+		return nil, false, status.Error(codes.Internal, s.conv.Prefix+"decoding the response: "+err.Error())
 	}
-	return out, nil
+	return out, false, nil
 }

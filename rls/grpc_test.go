@@ -19,7 +19,7 @@ import (
 // serveLoopback serves s on a loopback port and returns a client for it.
 func serveLoopback(t testing.TB, s *Service) rlsv3.RateLimitServiceClient {
 	t.Helper()
-	return serveLoopbackWith(t, func(srv *grpc.Server) { Register(srv, s) }, ServerOptions()...)
+	return serveLoopbackWith(t, func(srv *grpc.Server) { Register(srv, s) }, s.ServerOptions()...)
 }
 
 // serveLoopbackWith serves what register registers on a loopback port with
@@ -61,13 +61,13 @@ func TestGRPC(t *testing.T) {
 	}{
 		{"Register", func(s *Service) rlsv3.RateLimitServiceClient { return serveLoopback(t, s) }},
 		{"generated, ServerOptions", func(s *Service) rlsv3.RateLimitServiceClient {
-			return serveLoopbackWith(t, func(srv *grpc.Server) { rlsv3.RegisterRateLimitServiceServer(srv, s) }, ServerOptions()...)
+			return serveLoopbackWith(t, func(srv *grpc.Server) { rlsv3.RegisterRateLimitServiceServer(srv, s) }, s.ServerOptions()...)
 		}},
 		{"generated, defaults", func(s *Service) rlsv3.RateLimitServiceClient {
 			return serveLoopbackWith(t, func(srv *grpc.Server) { rlsv3.RegisterRateLimitServiceServer(srv, s) })
 		}},
 		{"Register, interceptor", func(s *Service) rlsv3.RateLimitServiceClient {
-			return serveLoopbackWith(t, func(srv *grpc.Server) { Register(srv, s) }, append(ServerOptions(), count)...)
+			return serveLoopbackWith(t, func(srv *grpc.Server) { Register(srv, s) }, append(s.ServerOptions(), count)...)
 		}},
 	} {
 		t.Run(way.name, func(t *testing.T) { testGRPC(t, way.client(newService(t, shopLimits, true))) })

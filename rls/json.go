@@ -1,31 +1,39 @@
 package rls
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 )
-
-// maxJSONBody bounds the body of a POST /json request.
-const maxJSONBody = 1 << 20
 
 // JSONHandler returns the reference's POST /json endpoint: the body is a
 // RateLimitRequest in protobuf's JSON mapping, the answer the
 // RateLimitResponse in the same mapping, with status 200, or 429 when the
-// overall code is OVER_LIMIT. A body that is not a request answers 400 and a
-// call that fails 500, with the reason as plain text.
+// overall code is OVER_LIMIT. A body that is not a request, a request the
+// Service refuses as invalid (over a cap too) and a body longer than any
+// request within the caps takes in JSON (see RequestCaps) answer 400, and
+// a call that fails otherwise 500, with the reason as plain text. The
+// body is decoded whole before the caps are checked, so its bound is what
+// bounds the work of a request over them.
 func (s *Service) JSONHandler() http.Handler {
+	maxBody := s.caps.maxJSONBody()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			http.Error(w, "POST a RateLimitRequest in JSON", http.StatusMethodNotAllowed)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
-		if err != nil || len(body) > maxJSONBody {
-			http.Error(w, "reading the request body failed or it exceeds 1 MiB", http.StatusBadRequest)
+		body, err := io.ReadAll(io.LimitReader(r.Body, int64(maxBody)+1))
+		if err != nil {
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if len(body) > maxBody {
+			http.Error(w, s.bodyTooLong(maxBody), http.StatusBadRequest)
 			return
 		}
 		var req rlsv3.RateLimitRequest
@@ -33,8 +41,12 @@ func (s *Service) JSONHandler() http.Handler {
 			http.Error(w, "invalid RateLimitRequest: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		resp, err := s.ShouldRateLimit(r.Context(), &req)
-		if err != nil {
+		resp, invalid, err := s.shouldRateLimit(r.Context(), &req)
+		switch {
+		case invalid:
+			http.Error(w, status.Convert(err).Message(), http.StatusBadRequest)
+			return
+		case err != nil:
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -49,4 +61,13 @@ func (s *Service) JSONHandler() http.Handler {
 		}
 		w.Write(out)
 	})
+}
+
+// bodyTooLong is the answer to a body over max bytes.
+func (s *Service) bodyTooLong(max int) string {
+	msg := fmt.Sprintf("the request body is over %d bytes, the most a request within the caps takes in JSON", max)
+	if names := s.capNames(); names != "" {
+		msg += " (raise the caps with " + names + ")"
+	}
+	return msg
 }

@@ -22,7 +22,7 @@ var serviceDesc = grpc.ServiceDesc{
 // Register registers s as envoy.service.ratelimit.v3.RateLimitService on
 // r, on the model's path: requests are decoded by rlsmsg straight into the
 // model and responses encoded from it, with no go-control-plane message in
-// between. The server must use Codec (ServerOptions installs it); a call
+// between. The server must use Codec (Service.ServerOptions installs it); a call
 // reaching another codec fails with Internal. Interceptors see the calls
 // as opaque values, not go-control-plane messages. A call's memory is
 // pooled: it goes back to the Service once Codec has encoded its response,

@@ -38,6 +38,10 @@ type Options struct {
 	// ResponseHeaders adds the RateLimit header fields (see
 	// ResponseHeaders) to every response in which a limit applies.
 	ResponseHeaders bool
+	// Caps bound the size of a request (see RequestCaps); a field of 0
+	// means its default. A server's gRPC receive limit follows them (see
+	// Service.ServerOptions).
+	Caps RequestCaps
 	// Observe, when set, is called once per call, after the answer is
 	// built and before it is returned, from the calling goroutine. It must
 	// be safe for concurrent use and quick: it is on the request path.
@@ -92,6 +96,7 @@ type Service struct {
 
 	opts    Options
 	conv    *Conventions
+	caps    RequestCaps // opts.Caps with the defaults
 	current atomic.Pointer[generation]
 	calls   sync.Pool // *call
 }
@@ -110,11 +115,16 @@ func NewService(opts Options) *Service {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	s := &Service{opts: opts, conv: opts.Conventions}
+	s := &Service{opts: opts, conv: opts.Conventions, caps: opts.Caps.withDefaults()}
 	if s.conv == nil {
 		s.conv = &RLPKit
 	}
-	s.calls.New = func() any { return new(call) }
+	decCaps := s.caps.decoderCaps()
+	s.calls.New = func() any {
+		c := new(call)
+		c.dec.Caps = decCaps
+		return c
+	}
 	if opts.Evaluator != nil {
 		s.SetEvaluator(opts.Evaluator, 0)
 	}
@@ -173,11 +183,24 @@ func (s *Service) Loaded() bool { return s.current.Load() != nil }
 // decoder's storage, and the result. It is also the message of Register's
 // service: Codec decodes into it and encodes its response.
 type call struct {
-	svc   *Service
-	start time.Time // when the call arrived; read only with Options.Observe
-	req   rlsmsg.Request
-	dec   rlsmsg.RequestDecoder
-	res   limit.Result
+	svc     *Service
+	start   time.Time // when the call arrived; read only with Options.Observe
+	req     rlsmsg.Request
+	dec     rlsmsg.RequestDecoder
+	refused error // the invalid request of a request over a cap
+	invalid bool  // the call failed as an invalid request
+	res     limit.Result
+}
+
+// decoded returns the error of decoding the call's request, except for a
+// request over a cap, which is refused as an invalid request when it is
+// decided.
+func (c *call) decoded(err error) error {
+	if ce, ok := err.(*rlsmsg.CapError); ok {
+		c.refused = c.svc.overCap(ce)
+		return nil
+	}
+	return err
 }
 
 // decide answers req into c.res, returning the gRPC error to answer
@@ -197,6 +220,7 @@ func (s *Service) decide(ctx context.Context, c *call) error {
 		var msg string
 		out.Code, msg = s.failure(ctx, err)
 		out.Err = err
+		c.invalid = errors.As(err, new(*limit.InvalidRequestError))
 		gerr = status.Error(out.Code, msg)
 	}
 	if s.opts.Observe != nil {
@@ -209,9 +233,12 @@ func (s *Service) decide(ctx context.Context, c *call) error {
 	return gerr
 }
 
-// evaluate runs the evaluator in force on c.req.
+// evaluate runs the evaluator in force on c.req, unless it is over a cap.
 func (s *Service) evaluate(ctx context.Context, c *call) error {
 	c.res.Reset(len(c.req.Descriptors))
+	if c.refused != nil {
+		return c.refused
+	}
 	g := s.current.Load()
 	if g == nil {
 		return ErrNoConfig
@@ -303,6 +330,7 @@ func (s *Service) get() *call {
 func (s *Service) release(c *call) {
 	c.dec.Reset()
 	c.req = rlsmsg.Request{}
+	c.refused, c.invalid = nil, false
 	clear(c.res.Statuses)
 	clear(c.res.Counters)
 	clear(c.res.ResponseHeadersToAdd)

@@ -7,9 +7,15 @@ package rlsmsg
 // grown as needed) and is valid until the decoder's next Decode or Reset.
 // Its strings are substrings of one copy of the input, so that once the
 // arrays are large enough a Decode allocates that string and nothing
-// else. The zero RequestDecoder is ready to use; it is not safe for
-// concurrent use.
+// else. The zero RequestDecoder is ready to use, without caps; it is not
+// safe for concurrent use.
 type RequestDecoder struct {
+	// Caps bound the requests Decode accepts; see Caps. Reset keeps them.
+	Caps Caps
+
+	in        []byte // the input, while decoding
+	keyBytes  int    // the bytes of the domain, keys and values so far
+	capErr    *CapError
 	s         string
 	descs     []Descriptor
 	states    []descState // what descs[i] holds, while decoding
@@ -31,22 +37,36 @@ type descState struct {
 
 // Decode decodes b, a RateLimitRequest, into r, which it overwrites. It
 // accepts what proto.Unmarshal accepts, and refuses what it refuses with a
-// *DecodeError (r is then unspecified); see the package doc. b may be
+// *DecodeError (r is then unspecified); see the package doc. A request over
+// one of d.Caps is refused with a *CapError, once the fields up to the one
+// that passes the cap are decoded (a malformed one among them is a
+// DecodeError) and the rest of b is measured for CapError.Got. b may be
 // reused as soon as Decode returns.
 func (d *RequestDecoder) Decode(b []byte, r *Request) error {
 	*r = Request{}
 	d.s = string(b)
+	d.in, d.keyBytes, d.capErr = b, 0, nil
 	d.descs, d.states, d.entries = d.descs[:0], d.states[:0], d.entries[:0]
 	d.overrides, d.hits, d.mults = d.overrides[:0], d.hits[:0], d.mults[:0]
 	rd := fieldReader{b: b, s: d.s}
 	err := rd.each(func(f Field) (err error) {
 		switch {
 		case f.Num == reqDomain && f.Type == WireBytes:
+			if err := d.countKeyBytes(len(f.Bytes)); err != nil {
+				return err
+			}
 			if r.Domain, err = rd.text(&f); err != nil {
 				return inField(err, "domain", -1)
 			}
 		case f.Num == reqDescriptors && f.Type == WireBytes:
+			if max := d.Caps.MaxDescriptors; max > 0 && len(d.descs) >= max {
+				d.capErr = overCap(d.in, CapDescriptors, max, -1)
+				return d.capErr
+			}
 			if err := d.descriptor(rd.sub(&f)); err != nil {
+				if d.capErr != nil {
+					return err // located by the CapError itself
+				}
 				return inField(err, "descriptors", len(d.descs)-1)
 			}
 		case f.Num == reqHitsAddend && f.Type == WireVarint:
@@ -54,7 +74,11 @@ func (d *RequestDecoder) Decode(b []byte, r *Request) error {
 		}
 		return nil
 	})
-	if err != nil {
+	d.in = nil
+	switch {
+	case d.capErr != nil:
+		return d.capErr
+	case err != nil:
 		return decodeError(err, "RateLimitRequest")
 	}
 	d.link(r)
@@ -72,8 +96,19 @@ func DecodeRequest(b []byte) (*Request, error) {
 	return r, nil
 }
 
+// countKeyBytes adds n bytes of a domain, key or value to the request's,
+// refusing them when they pass Caps.MaxKeyBytes.
+func (d *RequestDecoder) countKeyBytes(n int) error {
+	d.keyBytes += n
+	if max := d.Caps.MaxKeyBytes; max > 0 && d.keyBytes > max {
+		d.capErr = overCap(d.in, CapKeyBytes, max, -1)
+		return d.capErr
+	}
+	return nil
+}
+
 // Reset drops what the decoder refers to (the last input's copy, the
-// strings of its entries), keeping its arrays: call it before putting the
+// strings of its entries), keeping its arrays and its Caps: call it before putting the
 // decoder back in a pool, so that the pool keeps no input alive. The
 // Requests it decoded are then no longer valid.
 func (d *RequestDecoder) Reset() {
@@ -118,10 +153,18 @@ func (d *RequestDecoder) descriptor(rd fieldReader) error {
 		st := &d.states[i]
 		switch {
 		case f.Num == descEntries && f.Type == WireBytes:
+			if max := d.Caps.MaxEntries; max > 0 && len(d.entries)-st.first >= max {
+				d.capErr = overCap(d.in, CapEntries, max, i)
+				return d.capErr
+			}
 			d.entries = append(d.entries, Entry{})
 			e := &d.entries[len(d.entries)-1]
-			if err := decodePair(rd.sub(&f), &e.Key, &e.Value); err != nil {
+			var n int
+			if err := decodePair(rd.sub(&f), &e.Key, &e.Value, &n); err != nil {
 				return inField(err, "entries", len(d.entries)-1-st.first)
+			}
+			if err := d.countKeyBytes(n); err != nil {
+				return err
 			}
 		case f.Num == descLimit && f.Type == WireBytes:
 			if err := d.override(rd.sub(&f), st); err != nil {
@@ -186,15 +229,18 @@ func decodeWrapper(rd fieldReader, v *uint64) error {
 	})
 }
 
-// decodePair decodes an Entry or a HeaderValue into *key and *value.
-func decodePair(rd fieldReader, key, value *string) error {
+// decodePair decodes an Entry or a HeaderValue into *key and *value,
+// adding the bytes of every key and value field to *n.
+func decodePair(rd fieldReader, key, value *string, n *int) error {
 	return rd.each(func(f Field) (err error) {
 		switch {
 		case f.Num == pairKey && f.Type == WireBytes:
+			*n += len(f.Bytes)
 			if *key, err = rd.text(&f); err != nil {
 				return inField(err, "key", -1)
 			}
 		case f.Num == pairValue && f.Type == WireBytes:
+			*n += len(f.Bytes)
 			if *value, err = rd.text(&f); err != nil {
 				return inField(err, "value", -1)
 			}

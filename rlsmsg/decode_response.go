@@ -60,7 +60,8 @@ func (r *Response) field(rd *fieldReader, f *Field) error {
 func decodeHeader(rd fieldReader, hs *[]Header, name string) error {
 	*hs = append(*hs, Header{})
 	h := &(*hs)[len(*hs)-1]
-	if err := decodePair(rd, &h.Key, &h.Value); err != nil {
+	var n int
+	if err := decodePair(rd, &h.Key, &h.Value, &n); err != nil {
 		return inField(err, name, len(*hs)-1)
 	}
 	return nil

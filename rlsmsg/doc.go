@@ -60,6 +60,15 @@
 // next: once they are large enough, a Decode allocates the input's copy
 // and nothing else.
 //
+// A RequestDecoder's Caps bound what it decodes: descriptors per request,
+// entries per descriptor, and the bytes of the domain and the entries'
+// keys and values. Decoding stops at the field that passes a cap, and the
+// *CapError refusing the request gives the request's figure, measured over
+// the rest of the input by reading tags and lengths only, so that a
+// request far over a cap costs a pass over its bytes, the input's copy and
+// the error, not the descriptors it holds. proto.Unmarshal has no such
+// bounds; a zero Caps has none either.
+//
 // # Wire primitives
 //
 // EachField, AppendTag, AppendVarint and SizeVarint are the protobuf wire

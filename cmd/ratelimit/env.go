@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rlpkit/rlpkit/rls"
 )
 
 // settings is the environment of the reference, read once at start.
@@ -46,6 +49,7 @@ type settings struct {
 	localCacheBytes int
 	nearLimitRatio  float64
 	shadowMode      bool
+	caps            rls.RequestCaps
 
 	responseHeaders                           bool
 	headerLimit, headerRemaining, headerReset string
@@ -84,6 +88,10 @@ var implemented = map[string]string{
 	"DISABLE_STATS": "false", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED": "false",
 	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
 	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "CONFIG_TYPE": "FILE",
+	// rlpkit's own: the caps on a request, which the reference does not have.
+	"MAX_DESCRIPTORS_PER_REQUEST": strconv.Itoa(rls.DefaultMaxDescriptors),
+	"MAX_ENTRIES_PER_DESCRIPTOR":  strconv.Itoa(rls.DefaultMaxEntries),
+	"MAX_KEY_BYTES_PER_REQUEST":   strconv.Itoa(rls.DefaultMaxKeyBytes),
 }
 
 // notImplemented lists variables of the reference that are not read, and
@@ -240,6 +248,12 @@ func (r *envReader) limitsAndStats(s *settings) {
 	}
 	s.nearLimitRatio = f
 	s.shadowMode = r.bool("SHADOW_MODE")
+	names := rls.EnvoyRateLimit.CapSettings
+	s.caps = rls.RequestCaps{
+		MaxDescriptors: r.int(names.MaxDescriptors, 1, math.MaxInt32),
+		MaxEntries:     r.int(names.MaxEntries, 1, math.MaxInt32),
+		MaxKeyBytes:    r.int(names.MaxKeyBytes, 1, math.MaxInt32),
+	}
 	s.responseHeaders = r.bool("LIMIT_RESPONSE_HEADERS_ENABLED")
 	s.headerLimit, s.headerRemaining, s.headerReset = r.str("LIMIT_LIMIT_HEADER"), r.str("LIMIT_REMAINING_HEADER"), r.str("LIMIT_RESET_HEADER")
 	s.useStatsd = r.bool("USE_STATSD")

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rlpkit/rlpkit/rls"
 )
 
 func TestReadSettingsErrors(t *testing.T) {
@@ -24,6 +26,9 @@ func TestReadSettingsErrors(t *testing.T) {
 		{"tls without files", map[string]string{"GRPC_SERVER_USE_TLS": "true"}, "GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"},
 		{"bad tags", map[string]string{"EXTRA_TAGS": "a:b,c"}, `EXTRA_TAGS="a:b,c": want key:value pairs separated by commas`},
 		{"config type", map[string]string{"CONFIG_TYPE": "GRPC_XDS_SOTW"}, `CONFIG_TYPE="GRPC_XDS_SOTW": want one of FILE`},
+		{"negative cap", map[string]string{"MAX_DESCRIPTORS_PER_REQUEST": "-1"}, `MAX_DESCRIPTORS_PER_REQUEST="-1": want a whole number from 1 to 2147483647`},
+		{"zero cap", map[string]string{"MAX_ENTRIES_PER_DESCRIPTOR": "0"}, `MAX_ENTRIES_PER_DESCRIPTOR="0": want a whole number from 1 to 2147483647`},
+		{"cap not a number", map[string]string{"MAX_KEY_BYTES_PER_REQUEST": "256KiB"}, `MAX_KEY_BYTES_PER_REQUEST="256KiB": want a whole number from 1 to 2147483647`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,10 +48,10 @@ func TestReadSettingsDefaults(t *testing.T) {
 	}
 	got := []any{s.runtimeRoot, s.runtimeAppDirectory, s.runtimeWatchRoot, s.grpcHost, s.grpcPort, s.port, s.debugPort,
 		s.backendType, s.redisSocketType, s.redisURL, s.redisType, s.redisPoolSize, s.redisTimeout.String(), s.nearLimitRatio,
-		s.useStatsd, s.statsdPort, s.prometheusAddr, s.headerLimit, s.logLevel.String(), len(warnings)}
+		s.useStatsd, s.statsdPort, s.prometheusAddr, s.headerLimit, s.logLevel.String(), len(warnings), s.caps}
 	want := []any{"/srv/runtime_data/current", "config", true, "0.0.0.0", 8081, 8080, 6070,
 		"redis", "unix", "/var/run/nutcracker/ratelimit.sock", "single", 10, "10s", 0.8,
-		true, 8125, ":9090", "RateLimit-Limit", "WARN", 0}
+		true, 8125, ":9090", "RateLimit-Limit", "WARN", 0, rls.RequestCaps{MaxDescriptors: 1024, MaxEntries: 64, MaxKeyBytes: 262144}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}

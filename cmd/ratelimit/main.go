@@ -31,6 +31,14 @@
 // directory is polled every 250 ms rather than watched with file events.
 // Redis down at start or mid-run makes calls fail fast (gRPC UNKNOWN, as
 // the reference) while the process keeps serving; it never exits for it.
+// A request is capped, where the reference takes anything up to gRPC's
+// default receive limit of 4 MiB: MAX_DESCRIPTORS_PER_REQUEST (default
+// 1024), MAX_ENTRIES_PER_DESCRIPTOR (64) and MAX_KEY_BYTES_PER_REQUEST
+// (262144, the bytes of the domain and the entries' keys and values),
+// variables of rlpkit's own. A request over a cap fails (gRPC UNKNOWN, POST
+// /json 400) with a message naming the cap, the request's figure and the
+// variable; the gRPC receive limit and the /json body bound follow the caps
+// (about 1.3 MiB and 3.75 MiB with the defaults).
 // FORCE_START_WITHOUT_INITIAL_CONFIG has no effect: as with the reference's
 // file provider, the service always starts, and calls fail until a
 // configuration loads. The migration guide is docs/migrating-from-envoy-ratelimit.md.

@@ -103,7 +103,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, er
 	if err != nil {
 		return nil, err
 	}
-	srv.svc = rls.NewService(rls.Options{Conventions: conventions(s), ResponseHeaders: s.responseHeaders, Observe: srv.observe})
+	srv.svc = rls.NewService(rls.Options{Conventions: conventions(s), ResponseHeaders: s.responseHeaders, Caps: s.caps, Observe: srv.observe})
 	empty := ""
 	srv.dump.Store(&empty)
 	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: func(c *envoyratelimit.Config) {
@@ -143,9 +143,11 @@ func (srv *instance) observe(o rls.Outcome) {
 }
 
 // grpcServer returns the gRPC server: the RLS service, health (service
-// "ratelimit") and reflection, with TLS when GRPC_SERVER_TLS_* ask for it.
+// "ratelimit") and reflection, with TLS when GRPC_SERVER_TLS_* ask for it,
+// and a receive limit that follows the caps (MAX_*_PER_*; the reference
+// has no variable for its own, gRPC's default of 4 MiB).
 func (srv *instance) grpcServer() (*grpc.Server, error) {
-	gopts := rls.ServerOptions()
+	gopts := srv.svc.ServerOptions()
 	if srv.s.grpcTLS {
 		creds, err := grpcTLS(srv.s)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -63,6 +64,7 @@ type serveOptions struct {
 	metricsAddr     string // deprecated alias of httpAddr
 	responseHeaders bool
 	maxKeys         int
+	caps            rls.RequestCaps
 	redisURL        string
 	redisKeyPrefix  string
 	redisServerTime bool
@@ -130,6 +132,9 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "deprecated alias of --http-addr: the HTTP listen `address`")
 	fs.BoolVar(&o.responseHeaders, "response-headers", false, "add RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and Retry-After to responses")
 	fs.IntVar(&o.maxKeys, "max-keys", 0, "the memory store's bound on counters (0: 1,000,000)")
+	fs.IntVar(&o.caps.MaxDescriptors, "max-descriptors", rls.DefaultMaxDescriptors, "a request of more than `N` descriptors is refused (InvalidArgument)")
+	fs.IntVar(&o.caps.MaxEntries, "max-entries", rls.DefaultMaxEntries, "a request with a descriptor of more than `N` entries is refused (InvalidArgument)")
+	fs.IntVar(&o.caps.MaxKeyBytes, "max-key-bytes", rls.DefaultMaxKeyBytes, "a request whose domain, entry keys and values total more than `BYTES` is refused (InvalidArgument); the gRPC receive limit follows the three caps")
 	fs.StringVar(&o.redisURL, "redis", "", "keep the counters in the Redis at this `URL` instead of in memory")
 	fs.StringVar(&o.redisKeyPrefix, "redis-key-prefix", "", "a `prefix` for every Redis key, to share a Redis with other data")
 	fs.BoolVar(&o.redisServerTime, "redis-server-time", true, "decide at Redis's clock (TIME), so that servers with skewed clocks agree")
@@ -185,10 +190,27 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	if err := checkStoreCacheFlags(&o, fs); err != nil {
 		return o, err
 	}
+	if err := checkCaps(o.caps, src); err != nil {
+		return o, err
+	}
 	if o.metricsAddr != "" {
 		o.httpAddr, o.httpAddrFlag = o.metricsAddr, src.name("metrics-addr")
 	}
 	return o, nil
+}
+
+// checkCaps refuses a cap below 1 or above math.MaxInt32, naming its flag
+// or variable.
+func checkCaps(c rls.RequestCaps, src flagSources) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max-descriptors", c.MaxDescriptors}, {"max-entries", c.MaxEntries}, {"max-key-bytes", c.MaxKeyBytes}} {
+		if f.v < 1 || f.v > math.MaxInt32 {
+			return usagef("%s %d: want a whole number from 1 to %d", src.name(f.name), f.v, math.MaxInt32)
+		}
+	}
+	return nil
 }
 
 // isSet reports whether flag name was given on the command line or set from
@@ -286,7 +308,7 @@ func (r *serveRun) start(cs *counterStore) error {
 		r.hs.Set(reachable)
 	})
 	store = instrument(store, r.metrics, r.sh, r.log)
-	svc, err := rls.New(r.limits, rls.Options{Store: store, ResponseHeaders: r.o.responseHeaders, Observe: r.metrics.observe})
+	svc, err := rls.New(r.limits, rls.Options{Store: store, ResponseHeaders: r.o.responseHeaders, Caps: r.o.caps, Observe: r.metrics.observe})
 	if err != nil {
 		return err
 	}
@@ -317,7 +339,7 @@ func (r *serveRun) listen() (lis, httpLis net.Listener, err error) {
 // run serves on lis and httpLis (nil when off) until ctx is done or a
 // listener fails, then stops.
 func (r *serveRun) run(ctx context.Context, lis, httpLis net.Listener, ready func(grpcAddr, httpAddr string)) error {
-	srv := grpc.NewServer(rls.ServerOptions()...)
+	srv := grpc.NewServer(r.svc.ServerOptions()...)
 	rls.Register(srv, r.svc)
 	serving.Register(srv, r.hs)
 	r.sh.start(context.Background()) // the first state: logged when unreachable
