@@ -129,7 +129,7 @@ func checkAnswer(t *testing.T, conv Conventions, req *rlsv3.RateLimitRequest, go
 func serveBufconn(t testing.TB, s *Service) *grpc.ClientConn {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
-	srv := grpc.NewServer(ServerOptions()...)
+	srv := grpc.NewServer(s.ServerOptions()...)
 	Register(srv, s)
 	go srv.Serve(lis)
 	t.Cleanup(srv.Stop)
