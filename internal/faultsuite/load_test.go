@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -182,7 +184,8 @@ func (t *tally) codeCounts() map[string]int64 {
 func bigRequest(n, valueLen int) *rlsv3.RateLimitRequest {
 	req := &rlsv3.RateLimitRequest{Domain: faultDomain}
 	for i := range n {
-		v := fmt.Sprintf("%0*d", valueLen, i)
+		v := strconv.Itoa(i)
+		v = strings.Repeat("0", max(0, valueLen-len(v))) + v // fmt refuses widths over a million
 		req.Descriptors = append(req.Descriptors, &rlcommon.RateLimitDescriptor{
 			Entries: []*rlcommon.RateLimitDescriptor_Entry{{Key: "k", Value: v}},
 			Limit:   &rlcommon.RateLimitDescriptor_RateLimitOverride{RequestsPerUnit: 1 << 30, Unit: typev3.RateLimitUnit_HOUR},
