@@ -74,7 +74,15 @@
 //     format rlpkit serves (limit.CheckDescriptor), and so is a refund
 //     (is_negative_hits).
 //   - Counters are kept in rlpkit's counter state (see limit/redis), under
-//     "{domain}" hash-tagged keys, not the reference's INCRBY integers:
-//     counters are not shared with a reference instance on the same Redis.
+//     keys of its own, not the reference's INCRBY integers: counters are
+//     not shared with a reference instance on the same Redis. The
+//     reference joins a key's entries with "_" ("d_user_alice_path_/x_..."),
+//     so that user "alice_path_/x" spends the budget of user "alice" on
+//     path "/x"; here every entry is length-prefixed and the domain's hash
+//     tag escaped ("{d}R60:fixed_window:2:4:user5:alice4:path2:/x", see
+//     package limit), so two descriptors share a counter only when they
+//     have the same entries (or values one share_threshold pattern
+//     matches). Options.TagBy can tag keys by the descriptor's first entry
+//     instead of the domain, to spread a domain over a Redis Cluster.
 //   - Every error of a file is reported, not only the first.
 package envoyratelimit
