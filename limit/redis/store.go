@@ -57,9 +57,9 @@ type Options struct {
 	// SplitHashTags lets Update decide a batch whose keys have several
 	// hash tags, on a Cluster or Ring client, one tag at a time rather
 	// than refusing it: one script call per tag, all or nothing within
-	// that tag, the calls sent together in one pipeline at once (not queued
-	// behind other Updates' pipelines). A tag whose
-	// updates are all admitted is counted, and its decisions marked
+	// that tag, the calls sent together in one pipeline at once (not
+	// queued behind other Updates' pipelines). A tag whose updates are all
+	// admitted is counted, and its decisions marked
 	// counter.Decision.PartAdmitted, even when another tag's are
 	// rejected: such a request can be charged under one tag and refused
 	// under another. Keys tagged by their first descriptor entry
