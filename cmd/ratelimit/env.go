@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rlpkit/rlpkit/limit"
 )
 
 // settings is the environment of the reference, read once at start.
@@ -42,6 +44,7 @@ type settings struct {
 	redisTLSSkipVerifyHostname bool
 	redisTimeout               time.Duration
 	cacheKeyPrefix             string
+	redisHashTag               limit.TagBy // RLPKIT_REDIS_HASH_TAG, rlpkit's own
 
 	localCacheBytes int
 	nearLimitRatio  float64
@@ -84,6 +87,8 @@ var implemented = map[string]string{
 	"DISABLE_STATS": "false", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED": "false",
 	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
 	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "CONFIG_TYPE": "FILE",
+	// rlpkit's own, named so that no variable of the reference is.
+	"RLPKIT_REDIS_HASH_TAG": "domain",
 }
 
 // notImplemented lists variables of the reference that are not read, and
@@ -228,6 +233,7 @@ func (r *envReader) logAndBackend(s *settings) {
 		r.errs = append(r.errs, fmt.Errorf("CACHE_KEY_PREFIX=%q: must not contain '{' or '}', which would change the keys' Redis Cluster hash tags", s.cacheKeyPrefix))
 	}
 	r.int("EXPIRATION_JITTER_MAX_SECONDS", 0, 1<<31-1)
+	s.redisHashTag, _ = limit.ParseTagBy(r.oneOf("RLPKIT_REDIS_HASH_TAG", "domain", "first-entry"))
 }
 
 // limitsAndStats reads the limits' options, the statistics and the rest.

@@ -24,6 +24,7 @@ func TestReadSettingsErrors(t *testing.T) {
 		{"tls without files", map[string]string{"GRPC_SERVER_USE_TLS": "true"}, "GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"},
 		{"bad tags", map[string]string{"EXTRA_TAGS": "a:b,c"}, `EXTRA_TAGS="a:b,c": want key:value pairs separated by commas`},
 		{"config type", map[string]string{"CONFIG_TYPE": "GRPC_XDS_SOTW"}, `CONFIG_TYPE="GRPC_XDS_SOTW": want one of FILE`},
+		{"bad hash tag", map[string]string{"RLPKIT_REDIS_HASH_TAG": "tenant"}, `RLPKIT_REDIS_HASH_TAG="tenant": want one of domain, first-entry`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
