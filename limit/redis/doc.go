@@ -43,7 +43,8 @@
 // call is sent from copies of its keys made when it was queued, so a
 // caller may reuse its keys' memory as soon as Update returns, whatever it
 // returned (counter.Store's contract): a call is never sent with a key its
-// caller did not ask for.
+// caller did not ask for. An Update split by hash tag (Options.SplitHashTags,
+// below) is sent at once, in a pipeline of its own, under its own context.
 //
 // # Keys and Redis Cluster
 //
