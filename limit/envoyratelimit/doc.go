@@ -64,7 +64,11 @@
 //     not over reports its limit minus its current count (the reference
 //     counts every matched descriptor, #427, #1060). A request let through
 //     anyway (a shadow_mode rule, SHADOW_MODE, quota_mode) is then counted
-//     on every counter that had room, in a second Store.Update.
+//     on every counter that had room, in a second Store.Update. With
+//     Options.TagBy = limit.TagByFirstEntry over a Redis Cluster store that
+//     splits by hash tag (limit/redis's Options.SplitHashTags), it is all
+//     or nothing per first entry instead: a request can be charged under
+//     one tag and refused under another.
 //   - A check (a descriptor hits_addend of 0) is over when not even one
 //     more hit would be admitted; the reference's check is over only when
 //     the counter already exceeds the limit, which its counters can do
