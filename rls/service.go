@@ -29,6 +29,9 @@ type Options struct {
 	// Store keeps the counters of the Limitador-style limits given to New
 	// and SetLimits; required by them, unused otherwise.
 	Store counter.Store
+	// TagBy chooses the Redis Cluster hash tag of those limits' counter
+	// keys (limitador.WithTagBy); the zero value tags them by domain.
+	TagBy limit.TagBy
 	// Clock gives the instant of each decision; nil means time.Now. A store
 	// with a clock of its own (Redis TIME) may use that instead.
 	Clock func() time.Time
@@ -160,7 +163,7 @@ func (s *Service) SetLimits(limits []limitador.Limit) error {
 	if s.opts.Store == nil {
 		return errors.New("rls: SetLimits needs Options.Store")
 	}
-	eval, err := limitador.NewEvaluator(limits, s.opts.Store)
+	eval, err := limitador.NewEvaluator(limits, s.opts.Store, limitador.WithTagBy(s.opts.TagBy))
 	if err != nil {
 		return fmt.Errorf("rls: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/redis"
 )
@@ -43,7 +44,8 @@ func openBackend(s settings, log *slog.Logger) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := redis.New(client, redis.Options{KeyPrefix: s.cacheKeyPrefix})
+	// Keys tagged by first entry may span tags: each is decided apart.
+	store, err := redis.New(client, redis.Options{KeyPrefix: s.cacheKeyPrefix, SplitHashTags: s.redisHashTag == limit.TagByFirstEntry})
 	if err != nil {
 		client.Close()
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -45,6 +46,7 @@ type settings struct {
 	redisTLSSkipVerifyHostname bool
 	redisTimeout               time.Duration
 	cacheKeyPrefix             string
+	redisHashTag               limit.TagBy // RLPKIT_REDIS_HASH_TAG, rlpkit's own
 
 	localCacheBytes int
 	nearLimitRatio  float64
@@ -92,6 +94,8 @@ var implemented = map[string]string{
 	"MAX_DESCRIPTORS_PER_REQUEST": strconv.Itoa(rls.DefaultMaxDescriptors),
 	"MAX_ENTRIES_PER_DESCRIPTOR":  strconv.Itoa(rls.DefaultMaxEntries),
 	"MAX_KEY_BYTES_PER_REQUEST":   strconv.Itoa(rls.DefaultMaxKeyBytes),
+	// rlpkit's own, named so that no variable of the reference is.
+	"RLPKIT_REDIS_HASH_TAG": "domain",
 }
 
 // notImplemented lists variables of the reference that are not read, and
@@ -236,6 +240,7 @@ func (r *envReader) logAndBackend(s *settings) {
 		r.errs = append(r.errs, fmt.Errorf("CACHE_KEY_PREFIX=%q: must not contain '{' or '}', which would change the keys' Redis Cluster hash tags", s.cacheKeyPrefix))
 	}
 	r.int("EXPIRATION_JITTER_MAX_SECONDS", 0, 1<<31-1)
+	s.redisHashTag, _ = limit.ParseTagBy(r.oneOf("RLPKIT_REDIS_HASH_TAG", "domain", "first-entry"))
 }
 
 // limitsAndStats reads the limits' options, the statistics and the rest.

@@ -29,6 +29,7 @@ func TestReadSettingsErrors(t *testing.T) {
 		{"negative cap", map[string]string{"MAX_DESCRIPTORS_PER_REQUEST": "-1"}, `MAX_DESCRIPTORS_PER_REQUEST="-1": want a whole number from 1 to 2147483647`},
 		{"zero cap", map[string]string{"MAX_ENTRIES_PER_DESCRIPTOR": "0"}, `MAX_ENTRIES_PER_DESCRIPTOR="0": want a whole number from 1 to 2147483647`},
 		{"cap not a number", map[string]string{"MAX_KEY_BYTES_PER_REQUEST": "256KiB"}, `MAX_KEY_BYTES_PER_REQUEST="256KiB": want a whole number from 1 to 2147483647`},
+		{"bad hash tag", map[string]string{"RLPKIT_REDIS_HASH_TAG": "tenant"}, `RLPKIT_REDIS_HASH_TAG="tenant": want one of domain, first-entry`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,7 +27,15 @@
 // reference reports with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true).
 // Rules may opt in to other algorithms, windows of several units and
 // several limits per descriptor (see package limit/envoyratelimit). Counters are kept
-// in rlpkit's format, not shared with a reference instance. The runtime
+// in rlpkit's format, not shared with a reference instance: keys length-prefix
+// every entry (the reference's "_"-joined keys let user "alice_path_/x" spend
+// the budget of user "alice" on path "/x") and start with the domain's Redis
+// Cluster hash tag, escaped, so that a whole domain lives on one Cluster node.
+// RLPKIT_REDIS_HASH_TAG=first-entry (rlpkit's own variable; default domain)
+// tags them by the domain and each descriptor's first entry instead,
+// spreading tenants over the Cluster; a request whose descriptors start
+// with different entries is then decided per tag, all or nothing within
+// each, so it can be charged under one tag and refused under another. The runtime
 // directory is polled every 250 ms rather than watched with file events.
 // Redis down at start or mid-run makes calls fail fast (gRPC UNKNOWN, as
 // the reference) while the process keeps serving; it never exits for it.

@@ -94,7 +94,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, er
 	if s.localCacheBytes > 0 {
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
-	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio}
+	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag}
 	if !s.disableStats {
 		eo.Observe = srv.st.observe
 		srv.reg.MustRegister(newPromCollector(srv.st))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/internal/gcfloor"
 	"github.com/rlpkit/rlpkit/internal/serving"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rls"
@@ -35,8 +36,10 @@ format, YAML or JSON) or the limits of every Gateway compiled from the topology 
 kuadrant.io/v1 RateLimitPolicies too, as "rlpkit compile -o kuadrant" prints them). Counters are kept in memory, or
 with --redis in Redis, shared by every server using it (redis://host:port/db, rediss://
 for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAME); when
-Redis cannot answer, calls answer Unavailable. The inputs are reloaded when they change;
-invalid new inputs keep the limits in force and the reason is logged.
+Redis cannot answer, calls answer Unavailable. On a Cluster a domain's counters share one
+node unless --redis-hash-tag first-entry spreads them by their descriptors' first entries.
+The inputs are reloaded when they change; invalid new inputs keep the limits in force and
+the reason is logged.
 
 The HTTP port (--http-addr, "off" for none, port 0 for any free port) serves
   /metrics  Prometheus metrics, per limit too (rlpkit_limit_*; see the README)
@@ -68,6 +71,7 @@ type serveOptions struct {
 	redisURL        string
 	redisKeyPrefix  string
 	redisServerTime bool
+	redisHashTag    limit.TagBy
 	storeTimeout    time.Duration
 	nearLimitRatio  float64
 	logFormat       string
@@ -86,6 +90,17 @@ type serveOptions struct {
 	// wrapStore, when set, wraps the counter store; tests use it to hold
 	// calls in flight.
 	wrapStore func(counter.Store) counter.Store
+}
+
+// tagByFlag is --redis-hash-tag: a limit.TagBy by its name.
+type tagByFlag limit.TagBy
+
+func (f *tagByFlag) String() string { return limit.TagBy(*f).String() }
+
+func (f *tagByFlag) Set(s string) error {
+	t, err := limit.ParseTagBy(s)
+	*f = tagByFlag(t)
+	return err
 }
 
 // httpOff is the --http-addr that turns the HTTP port off.
@@ -138,6 +153,7 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	fs.StringVar(&o.redisURL, "redis", "", "keep the counters in the Redis at this `URL` instead of in memory")
 	fs.StringVar(&o.redisKeyPrefix, "redis-key-prefix", "", "a `prefix` for every Redis key, to share a Redis with other data")
 	fs.BoolVar(&o.redisServerTime, "redis-server-time", true, "decide at Redis's clock (TIME), so that servers with skewed clocks agree")
+	fs.Var((*tagByFlag)(&o.redisHashTag), "redis-hash-tag", "with --redis: the Redis Cluster hash tag of counter keys: `domain` keeps a domain's counters on one Cluster node and decides every request all or nothing; first-entry tags by domain and a descriptor's first entry, spreading tenants over the Cluster, and decides a request whose descriptors start with different entries per tag, so it can be charged under one tag and refused under another")
 	fs.DurationVar(&o.storeTimeout, "redis-timeout", time.Second, "the longest a call waits for Redis; one with a deadline waits at most 9/10 of its time left")
 	fs.Float64Var(&o.nearLimitRatio, "near-limit-ratio", 0.8, "the share of a limit above which hits count as near the limit (rlpkit_limit_near_limit_total), from 0 to 1")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text or json")
@@ -182,6 +198,8 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 		return o, usagef("%s %v: want a ratio from 0 to 1", src.name("near-limit-ratio"), o.nearLimitRatio)
 	case o.redisURL == "" && (o.redisKeyPrefix != "" || !o.redisServerTime):
 		return o, usagef("--redis-key-prefix and --redis-server-time need --redis")
+	case o.redisURL == "" && o.redisHashTag != limit.TagByDomain:
+		return o, usagef("%s chooses where counters live in a Redis Cluster; it needs --redis", src.name("redis-hash-tag"))
 	case o.redisURL != "" && o.maxKeys != 0:
 		return o, usagef("--max-keys bounds the memory store; it has no effect with --redis")
 	case o.metricsAddr != "" && isSet(fs, "http-addr"):
@@ -308,7 +326,7 @@ func (r *serveRun) start(cs *counterStore) error {
 		r.hs.Set(reachable)
 	})
 	store = instrument(store, r.metrics, r.sh, r.log)
-	svc, err := rls.New(r.limits, rls.Options{Store: store, ResponseHeaders: r.o.responseHeaders, Caps: r.o.caps, Observe: r.metrics.observe})
+	svc, err := rls.New(r.limits, rls.Options{Store: store, ResponseHeaders: r.o.responseHeaders, Caps: r.o.caps, TagBy: r.o.redisHashTag, Observe: r.metrics.observe})
 	if err != nil {
 		return err
 	}

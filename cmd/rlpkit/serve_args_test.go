@@ -38,6 +38,8 @@ func TestServeExitCodes(t *testing.T) {
 		{"key prefix with a brace", []string{"--limits", good, "--redis", "redis://127.0.0.1:1", "--redis-key-prefix", "a{b"}, exitUsage, "contains a brace"},
 		{"Redis flags without Redis", []string{"--limits", good, "--redis-key-prefix", "rl:"}, exitUsage, "--redis-key-prefix and --redis-server-time need --redis"},
 		{"max keys with Redis", []string{"--limits", good, "--redis", "redis://127.0.0.1:1", "--max-keys", "10"}, exitUsage, "--max-keys bounds the memory store"},
+		{"hash tag without Redis", []string{"--limits", good, "--redis-hash-tag", "first-entry"}, exitUsage, "--redis-hash-tag chooses where counters live in a Redis Cluster; it needs --redis"},
+		{"unknown hash tag", []string{"--limits", good, "--redis", "redis://127.0.0.1:1", "--redis-hash-tag", "tenant"}, exitUsage, `want domain or first-entry`},
 		{"zero Redis timeout", []string{"--limits", good, "--redis-timeout", "0s"}, exitUsage, "--redis-timeout 0s: want more than 0"},
 		{"help", []string{"-h"}, exitOK, ""},
 		{"invalid limits", []string{"--addr", "127.0.0.1:0", "--limits", bad}, exitInvalid, "bad.yaml:1: limit: [0].seconds: must be greater than 0"},

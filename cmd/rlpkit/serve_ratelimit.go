@@ -37,7 +37,7 @@ type ratelimitServe struct {
 // such as "message_type_marketing.to_number"), never by a request value;
 // reloads count in rlpkit_limits_reloads_total.
 func newRatelimitServe(o serveOptions, store counter.Store, svc *rls.Service, m *serveMetrics, log *slog.Logger) (*ratelimitServe, error) {
-	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio})
+	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio, TagBy: o.redisHashTag})
 	if err != nil {
 		return nil, err
 	}

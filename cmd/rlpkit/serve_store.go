@@ -8,6 +8,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/redis"
 )
@@ -36,7 +37,8 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	if err != nil {
 		return nil, usagef("%s: %v", o.sources.name("redis"), err)
 	}
-	ro := redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime}
+	// Keys tagged by first entry may span tags: each is decided apart.
+	ro := redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime, SplitHashTags: o.redisHashTag == limit.TagByFirstEntry}
 	cs, err := openRedisStore(client, ro, o.cache, o.storeTimeout, log)
 	if err != nil {
 		client.Close()

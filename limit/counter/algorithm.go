@@ -196,6 +196,14 @@ type Decision struct {
 	// Allowed reports whether the hits were admitted (for a check: whether
 	// one more hit would be).
 	Allowed bool
+	// PartAdmitted is set by a store that decided the batch in parts, all
+	// or nothing within each part only (limit/redis with
+	// Options.SplitHashTags: one part per Redis Cluster hash tag), on every
+	// update of a part it admitted: that update's cost was consumed even if
+	// another part was rejected. A store that decides a batch whole never
+	// sets it; there an update is consumed exactly when every update of the
+	// batch is allowed (see Store).
+	PartAdmitted bool
 	// Used is what the algorithm compared with its capacity, including this
 	// request's cost whether or not it was admitted: the window's hits (fixed
 	// window), the estimate (sliding window; per second with pingap's

@@ -16,6 +16,12 @@ import (
 // updates may name the same key: each sees the ones before it. An update
 // with cost 0 is a check (see Policy.Decide).
 //
+// A store its user has allowed to decide a batch in parts (limit/redis with
+// Options.SplitHashTags, on a Redis Cluster, one part per hash tag) is all or
+// nothing within each part only: a part with a rejected update changes no
+// counter, a part whose updates are all allowed consumes its costs and marks
+// their decisions PartAdmitted, whatever the other parts' decisions.
+//
 // Update returns an error, and no decisions, when the store cannot answer
 // (a server unreachable, an invalid update); callers must not treat an error
 // as allowed or rejected on their own.
@@ -38,8 +44,10 @@ type Store interface {
 
 // Update is one counter change in a batch.
 type Update struct {
-	// Key names the counter. Keys built by the Evaluator start with a Redis
-	// Cluster hash tag, "{namespace}", shared by all keys of a domain.
+	// Key names the counter. Keys built by the evaluators start with a
+	// Redis Cluster hash tag (see limit.TagBy): "{domain}", shared by all
+	// keys of a domain, or "{domain|key|value}", shared by the keys of one
+	// first descriptor entry.
 	Key string
 	// Policy is the counter's algorithm and parameters.
 	Policy Policy

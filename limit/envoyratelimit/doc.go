@@ -64,7 +64,11 @@
 //     not over reports its limit minus its current count (the reference
 //     counts every matched descriptor, #427, #1060). A request let through
 //     anyway (a shadow_mode rule, SHADOW_MODE, quota_mode) is then counted
-//     on every counter that had room, in a second Store.Update.
+//     on every counter that had room, in a second Store.Update. With
+//     Options.TagBy = limit.TagByFirstEntry over a Redis Cluster store that
+//     splits by hash tag (limit/redis's Options.SplitHashTags), it is all
+//     or nothing per first entry instead: a request can be charged under
+//     one tag and refused under another.
 //   - A check (a descriptor hits_addend of 0) is over when not even one
 //     more hit would be admitted; the reference's check is over only when
 //     the counter already exceeds the limit, which its counters can do
@@ -74,7 +78,15 @@
 //     format rlpkit serves (limit.CheckDescriptor), and so is a refund
 //     (is_negative_hits).
 //   - Counters are kept in rlpkit's counter state (see limit/redis), under
-//     "{domain}" hash-tagged keys, not the reference's INCRBY integers:
-//     counters are not shared with a reference instance on the same Redis.
+//     keys of its own, not the reference's INCRBY integers: counters are
+//     not shared with a reference instance on the same Redis. The
+//     reference joins a key's entries with "_" ("d_user_alice_path_/x_..."),
+//     so that user "alice_path_/x" spends the budget of user "alice" on
+//     path "/x"; here every entry is length-prefixed and the domain's hash
+//     tag escaped ("{d}R60:fixed_window:2:4:user5:alice4:path2:/x", see
+//     package limit), so two descriptors share a counter only when they
+//     have the same entries (or values one share_threshold pattern
+//     matches). Options.TagBy can tag keys by the descriptor's first entry
+//     instead of the domain, to spread a domain over a Redis Cluster.
 //   - Every error of a file is reported, not only the first.
 package envoyratelimit

@@ -32,6 +32,12 @@ type Options struct {
 	// statistics key and this request's counts. It must be fast and safe
 	// for concurrent use.
 	Observe func(key string, c RuleCounts)
+	// TagBy chooses the counter keys' Redis Cluster hash tag: the domain
+	// (the default) or the domain and the descriptor's first entry (see
+	// limit.TagBy). With TagByFirstEntry, a request's counters may fall
+	// under several tags: a Redis Cluster store must then be allowed to
+	// decide them one tag at a time (limit/redis's Options.SplitHashTags).
+	TagBy limit.TagBy
 }
 
 // RuleCounts are one request's contribution to a limit's statistics, under
@@ -62,6 +68,9 @@ func NewEvaluator(o Options) (*Evaluator, error) {
 	}
 	if o.NearLimitRatio < 0 || o.NearLimitRatio > 1 {
 		return nil, fmt.Errorf("ratelimit: near-limit ratio %v is not within [0, 1]", o.NearLimitRatio)
+	}
+	if o.TagBy != limit.TagByDomain && o.TagBy != limit.TagByFirstEntry {
+		return nil, fmt.Errorf("ratelimit: unknown hash tag choice %v", o.TagBy)
 	}
 	e := &Evaluator{o: o, scratch: &sync.Pool{New: func() any { return new(scratch) }}}
 	return e, nil
@@ -246,7 +255,7 @@ func (e *Evaluator) updates(sc *scratch, req *rlsmsg.Request, items []item) []co
 	sc.keys = sc.keys[:0]
 	ends := sc.ends[:0]
 	for _, it := range items {
-		sc.keys = appendCounterKey(sc.keys, req.Domain, req.Descriptors[it.desc].Entries, it)
+		sc.keys = appendCounterKey(sc.keys, e.o.TagBy, req.Domain, req.Descriptors[it.desc].Entries, it)
 		ends = append(ends, len(sc.keys))
 	}
 	sc.ends = ends
@@ -315,12 +324,13 @@ func rejectedAny(decisions []counter.Decision) bool {
 }
 
 // countLetThrough applies again the updates whose counters had room, after
-// a batch rejected only by limits that do not reject the request.
+// a batch rejected only by limits that do not reject the request; not those
+// a store deciding the batch in parts has consumed already (PartAdmitted).
 func (e *Evaluator) countLetThrough(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	var again []counter.Update
 	var at []int
 	for k, d := range decisions {
-		if d.Allowed && updates[k].Cost > 0 {
+		if d.Allowed && !d.PartAdmitted && updates[k].Cost > 0 {
 			again = append(again, updates[k])
 			at = append(at, k)
 		}
@@ -442,31 +452,44 @@ func ceilSecond(d time.Duration) time.Duration {
 	return (d + time.Second - 1) / time.Second * time.Second
 }
 
-// appendCounterKey appends "{domain}_k1_v1_k2_v2:window" (the algorithm
-// appended when not the fixed window) to b. An entry matched by a
-// share_threshold node is written as the node's pattern, so that every value
-// it matches shares the counter, this node's and its children's.
-func appendCounterKey(b []byte, domain string, entries []rlsmsg.Entry, it item) []byte {
-	b = append(b, '{')
-	b = append(b, domain...)
-	b = append(b, '}')
-	for i, en := range entries {
-		b = append(b, '_')
-		b = append(b, en.Key...)
-		b = append(b, '_')
-		if it.path != nil && it.path[i].ShareThreshold {
-			b = append(b, it.path[i].Value...) // the pattern, for every value it matches
-			continue
-		}
-		b = append(b, en.Value...)
+// appendCounterKey appends an item's counter key to b: the hash tag (see
+// limit.TagBy), "R", the window in seconds, ":", the algorithm's name, ":",
+// the number of entries, ":", then each entry's key and value
+// length-prefixed (limit.AppendString), so that no two descriptors share a
+// key unless they have the same entries:
+//
+//	{domain}R60:fixed_window:2:4:user5:alice4:path2:/x
+//
+// An entry matched by a share_threshold node is written as the node's
+// pattern, so that every value it matches shares the counter, this node's
+// and its children's; the first-entry hash tag takes the pattern too.
+func appendCounterKey(b []byte, tagBy limit.TagBy, domain string, entries []rlsmsg.Entry, it item) []byte {
+	if tagBy == limit.TagByFirstEntry && len(entries) > 0 {
+		b = limit.AppendEntryTag(b, domain, entries[0].Key, keyValue(entries, it.path, 0))
+	} else {
+		b = limit.AppendTag(b, domain)
 	}
-	b = append(b, ':')
+	b = append(b, 'R')
 	b = strconv.AppendInt(b, int64(it.rule.Window()/time.Second), 10)
-	if it.rule.Algorithm != counter.AlgorithmFixedWindow {
-		b = append(b, ':')
-		b = append(b, it.rule.Algorithm.String()...)
+	b = append(b, ':')
+	b = append(b, it.rule.Algorithm.String()...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(len(entries)), 10)
+	b = append(b, ':')
+	for i := range entries {
+		b = limit.AppendString(b, entries[i].Key)
+		b = limit.AppendString(b, keyValue(entries, it.path, i))
 	}
 	return b
+}
+
+// keyValue is the value entry i is counted under: its own, or the pattern of
+// the share_threshold node that matched it.
+func keyValue(entries []rlsmsg.Entry, path []*Node, i int) string {
+	if path != nil && path[i].ShareThreshold {
+		return path[i].Value
+	}
+	return entries[i].Value
 }
 
 // statsKey is the reference's statistics key of a match: the configured

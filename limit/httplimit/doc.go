@@ -73,7 +73,10 @@
 //
 // This package does not import limit/redis: any Store works.
 // Counter keys start with the plugin's name and change with its type, tag,
-// key and interval. A store error rejects the request with 503 unless
+// key and interval; the request's value ends them, as it is when it has at
+// most 128 bytes and no brace, else as its SHA-256: a huge value cannot make
+// its counter's key huge, and a client cannot choose its counter's Redis
+// Cluster hash tag, so the node that keeps it. A store error rejects the request with 503 unless
 // WithStoreErrorHandler lets it through.
 //
 // In-flight counts are always per process, whatever the store: an in-flight

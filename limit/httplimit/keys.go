@@ -58,10 +58,12 @@ func (l *Limiter) appendKeyValue(buf []byte, r *http.Request) ([]byte, bool) {
 }
 
 // appendValue appends v, or "#" and the hex SHA-256 of v when it is longer
-// than maxKeyValue. Short values are prefixed "=", so that no value can
-// collide with a hashed one.
+// than maxKeyValue or holds a brace. Short values are prefixed "=", so that
+// no value can collide with a hashed one. A brace would let the client pick
+// the key's Redis Cluster hash tag (the bytes between a key's first '{' and
+// the next '}'), and so the node its counters load.
 func appendValue(buf []byte, v string) []byte {
-	if len(v) <= maxKeyValue {
+	if len(v) <= maxKeyValue && strings.IndexAny(v, "{}") < 0 {
 		return append(append(buf, '='), v...)
 	}
 	sum := sha256.Sum256([]byte(v))

@@ -123,6 +123,8 @@ func TestAppendValue(t *testing.T) {
 		{name: "short", v: "abc", want: "=abc"},
 		{name: "at bound", v: long[:maxKeyValue], want: "=" + long[:maxKeyValue]},
 		{name: "long is hashed", v: long, want: "#9094034fb2d0ce2e407c9b260f2806ab2efb352e200722fd6296d9cf1cf7e6f5"},
+		{name: "a brace is hashed", v: "{a}", want: "#460c3a93211614ac783c0f1d1bbbcb45a6da87d6421b5c0771772588f1015ff8"},
+		{name: "a closing brace is hashed", v: "a}", want: "#0fa7ca4dfdeb7fefde235a0ce50ae59c80ace983f06497379e3a3f4dc6a1629f"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

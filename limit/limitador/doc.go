@@ -79,6 +79,19 @@
 // such as descriptors[0].req.method, loads, as in limitador, and never
 // matches; LimitWarnings reports it with the bracket form to write instead.
 //
+// # Counter keys
+//
+// A limit's counter key is its hash tag, "L", its algorithm, its identity
+// without the namespace and the variables' values, each length-prefixed
+// (limit.AppendString): "{shop}La" then the seconds, the conditions and the
+// variables, then the values. An override's is the tag, "O", the window
+// and the descriptor's entries: "{shop}O60:1:4:user5:alice". The hash tag
+// is the namespace's ("{shop}", every counter of a namespace in one Redis
+// Cluster slot) unless WithTagBy(limit.TagByFirstEntry) makes it the
+// namespace's and the first variable's as written, with its value
+// ("{shop|user|alice}"; an override's: its first entry), which spreads a
+// namespace over the Cluster; see package limit for the trade-off.
+//
 // # Where it differs from upstream
 //
 //   - Envoy's reference service evaluates each descriptor on its own; here,

@@ -51,6 +51,7 @@ type Evaluator struct {
 	domains map[string]*domainLimits
 	store   counter.Store
 	clock   func() time.Time
+	tagBy   limit.TagBy
 	scratch sync.Pool
 }
 
@@ -79,6 +80,19 @@ func WithClock(clock func() time.Time) Option {
 	return func(e *Evaluator) { e.clock = clock }
 }
 
+// WithTagBy chooses the counter keys' Redis Cluster hash tag: the
+// namespace (limit.TagByDomain, the default) or, with limit.TagByFirstEntry,
+// the namespace and the limit's first variable as written with its value
+// (a limit without variables keeps the namespace's tag), and for a limit
+// override the namespace and the descriptor's first entry. A request's
+// counters may then fall under several tags: a Redis Cluster store must be
+// allowed to decide them one tag at a time (limit/redis's
+// Options.SplitHashTags). Reordering a limit's variables keeps its identity
+// but, under TagByFirstEntry, moves its counters to new keys.
+func WithTagBy(t limit.TagBy) Option {
+	return func(e *Evaluator) { e.tagBy = t }
+}
+
 // NewEvaluator validates limits (see ValidateLimits) and returns an
 // evaluator over them and store.
 func NewEvaluator(limits []Limit, store counter.Store, opts ...Option) (*Evaluator, error) {
@@ -102,6 +116,9 @@ func NewEvaluator(limits []Limit, store counter.Store, opts ...Option) (*Evaluat
 	e.scratch.New = func() any { return new(scratch) }
 	for _, o := range opts {
 		o(e)
+	}
+	if e.tagBy != limit.TagByDomain && e.tagBy != limit.TagByFirstEntry {
+		return nil, fmt.Errorf("limit: unknown hash tag choice %v", e.tagBy)
 	}
 	return e, nil
 }
@@ -142,7 +159,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 		for _, l := range dl.limits {
 			start := len(sc.keys)
 			var ok bool
-			if sc.keys, ok = l.applies(&sc.act, sc.keys); !ok {
+			if sc.keys, ok = l.applies(&sc.act, sc.keys, e.tagBy); !ok {
 				continue
 			}
 			first := len(sc.attr)
@@ -166,7 +183,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 		}
 		cost := limit.Cost(req, d)
 		start := len(sc.keys)
-		sc.keys = appendOverrideKey(sc.keys, req.Domain, d)
+		sc.keys = appendOverrideKey(sc.keys, e.tagBy, req.Domain, d)
 		window := time.Duration(d.Limit.Unit.Seconds()) * time.Second
 		sc.attr = append(sc.attr, int32(i))
 		sc.add(start, counter.Policy{Max: uint64(d.Limit.RequestsPerUnit), Window: window}, cost,
@@ -264,17 +281,23 @@ func limitCost(req *rlsmsg.Request, attr []int32) uint64 {
 }
 
 // appendOverrideKey appends the counter key of a descriptor's override:
-// the domain's hash tag, "O", the window and the entries, length-prefixed.
-func appendOverrideKey(b []byte, domain string, d *rlsmsg.Descriptor) []byte {
-	b = appendHashTag(b, domain)
+// the hash tag (the domain's, or the domain's and the first entry's), "O",
+// the window, ":", the number of entries, ":" and the entries,
+// length-prefixed.
+func appendOverrideKey(b []byte, tagBy limit.TagBy, domain string, d *rlsmsg.Descriptor) []byte {
+	if tagBy == limit.TagByFirstEntry && len(d.Entries) > 0 {
+		b = limit.AppendEntryTag(b, domain, d.Entries[0].Key, d.Entries[0].Value)
+	} else {
+		b = limit.AppendTag(b, domain)
+	}
 	b = append(b, 'O')
 	b = strconv.AppendUint(b, uint64(d.Limit.Unit.Seconds()), 10)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(len(d.Entries)), 10)
 	b = append(b, ':')
 	for _, en := range d.Entries {
-		b = appendNetstring(b, en.Key)
-		b = appendNetstring(b, en.Value)
+		b = limit.AppendString(b, en.Key)
+		b = limit.AppendString(b, en.Value)
 	}
 	return b
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
@@ -58,7 +59,7 @@ type Limit struct {
 // length-prefixed, so no choice of values makes two identities collide.
 // Conditions and variables that do not parse are taken verbatim.
 func (l *Limit) Identity() string {
-	b := appendNetstring(nil, l.Namespace)
+	b := limit.AppendString(nil, l.Namespace)
 	return string(appendIdentityRest(b, int64(l.Seconds), canonicalConditions(l.Conditions), canonicalVariables(l.Variables)))
 }
 
@@ -90,23 +91,16 @@ func ParseVariable(v string) (string, error) {
 
 // appendIdentityRest appends seconds, the conditions and the variables.
 func appendIdentityRest(b []byte, seconds int64, conds, vars []string) []byte {
-	b = appendNetstring(b, strconv.FormatInt(seconds, 10))
-	b = appendNetstring(b, strconv.Itoa(len(conds)))
+	b = limit.AppendString(b, strconv.FormatInt(seconds, 10))
+	b = limit.AppendString(b, strconv.Itoa(len(conds)))
 	for _, c := range conds {
-		b = appendNetstring(b, c)
+		b = limit.AppendString(b, c)
 	}
-	b = appendNetstring(b, strconv.Itoa(len(vars)))
+	b = limit.AppendString(b, strconv.Itoa(len(vars)))
 	for _, v := range vars {
-		b = appendNetstring(b, v)
+		b = limit.AppendString(b, v)
 	}
 	return b
-}
-
-// appendNetstring appends len(s) ":" s.
-func appendNetstring(b []byte, s string) []byte {
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	b = append(b, ':')
-	return append(b, s...)
 }
 
 // canonicalConditions returns the sorted, deduplicated canonical forms.

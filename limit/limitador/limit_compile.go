@@ -10,19 +10,24 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // compiledLimit is a validated Limit ready for matching.
 type compiledLimit struct {
-	index  int // position in the list given to the evaluator
-	conds  []*Condition
-	vars   []*variable // one per canonical form, in canonical order
-	prefix string      // counter key prefix; the variables' values follow
-	policy counter.Policy
-	status rlsmsg.RateLimit
-	cel    ref.Val // limit, as CEL conditions and variables read it
+	index     int // position in the list given to the evaluator
+	conds     []*Condition
+	vars      []*variable // one per canonical form, in canonical order
+	ns        string      // the namespace
+	tag       string      // the namespace's hash tag (limit.TagByDomain)
+	first     int         // index in vars of the variable written first, -1 if none
+	firstForm string      // its canonical form
+	prefix    string      // counter key after the hash tag; the variables' values follow
+	policy    counter.Policy
+	status    rlsmsg.RateLimit
+	cel       ref.Val // limit, as CEL conditions and variables read it
 }
 
 // ValidateLimits checks limits as NewEvaluator and DecodeLimits do and
@@ -107,14 +112,18 @@ func compileLimit(l *Limit, index int, path string, errs *fielderr.List) *compil
 		return nil
 	}
 	forms := canonicalVariables(l.Variables)
-	for _, form := range forms {
+	cl.first = -1
+	for i, form := range forms {
 		cl.vars = append(cl.vars, byForm[form])
+		if len(l.Variables) > 0 && form == canonicalVariable(l.Variables[0]) {
+			cl.first, cl.firstForm = i, form
+		}
 	}
 	cl.policy = counter.Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second, FirstHit: !l.EpochWindows}
 	cl.status = rlsmsg.RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: rlsmsg.UnitForSeconds(l.Seconds)}
 	cl.cel = limitValue(l)
-	b := appendHashTag(nil, l.Namespace)
-	b = append(b, 'L', algorithmKeyByte(l.Algorithm))
+	cl.ns, cl.tag = l.Namespace, string(limit.AppendTag(nil, l.Namespace))
+	b := []byte{'L', algorithmKeyByte(l.Algorithm)}
 	cl.prefix = string(appendIdentityRest(b, int64(l.Seconds), canonicalConditions(l.Conditions), forms))
 	return cl
 }
@@ -152,30 +161,14 @@ func limitWarnings(l *Limit, path string) []Warning {
 // whose algorithm changes starts new counters instead of misreading state.
 func algorithmKeyByte(a counter.Algorithm) byte { return 'a' + byte(a) }
 
-// appendHashTag appends "{" namespace "}" with "{", "}" and "%" escaped as
-// %7B, %7D and %25, so the tag is the whole namespace and Redis Cluster
-// keeps a domain's keys in one slot.
-func appendHashTag(b []byte, ns string) []byte {
-	b = append(b, '{')
-	for i := 0; i < len(ns); i++ {
-		switch c := ns[i]; c {
-		case '{':
-			b = append(b, "%7B"...)
-		case '}':
-			b = append(b, "%7D"...)
-		case '%':
-			b = append(b, "%25"...)
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '}')
-}
-
 // applies reports whether l applies to the request of act (every condition
 // holds and every variable resolves) and, if so, appends its counter key to
-// buf. act.reads then says which descriptors it read.
-func (l *compiledLimit) applies(act *activation, buf []byte) ([]byte, bool) {
+// buf: the hash tag (the namespace's, or with limit.TagByFirstEntry the
+// namespace's and the first variable's as written, with its value), "L",
+// the algorithm, the identity without the namespace, and the variables'
+// values in canonical order, length-prefixed. act.reads then says which
+// descriptors it read.
+func (l *compiledLimit) applies(act *activation, buf []byte, tagBy limit.TagBy) ([]byte, bool) {
 	act.resetReads()
 	act.limit = l.cel
 	for _, c := range l.conds {
@@ -183,14 +176,27 @@ func (l *compiledLimit) applies(act *activation, buf []byte) ([]byte, bool) {
 			return buf, false
 		}
 	}
-	start := len(buf)
-	buf = append(buf, l.prefix...)
-	for _, v := range l.vars {
-		val, ok := v.resolve(act)
-		if !ok {
-			return buf[:start], false
+	start, first, firstVal := len(buf), -1, ""
+	if tagBy == limit.TagByFirstEntry && l.first >= 0 {
+		var ok bool
+		if firstVal, ok = l.vars[l.first].resolve(act); !ok {
+			return buf, false
 		}
-		buf = appendNetstring(buf, val)
+		first = l.first
+		buf = limit.AppendEntryTag(buf, l.ns, l.firstForm, firstVal)
+	} else {
+		buf = append(buf, l.tag...)
+	}
+	buf = append(buf, l.prefix...)
+	for i, v := range l.vars {
+		val := firstVal // resolved already when i == first
+		if i != first {
+			var ok bool
+			if val, ok = v.resolve(act); !ok {
+				return buf[:start], false
+			}
+		}
+		buf = limit.AppendString(buf, val)
 	}
 	return buf, true
 }

@@ -43,18 +43,40 @@
 // call is sent from copies of its keys made when it was queued, so a
 // caller may reuse its keys' memory as soon as Update returns, whatever it
 // returned (counter.Store's contract): a call is never sent with a key its
-// caller did not ask for.
+// caller did not ask for. An Update split by hash tag (Options.SplitHashTags,
+// below) is sent at once, in a pipeline of its own, under its own context.
 //
 // # Keys and Redis Cluster
 //
-// The limit Evaluator starts every counter key with the request domain's
-// hash tag, "{namespace}", so the keys of one request live in one Cluster
-// slot. A script can touch only one slot, so with any client other than a
-// plain *redis.Client (a Cluster or Ring client, or a wrapper) Update
-// refuses a batch whose keys have several hash tags, with an error naming
-// two of them. It does not split the batch into one script per slot: that
-// would lose the all-or-nothing guarantee. A standalone or Sentinel client
-// (*redis.Client) takes any keys.
+// The evaluators start every counter key with a Redis Cluster hash tag
+// (see limit.TagBy), escaped so that Redis reads exactly the domain (and
+// entry) it stands for. By default it is the request domain's, "{domain}":
+// every key of a request lives in one Cluster slot, so every request is one
+// script, all or nothing. The cost: a whole domain lives on one node.
+// However many nodes the Cluster has, one domain's counters, their memory
+// and every script call for them are on one primary, so a deployment whose
+// traffic is mostly one domain gets one node's throughput for it.
+//
+// Tagged by the descriptor's first entry instead (limit.TagByFirstEntry,
+// "{domain|key|value}"), one tenant's counters stay together and tenants
+// spread over the nodes; a request whose descriptors start with different
+// entries then has keys under several tags. A script can touch one slot
+// only, so with any client other than a plain *redis.Client (a Cluster or
+// Ring client, or a wrapper) Update refuses a batch whose keys have
+// several hash tags, with an error naming two of them, unless
+// Options.SplitHashTags lets it decide the batch one tag at a time: one
+// script call per tag, all or nothing within the tag, the calls sent in
+// one pipeline (go-redis sends each node its share at once). The trade-off
+// is stated here once: a request spanning tags can be charged under one
+// tag and refused under another. Its answer is still OVER_LIMIT when any
+// of its counters is over; what it consumed is every counter of the tags
+// whose counters all had room, and those decisions are marked
+// counter.Decision.PartAdmitted (so that an evaluator letting the request
+// through, in a shadow mode, does not count them again). Without
+// SplitHashTags the store never splits a batch: that would lose the
+// all-or-nothing guarantee silently. A standalone or Sentinel client
+// (*redis.Client) takes any keys, and decides the whole batch in one
+// script whatever the tags.
 //
 // Every written key gets a TTL (see Store), so idle counters disappear.
 // Forgetting a counter whose TTL has passed changes no decision: by then

@@ -1,19 +1,111 @@
 package redis
 
 import (
+	"context"
 	"fmt"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
-// sameHashTag reports an error unless every update's key has the hash tag
-// of the first.
-func sameHashTag(updates []counter.Update) error {
+// otherHashTag returns the index of the first update whose key's hash tag
+// is not the first update's, or -1 when all share it.
+func otherHashTag(updates []counter.Update) int {
 	tag := script.HashTag(updates[0].Key)
 	for i := 1; i < len(updates); i++ {
-		if t := script.HashTag(updates[i].Key); t != tag {
-			return fmt.Errorf("limit/redis: keys %q and %q of one update have different hash tags (%q, %q); on a sharded Redis all keys of one Update must share one", updates[0].Key, updates[i].Key, tag, t)
+		if script.HashTag(updates[i].Key) != tag {
+			return i
+		}
+	}
+	return -1
+}
+
+// crossSlotError is the refusal of a batch whose updates 0 and i have
+// different hash tags, without Options.SplitHashTags.
+func crossSlotError(updates []counter.Update, i int) error {
+	a, b := updates[0].Key, updates[i].Key
+	return fmt.Errorf("limit/redis: keys %q and %q of one update have different hash tags (%q, %q); on a sharded Redis all keys of one Update must share one, unless Options.SplitHashTags lets the store decide them one tag at a time", a, b, script.HashTag(a), script.HashTag(b))
+}
+
+// byHashTag returns the indexes of updates grouped by their keys' hash
+// tags, the groups in the order of their first update.
+func byHashTag(updates []counter.Update) [][]int {
+	group := make(map[string]int)
+	var parts [][]int
+	for i := range updates {
+		tag := script.HashTag(updates[i].Key)
+		p, ok := group[tag]
+		if !ok {
+			p = len(parts)
+			group[tag] = p
+			parts = append(parts, nil)
+		}
+		parts[p] = append(parts[p], i)
+	}
+	return parts
+}
+
+// updateParts decides updates one hash tag at a time (Options.SplitHashTags):
+// one script call per tag, all or nothing within it, every call in one
+// pipeline (go-redis sends a Cluster pipeline to each node at once). The
+// decisions of a tag whose updates were all admitted are marked
+// PartAdmitted: their costs are consumed whatever the other tags'
+// decisions. When any call fails, Update returns an error, although the
+// calls that succeeded have counted (as a reply lost after the script ran).
+func (s *Store) updateParts(ctx context.Context, now time.Time, nowUs int64, updates []counter.Update, decisions []counter.Decision) error {
+	parts := byHashTag(updates)
+	batches := make([]*batch, len(parts))
+	subs := make([][]counter.Update, len(parts))
+	defer func() {
+		for _, b := range batches {
+			s.release(b)
+		}
+	}()
+	for p, idx := range parts {
+		sub := make([]counter.Update, len(idx))
+		for j, i := range idx {
+			sub[j] = updates[i]
+		}
+		b, _ := s.scratch.Get().(*batch)
+		if b == nil {
+			b = &batch{call: call{done: make(chan struct{}, 1)}}
+		}
+		b.build(s, nowUs, sub)
+		batches[p], subs[p] = b, sub
+	}
+	// The keys may be the caller's memory: they are read only before Eval
+	// returns, so before Update does.
+	cmds := make([]*goredis.Cmd, len(parts))
+	script.Eval(ctx, s.client, cmds, func(pipe goredis.Pipeliner, p int, sha bool) *goredis.Cmd {
+		b := batches[p]
+		if sha {
+			return b.script.EvalSha(ctx, pipe, b.keys, b.args)
+		}
+		return b.script.Eval(ctx, pipe, b.keys, b.args)
+	})
+	replies := make([]string, len(parts))
+	for p, cmd := range cmds {
+		var err error
+		if replies[p], err = cmd.Text(); err != nil {
+			return fmt.Errorf("limit/redis: update %d counters under %d hash tags: hash tag %q: %w", len(updates), len(parts), script.HashTag(subs[p][0].Key), err)
+		}
+	}
+	ds := make([]counter.Decision, len(updates))
+	for p, idx := range parts {
+		d := ds[:len(idx)]
+		if err := batches[p].finish(s.serverTime, now, replies[p], subs[p], d); err != nil {
+			return err
+		}
+		admitted := true
+		for j := range d {
+			admitted = admitted && d[j].Allowed
+		}
+		for j, i := range idx {
+			decisions[i] = d[j]
+			decisions[i].PartAdmitted = admitted
 		}
 	}
 	return nil

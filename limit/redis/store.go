@@ -54,6 +54,20 @@ type Options struct {
 	// Pipelines bounds the pipelines of script calls in flight at once
 	// (see Store); 0 means DefaultPipelines. It must not be negative.
 	Pipelines int
+	// SplitHashTags lets Update decide a batch whose keys have several
+	// hash tags, on a Cluster or Ring client, one tag at a time rather
+	// than refusing it: one script call per tag, all or nothing within
+	// that tag, the calls sent together in one pipeline at once (not
+	// queued behind other Updates' pipelines). A tag whose updates are all
+	// admitted is counted, and its decisions marked
+	// counter.Decision.PartAdmitted, even when another tag's are
+	// rejected: such a request can be charged under one tag and refused
+	// under another. Keys tagged by their first descriptor entry
+	// (limit.TagByFirstEntry) need it whenever a request's descriptors
+	// start with different entries. A standalone or Sentinel client
+	// (*redis.Client) decides any batch in one script, all or nothing,
+	// with or without it.
+	SplitHashTags bool
 }
 
 // Store is a counter.Store that keeps counters in Redis, through a go-redis
@@ -79,9 +93,11 @@ type Options struct {
 // sent at once, alone.
 //
 // With a Cluster or Ring client, all keys of one Update must share one hash
-// tag ("{namespace}" on the Evaluator's keys), since a script can only touch
-// one slot; Update returns an error otherwise rather than splitting the
-// batch, which would lose its all-or-nothing guarantee.
+// tag ("{domain}" on the evaluators' keys by default), since a script can
+// only touch one slot; Update returns an error otherwise rather than
+// splitting the batch, which would lose its all-or-nothing guarantee,
+// unless Options.SplitHashTags allows it to decide the batch one tag at a
+// time (see the package doc for what that costs).
 //
 // A Store is safe for concurrent use; create it with New.
 type Store struct {
@@ -90,6 +106,7 @@ type Store struct {
 	serverTime bool
 	marginMs   int64
 	sharded    bool
+	split      bool // Options.SplitHashTags
 	pipe       *pipeliner
 	scratch    sync.Pool // *batch
 }
@@ -132,16 +149,19 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		serverTime: o.ServerTime,
 		marginMs:   ceilMillis(margin.Microseconds()),
 		sharded:    !standalone,
+		split:      o.SplitHashTags,
 	}, nil
 }
 
 // Update implements counter.Store in one round trip to Redis (two when the
 // server has lost the script, after a restart or SCRIPT FLUSH). It returns
 // an error for invalid input (decisions shorter than updates, an invalid
-// policy, keys of several hash tags on a sharded client, an instant before
-// 1970 or after 2112 without ServerTime) and when Redis does not answer
-// within ctx; no counter changes then, except that a reply lost after the
-// script ran (a dropped connection) leaves its changes in place.
+// policy, keys of several hash tags on a sharded client without
+// SplitHashTags, an instant before 1970 or after 2112 without ServerTime)
+// and when Redis does not answer within ctx; no counter changes then,
+// except that a reply lost after the script ran (a dropped connection), or
+// with SplitHashTags the calls of the tags that did answer, leave their
+// changes in place.
 func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	if len(decisions) < len(updates) {
 		return fmt.Errorf("limit/redis: %d decisions for %d updates", len(decisions), len(updates))
@@ -158,13 +178,20 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 	if !s.serverTime && (nowUs < 0 || nowUs >= maxNowMicros) {
 		return fmt.Errorf("limit/redis: instant %v is outside the range the store computes exactly (1970 to 2112)", now)
 	}
+	split := false
 	if s.sharded {
-		if err := sameHashTag(updates); err != nil {
-			return err
+		if i := otherHashTag(updates); i >= 0 {
+			if !s.split {
+				return crossSlotError(updates, i)
+			}
+			split = true
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("limit/redis: %w", err)
+	}
+	if split {
+		return s.updateParts(ctx, now, nowUs, updates, decisions)
 	}
 
 	b, _ := s.scratch.Get().(*batch)
