@@ -67,17 +67,17 @@ var capCases = []capCase{
 	}},
 	{name: "one descriptor more", req: func() *rlsv3.RateLimitRequest { return sized(DefaultMaxDescriptors+1, 1, 0) },
 		rlpkit:  "descriptors: 1025, over the cap of 1024 per request (raise it with --max-descriptors)",
-		envoyRL: "descriptors: 1025, over the cap of 1024 per request (raise it with MAX_DESCRIPTORS_PER_REQUEST)"},
+		envoyRL: "descriptors: 1025, over the cap of 1024 per request (raise it with RLPKIT_MAX_DESCRIPTORS_PER_REQUEST)"},
 	{name: "one entry more", req: func() *rlsv3.RateLimitRequest {
 		r := sized(5, 1, 0)
 		r.Descriptors[3] = sized(1, DefaultMaxEntries+1, 0).Descriptors[0]
 		return r
 	},
 		rlpkit:  "descriptors[3].entries: 65, over the cap of 64 per descriptor (raise it with --max-entries)",
-		envoyRL: "descriptors[3].entries: 65, over the cap of 64 per descriptor (raise it with MAX_ENTRIES_PER_DESCRIPTOR)"},
+		envoyRL: "descriptors[3].entries: 65, over the cap of 64 per descriptor (raise it with RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR)"},
 	{name: "one key byte more", req: func() *rlsv3.RateLimitRequest { return sized(2, 1, DefaultMaxKeyBytes+1) },
 		rlpkit:  "domain and entries: 262145 bytes of keys and values, over the cap of 262144 per request (raise it with --max-key-bytes)",
-		envoyRL: "domain and entries: 262145 bytes of keys and values, over the cap of 262144 per request (raise it with MAX_KEY_BYTES_PER_REQUEST)"},
+		envoyRL: "domain and entries: 262145 bytes of keys and values, over the cap of 262144 per request (raise it with RLPKIT_MAX_KEY_BYTES_PER_REQUEST)"},
 }
 
 // outcomes records the outcomes a Service observes.
@@ -357,7 +357,7 @@ func TestJSONHandlerCaps(t *testing.T) {
 		t.Errorf("POST /json of %d bytes = %d %.200s, want 200", len(body), rec.Code, rec.Body)
 	}
 	rec := post(body + " ")
-	wantBody := "the request body is over 3933184 bytes, the most a request within the caps takes in JSON (raise the caps with MAX_DESCRIPTORS_PER_REQUEST, MAX_ENTRIES_PER_DESCRIPTOR, MAX_KEY_BYTES_PER_REQUEST)\n"
+	wantBody := "the request body is over 3933184 bytes, the most a request within the caps takes in JSON (raise the caps with RLPKIT_MAX_DESCRIPTORS_PER_REQUEST, RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR, RLPKIT_MAX_KEY_BYTES_PER_REQUEST)\n"
 	if rec.Code != 400 || rec.Body.String() != wantBody {
 		t.Errorf("POST /json of %d bytes = %d %q, want 400 %q", len(body)+1, rec.Code, rec.Body, wantBody)
 	}

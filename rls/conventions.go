@@ -52,8 +52,8 @@ var RLPKit = Conventions{
 // cmd/ratelimit: every error is gRPC Unknown, descriptors are not checked
 // for entries, no Retry-After, header names configurable
 // (LIMIT_LIMIT_HEADER and the like), and cmd/ratelimit's environment
-// variables as the settings of the caps (MAX_DESCRIPTORS_PER_REQUEST,
-// MAX_ENTRIES_PER_DESCRIPTOR, MAX_KEY_BYTES_PER_REQUEST; envoyproxy/ratelimit
+// variables as the settings of the caps (RLPKIT_MAX_DESCRIPTORS_PER_REQUEST,
+// RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR, RLPKIT_MAX_KEY_BYTES_PER_REQUEST; envoyproxy/ratelimit
 // has no caps, nor variables of those names).
 var EnvoyRateLimit = Conventions{
 	InvalidRequest:  codes.Unknown,
@@ -63,5 +63,5 @@ var EnvoyRateLimit = Conventions{
 	HeaderLimit:     HeaderLimit,
 	HeaderRemaining: HeaderRemaining,
 	HeaderReset:     HeaderReset,
-	CapSettings:     CapSettings{MaxDescriptors: "MAX_DESCRIPTORS_PER_REQUEST", MaxEntries: "MAX_ENTRIES_PER_DESCRIPTOR", MaxKeyBytes: "MAX_KEY_BYTES_PER_REQUEST"},
+	CapSettings:     CapSettings{MaxDescriptors: "RLPKIT_MAX_DESCRIPTORS_PER_REQUEST", MaxEntries: "RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR", MaxKeyBytes: "RLPKIT_MAX_KEY_BYTES_PER_REQUEST"},
 }

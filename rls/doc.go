@@ -74,7 +74,7 @@
 //	Retry-After when over       yes                       no
 //	POST /json (JSONHandler)    not mounted               mounted on the HTTP port
 //	request over a cap          InvalidArgument           Unknown
-//	settings named by it        --max-descriptors, ...    MAX_DESCRIPTORS_PER_REQUEST, ...
+//	settings named by it        --max-descriptors, ...    RLPKIT_MAX_DESCRIPTORS_PER_REQUEST, ...
 //
 // The same for both: a limit override whose unit is UNKNOWN (or outside
 // the enum) and a refund (is_negative_hits) are invalid requests in every

@@ -49,8 +49,8 @@ func postJSON(t *testing.T, s *server, req *rlsv3.RateLimitRequest) (int, string
 }
 
 // TestCaps serves with the default caps and with the caps of
-// MAX_DESCRIPTORS_PER_REQUEST, MAX_ENTRIES_PER_DESCRIPTOR and
-// MAX_KEY_BYTES_PER_REQUEST: over gRPC and POST /json, a request at the
+// RLPKIT_MAX_DESCRIPTORS_PER_REQUEST, RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR and
+// RLPKIT_MAX_KEY_BYTES_PER_REQUEST: over gRPC and POST /json, a request at the
 // caps is served and one over is refused (gRPC Unknown, as the reference
 // answers an invalid request; 400 on /json) naming the cap, the figure and
 // the variable; a message longer than any request within the caps is
@@ -60,7 +60,7 @@ func TestCaps(t *testing.T) {
 	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 100000}\n")
 	env := baseEnv(root)
 	small := baseEnv(root)
-	small["MAX_DESCRIPTORS_PER_REQUEST"], small["MAX_ENTRIES_PER_DESCRIPTOR"], small["MAX_KEY_BYTES_PER_REQUEST"] = "2", "3", "40"
+	small["RLPKIT_MAX_DESCRIPTORS_PER_REQUEST"], small["RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR"], small["RLPKIT_MAX_KEY_BYTES_PER_REQUEST"] = "2", "3", "40"
 	servers := map[bool]*server{false: start(t, env), true: start(t, small)}
 	tests := []struct {
 		name  string
@@ -72,15 +72,15 @@ func TestCaps(t *testing.T) {
 		{"default caps, at the descriptors and entries", false, capsRequest(1024, 64, 2), codes.OK, ""},
 		{"default caps, at the key bytes", false, capsRequest(1, 1, 262144-len("d")-len("k")), codes.OK, ""},
 		{"default caps, one descriptor more", false, capsRequest(1025, 1, 1), codes.Unknown,
-			"ratelimit: invalid request: descriptors: 1025, over the cap of 1024 per request (raise it with MAX_DESCRIPTORS_PER_REQUEST)"},
+			"ratelimit: invalid request: descriptors: 1025, over the cap of 1024 per request (raise it with RLPKIT_MAX_DESCRIPTORS_PER_REQUEST)"},
 		{"default caps, one entry more", false, capsRequest(1, 65, 1), codes.Unknown,
-			"ratelimit: invalid request: descriptors[0].entries: 65, over the cap of 64 per descriptor (raise it with MAX_ENTRIES_PER_DESCRIPTOR)"},
+			"ratelimit: invalid request: descriptors[0].entries: 65, over the cap of 64 per descriptor (raise it with RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR)"},
 		{"default caps, one key byte more", false, capsRequest(1, 1, 262144-len("d")-len("k")+1), codes.Unknown,
-			"ratelimit: invalid request: domain and entries: 262145 bytes of keys and values, over the cap of 262144 per request (raise it with MAX_KEY_BYTES_PER_REQUEST)"},
+			"ratelimit: invalid request: domain and entries: 262145 bytes of keys and values, over the cap of 262144 per request (raise it with RLPKIT_MAX_KEY_BYTES_PER_REQUEST)"},
 		{"default caps, over the receive limit", false, capsRequest(1, 1, rls.RequestCaps{}.MaxRecvMsgSize()), codes.ResourceExhausted, ""},
 		{"variables, at the caps", true, capsRequest(2, 3, 5), codes.OK, ""},
 		{"variables, over", true, capsRequest(3, 1, 1), codes.Unknown,
-			"ratelimit: invalid request: descriptors: 3, over the cap of 2 per request (raise it with MAX_DESCRIPTORS_PER_REQUEST)"},
+			"ratelimit: invalid request: descriptors: 3, over the cap of 2 per request (raise it with RLPKIT_MAX_DESCRIPTORS_PER_REQUEST)"},
 		{"variables, over the receive limit", true, capsRequest(1, 1, 400), codes.ResourceExhausted, ""},
 	}
 	for _, tc := range tests {
@@ -108,7 +108,7 @@ func TestCaps(t *testing.T) {
 		})
 	}
 	code, body := postJSON(t, servers[true], capsRequest(1, 1, 2000))
-	want := "the request body is over 1968 bytes, the most a request within the caps takes in JSON (raise the caps with MAX_DESCRIPTORS_PER_REQUEST, MAX_ENTRIES_PER_DESCRIPTOR, MAX_KEY_BYTES_PER_REQUEST)\n"
+	want := "the request body is over 1968 bytes, the most a request within the caps takes in JSON (raise the caps with RLPKIT_MAX_DESCRIPTORS_PER_REQUEST, RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR, RLPKIT_MAX_KEY_BYTES_PER_REQUEST)\n"
 	if code != 400 || body != want {
 		t.Errorf("POST /json over the body bound: %d %q, want 400 %q", code, body, want)
 	}

@@ -91,9 +91,9 @@ var implemented = map[string]string{
 	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
 	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "CONFIG_TYPE": "FILE",
 	// rlpkit's own: the caps on a request, which the reference does not have.
-	"MAX_DESCRIPTORS_PER_REQUEST": strconv.Itoa(rls.DefaultMaxDescriptors),
-	"MAX_ENTRIES_PER_DESCRIPTOR":  strconv.Itoa(rls.DefaultMaxEntries),
-	"MAX_KEY_BYTES_PER_REQUEST":   strconv.Itoa(rls.DefaultMaxKeyBytes),
+	"RLPKIT_MAX_DESCRIPTORS_PER_REQUEST": strconv.Itoa(rls.DefaultMaxDescriptors),
+	"RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR":  strconv.Itoa(rls.DefaultMaxEntries),
+	"RLPKIT_MAX_KEY_BYTES_PER_REQUEST":   strconv.Itoa(rls.DefaultMaxKeyBytes),
 	// rlpkit's own, named so that no variable of the reference is.
 	"RLPKIT_REDIS_HASH_TAG": "domain",
 }

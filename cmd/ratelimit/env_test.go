@@ -26,9 +26,9 @@ func TestReadSettingsErrors(t *testing.T) {
 		{"tls without files", map[string]string{"GRPC_SERVER_USE_TLS": "true"}, "GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"},
 		{"bad tags", map[string]string{"EXTRA_TAGS": "a:b,c"}, `EXTRA_TAGS="a:b,c": want key:value pairs separated by commas`},
 		{"config type", map[string]string{"CONFIG_TYPE": "GRPC_XDS_SOTW"}, `CONFIG_TYPE="GRPC_XDS_SOTW": want one of FILE`},
-		{"negative cap", map[string]string{"MAX_DESCRIPTORS_PER_REQUEST": "-1"}, `MAX_DESCRIPTORS_PER_REQUEST="-1": want a whole number from 1 to 2147483647`},
-		{"zero cap", map[string]string{"MAX_ENTRIES_PER_DESCRIPTOR": "0"}, `MAX_ENTRIES_PER_DESCRIPTOR="0": want a whole number from 1 to 2147483647`},
-		{"cap not a number", map[string]string{"MAX_KEY_BYTES_PER_REQUEST": "256KiB"}, `MAX_KEY_BYTES_PER_REQUEST="256KiB": want a whole number from 1 to 2147483647`},
+		{"negative cap", map[string]string{"RLPKIT_MAX_DESCRIPTORS_PER_REQUEST": "-1"}, `RLPKIT_MAX_DESCRIPTORS_PER_REQUEST="-1": want a whole number from 1 to 2147483647`},
+		{"zero cap", map[string]string{"RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR": "0"}, `RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR="0": want a whole number from 1 to 2147483647`},
+		{"cap not a number", map[string]string{"RLPKIT_MAX_KEY_BYTES_PER_REQUEST": "256KiB"}, `RLPKIT_MAX_KEY_BYTES_PER_REQUEST="256KiB": want a whole number from 1 to 2147483647`},
 		{"bad hash tag", map[string]string{"RLPKIT_REDIS_HASH_TAG": "tenant"}, `RLPKIT_REDIS_HASH_TAG="tenant": want one of domain, first-entry`},
 	}
 	for _, tc := range tests {

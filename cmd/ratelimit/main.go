@@ -40,8 +40,8 @@
 // Redis down at start or mid-run makes calls fail fast (gRPC UNKNOWN, as
 // the reference) while the process keeps serving; it never exits for it.
 // A request is capped, where the reference takes anything up to gRPC's
-// default receive limit of 4 MiB: MAX_DESCRIPTORS_PER_REQUEST (default
-// 1024), MAX_ENTRIES_PER_DESCRIPTOR (64) and MAX_KEY_BYTES_PER_REQUEST
+// default receive limit of 4 MiB: RLPKIT_MAX_DESCRIPTORS_PER_REQUEST (default
+// 1024), RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR (64) and RLPKIT_MAX_KEY_BYTES_PER_REQUEST
 // (262144, the bytes of the domain and the entries' keys and values),
 // variables of rlpkit's own. A request over a cap fails (gRPC UNKNOWN, POST
 // /json 400) with a message naming the cap, the request's figure and the
