@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,7 +62,8 @@ type BreakerOptions struct {
 // intervals up to MaxProbeInterval) ends the outage when Redis answers.
 //
 // What counts as down: an error of the connection (refused, reset, closed,
-// a failed dial or name lookup) after go-redis's own retries. A Redis that
+// a failed dial or name lookup), from a store's round trip or from any
+// dial of the client (NewBreaker watches them). A Redis that
 // answers with an error (a script error, a wrong type, LOADING) is up: its
 // answer came at once. A call whose caller canceled it says nothing. A
 // timeout (the caller's deadline, a read timeout, a pool wait) shows a
@@ -108,13 +110,53 @@ type outage struct{ err error }
 
 // NewBreaker returns a Breaker for client and starts its probe loop.
 // client must be the client of the stores the Breaker is given to.
+//
+// It adds a hook to client (to every node a Cluster or Ring client makes
+// from now on) that reports each failed dial: an outage is then known at
+// the first refused connection, while the call that met it still waits
+// for go-redis's retries. Create the Breaker before the client's first
+// command.
 func NewBreaker(client goredis.UniversalClient, o BreakerOptions) (*Breaker, error) {
 	b, err := newBreaker(client, o, time.After)
 	if err != nil {
 		return nil, err
 	}
+	b.watchDials()
 	go b.loop()
 	return b, nil
+}
+
+// watchDials adds a dialReporter to b's client, or to every node it makes.
+func (b *Breaker) watchDials() {
+	hook := dialReporter{b}
+	switch c := b.client.(type) {
+	case *goredis.ClusterClient:
+		c.OnNewNode(func(n *goredis.Client) { n.AddHook(hook) })
+	case *goredis.Ring:
+		c.OnNewNode(func(n *goredis.Client) { n.AddHook(hook) })
+	default:
+		c.AddHook(hook)
+	}
+}
+
+// dialReporter is the go-redis hook a Breaker adds to its client: a dial
+// that fails is reported at once.
+type dialReporter struct{ b *Breaker }
+
+func (h dialReporter) DialHook(next goredis.DialHook) goredis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := next(ctx, network, addr)
+		if err != nil {
+			h.b.Report(err)
+		}
+		return conn, err
+	}
+}
+
+func (dialReporter) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook { return next }
+
+func (dialReporter) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return next
 }
 
 // newBreaker returns a Breaker whose loop, once started, waits with after.
@@ -218,7 +260,7 @@ func (b *Breaker) Probe(ctx context.Context) error {
 		}
 		return nil
 	}
-	err = fmt.Errorf("PING: %w", err)
+	err = fmt.Errorf("PING (within %v): %w", b.timeout, err)
 	if ctx.Err() != nil {
 		return err // the asker left: the answer says nothing about Redis
 	}
@@ -230,9 +272,13 @@ func (b *Breaker) Probe(ctx context.Context) error {
 	return err
 }
 
-// Close stops the probe loop and waits for it. The state stays as it was;
-// reports after Close change nothing.
+// Close stops the probe loop and waits for it (a probe under way is
+// canceled). The state stays as it was; reports after Close change
+// nothing. Closing a nil Breaker does nothing.
 func (b *Breaker) Close() {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -224,6 +225,33 @@ func TestBreakerSlowIsNotDown(t *testing.T) {
 	if diff := cmp.Diff([]string{"down", "up"}, ch.list()); diff != "" {
 		t.Errorf("OnChange calls (-want +got):\n%s", diff)
 	}
+}
+
+// TestBreakerWatchesDials: a refused dial makes the breaker down at once,
+// even when the call that met it ends on its deadline (a timeout alone
+// would only make it probe).
+func TestBreakerWatchesDials(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv)
+	b, ft, ch := startBreaker(t, c, BreakerOptions{CheckInterval: -1})
+	b.watchDials()
+	s := newStore(t, c, Options{Breaker: b})
+	if err := updateOne(s, context.Background(), "{b}k"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	// go-redis retries refused dials for longer than this deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	err := updateOne(s, ctx, "{b}k")
+	cancel()
+	if err == nil || errors.Is(err, counter.ErrStoreDown) {
+		t.Fatalf("Update with Redis killed = %v, want the network's error or a timeout", err)
+	}
+	ch.wait(t, "the outage")
+	if err := b.Err(); !errors.Is(err, counter.ErrStoreDown) || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Err after a refused dial = %v, want counter.ErrStoreDown naming the refused connection", err)
+	}
+	ft.next(t) // the first probe's wait, never fired
 }
 
 // TestBreakerBackoff: the waits between probes double from ProbeInterval

@@ -89,7 +89,10 @@
 // (refused, reset, closed, a failed dial), every Update returns an error
 // wrapping counter.ErrStoreDown at once, with no round trip, and a PING in
 // the background (after 100 ms, then at doubling intervals up to 2 s, each
-// within 500 ms) ends the outage when Redis answers. While Redis is up it
+// within 500 ms) ends the outage when Redis answers. The Breaker also
+// watches the client's dials, so the first refused connection is enough,
+// while the call that met it still waits for go-redis's retries (or its
+// deadline). While Redis is up it
 // is PINGed every 5 s, so that an outage is known without traffic. These
 // are the defaults of BreakerOptions.
 //
