@@ -29,8 +29,14 @@
 // several limits per descriptor (see package limit/envoyratelimit). Counters are kept
 // in rlpkit's format, not shared with a reference instance. The runtime
 // directory is polled every 250 ms rather than watched with file events.
-// Redis down at start or mid-run makes calls fail fast (gRPC UNKNOWN, as
-// the reference) while the process keeps serving; it never exits for it.
+// Redis down at start or mid-run makes calls fail (gRPC UNKNOWN, as the
+// reference, which has no fail-open either) while the process keeps
+// serving; it never exits for it. Once Redis is known down the calls fail
+// at once, without a round trip, until a PING in the background answers
+// (limit/redis.Breaker); the outage and the recovery are logged once each,
+// at error and warn (the default LOG_LEVEL shows both), and with
+// REDIS_HEALTH_CHECK_ACTIVE_CONNECTION=true gRPC health and /healthcheck
+// fail meanwhile, as the reference's do when its pool has no connection.
 // FORCE_START_WITHOUT_INITIAL_CONFIG has no effect: as with the reference's
 // file provider, the service always starts, and calls fail until a
 // configuration loads. The migration guide is docs/migrating-from-envoy-ratelimit.md.
