@@ -32,7 +32,11 @@
 // configuration is loaded answer with a gRPC error whose code depends on
 // the Conventions. A caller that cancels or whose deadline passes before
 // the store answers gets Canceled or DeadlineExceeded: its giving up says
-// nothing about the store.
+// nothing about the store. A store that knows its backend to be down (an
+// error wrapping counter.ErrStoreDown, such as limit/redis's Breaker
+// returns) is a store failure like any other, answered at once: the
+// Service itself neither retries nor fails open, so the Conventions' code
+// reaches Envoy, whose failure mode decides.
 //
 // # Caps
 //

@@ -21,16 +21,28 @@ import (
 // backend is the counter store with what is needed to close it.
 type backend struct {
 	counter.Store
-	kind  string
-	close func() error
+	kind    string
+	breaker *redis.Breaker // nil for memory
+	close   func() error
 }
+
+// Redis's probes: at most maxProbeTimeout each (REDIS_TIMEOUT when shorter),
+// and every checkInterval while Redis is up, so that its outages are logged
+// (and, with REDIS_HEALTH_CHECK_ACTIVE_CONNECTION, the health checks fail)
+// without traffic.
+const (
+	maxProbeTimeout = 500 * time.Millisecond
+	checkInterval   = 5 * time.Second
+)
 
 // errMemcache is the answer to BACKEND_TYPE=memcache.
 var errMemcache = errors.New("BACKEND_TYPE=memcache: memcache is not offered; use BACKEND_TYPE=redis, or BACKEND_TYPE=memory for a single instance")
 
 // openBackend returns the store BACKEND_TYPE names. A Redis that does not
-// answer is not an error: calls fail until it does (no crash loop).
-func openBackend(s settings, log *slog.Logger) (*backend, error) {
+// answer is not an error: calls fail until it does (no crash loop), at once
+// while it is known down: the store is behind a breaker
+// (limit/redis.Breaker), whose changes go to health.
+func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, error) {
 	switch s.backendType {
 	case "memcache":
 		return nil, errMemcache
@@ -44,13 +56,28 @@ func openBackend(s settings, log *slog.Logger) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Keys tagged by first entry may span tags: each is decided apart.
-	store, err := redis.New(client, redis.Options{KeyPrefix: s.cacheKeyPrefix, SplitHashTags: s.redisHashTag == limit.TagByFirstEntry})
+	if s.redisHook != nil {
+		client.AddHook(s.redisHook)
+	}
+	breaker, err := redis.NewBreaker(client, redis.BreakerOptions{
+		ProbeTimeout: min(s.redisTimeout, maxProbeTimeout), CheckInterval: checkInterval, OnChange: health.changed,
+	})
 	if err != nil {
 		client.Close()
 		return nil, err
 	}
-	return &backend{Store: timeoutStore{store, s.redisTimeout}, kind: "redis", close: client.Close}, nil
+	// Keys tagged by first entry may span tags: each is decided apart.
+	store, err := redis.New(client, redis.Options{KeyPrefix: s.cacheKeyPrefix, Breaker: breaker, SplitHashTags: s.redisHashTag == limit.TagByFirstEntry})
+	if err != nil {
+		breaker.Close()
+		client.Close()
+		return nil, err
+	}
+	closeAll := func() error {
+		breaker.Close()
+		return client.Close()
+	}
+	return &backend{Store: timeoutStore{store, s.redisTimeout}, kind: "redis", breaker: breaker, close: closeAll}, nil
 }
 
 // redisClient builds the go-redis client of REDIS_TYPE, REDIS_URL and the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/rls"
 )
@@ -45,8 +46,12 @@ type settings struct {
 	redisTLSKey                string
 	redisTLSSkipVerifyHostname bool
 	redisTimeout               time.Duration
+	redisHealthCheck           bool // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION
 	cacheKeyPrefix             string
 	redisHashTag               limit.TagBy // RLPKIT_REDIS_HASH_TAG, rlpkit's own
+	// redisHook, when set, is added to the Redis client; tests use it to
+	// count what is sent. No variable sets it.
+	redisHook goredis.Hook
 
 	localCacheBytes int
 	nearLimitRatio  float64
@@ -80,7 +85,7 @@ var implemented = map[string]string{
 	"BACKEND_TYPE": "redis", "REDIS_SOCKET_TYPE": "unix", "REDIS_URL": "/var/run/nutcracker/ratelimit.sock",
 	"REDIS_TYPE": "SINGLE", "REDIS_POOL_SIZE": "10", "REDIS_AUTH": "", "REDIS_TLS": "false",
 	"REDIS_TLS_CACERT": "", "REDIS_TLS_CLIENT_CERT": "", "REDIS_TLS_CLIENT_KEY": "",
-	"REDIS_TLS_SKIP_HOSTNAME_VERIFICATION": "false", "REDIS_TIMEOUT": "10s",
+	"REDIS_TLS_SKIP_HOSTNAME_VERIFICATION": "false", "REDIS_TIMEOUT": "10s", "REDIS_HEALTH_CHECK_ACTIVE_CONNECTION": "false",
 	"CACHE_KEY_PREFIX": "", "EXPIRATION_JITTER_MAX_SECONDS": "300", "LOCAL_CACHE_SIZE_IN_BYTES": "0",
 	"NEAR_LIMIT_RATIO": "0.8", "SHADOW_MODE": "false",
 	"LIMIT_RESPONSE_HEADERS_ENABLED": "false", "LIMIT_LIMIT_HEADER": "RateLimit-Limit",
@@ -101,41 +106,40 @@ var implemented = map[string]string{
 // notImplemented lists variables of the reference that are not read, and
 // what happens instead; setting one is reported once at start.
 var notImplemented = map[string]string{
-	"REDIS_PIPELINE_WINDOW":                "every request is one Redis round trip already",
-	"REDIS_PIPELINE_LIMIT":                 "every request is one Redis round trip already",
-	"REDIS_PERSECOND":                      "one Redis keeps every counter",
-	"REDIS_PERSECOND_URL":                  "one Redis keeps every counter",
-	"REDIS_PERSECOND_TYPE":                 "one Redis keeps every counter",
-	"REDIS_PERSECOND_SOCKET_TYPE":          "one Redis keeps every counter",
-	"REDIS_PERSECOND_POOL_SIZE":            "one Redis keeps every counter",
-	"REDIS_PERSECOND_AUTH":                 "one Redis keeps every counter",
-	"REDIS_PERSECOND_TLS":                  "one Redis keeps every counter",
-	"REDIS_HEALTH_CHECK_ACTIVE_CONNECTION": "calls fail fast while Redis is down",
-	"REDIS_SENTINEL_AUTH":                  "not supported",
-	"RESPONSE_DYNAMIC_METADATA":            "no dynamic metadata is returned",
-	"QUOTA_MODE":                           "quota_mode rules always apply",
-	"MEMCACHE_HOST_PORT":                   "memcache is not offered",
-	"MEMCACHE_SRV":                         "memcache is not offered",
-	"MEMCACHE_MAX_IDLE_CONNS":              "memcache is not offered",
-	"GRPC_MAX_CONNECTION_AGE":              "connections are kept",
-	"GRPC_MAX_CONNECTION_AGE_GRACE":        "connections are kept",
-	"GRPC_CLIENT_TLS_SAN":                  "client certificates are checked against GRPC_CLIENT_TLS_CACERT only",
-	"TRACING_ENABLED":                      "no tracing",
-	"TRACING_EXPORTER_PROTOCOL":            "no tracing",
-	"TRACING_SERVICE_NAME":                 "no tracing",
-	"TRACING_SERVICE_NAMESPACE":            "no tracing",
-	"TRACING_SERVICE_INSTANCE_ID":          "no tracing",
-	"TRACING_SAMPLING_RATE":                "no tracing",
-	"OTEL_EXPORTER_OTLP_ENDPOINT":          "no tracing",
-	"LOG_TIMESTAMP_FORMAT":                 "RFC 3339 timestamps",
-	"CONFIG_GRPC_XDS_SERVER_URL":           "only CONFIG_TYPE=FILE is offered",
-	"CONFIG_GRPC_XDS_NODE_ID":              "only CONFIG_TYPE=FILE is offered",
-	"XDS_CLIENT_BACKOFF_INITIAL_INTERVAL":  "only CONFIG_TYPE=FILE is offered",
-	"STATSD_PROTOCOL":                      "statsd over UDP",
-	"PROMETHEUS_MAPPER_YAML":               "fixed metric names (see the migration guide)",
-	"GLOBAL_SHADOW_MODE":                   "use SHADOW_MODE",
-	"USE_DOG_STATSD":                       "plain statsd, tags in the name as gostats writes them",
-	"USE_DOG_STATSD_MOGRIFIERS":            "plain statsd",
+	"REDIS_PIPELINE_WINDOW":               "every request is one Redis round trip already",
+	"REDIS_PIPELINE_LIMIT":                "every request is one Redis round trip already",
+	"REDIS_PERSECOND":                     "one Redis keeps every counter",
+	"REDIS_PERSECOND_URL":                 "one Redis keeps every counter",
+	"REDIS_PERSECOND_TYPE":                "one Redis keeps every counter",
+	"REDIS_PERSECOND_SOCKET_TYPE":         "one Redis keeps every counter",
+	"REDIS_PERSECOND_POOL_SIZE":           "one Redis keeps every counter",
+	"REDIS_PERSECOND_AUTH":                "one Redis keeps every counter",
+	"REDIS_PERSECOND_TLS":                 "one Redis keeps every counter",
+	"REDIS_SENTINEL_AUTH":                 "not supported",
+	"RESPONSE_DYNAMIC_METADATA":           "no dynamic metadata is returned",
+	"QUOTA_MODE":                          "quota_mode rules always apply",
+	"MEMCACHE_HOST_PORT":                  "memcache is not offered",
+	"MEMCACHE_SRV":                        "memcache is not offered",
+	"MEMCACHE_MAX_IDLE_CONNS":             "memcache is not offered",
+	"GRPC_MAX_CONNECTION_AGE":             "connections are kept",
+	"GRPC_MAX_CONNECTION_AGE_GRACE":       "connections are kept",
+	"GRPC_CLIENT_TLS_SAN":                 "client certificates are checked against GRPC_CLIENT_TLS_CACERT only",
+	"TRACING_ENABLED":                     "no tracing",
+	"TRACING_EXPORTER_PROTOCOL":           "no tracing",
+	"TRACING_SERVICE_NAME":                "no tracing",
+	"TRACING_SERVICE_NAMESPACE":           "no tracing",
+	"TRACING_SERVICE_INSTANCE_ID":         "no tracing",
+	"TRACING_SAMPLING_RATE":               "no tracing",
+	"OTEL_EXPORTER_OTLP_ENDPOINT":         "no tracing",
+	"LOG_TIMESTAMP_FORMAT":                "RFC 3339 timestamps",
+	"CONFIG_GRPC_XDS_SERVER_URL":          "only CONFIG_TYPE=FILE is offered",
+	"CONFIG_GRPC_XDS_NODE_ID":             "only CONFIG_TYPE=FILE is offered",
+	"XDS_CLIENT_BACKOFF_INITIAL_INTERVAL": "only CONFIG_TYPE=FILE is offered",
+	"STATSD_PROTOCOL":                     "statsd over UDP",
+	"PROMETHEUS_MAPPER_YAML":              "fixed metric names (see the migration guide)",
+	"GLOBAL_SHADOW_MODE":                  "use SHADOW_MODE",
+	"USE_DOG_STATSD":                      "plain statsd, tags in the name as gostats writes them",
+	"USE_DOG_STATSD_MOGRIFIERS":           "plain statsd",
 }
 
 // envReader reads variables and collects every invalid one.
@@ -235,6 +239,7 @@ func (r *envReader) logAndBackend(s *settings) {
 	s.redisTLSCACert, s.redisTLSCert, s.redisTLSKey = r.str("REDIS_TLS_CACERT"), r.str("REDIS_TLS_CLIENT_CERT"), r.str("REDIS_TLS_CLIENT_KEY")
 	s.redisTLSSkipVerifyHostname = r.bool("REDIS_TLS_SKIP_HOSTNAME_VERIFICATION")
 	s.redisTimeout = r.duration("REDIS_TIMEOUT")
+	s.redisHealthCheck = r.bool("REDIS_HEALTH_CHECK_ACTIVE_CONNECTION")
 	s.cacheKeyPrefix = r.str("CACHE_KEY_PREFIX")
 	if strings.ContainsAny(s.cacheKeyPrefix, "{}") {
 		r.errs = append(r.errs, fmt.Errorf("CACHE_KEY_PREFIX=%q: must not contain '{' or '}', which would change the keys' Redis Cluster hash tags", s.cacheKeyPrefix))

@@ -65,12 +65,18 @@ func environ(env map[string]string) []string {
 // start runs the service with env until the test ends.
 func start(t *testing.T, env map[string]string) *server {
 	t.Helper()
+	return startWith(t, env, nil)
+}
+
+// startWith is start with the settings changed by tweak before serving.
+func startWith(t *testing.T, env map[string]string, tweak func(*settings)) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{log: &syncBuffer{}}
 	readyc := make(chan addrs, 1)
 	done := make(chan int, 1)
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	go func() { done <- run(ctx, lookup, environ(env), s.log, func(a addrs) { readyc <- a }) }()
+	go func() { done <- runTweaked(ctx, lookup, environ(env), s.log, func(a addrs) { readyc <- a }, tweak) }()
 	select {
 	case s.addrs = <-readyc:
 	case code := <-done:

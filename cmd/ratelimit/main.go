@@ -37,8 +37,14 @@
 // with different entries is then decided per tag, all or nothing within
 // each, so it can be charged under one tag and refused under another. The runtime
 // directory is polled every 250 ms rather than watched with file events.
-// Redis down at start or mid-run makes calls fail fast (gRPC UNKNOWN, as
-// the reference) while the process keeps serving; it never exits for it.
+// Redis down at start or mid-run makes calls fail (gRPC UNKNOWN, as the
+// reference, which has no fail-open either) while the process keeps
+// serving; it never exits for it. Once Redis is known down the calls fail
+// at once, without a round trip, until a PING in the background answers
+// (limit/redis.Breaker); the outage and the recovery are logged once each,
+// at error and warn (the default LOG_LEVEL shows both), and with
+// REDIS_HEALTH_CHECK_ACTIVE_CONNECTION=true gRPC health and /healthcheck
+// fail meanwhile, as the reference's do when its pool has no connection.
 // A request is capped, where the reference takes anything up to gRPC's
 // default receive limit of 4 MiB: RLPKIT_MAX_DESCRIPTORS_PER_REQUEST (default
 // 1024), RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR (64) and RLPKIT_MAX_KEY_BYTES_PER_REQUEST

@@ -36,7 +36,16 @@ type addrs struct{ grpc, http, debug string }
 // run starts the service from the environment and serves until ctx is
 // done. ready, when set, is called once every listener is open.
 func run(ctx context.Context, lookup func(string) (string, bool), environ []string, stderr io.Writer, ready func(addrs)) int {
+	return runTweaked(ctx, lookup, environ, stderr, ready, nil)
+}
+
+// runTweaked is run with the settings changed by tweak, when not nil,
+// before serving; tests use it to set what no variable sets.
+func runTweaked(ctx context.Context, lookup func(string) (string, bool), environ []string, stderr io.Writer, ready func(addrs), tweak func(*settings)) int {
 	s, warnings, err := readSettings(lookup, environ)
+	if tweak != nil {
+		tweak(&s)
+	}
 	log := serving.NewLogger(stderr, s.logFormat, s.logLevel)
 	if err != nil {
 		fmt.Fprintf(stderr, "ratelimit: invalid environment:\n%v\n", err)
@@ -53,15 +62,20 @@ func run(ctx context.Context, lookup func(string) (string, bool), environ []stri
 }
 
 func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs)) error {
-	be, err := openBackend(s, log)
+	health := newStoreHealth(s, log)
+	be, err := openBackend(s, log, health)
 	if err != nil {
 		return err
 	}
 	defer be.close()
+	if be.breaker != nil {
+		be.breaker.Probe(ctx) // the first state: logged when Redis is down
+	}
 	srv, err := newServer(s, log, be.Store)
 	if err != nil {
 		return err
 	}
+	srv.health = health
 	gs, err := srv.grpcServer()
 	if err != nil {
 		return err
@@ -82,6 +96,7 @@ type instance struct {
 	svc      *rls.Service
 	ld       *loader
 	reg      *prometheus.Registry
+	health   *storeHealth // the backend's state and the gRPC health it sets
 	stopping atomic.Bool
 	dump     atomic.Pointer[string]
 }
@@ -170,6 +185,8 @@ func (srv *instance) httpMux() *http.ServeMux {
 			http.Error(w, "shutting down", http.StatusInternalServerError)
 		case srv.s.healthyWithConfig && !srv.svc.Loaded():
 			http.Error(w, "no rate limit configuration loaded", http.StatusInternalServerError)
+		case !srv.health.healthy():
+			http.Error(w, "redis unreachable", http.StatusInternalServerError)
 		default:
 			w.Write([]byte("OK"))
 		}
@@ -235,8 +252,8 @@ func (srv *instance) listen() (*listeners, error) {
 // run serves on ls until ctx is done, then stops: the health checks fail,
 // the HTTP servers shut down, then gRPC stops gracefully, all within 10 s.
 func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, backend string, ready func(addrs)) error {
-	hs := serving.NewHealth("ratelimit")
-	hs.Set(true)
+	hs := srv.health.hs
+	srv.health.start()
 	serving.Register(gs, hs)
 	servers := []*http.Server{{Handler: srv.httpMux()}, {Handler: srv.debugMux()}}
 	lis := []net.Listener{ls.http, ls.debug}

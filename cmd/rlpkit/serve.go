@@ -17,6 +17,7 @@ import (
 	"time"
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	goredis "github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/rlpkit/rlpkit/internal/gcfloor"
@@ -36,16 +37,18 @@ format, YAML or JSON) or the limits of every Gateway compiled from the topology 
 kuadrant.io/v1 RateLimitPolicies too, as "rlpkit compile -o kuadrant" prints them). Counters are kept in memory, or
 with --redis in Redis, shared by every server using it (redis://host:port/db, rediss://
 for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAME); when
-Redis cannot answer, calls answer Unavailable. On a Cluster a domain's counters share one
-node unless --redis-hash-tag first-entry spreads them by their descriptors' first entries.
-The inputs are reloaded when they change; invalid new inputs keep the limits in force and
-the reason is logged.
+Redis cannot answer, calls answer Unavailable, at once while it is known down (a PING in
+the background, from every 100 ms to every 2 s, finds it back). On a Cluster a domain's
+counters share one node unless --redis-hash-tag first-entry spreads them by their
+descriptors' first entries. The inputs are reloaded when they change; invalid new inputs
+keep the limits in force and the reason is logged.
 
 The HTTP port (--http-addr, "off" for none, port 0 for any free port) serves
   /metrics  Prometheus metrics, per limit too (rlpkit_limit_*; see the README)
   /healthz  200 while the process is up
   /readyz   200 when the limits are loaded and the store answers (Redis: PING,
-            answered from a cache for one second), else 503 with the reason
+            answered from a cache for one second; while Redis is known down, at
+            once), else 503 with the reason
 gRPC health (service "" and the RLS service) follows /readyz.
 
 Every flag can also be set in the environment, by the variable in [$...] after it;
@@ -90,6 +93,9 @@ type serveOptions struct {
 	// wrapStore, when set, wraps the counter store; tests use it to hold
 	// calls in flight.
 	wrapStore func(counter.Store) counter.Store
+	// redisHook, when set, is added to the Redis client; tests use it to
+	// count what is sent.
+	redisHook goredis.Hook
 }
 
 // tagByFlag is --redis-hash-tag: a limit.TagBy by its name.
@@ -321,11 +327,8 @@ func (r *serveRun) start(cs *counterStore) error {
 	}
 	r.metrics = newServeMetrics(r.o.nearLimitRatio)
 	r.hs = serving.NewHealth(rlsv3.RateLimitService_ServiceDesc.ServiceName)
-	r.sh = newStoreHealth(cs, min(r.o.storeTimeout, maxPingTimeout), r.log, func(reachable bool) {
-		r.metrics.storeReachable(reachable)
-		r.hs.Set(reachable)
-	})
-	store = instrument(store, r.metrics, r.sh, r.log)
+	r.sh = cs.health
+	store = instrument(store, r.metrics, r.log)
 	svc, err := rls.New(r.limits, rls.Options{Store: store, ResponseHeaders: r.o.responseHeaders, Caps: r.o.caps, TagBy: r.o.redisHashTag, Observe: r.metrics.observe})
 	if err != nil {
 		return err
@@ -360,7 +363,11 @@ func (r *serveRun) run(ctx context.Context, lis, httpLis net.Listener, ready fun
 	srv := grpc.NewServer(r.svc.ServerOptions()...)
 	rls.Register(srv, r.svc)
 	serving.Register(srv, r.hs)
-	r.sh.start(context.Background()) // the first state: logged when unreachable
+	// The first state, logged when unreachable, then every change.
+	r.sh.start(context.Background(), func(reachable bool) {
+		r.metrics.storeReachable(reachable)
+		r.hs.Set(reachable || !r.sh.follows)
+	})
 
 	// Every goroutine reports here when it ends; an early end is fatal.
 	errc := make(chan error, 3)
@@ -396,8 +403,8 @@ func (r *serveRun) run(ctx context.Context, lis, httpLis net.Listener, ready fun
 	return nil
 }
 
-// background starts the reload watch and the store's ping loop, until ctx
-// is done.
+// background starts the reload watch, until ctx is done. (The store's
+// breaker PINGs Redis in a goroutine of its own, until the store closes.)
 func (r *serveRun) background(ctx context.Context, bg *sync.WaitGroup) {
 	bg.Go(func() {
 		if r.rlCfg != nil {
@@ -406,7 +413,6 @@ func (r *serveRun) background(ctx context.Context, bg *sync.WaitGroup) {
 		}
 		watch(ctx, r.src, r.loadedAt, r.o.reloadInterval, r.svc, r.metrics, r.log)
 	})
-	bg.Go(func() { r.sh.monitor(ctx, pingInterval) })
 }
 
 // stop fails the health checks, stops gRPC gracefully within

@@ -60,19 +60,18 @@ func checkStoreCacheFlags(o *serveOptions, fs *flag.FlagSet) error {
 
 // openRedisStore returns the Redis store on client: exact (limit/redis) or
 // with --redis-approximate limit/redis/cached, and with --local-cache-size
-// behind the over-limit cache. Closing it flushes the approximate store's
-// pending hits (within timeout) and closes the client.
+// behind the over-limit cache, every one on ro.Breaker. Closing it flushes
+// the approximate store's pending hits (within timeout), then closes the
+// breaker and the client.
 func openRedisStore(client goredis.UniversalClient, ro redis.Options, c storeCacheOptions, timeout time.Duration, log *slog.Logger) (*counterStore, error) {
 	var store counter.Store
-	closeStore := client.Close
+	closeStore := func() error {
+		ro.Breaker.Close()
+		return client.Close()
+	}
 	if c.redisApproximate {
-		approx, err := cached.New(client, cached.Options{Redis: ro, FlushPeriod: c.redisFlushPeriod, OnStateChange: func(down bool, err error) {
-			if down {
-				log.Warn("Redis unreachable; deciding in process and keeping the hits to write", "err", err)
-			} else {
-				log.Info("Redis reachable again; the kept hits are written")
-			}
-		}})
+		// The breaker, shared by the flushes, logs Redis's outages.
+		approx, err := cached.New(client, cached.Options{Redis: ro, FlushPeriod: c.redisFlushPeriod})
 		if err != nil {
 			return nil, err
 		}
@@ -83,6 +82,7 @@ func openRedisStore(client goredis.UniversalClient, ro redis.Options, c storeCac
 			if err := approx.Close(ctx); err != nil {
 				log.Warn("hits not written to Redis at stop", "err", err)
 			}
+			ro.Breaker.Close()
 			return client.Close()
 		}
 		log.Info("approximate Redis counting", "flush_period", c.redisFlushPeriod)

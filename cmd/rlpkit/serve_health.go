@@ -2,139 +2,101 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/rlpkit/rlpkit/internal/serving"
+	"github.com/rlpkit/rlpkit/limit/redis"
 )
 
 const (
-	// maxPingTimeout bounds one readiness PING (--redis-timeout when shorter).
+	// maxPingTimeout bounds one PING of Redis (--redis-timeout when shorter).
 	maxPingTimeout = 500 * time.Millisecond
-	// readyCacheTTL is how long a PING's answer is reused, so that probes
-	// do not hammer Redis.
+	// readyCacheTTL is how long a readiness PING's answer is reused, so that
+	// probes do not hammer Redis.
 	readyCacheTTL = time.Second
-	// pingInterval is how often the store is pinged when nothing else asks,
-	// so that gRPC health and the log follow Redis without traffic.
+	// pingInterval is how often Redis is pinged while it is up and nothing
+	// else asks, so that gRPC health and the log follow Redis without
+	// traffic.
 	pingInterval = 5 * time.Second
 )
 
-// Store states; the first report moves from stateUnknown.
-const (
-	stateUnknown int32 = iota
-	stateReachable
-	stateUnreachable
-)
-
-// storeHealth is whether the counter store answers, learnt from every
-// update and from PINGs. Each change of state is logged once and passed to
-// onChange; the first state is logged only when it is unreachable.
+// storeHealth is whether the counter store answers. For Redis its one
+// source is the store's breaker (limit/redis.Breaker), which every call,
+// flush and PING informs; the memory store always answers. Each change is
+// logged once, by the breaker's OnChange, and passed to the watcher.
 type storeHealth struct {
-	kind     string                      // "memory" or "redis", for logs
-	ping     func(context.Context) error // nil: the memory store always answers
-	timeout  time.Duration               // of one PING
-	log      *slog.Logger
-	onChange func(reachable bool)
+	kind    string         // "memory" or "redis", for logs
+	breaker *redis.Breaker // nil: the memory store
+	// follows says whether readiness and gRPC health follow the store:
+	// not with --redis-approximate, which answers without Redis.
+	follows bool
+	log     *slog.Logger
 
-	state   atomic.Int32
-	stateMu sync.Mutex // serializes changes, so onChange sees them in order
-	lastErr error      // why it is unreachable; under stateMu
+	mu    sync.Mutex // serializes changes, so the watcher sees them in order
+	watch func(reachable bool)
 
-	pingMu sync.Mutex // one PING at a time
-	pinged time.Time  // when the last PING answered; under pingMu
+	pingMu sync.Mutex // one readiness PING at a time
+	pinged time.Time  // when the last readiness PING answered; under pingMu
 }
 
-func newStoreHealth(cs *counterStore, timeout time.Duration, log *slog.Logger, onChange func(bool)) *storeHealth {
-	return &storeHealth{kind: cs.kind, ping: cs.ping, timeout: timeout, log: log, onChange: onChange}
+func newStoreHealth(kind string, breaker *redis.Breaker, follows bool, log *slog.Logger) *storeHealth {
+	return &storeHealth{kind: kind, breaker: breaker, follows: follows, log: log}
 }
 
-// report records an update's or a PING's result: nil when the store
-// answered.
-func (h *storeHealth) report(err error) {
-	want := stateReachable
-	if err != nil {
-		want = stateUnreachable
-	}
-	if h.state.Load() == want && err == nil {
-		return
-	}
-	h.stateMu.Lock()
-	defer h.stateMu.Unlock()
-	old := h.state.Load()
-	if err != nil {
-		h.lastErr = err
-	}
-	if old == want {
-		return
-	}
-	h.state.Store(want)
+// changed is the breaker's OnChange: it logs the change and tells the
+// watcher.
+func (h *storeHealth) changed(up bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	switch {
-	case want == stateUnreachable:
-		h.log.Error("store unreachable; calls answer Unavailable until it answers", "store", h.kind, "err", err.Error())
-	case old == stateUnreachable:
+	case up:
 		h.log.Info("store reachable again", "store", h.kind)
+	case h.follows:
+		h.log.Error("store unreachable; calls answer Unavailable at once until a PING answers", "store", h.kind, "err", err.Error())
+	default:
+		h.log.Error("store unreachable; fixed windows are decided in process and their hits kept, other calls answer Unavailable at once, until a PING answers", "store", h.kind, "err", err.Error())
 	}
-	h.onChange(want == stateReachable)
+	if h.watch != nil {
+		h.watch(up)
+	}
 }
 
-// start learns the first state: at once for the memory store, by a PING for
-// Redis.
-func (h *storeHealth) start(ctx context.Context) {
-	if h.ping == nil {
-		h.report(nil)
-		return
+// start learns the first state (by a PING for Redis, logged when it fails)
+// and tells it to watch, then every change.
+func (h *storeHealth) start(ctx context.Context, watch func(reachable bool)) {
+	if h.breaker != nil {
+		h.breaker.Probe(ctx)
 	}
-	h.pingNow(ctx)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.watch = watch
+	watch(h.breaker.Err() == nil)
 }
 
-// ready reports whether the store answers: nil, or why not. With Redis it
-// PINGs, unless a PING answered within readyCacheTTL; updates that failed or
-// succeeded since count too.
+// ready reports whether the store answers: nil, or why not. While Redis is
+// up it PINGs, unless a PING answered within readyCacheTTL; while it is
+// down it answers from the breaker, whose own PINGs end the outage. With
+// --redis-approximate it is always ready.
 func (h *storeHealth) ready(ctx context.Context) error {
-	if h.ping != nil {
-		h.pingMu.Lock()
-		fresh := time.Since(h.pinged) < readyCacheTTL
-		h.pingMu.Unlock()
-		if !fresh {
-			h.pingNow(ctx)
-		}
-	}
-	h.stateMu.Lock()
-	defer h.stateMu.Unlock()
-	switch h.state.Load() {
-	case stateReachable:
+	if h.breaker == nil || !h.follows {
 		return nil
-	case stateUnreachable:
-		return h.lastErr
 	}
-	return errors.New("not checked yet")
+	if h.breaker.Err() == nil {
+		h.pingNow(ctx)
+	}
+	return h.breaker.Err()
 }
 
-// pingNow PINGs the store and reports the answer.
+// pingNow PINGs Redis through the breaker, unless a PING answered within
+// readyCacheTTL.
 func (h *storeHealth) pingNow(ctx context.Context) {
 	h.pingMu.Lock()
 	defer h.pingMu.Unlock()
-	if time.Since(h.pinged) < readyCacheTTL && h.state.Load() != stateUnknown {
-		return // another caller pinged while this one waited
-	}
-	pctx, cancel := context.WithTimeout(ctx, h.timeout)
-	err := h.ping(pctx)
-	cancel()
-	if ctx.Err() != nil {
-		return // the asker left: the answer says nothing about the store
-	}
-	h.pinged = time.Now()
-	h.report(err)
-}
-
-// monitor PINGs the store every interval until ctx is done, so that its
-// state follows Redis without traffic or probes.
-func (h *storeHealth) monitor(ctx context.Context, interval time.Duration) {
-	if h.ping == nil {
+	if time.Since(h.pinged) < readyCacheTTL {
 		return
 	}
-	serving.Every(ctx, interval, func() { h.ready(ctx) })
+	if h.breaker.Probe(ctx) == nil {
+		h.pinged = time.Now()
+	}
 }

@@ -195,18 +195,17 @@ func (m *serveMetrics) storeReachable(up bool) {
 	m.storeUp.Set(v)
 }
 
-// instrument wraps s to time its updates, count its errors and report each
-// result to the store's health, which logs its changes. An update whose
-// caller gave up is not a store failure: it is neither counted nor reported.
-func instrument(s counter.Store, m *serveMetrics, h *storeHealth, log *slog.Logger) counter.Store {
-	return &instrumentedStore{Store: s, m: m, health: h, log: log}
+// instrument wraps s to time its updates and count its errors (the store's
+// state is its breaker's, see storeHealth). An update whose caller gave up
+// is not a store failure: it is not counted.
+func instrument(s counter.Store, m *serveMetrics, log *slog.Logger) counter.Store {
+	return &instrumentedStore{Store: s, m: m, log: log}
 }
 
 type instrumentedStore struct {
 	counter.Store
-	m      *serveMetrics
-	health *storeHealth
-	log    *slog.Logger
+	m   *serveMetrics
+	log *slog.Logger
 }
 
 func (s *instrumentedStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
@@ -221,6 +220,5 @@ func (s *instrumentedStore) Update(ctx context.Context, now time.Time, updates [
 		s.m.storeErrors.Inc()
 		s.log.DebugContext(ctx, "store update failed", "err", err.Error())
 	}
-	s.health.report(err)
 	return err
 }

@@ -170,10 +170,11 @@ func TestServeRedisFault(t *testing.T) {
 
 	r.Kill()
 	for i := range 5 {
-		// go-redis retries its dials for longer than --redis-timeout (1s) at
-		// first; the server answers Unavailable at that timeout, well before
-		// the call's deadline. (TestBoundedStoreBudget covers deadlines
-		// shorter than the timeout.)
+		// The first call waits for go-redis's retries, at most
+		// --redis-timeout (1s), well before the call's deadline; the next
+		// ones are answered at once (TestServeRedisFailsFast).
+		// (TestBoundedStoreBudget covers deadlines shorter than the
+		// timeout.)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, err := s.client.ShouldRateLimit(ctx, req)
 		cancel()
@@ -321,7 +322,7 @@ func TestServeReadinessRedis(t *testing.T) {
 
 	want := []string{
 		"INFO serving addr,http_addr,inputs,limits,store",
-		"ERROR store unreachable; calls answer Unavailable until it answers err,store",
+		"ERROR store unreachable; calls answer Unavailable at once until a PING answers err,store",
 		"INFO store reachable again store",
 	}
 	if diff := cmp.Diff(want, messages(t, s.log.String())); diff != "" {

@@ -14,21 +14,23 @@ import (
 )
 
 // counterStore is the store serve keeps its counters in, with what it needs
-// to describe and close it.
+// to describe, follow and close it.
 type counterStore struct {
 	counter.Store
-	kind  string                      // "memory" or "redis"
-	ping  func(context.Context) error // Redis's PING; nil for memory
-	close func() error
+	kind   string       // "memory" or "redis"
+	health *storeHealth // whether it answers, from its Redis breaker
+	close  func() error
 }
 
-// openStore returns the memory store, or with --redis the Redis store. A
+// openStore returns the memory store, or with --redis the Redis store behind
+// a breaker (limit/redis.Breaker), which answers calls at once while Redis is
+// known down and is the one source of the store's state (see storeHealth). A
 // Redis that does not answer yet is not an error: the server starts, answers
-// Unavailable and is not ready until Redis answers (see storeHealth).
+// Unavailable and is not ready until Redis answers.
 func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	if o.redisURL == "" {
 		mem := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: o.maxKeys})
-		return &counterStore{Store: mem, kind: "memory", close: func() error { return nil }}, nil
+		return &counterStore{Store: mem, kind: "memory", health: newStoreHealth("memory", nil, true, log), close: func() error { return nil }}, nil
 	}
 	// go-redis logs every failed dial; the store's changes of state are
 	// logged by storeHealth, so its own lines are debug detail.
@@ -37,18 +39,29 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	if err != nil {
 		return nil, usagef("%s: %v", o.sources.name("redis"), err)
 	}
-	// Keys tagged by first entry may span tags: each is decided apart.
-	ro := redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime, SplitHashTags: o.redisHashTag == limit.TagByFirstEntry}
-	cs, err := openRedisStore(client, ro, o.cache, o.storeTimeout, log)
+	if o.redisHook != nil {
+		client.AddHook(o.redisHook)
+	}
+	// The approximate store answers fixed windows without Redis: readiness
+	// does not follow it.
+	health := newStoreHealth("redis", nil, !o.cache.redisApproximate, log)
+	breaker, err := redis.NewBreaker(client, redis.BreakerOptions{
+		ProbeTimeout: min(o.storeTimeout, maxPingTimeout), CheckInterval: pingInterval, OnChange: health.changed,
+	})
 	if err != nil {
 		client.Close()
 		return nil, usagef("%v", err)
 	}
-	if !o.cache.redisApproximate {
-		// The approximate store answers without Redis: readiness does
-		// not follow it.
-		cs.ping = func(ctx context.Context) error { return client.Ping(ctx).Err() }
+	health.breaker = breaker
+	// Keys tagged by first entry may span tags: each is decided apart.
+	ro := redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime, Breaker: breaker, SplitHashTags: o.redisHashTag == limit.TagByFirstEntry}
+	cs, err := openRedisStore(client, ro, o.cache, o.storeTimeout, log)
+	if err != nil {
+		breaker.Close()
+		client.Close()
+		return nil, usagef("%v", err)
 	}
+	cs.health = health
 	return cs, nil
 }
 

@@ -36,7 +36,10 @@
 // in-process store: sharded, no global lock, expired counters swept a shard
 // at a time, and a bound on stored counters (DefaultMaxKeys, 1,000,000) that
 // is never exceeded. The Redis store lives in limit/redis; the conformance
-// checks every Store must pass are in limit/counter/storetest.
+// checks every Store must pass are in limit/counter/storetest. A store that
+// knows its backend to be unreachable refuses an update at once with an
+// error wrapping ErrStoreDown, rather than spending the caller's time on a
+// round trip that cannot succeed.
 //
 // # Where it differs from upstream
 //

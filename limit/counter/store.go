@@ -2,8 +2,16 @@ package counter
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrStoreDown is wrapped by the error of an Update that a store refused
+// at once, without trying its backend, because it knows the backend to be
+// unreachable (see limit/redis's Breaker). Callers answer it as any store
+// error (it is never allowed or rejected); errors.Is tells it from a
+// failure that cost a round trip.
+var ErrStoreDown = errors.New("store known to be down")
 
 // Store keeps counter states and applies batches of updates to them.
 //
@@ -24,7 +32,8 @@ import (
 //
 // Update returns an error, and no decisions, when the store cannot answer
 // (a server unreachable, an invalid update); callers must not treat an error
-// as allowed or rejected on their own.
+// as allowed or rejected on their own. A store that knows its backend to be
+// down answers at once with an error wrapping ErrStoreDown.
 //
 // Keys may alias memory the caller reuses (the evaluators build them with
 // unsafe.String over pooled scratch): a caller may overwrite a key's bytes

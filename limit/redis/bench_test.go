@@ -80,3 +80,32 @@ func BenchmarkUpdate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUpdateDown measures an Update while its Breaker knows Redis to
+// be down: the answer without a round trip (roundtrips/op stays 0).
+func BenchmarkUpdateDown(b *testing.B) {
+	srv := redistest.Start(b)
+	c := newClient(b, srv)
+	var rt roundTrips
+	c.AddHook(&rt)
+	br, err := NewBreaker(c, BreakerOptions{ProbeInterval: time.Hour, CheckInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(br.Close)
+	s := newStore(b, c, Options{Breaker: br})
+	updates := batchOf("benchdown", 3)
+	ds := make([]counter.Decision, len(updates))
+	srv.Kill()
+	if err := s.Update(context.Background(), t0, updates, ds); err == nil {
+		b.Fatal("Update with Redis killed succeeded")
+	}
+	b.ReportAllocs()
+	start := rt.n.Load()
+	for b.Loop() {
+		if err := s.Update(context.Background(), t0, updates, ds); err == nil {
+			b.Fatal("Update while down succeeded")
+		}
+	}
+	b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
+}

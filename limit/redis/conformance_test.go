@@ -13,12 +13,18 @@ import (
 func TestConformance(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv)
+	b, err := NewBreaker(c, BreakerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
 	tests := []struct {
 		name string
 		o    Options
 	}{
 		{"defaults", Options{}},
 		{"key prefix", Options{KeyPrefix: "rlpkit:"}},
+		{"breaker", Options{Breaker: b}}, // up all along: the same answers
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

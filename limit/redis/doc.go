@@ -102,6 +102,38 @@
 // go-redis may then retry the script on a new connection, counting them
 // twice: an outage errs towards rejecting, never towards admitting more.
 //
+// # Failing fast
+//
+// A Redis that is down costs every call its dials, go-redis's retries and
+// their backoff (hundreds of milliseconds) before the error. A Breaker
+// (Options.Breaker, shared by the stores of one client) remembers the
+// outage instead: once a round trip fails for a reason of the connection
+// (refused, reset, closed, a failed dial), every Update returns an error
+// wrapping counter.ErrStoreDown at once, with no round trip, and a PING in
+// the background (after 100 ms, then at doubling intervals up to 2 s, each
+// within 500 ms) ends the outage when Redis answers. The Breaker also
+// watches the client's dials, so the first refused connection is enough,
+// while the call that met it still waits for go-redis's retries (or its
+// deadline). While Redis is up it
+// is PINGed every 5 s, so that an outage is known without traffic. These
+// are the defaults of BreakerOptions.
+//
+// The choices, where a circuit breaker could go either way: a Redis that
+// answers with an error (a script error, LOADING, a wrong type) is up; a
+// call canceled by its caller says nothing; a timeout (the caller's
+// deadline, a read timeout) is a slow Redis, not a proof of a dead one, so
+// it makes the Breaker PING at once, and only that PING failing within its
+// own timeout makes it down (a frozen Redis is then answered at once too;
+// one merely slower than the callers' deadlines is not). A PING that
+// answers ends the outage for every call at once, with no half-open trial
+// call: the PING crossed the same client, pool and authentication, and a
+// trial that waits for traffic would keep a server whose readiness failed
+// (so that it gets none) down forever. On a Cluster the PING goes to every
+// master, and a connection error from any node makes the whole store down:
+// while one master is down and not yet replaced by a failover, calls for
+// the other slots fail fast too, which trades their answers for a fast
+// and uniform failure.
+//
 // The script uses only Redis 5 features (EVALSHA, the struct library,
 // effects replication for TIME); it is tested with Redis 7.
 //

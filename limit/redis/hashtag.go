@@ -90,6 +90,7 @@ func (s *Store) updateParts(ctx context.Context, now time.Time, nowUs int64, upd
 	for p, cmd := range cmds {
 		var err error
 		if replies[p], err = cmd.Text(); err != nil {
+			s.breaker.Report(err)
 			return fmt.Errorf("limit/redis: update %d counters under %d hash tags: hash tag %q: %w", len(updates), len(parts), script.HashTag(subs[p][0].Key), err)
 		}
 	}

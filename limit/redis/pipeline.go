@@ -37,8 +37,9 @@ const DefaultPipelines = 1
 // call owns its keys (see call): the one its caller asked for is the one
 // sent, whatever the caller's memory holds after it returned.
 type pipeliner struct {
-	client goredis.UniversalClient
-	max    int
+	client  goredis.UniversalClient
+	max     int
+	breaker *Breaker // nil: none; a pipeline is not sent while it is down
 
 	mu       sync.Mutex
 	queue    []*call
@@ -92,8 +93,8 @@ func (c *call) own() {
 // sends them. Only tests set it, to hold a pipeline there.
 var beforeExec func()
 
-func newPipeliner(client goredis.UniversalClient, max int) *pipeliner {
-	return &pipeliner{client: client, max: max}
+func newPipeliner(client goredis.UniversalClient, max int, breaker *Breaker) *pipeliner {
+	return &pipeliner{client: client, max: max, breaker: breaker}
 }
 
 // do runs c and waits for its reply or the end of c.ctx. It reports
@@ -162,7 +163,8 @@ func (p *pipeliner) send() {
 
 // exec runs the calls of batch whose caller still waits in one pipeline
 // of EVALSHA, then those the server answered NOSCRIPT in one of EVAL, and
-// signals every call.
+// signals every call; while the breaker knows Redis to be down, it sends
+// nothing and answers them its error.
 func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
 	ctx, cancel := batchContext(batch)
 	defer cancel()
@@ -176,6 +178,14 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
 		live = append(live, c)
 	}
 	if len(live) == 0 {
+		return cmds
+	}
+	if err := p.breaker.Err(); err != nil {
+		// Redis went down while these waited: answer them without trying.
+		for _, c := range live {
+			c.err = err
+			c.done <- struct{}{}
+		}
 		return cmds
 	}
 	if cap(cmds) < len(live) {

@@ -68,6 +68,11 @@ type Options struct {
 	// (*redis.Client) decides any batch in one script, all or nothing,
 	// with or without it.
 	SplitHashTags bool
+	// Breaker, when set, makes Update fail at once, without a round trip,
+	// while it knows Redis to be down, and learns from every round trip
+	// that fails (see Breaker). It must be made for the Store's client;
+	// several stores on one client share one. The Store does not close it.
+	Breaker *Breaker
 }
 
 // Store is a counter.Store that keeps counters in Redis, through a go-redis
@@ -108,6 +113,7 @@ type Store struct {
 	sharded    bool
 	split      bool // Options.SplitHashTags
 	pipe       *pipeliner
+	breaker    *Breaker  // nil: none
 	scratch    sync.Pool // *batch
 }
 
@@ -130,6 +136,9 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if o.Pipelines < 0 {
 		errs = append(errs, fmt.Errorf("limit/redis: negative pipelines %d", o.Pipelines))
 	}
+	if o.Breaker != nil && o.Breaker.client != client {
+		errs = append(errs, errors.New("limit/redis: the breaker was made for another client"))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -143,7 +152,8 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		pipelines = DefaultPipelines
 	}
 	return &Store{
-		pipe:       newPipeliner(client, pipelines),
+		pipe:       newPipeliner(client, pipelines, o.Breaker),
+		breaker:    o.Breaker,
 		client:     client,
 		prefix:     o.KeyPrefix,
 		serverTime: o.ServerTime,
@@ -161,7 +171,9 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 // and when Redis does not answer within ctx; no counter changes then,
 // except that a reply lost after the script ran (a dropped connection), or
 // with SplitHashTags the calls of the tags that did answer, leave their
-// changes in place.
+// changes in place. With Options.Breaker, while Redis is known down it
+// returns the Breaker's error (wrapping counter.ErrStoreDown) at once,
+// without a round trip.
 func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	if len(decisions) < len(updates) {
 		return fmt.Errorf("limit/redis: %d decisions for %d updates", len(decisions), len(updates))
@@ -190,6 +202,9 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("limit/redis: %w", err)
 	}
+	if err := s.breaker.Err(); err != nil {
+		return err
+	}
 	if split {
 		return s.updateParts(ctx, now, nowUs, updates, decisions)
 	}
@@ -205,10 +220,12 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 	b.argv[0] = b.args
 	if !s.pipe.do(c) {
 		// A sender may still read the call: b is left to the collector.
+		s.breaker.Report(ctx.Err())
 		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), ctx.Err())
 	}
 	defer s.release(b)
 	if c.err != nil {
+		s.breaker.Report(c.err)
 		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), c.err)
 	}
 	return b.finish(s.serverTime, now, c.reply, updates, decisions)

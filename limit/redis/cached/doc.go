@@ -110,6 +110,12 @@
 // pending hits and ends it. Hits of a window that has ended by then may be
 // dropped: no decision reads them any more.
 //
+// With a limit/redis Breaker (Options.Redis.Breaker) the flushes report
+// their failures to it, and while it knows Redis to be down they fail at
+// once, as do the batches of the exact store, without a round trip; local
+// decisions go on as above. Its probe, not a flush, finds Redis back; the
+// next flush then writes the pending hits.
+//
 // Memory stays bounded: at most Options.MaxCounters counters (default
 // 10,000, Limitador's) are kept, each its key and a few numbers. The key
 // is a copy, so a caller may reuse its keys' memory once Update returns,

@@ -37,7 +37,9 @@ type record struct {
 // one pipeline. Flushes run one at a time; a Flush waits for the one under
 // way (or ctx) first. When it fails, the hits stay pending for the next
 // flush and the store is down (Update decides without waiting for Redis)
-// until a flush succeeds. A Flush with nothing pending does nothing.
+// until a flush succeeds. A Flush with nothing pending does nothing. With
+// Options.Redis.Breaker, a flush while Redis is known down fails at once,
+// without a round trip, and a failed one is reported to the Breaker.
 func (s *Store) Flush(ctx context.Context) error {
 	select {
 	case s.flushing <- struct{}{}:
@@ -50,7 +52,11 @@ func (s *Store) Flush(ctx context.Context) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	if err := s.breaker.Err(); err != nil {
+		return s.failed(recs, err) // known down: not tried
+	}
 	if err := s.write(ctx, recs); err != nil {
+		s.breaker.Report(err)
 		return s.failed(recs, err)
 	}
 	s.succeeded(recs)

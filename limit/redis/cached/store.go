@@ -41,7 +41,9 @@ type Options struct {
 	// Redis configures the exact store that takes the batches this store
 	// does not count locally (see the package doc) and the keys both
 	// write. Its ServerTime must be false: local decisions are taken at
-	// the caller's clock.
+	// the caller's clock. Its Breaker, when set, serves the flushes too:
+	// they report their failures to it and, while it knows Redis to be
+	// down, fail at once without a round trip.
 	Redis redis.Options
 	// FlushPeriod is how often pending hits are written to Redis; 0 means
 	// DefaultFlushPeriod. A negative period starts no timer: the owner
@@ -87,6 +89,7 @@ type Store struct {
 	timeout     time.Duration
 	sharded     bool
 	onChange    func(down bool, err error)
+	breaker     *redis.Breaker // Redis.Breaker; nil: none
 
 	mu       sync.Mutex
 	counters map[string]*entry
@@ -159,6 +162,7 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		timeout:     orDefault(o.FlushTimeout, DefaultFlushTimeout),
 		sharded:     !standalone,
 		onChange:    o.OnStateChange,
+		breaker:     o.Redis.Breaker,
 		counters:    map[string]*entry{},
 		flushing:    make(chan struct{}, 1),
 		kick:        make(chan struct{}, 1),

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"log/slog"
+	"sync"
+
+	"github.com/rlpkit/rlpkit/internal/serving"
+)
+
+// storeHealth is whether the Redis backend answers, as its breaker
+// (limit/redis.Breaker) knows it: each change is logged once and, with
+// REDIS_HEALTH_CHECK_ACTIVE_CONNECTION=true, fails gRPC health and
+// /healthcheck while Redis is down, as the reference's option does. The
+// memory backend is always up.
+type storeHealth struct {
+	log    *slog.Logger
+	follow bool // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION
+	hs     *serving.Health
+
+	mu   sync.Mutex // orders changes and the health they set
+	down bool
+}
+
+func newStoreHealth(s settings, log *slog.Logger) *storeHealth {
+	return &storeHealth{log: log, follow: s.redisHealthCheck, hs: serving.NewHealth("ratelimit")}
+}
+
+// changed is the breaker's OnChange. The outage is an error and the
+// recovery a warning, so that both show at the default LOG_LEVEL, WARN.
+func (h *storeHealth) changed(up bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if up {
+		h.log.Warn("store reachable again", "store", "redis")
+	} else {
+		h.log.Error("store unreachable; calls fail at once until a PING answers", "store", "redis", "err", err.Error())
+	}
+	h.down = !up
+	h.publish()
+}
+
+// publish sets gRPC health from the state; h.mu must be held.
+func (h *storeHealth) publish() {
+	h.hs.Set(!h.follow || !h.down)
+}
+
+// start sets gRPC health for the first time.
+func (h *storeHealth) start() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.publish()
+}
+
+// healthy reports whether the backend lets the health checks pass.
+func (h *storeHealth) healthy() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.follow || !h.down
+}

@@ -1,0 +1,98 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rlpkit/rlpkit/limit/counter"
+)
+
+// loop probes Redis until Close: while it is down after a wait that
+// doubles from ProbeInterval to MaxProbeInterval, while it is up every
+// CheckInterval, and at once (at most once a ProbeInterval) when a timeout
+// made it suspect.
+func (b *Breaker) loop() {
+	defer close(b.done)
+	backoff := b.interval
+	var last time.Time // when the last probe ended
+	for {
+		select {
+		case <-b.kick: // a change made before this point is seen below
+		default:
+		}
+		wait := time.Duration(-1) // none: only a change of state wakes the loop
+		switch {
+		case b.down.Load() != nil:
+			wait = backoff
+		case b.suspect.Load():
+			wait = max(0, b.interval-time.Since(last))
+		case b.check > 0:
+			wait = b.check
+		}
+		var tick <-chan time.Time
+		if wait >= 0 {
+			tick = b.after(wait)
+		}
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-b.kick:
+			continue
+		case <-tick:
+		}
+		wasDown := b.down.Load() != nil
+		b.suspect.Store(false)
+		err := b.Probe(b.ctx)
+		last = time.Now()
+		switch {
+		case err == nil || !wasDown:
+			backoff = b.interval
+		default:
+			backoff = min(2*backoff, b.maxWait)
+		}
+	}
+}
+
+// verdict is what an error of a round trip says about Redis.
+type verdict int
+
+const (
+	verdictNone verdict = iota // nothing: Redis answered, or the caller gave up
+	verdictSlow                // a timeout: probe to know
+	verdictDown                // Redis cannot be reached
+)
+
+// classify tells what err, the result of a round trip, says about Redis.
+func classify(err error) verdict {
+	switch {
+	case err == nil,
+		errors.Is(err, counter.ErrStoreDown), // refused without trying
+		errors.Is(err, goredis.ErrClosed),    // the program closed the client
+		errors.Is(err, context.Canceled):     // the caller left
+		return verdictNone
+	case errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, goredis.ErrPoolTimeout),
+		errors.Is(err, goredis.ErrPoolExhausted):
+		return verdictSlow
+	}
+	var reply goredis.Error
+	if errors.As(err, &reply) {
+		return verdictNone // Redis answered, with an error
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		if ne.Timeout() {
+			return verdictSlow
+		}
+		return verdictDown
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return verdictDown
+	}
+	return verdictNone
+}
