@@ -34,8 +34,9 @@
 // A Store applies one request's counter updates as a batch, all or nothing:
 // when any counter would go over, none is incremented. MemoryStore is the
 // in-process store: sharded, no global lock, expired counters swept a shard
-// at a time, and a bound on stored counters (DefaultMaxKeys, 1,000,000) that
-// is never exceeded. The Redis store lives in limit/redis; the conformance
+// at a time, a bound on stored counters (DefaultMaxKeys, 1,000,000) that
+// is never exceeded, and work per batch linear in the batch size, so that
+// one large request holds its shards' locks only in proportion to its keys. The Redis store lives in limit/redis; the conformance
 // checks every Store must pass are in limit/counter/storetest.
 //
 // # Where it differs from upstream
