@@ -324,7 +324,7 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 			if st.Time != work[k].Time {
 				unacked[k], added[k] = 0, 0 // a new window: what was counted is over
 			}
-			if s.pastAllowance(unacked[k]+added[k], u) {
+			if s.pastAllowance(unacked[k], added[k], u) {
 				return overAllowance
 			}
 			added[k] += u.Cost
@@ -369,10 +369,12 @@ func (e *entry) snapshot() (counter.State, uint64) {
 }
 
 // pastAllowance reports whether admitting u would take a counter holding
-// held hits Redis has not acknowledged past its allowance; never while the
-// store is down, nor for a counter holding none.
-func (s *Store) pastAllowance(held uint64, u *counter.Update) bool {
-	return !s.down && held > 0 && held+u.Cost > s.allowanceOf(u.Policy)
+// unacked hits Redis has not acknowledged, and added more from the batch
+// being decided, past its allowance, so that a flush must come first;
+// never while the store is down, nor for a counter holding no hit from
+// before the batch: a flush cannot acknowledge the batch's own hits.
+func (s *Store) pastAllowance(unacked, added uint64, u *counter.Update) bool {
+	return !s.down && unacked > 0 && unacked+added+u.Cost > s.allowanceOf(u.Policy)
 }
 
 // keep adds a counter for key, holding nothing yet, and returns it.

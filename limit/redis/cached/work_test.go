@@ -53,3 +53,33 @@ func TestDecideWorkLinear(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchOverItsOwnAllowance: a batch that alone puts more hits on a
+// counter than its allowance (the key repeated, each update within it) is
+// decided once the counter holds no hit from before, as a single update
+// over the allowance is: a flush cannot acknowledge the batch's own hits,
+// so waiting for one would wait forever.
+func TestBatchOverItsOwnAllowance(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newStore(t, newClient(t, srv), Options{MaxUnflushed: 1})
+	p := counter.Policy{Max: 10, Window: time.Minute}
+	k := "{own}k"
+	batch := []counter.Update{{Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 1}, {Key: k, Policy: p, Cost: 1}}
+	for round := range 2 { // a counter with no hit yet, then one holding some
+		ds := make([]counter.Decision, len(batch))
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // bounds the old livelock
+		err := s.Update(ctx, t0, batch, ds)
+		cancel()
+		if err != nil {
+			t.Fatalf("round %d: Update of a key three times with an allowance of 1: %v", round, err)
+		}
+		for i := range ds {
+			if used := float64(3*round + i + 1); !ds[i].Allowed || ds[i].Used != used {
+				t.Errorf("round %d: decision %d = %+v, want allowed with %v used", round, i, ds[i], used)
+			}
+		}
+	}
+	if st := s.Stats(); st.Flushes != 1 {
+		t.Errorf("%d flushes, want 1 (the second batch waits for the first's hits)", st.Flushes)
+	}
+}
