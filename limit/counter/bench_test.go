@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"context"
 	"hash/maphash"
 	"runtime"
 	"strconv"
@@ -148,5 +149,28 @@ func BenchmarkLimiterTokenBucket(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		l.Allow()
+	}
+}
+
+// BenchmarkUpdateBatch is one batch of distinct keys, all stored, in the
+// memory store: its work, done under the shards' locks, must grow
+// linearly with the batch, and a batch of a few keys must not allocate.
+func BenchmarkUpdateBatch(b *testing.B) {
+	p := Policy{Max: MaxPolicyValue, Window: time.Hour}
+	for _, n := range []int{3, 1_000, 10_000, 40_000} {
+		b.Run("keys="+strconv.Itoa(n), func(b *testing.B) {
+			m := NewMemoryStore(MemoryOptions{})
+			updates := make([]Update, n)
+			for i := range updates {
+				updates[i] = Update{Key: "{toystore}\x00fixed_window\x003600\x00\x00user\x00user-" + strconv.Itoa(i), Policy: p, Cost: 1}
+			}
+			ds := make([]Decision, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := m.Update(context.Background(), t0, updates, ds); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

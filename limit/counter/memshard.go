@@ -20,7 +20,11 @@ type memShard struct {
 	swept     int64     // the latest instant expired keys were removed at, Unix µs
 	nextSweep int64
 	rng       uint64
-	_         [32]byte // 128 bytes: shards never share a cache line
+	// batchOnly is set, while a batch holds the lock, once eviction found
+	// every stored key in the batch: until the batch ends, no key can be
+	// evicted, and eviction says so without scanning again.
+	batchOnly bool
+	_         [31]byte // 128 bytes: shards never share a cache line
 }
 
 // memSlot is 32 bytes, two to a cache line.
@@ -107,7 +111,7 @@ func (sh *memShard) get(tag uint32, key string) (*memSlot, State) {
 // keep, and evicts more while the arena has no room for the key. put returns
 // false when nothing could be evicted (every key is in keep), leaving the
 // key unstored: the shard never exceeds its bounds.
-func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *memLimits, keep []Update) bool {
+func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *memLimits, keep *batchKeys) bool {
 	if sl := sh.find(tag, key); sl != nil {
 		sl.set(s, expires)
 		return true
@@ -137,7 +141,7 @@ func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *
 // compacts when at least half the arena is garbage, and when that is not
 // enough compacts and evicts until it is. It returns false, evicting
 // nothing, when n exceeds max, and false when no eviction can make room.
-func (sh *memShard) makeRoom(n, max int, keep []Update) bool {
+func (sh *memShard) makeRoom(n, max int, keep *batchKeys) bool {
 	if n > max {
 		return false
 	}
@@ -227,10 +231,12 @@ func (sh *memShard) sweep(now int64) {
 const evictionSamples = 16
 
 // evict removes, among up to 16 keys found from a random slot on, the one
-// closest to expiry, skipping keys in keep. It returns false when it found
-// nothing to remove.
-func (sh *memShard) evict(keep []Update) bool {
-	if sh.n == 0 {
+// closest to expiry, skipping keys in keep (nil keeps none). It returns
+// false when it found nothing to remove, and then, with a keep, remembers
+// that the shard holds only keep's keys (batchOnly) so that the batch's
+// further evictions return at once: a batch only adds its own keys.
+func (sh *memShard) evict(keep *batchKeys) bool {
+	if sh.n == 0 || keep != nil && sh.batchOnly {
 		return false
 	}
 	mask := uint32(len(sh.slots) - 1)
@@ -239,7 +245,7 @@ func (sh *memShard) evict(keep []Update) bool {
 	for step := uint32(0); step <= mask && seen < evictionSamples; step++ {
 		i := (start + step) & mask
 		sl := &sh.slots[i]
-		if sl.tag == 0 || sh.inBatch(sl, keep) {
+		if sl.tag == 0 || keep.holds(sh.keys[sl.keyOff:sl.keyOff+sl.keyLen]) {
 			continue
 		}
 		seen++
@@ -249,18 +255,10 @@ func (sh *memShard) evict(keep []Update) bool {
 	}
 	if found {
 		sh.deleteAt(victim)
+	} else if keep != nil {
+		sh.batchOnly = true
 	}
 	return found
-}
-
-// inBatch reports whether sl holds the key of one of batch's updates.
-func (sh *memShard) inBatch(sl *memSlot, batch []Update) bool {
-	for i := range batch {
-		if sh.keyIs(sl, batch[i].Key) {
-			return true
-		}
-	}
-	return false
 }
 
 // random is xorshift64*.

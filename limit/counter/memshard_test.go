@@ -129,11 +129,12 @@ func TestMemShardArenaBound(t *testing.T) {
 func TestMemShardEvictKeepsBatchKeys(t *testing.T) {
 	sh := &memShard{rng: 1}
 	lim := &memLimits{keys: 2, keyBytes: 1 << 20, sweepEvery: 1 << 62}
-	keep := []Update{{Key: "a"}, {Key: "b"}}
+	keep := newBatchKeys(2, nil)
 	for i, k := range []string{"a", "b"} {
+		keep.names = append(keep.names, k)
 		sh.put(uint32(i+1), k, State{}, 10, 0, lim, nil)
 	}
-	if sh.put(3, "c", State{}, 10, 0, lim, keep) {
+	if sh.put(3, "c", State{}, 10, 0, lim, &keep) {
 		t.Error("put in a full shard whose keys are all in the batch = true, want false (never exceed capacity)")
 	}
 	if sh.n != 2 {

@@ -40,6 +40,12 @@ type MemoryOptions struct {
 // the shards of its keys, in increasing order, so there is no global lock
 // and batches spanning shards cannot deadlock.
 //
+// A batch's work under those locks is linear in its size, however large and
+// whatever keys it repeats: its updates are grouped by key once (comparing
+// keys with each other up to 16 updates, without allocating; with a map
+// above), then each key is looked up, decided and stored once, and eviction
+// tells the batch's own keys (never evicted) from others with one look-up.
+//
 // Counters expire when their state is back to fresh (Decision.ResetAfter),
 // kept at the precision of whole seconds, rounded up. Expired counters are
 // swept a shard at a time while writing to it, at most once per
@@ -65,6 +71,9 @@ type MemoryStore struct {
 	shards []memShard
 	mask   uint64
 	lim    memLimits // per shard
+	// onBatch, when set (by tests), is called after each batch with the
+	// number of key comparisons and map look-ups it took.
+	onBatch func(probes int)
 }
 
 var _ Store = (*MemoryStore)(nil)
@@ -184,28 +193,50 @@ func (sh *memShard) instant(nowUs int64, found bool) int64 {
 	return max(nowUs, sh.swept)
 }
 
+// batchKey is one distinct key of a batch: where its shard keeps it, the
+// counter before the batch and as the batch is applied.
+type batchKey struct {
+	slot       *memSlot // nil when the shard does not hold the key
+	orig, work State
+	at         int64 // the instant to decide at (see instant)
+	hash       uint32
+	shard      int
+	last       int  // the index of the key's last update
+	consumes   bool // some update of the key has a cost
+}
+
 // batch decides several updates atomically under all their shards' locks.
+// Its work is linear in the batch size: updates are grouped by key once
+// (see batchKeys), then each key is looked up, decided and stored once.
 func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decision) {
 	n := len(updates)
 	var (
-		hashBuf  [maxBatchOnStack]uint32
-		shardBuf [maxBatchOnStack]int
-		lockBuf  [maxBatchOnStack]int
-		atBuf    [maxBatchOnStack]int64
-		origBuf  [maxBatchOnStack]State
-		workBuf  [maxBatchOnStack]State
-		slotBuf  [maxBatchOnStack]*memSlot
+		keyBuf  [maxBatchOnStack]batchKey
+		nameBuf [maxBatchOnStack]string
+		ofBuf   [maxBatchOnStack]int
+		lockBuf [maxBatchOnStack]int
 	)
-	hashes, shardOf, locks, ats, orig, work, slots := hashBuf[:0], shardBuf[:0], lockBuf[:0], atBuf[:0], origBuf[:0], workBuf[:0], slotBuf[:0]
+	keys, names, keyOf, locks := keyBuf[:0], nameBuf[:0], ofBuf[:0], lockBuf[:0]
 	if n > maxBatchOnStack {
-		hashes, shardOf, locks, ats = make([]uint32, 0, n), make([]int, 0, n), make([]int, 0, n), make([]int64, 0, n)
-		orig, work, slots = make([]State, 0, n), make([]State, 0, n), make([]*memSlot, 0, n)
+		keys, names, keyOf, locks = make([]batchKey, 0, n), make([]string, 0, n), make([]int, 0, n), make([]int, 0, n)
 	}
+	set := newBatchKeys(n, names)
 	for i := range updates {
-		h, s := m.hash(updates[i].Key)
-		hashes = append(hashes, h)
-		shardOf = append(shardOf, s)
-		locks = append(locks, s)
+		u := &updates[i]
+		k := set.find(u.Key)
+		if k < 0 {
+			k = len(set.names)
+			set.names = append(set.names, u.Key)
+			if set.index != nil {
+				set.index[u.Key] = k
+			}
+			h, s := m.hash(u.Key)
+			keys = append(keys, batchKey{hash: h, shard: s})
+			locks = append(locks, s)
+		}
+		keys[k].last = i
+		keys[k].consumes = keys[k].consumes || u.Cost > 0
+		keyOf = append(keyOf, k)
 	}
 	slices.Sort(locks)
 	locks = slices.Compact(locks)
@@ -214,76 +245,66 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 	}
 
 	nowUs := now.UnixMicro()
+	for k := range keys {
+		c := &keys[k]
+		sh := &m.shards[c.shard]
+		c.slot, c.orig = sh.get(c.hash, set.names[k])
+		c.at = sh.instant(nowUs, c.slot != nil)
+		c.work = c.orig
+	}
 	allowed := true
 	for i := range updates {
-		u := &updates[i]
-		sh := &m.shards[shardOf[i]]
-		sl, cur := sh.get(hashes[i], u.Key)
-		t := sh.instant(nowUs, sl != nil)
-		slots = append(slots, sl)
-		ats = append(ats, t)
-		orig = append(orig, cur)
-		for j := i - 1; j >= 0; j-- {
-			if updates[j].Key == u.Key {
-				cur = work[j]
-				break
-			}
-		}
-		u.Policy.step(&cur, t, u.Cost, &decisions[i])
-		work = append(work, cur)
+		u, c := &updates[i], &keys[keyOf[i]]
+		u.Policy.step(&c.work, c.at, u.Cost, &decisions[i])
 		allowed = allowed && decisions[i].Allowed
 	}
-
 	if allowed {
-		// Stored counters first, in the slots found above: storing a new
-		// counter may move slots.
-		for i := range updates {
-			if slots[i] != nil && lastOfKey(updates, i) && consumes(updates, updates[i].Key) {
-				slots[i].set(work[i], ats[i]+decisions[i].ResetAfter.Microseconds())
-			}
-		}
-		for i := range updates {
-			if slots[i] == nil && lastOfKey(updates, i) && consumes(updates, updates[i].Key) {
-				exp := ats[i] + decisions[i].ResetAfter.Microseconds()
-				m.shards[shardOf[i]].put(hashes[i], updates[i].Key, work[i], exp, ats[i], &m.lim, updates)
-			}
-		}
+		m.store(updates, decisions, keys, keyOf, &set)
 	} else {
-		// Nothing is consumed: describe the admitted ones as checks.
-		for i := range updates {
-			if decisions[i].Allowed {
-				s := orig[i]
-				updates[i].Policy.step(&s, ats[i], 0, &decisions[i])
-			}
-		}
+		checks(updates, decisions, keys, keyOf)
 	}
-
 	for k := len(locks) - 1; k >= 0; k-- {
-		m.shards[locks[k]].mu.Unlock()
+		sh := &m.shards[locks[k]]
+		sh.batchOnly = false
+		sh.mu.Unlock()
 	}
 	for i := range updates {
-		skewStore(&decisions[i], ats[i], nowUs, &updates[i])
+		skewStore(&decisions[i], keys[keyOf[i]].at, nowUs, &updates[i])
+	}
+	if m.onBatch != nil {
+		m.onBatch(set.probes)
 	}
 }
 
-// lastOfKey reports whether updates[i] is the last update of its key.
-func lastOfKey(updates []Update, i int) bool {
-	for j := i + 1; j < len(updates); j++ {
-		if updates[j].Key == updates[i].Key {
-			return false
+// store writes an admitted batch's counters, each once, at its key's last
+// update, in the order of those updates: stored counters first, in the
+// slots batch found (storing a new counter may move slots), then new ones,
+// which eviction makes room for without evicting any key of the batch.
+func (m *MemoryStore) store(updates []Update, decisions []Decision, keys []batchKey, keyOf []int, set *batchKeys) {
+	for i := range updates {
+		if c := &keys[keyOf[i]]; c.last == i && c.consumes && c.slot != nil {
+			c.slot.set(c.work, c.at+decisions[i].ResetAfter.Microseconds())
 		}
 	}
-	return true
+	for i := range updates {
+		k := keyOf[i]
+		if c := &keys[k]; c.last == i && c.consumes && c.slot == nil {
+			exp := c.at + decisions[i].ResetAfter.Microseconds()
+			m.shards[c.shard].put(c.hash, set.names[k], c.work, exp, c.at, &m.lim, set)
+		}
+	}
 }
 
-// consumes reports whether any update of key has a cost.
-func consumes(updates []Update, key string) bool {
+// checks describes a rejected batch's admitted updates as checks: nothing
+// is consumed.
+func checks(updates []Update, decisions []Decision, keys []batchKey, keyOf []int) {
 	for i := range updates {
-		if updates[i].Key == key && updates[i].Cost > 0 {
-			return true
+		if decisions[i].Allowed {
+			c := &keys[keyOf[i]]
+			s := c.orig
+			updates[i].Policy.step(&s, c.at, 0, &decisions[i])
 		}
 	}
-	return false
 }
 
 // skewStore makes d's durations count from the caller's instant when the

@@ -25,7 +25,11 @@
 //
 // The reference sizes a freecache by bytes; here the budget counts each
 // entry as its key's length plus a fixed overhead (EntryOverhead), and
-// when it is full, expired entries go first, then arbitrary ones.
+// when it is full, expired entries go first, then arbitrary ones, down to
+// seven eighths of the budget: the cache is scanned once for every eighth
+// of its budget that new entries take, so the work of remembering a
+// counter is constant however large the budget, and a request's work is
+// linear in its counters.
 package overlimitcache
 
 import (
@@ -51,6 +55,7 @@ type Cache struct {
 	mu      sync.Mutex
 	entries map[string]entry
 	used    int
+	visited int // entries makeRoom looked at, for tests
 
 	hits atomic.Uint64
 }
@@ -158,20 +163,32 @@ func (c *Cache) put(key string, e entry, nowUs int64) {
 		return
 	}
 	if c.used+size > c.budget {
-		for k, old := range c.entries { // expired first
-			if old.untilUs <= nowUs {
-				c.remove(k)
-			}
-		}
-		for k := range c.entries { // then arbitrary ones
-			if c.used+size <= c.budget {
-				break
-			}
-			c.remove(k)
-		}
+		c.makeRoom(size, nowUs)
 	}
 	c.entries[strings.Clone(key)] = e // keys may alias the caller's buffer
 	c.used += size
+}
+
+// makeRoom frees the budget for an entry of size bytes: it removes every
+// expired entry, then arbitrary ones until the entries take at most seven
+// eighths of the budget less size, so that a full cache is scanned once for
+// every eighth of its budget that new entries take, not once per entry.
+// c.mu must be held.
+func (c *Cache) makeRoom(size int, nowUs int64) {
+	target := max(c.budget-c.budget/8-size, 0)
+	for k, old := range c.entries {
+		c.visited++
+		if old.untilUs <= nowUs {
+			c.remove(k)
+		}
+	}
+	for k := range c.entries {
+		if c.used <= target {
+			break
+		}
+		c.visited++
+		c.remove(k)
+	}
 }
 
 // forget removes key's entry, if any.

@@ -1,6 +1,6 @@
 // Package storetest checks that an implementation of counter.Store answers
 // exactly as counter.Policy.Decide does and honours the Store contract: all or
-// nothing batches, repeated keys, checks, exactness under concurrency and
+// nothing batches, repeated keys, large batches, checks, exactness under concurrency and
 // errors for invalid input. The memory store runs it in this package's tests;
 // another store (limit/redis) runs it from its own:
 //
@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore func(t *testing.T) counter.Store) {
 	t.Run("matches Decide", s.matchesDecide)
 	t.Run("batch is all or nothing", s.allOrNothing)
 	t.Run("batch repeats a key", s.repeatedKey)
+	t.Run("large batches", s.largeBatches)
 	t.Run("check consumes nothing", s.checkConsumesNothing)
 	t.Run("exact under concurrency", s.exactUnderConcurrency)
 	t.Run("errors", s.invalidInput)

@@ -81,3 +81,27 @@ func BenchmarkUpdate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUpdateBatch is one batch of distinct fixed windows decided
+// locally (no flush during the benchmark): its work, done under the
+// store's mutex, must grow linearly with the batch.
+func BenchmarkUpdateBatch(b *testing.B) {
+	srv := redistest.Start(b)
+	p := counter.Policy{Max: counter.MaxPolicyValue, Window: time.Hour}
+	for _, n := range []int{1_000, 10_000, 40_000} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			s := newStore(b, newClient(b, srv), Options{MaxUnflushed: counter.MaxPolicyValue, MaxCounters: n})
+			updates := make([]counter.Update, n)
+			for i := range updates {
+				updates[i] = counter.Update{Key: fmt.Sprintf("{bench}batch-%d", i), Policy: p, Cost: 1}
+			}
+			ds := make([]counter.Decision, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.Update(context.Background(), t0, updates, ds); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

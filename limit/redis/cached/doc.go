@@ -22,9 +22,12 @@
 // counts; see Approximate) is decided in process, all or nothing, by
 // counter.Policy.Decide over each counter's local view: the window and
 // count Redis returned at the last flush that wrote the counter, plus the
-// hits this instance admitted since. No Redis command is sent. Every other
-// batch (with a sliding window, a token bucket or GCRA) goes to the exact
-// store, one round trip, as without this package.
+// hits this instance admitted since. No Redis command is sent, and the
+// work done under the store's mutex is linear in the batch size, whatever
+// keys the batch repeats (they are told apart by comparison up to 8
+// updates, without allocating, and with a map above). Every other batch
+// (with a sliding window, a token bucket or GCRA) goes to the exact store,
+// one round trip, as without this package.
 //
 // A flush sends every counter's pending hits to Redis and reads back the
 // counters' new values in one round trip: one call of one Lua script on a
@@ -44,17 +47,20 @@
 // Each counter has an allowance L (Options.MaxUnflushed, by default
 // max(1, Max/10)): the most of its hits an instance holds that Redis has
 // not acknowledged. A request that would go past it waits for a flush (one
-// round trip) and is decided again from the refreshed view; a single
-// request whose cost alone exceeds L is decided when the counter holds no
-// unacknowledged hit. Limitador has no such allowance: its error grows with
+// round trip) and is decided again from the refreshed view; a request
+// whose own hits on the counter exceed L (one update's cost, or several
+// updates of the same key) is decided when the counter holds no
+// unacknowledged hit from before it, since no flush can acknowledge hits
+// not yet admitted. Limitador has no such allowance: its error grows with
 // the traffic between flushes; here it does not.
 //
 // # The error bound
 //
 // Take one counter of a fixed window with maximum M (a window as Redis
 // holds it), N instances of this store sharing it through one Redis, the
-// allowance L, and C the largest cost of one update (1 for Envoy's default
-// hits_addend); let L' = max(L, C). While flushes succeed, within any one
+// allowance L, and C the most hits one request puts on the counter (the
+// cost of its updates of that key: 1 for Envoy's default hits_addend and a
+// descriptor sent once); let L' = max(L, C). While flushes succeed, within any one
 // window:
 //
 //   - Never too few: a request is rejected only when the hits admitted in

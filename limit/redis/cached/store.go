@@ -90,6 +90,9 @@ type Store struct {
 	sharded     bool
 	onChange    func(down bool, err error)
 	breaker     *redis.Breaker // Redis.Breaker; nil: none
+	// onDecide, when set (by tests), is called after each local decision
+	// with the number of key comparisons and map look-ups it took.
+	onDecide func(probes int)
 
 	mu       sync.Mutex
 	counters map[string]*entry
@@ -270,10 +273,11 @@ const (
 const maxLocalBatch = 8
 
 // scratch is decide's scratch for a batch of up to maxLocalBatch updates,
-// kept on its stack: per distinct key, the counter kept (or nil), its
-// state as the batch is applied and before, the hits Redis has not
-// acknowledged and those the batch adds; per update, its key's index.
+// kept on its stack: per distinct key, its name, the counter kept (or
+// nil), its state as the batch is applied and before, the hits Redis has
+// not acknowledged and those the batch adds; per update, its key's index.
 type scratch struct {
+	names          [maxLocalBatch]string
 	entries        [maxLocalBatch]*entry
 	work, orig     [maxLocalBatch]counter.State
 	unacked, added [maxLocalBatch]uint64
@@ -282,26 +286,37 @@ type scratch struct {
 
 // decide applies updates to the local view, all or nothing, as
 // counter.MemoryStore does, and reports whether it could. s.mu must be held.
-// It is the store's hot path: its helpers inline, and its scratch stays on
-// the stack up to maxLocalBatch updates.
+// It is the store's hot path: its helpers inline, its scratch stays on the
+// stack up to maxLocalBatch updates, and its work is linear in the batch
+// size (see keyGroups).
 func (s *Store) decide(now time.Time, updates []counter.Update, decisions []counter.Decision) outcome {
 	n := len(updates)
 	var sc scratch
-	entries, work, orig, unacked, added, keyOf := sc.entries[:0], sc.work[:0], sc.orig[:0], sc.unacked[:0], sc.added[:0], sc.keyOf[:0]
+	names, entries, work, orig := sc.names[:0], sc.entries[:0], sc.work[:0], sc.orig[:0]
+	unacked, added, keyOf := sc.unacked[:0], sc.added[:0], sc.keyOf[:0]
 	if n > maxLocalBatch {
-		entries, work, orig = make([]*entry, 0, n), make([]counter.State, 0, n), make([]counter.State, 0, n)
+		names, entries, work, orig = make([]string, 0, n), make([]*entry, 0, n), make([]counter.State, 0, n), make([]counter.State, 0, n)
 		unacked, added, keyOf = make([]uint64, 0, n), make([]uint64, 0, n), make([]int, 0, n)
 	}
+	groups := newKeyGroups(n, names)
 	for i := range updates {
-		k := earlierKey(updates, keyOf, i)
+		key := updates[i].Key
+		k := groups.find(key)
 		if k < 0 {
 			k = len(entries)
-			e := s.counters[updates[i].Key]
+			groups.names = append(groups.names, key)
+			if groups.index != nil {
+				groups.index[key] = k
+			}
+			e := s.counters[key]
 			st, un := e.snapshot()
 			entries, work, orig = append(entries, e), append(work, st), append(orig, st)
 			unacked, added = append(unacked, un), append(added, 0)
 		}
 		keyOf = append(keyOf, k)
+	}
+	if s.onDecide != nil {
+		s.onDecide(groups.probes)
 	}
 
 	admitted := true
@@ -313,7 +328,7 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 			if st.Time != work[k].Time {
 				unacked[k], added[k] = 0, 0 // a new window: what was counted is over
 			}
-			if s.pastAllowance(unacked[k]+added[k], u) {
+			if s.pastAllowance(unacked[k], added[k], u) {
 				return overAllowance
 			}
 			added[k] += u.Cost
@@ -348,17 +363,6 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 	return decided
 }
 
-// earlierKey returns the key index of the first update before i with the
-// key of update i, or -1 when there is none.
-func earlierKey(updates []counter.Update, keyOf []int, i int) int {
-	for j := range i {
-		if updates[j].Key == updates[i].Key {
-			return keyOf[j]
-		}
-	}
-	return -1
-}
-
 // snapshot returns e's state and its hits Redis has not acknowledged, or
 // zeros for a counter not kept (nil).
 func (e *entry) snapshot() (counter.State, uint64) {
@@ -369,10 +373,12 @@ func (e *entry) snapshot() (counter.State, uint64) {
 }
 
 // pastAllowance reports whether admitting u would take a counter holding
-// held hits Redis has not acknowledged past its allowance; never while the
-// store is down, nor for a counter holding none.
-func (s *Store) pastAllowance(held uint64, u *counter.Update) bool {
-	return !s.down && held > 0 && held+u.Cost > s.allowanceOf(u.Policy)
+// unacked hits Redis has not acknowledged, and added more from the batch
+// being decided, past its allowance, so that a flush must come first;
+// never while the store is down, nor for a counter holding no hit from
+// before the batch: a flush cannot acknowledge the batch's own hits.
+func (s *Store) pastAllowance(unacked, added uint64, u *counter.Update) bool {
+	return !s.down && unacked > 0 && unacked+added+u.Cost > s.allowanceOf(u.Policy)
 }
 
 // keep adds a counter for key, holding nothing yet, and returns it.
