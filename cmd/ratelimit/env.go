@@ -59,6 +59,7 @@ type settings struct {
 	prometheusAddr     string
 	prometheusPath     string
 	disableStats       bool
+	statsMaxKeys       int
 	healthyWithConfig  bool
 	forceStartNoConfig bool
 }
@@ -84,6 +85,8 @@ var implemented = map[string]string{
 	"DISABLE_STATS": "false", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED": "false",
 	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
 	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "CONFIG_TYPE": "FILE",
+	// rlpkit's own, not the reference's.
+	"RLPKIT_STATS_MAX_KEYS": "1000",
 }
 
 // notImplemented lists variables of the reference that are not read, and
@@ -259,6 +262,7 @@ func (r *envReader) limitsAndStats(s *settings) {
 	s.usePrometheus = r.bool("USE_PROMETHEUS")
 	s.prometheusAddr, s.prometheusPath = r.str("PROMETHEUS_ADDR"), r.str("PROMETHEUS_PATH")
 	s.disableStats = r.bool("DISABLE_STATS")
+	s.statsMaxKeys = r.int("RLPKIT_STATS_MAX_KEYS", 0, 1<<20)
 	s.healthyWithConfig = r.bool("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED")
 	s.forceStartNoConfig = r.bool("FORCE_START_WITHOUT_INITIAL_CONFIG")
 	r.oneOf("CONFIG_TYPE", "FILE")
