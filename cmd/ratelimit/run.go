@@ -254,6 +254,7 @@ func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, ba
 		wg.Go(func() { hsrv.Serve(l) })
 	}
 	at := addrs{grpc: ls.grpc.Addr().String(), http: ls.http.Addr().String(), debug: ls.debug.Addr().String()}
+	warnExposedDebug(srv.log, ls.debug.Addr())
 	srv.log.Info("serving", "grpc", at.grpc, "http", at.http, "debug", at.debug, "backend", backend)
 	if ready != nil {
 		ready(at)
