@@ -27,12 +27,14 @@ const (
 // defaultStatsMaxKeys is RLPKIT_STATS_MAX_KEYS's default.
 const defaultStatsMaxKeys = 1000
 
-// ruleSet is the per-rule statistics: configured keys, and at most max keys
-// holding request values (detailed_metric, value_to_metric, overrides); the
-// others count in their domain's _other key. It is safe for concurrent use.
+// ruleSet is the per-rule statistics: configured keys (the configurations
+// loaded bound them), and at most max keys holding request values
+// (detailed_metric, value_to_metric, overrides), the others counting in
+// their domain's _other key. It is safe for concurrent use.
 type ruleSet struct {
-	keys   *keyset.Set[ruleKey, *ruleEntry]
-	others sync.Map // otherOf -> *ruleEntry
+	configured sync.Map // statistics key -> *ruleEntry; never evicted
+	keys       *keyset.Set[ruleKey, *ruleEntry]
+	others     sync.Map // otherOf -> *ruleEntry
 }
 
 // ruleKey is an entry's key: an override and a detailed_metric rule may
@@ -65,8 +67,15 @@ func newRuleSet(max int) *ruleSet {
 
 // observe adds one rule's counts.
 func (r *ruleSet) observe(st envoyratelimit.Stat, c envoyratelimit.RuleCounts) {
-	configured := st.Kind == envoyratelimit.StatConfigured
-	ref, ok := r.keys.Acquire(ruleKey{st.Key, st.Kind}, configured, func() *ruleEntry { return r.newEntry(st) })
+	if st.Kind == envoyratelimit.StatConfigured {
+		v, ok := r.configured.Load(st.Key)
+		if !ok {
+			v, _ = r.configured.LoadOrStore(st.Key, &ruleEntry{domain: st.Domain, name: st.Key, kind: st.Kind})
+		}
+		v.(*ruleEntry).add(c)
+		return
+	}
+	ref, ok := r.keys.Acquire(ruleKey{st.Key, st.Kind}, func() *ruleEntry { return r.newEntry(st) })
 	if !ok {
 		r.other(st.Domain, st.Kind).add(c)
 		return
@@ -76,20 +85,15 @@ func (r *ruleSet) observe(st envoyratelimit.Stat, c envoyratelimit.RuleCounts) {
 }
 
 func (r *ruleSet) newEntry(st envoyratelimit.Stat) *ruleEntry {
-	e := &ruleEntry{domain: st.Domain, name: st.Key, kind: st.Kind}
-	if st.Kind != envoyratelimit.StatConfigured {
-		e.other = r.other(st.Domain, st.Kind)
-	}
-	return e
+	return &ruleEntry{domain: st.Domain, name: st.Key, kind: st.Kind, other: r.other(st.Domain, st.Kind)}
 }
 
 // other is the overflow entry of a domain's keys of kind.
 func (r *ruleSet) other(domain string, kind envoyratelimit.StatKind) *ruleEntry {
-	k := otherOf{domain, kind}
-	if v, ok := r.others.Load(k); ok {
+	if v, ok := r.others.Load(otherOf{domain, kind}); ok {
 		return v.(*ruleEntry)
 	}
-	v, _ := r.others.LoadOrStore(k, &ruleEntry{domain: domain, name: domain + "." + otherKey, kind: kind, overflow: true})
+	v, _ := r.others.LoadOrStore(otherOf{domain, kind}, &ruleEntry{domain: domain, name: domain + "." + otherKey, kind: kind, overflow: true})
 	return v.(*ruleEntry)
 }
 
@@ -122,14 +126,16 @@ func (e *ruleEntry) label() string {
 	return strings.TrimPrefix(e.name, e.domain+".")
 }
 
-// view calls f holding the keys' lock, with every entry, the overflow ones
-// included: none is added or evicted meanwhile, so totals taken in f never
-// go down from one view to the next.
+// view calls f holding the keys' lock, with every entry, configured and
+// overflow ones included: none is evicted meanwhile, so totals taken in f
+// never go down from one view to the next.
 func (r *ruleSet) view(f func(all iter.Seq[*ruleEntry])) {
 	r.keys.View(func(keys iter.Seq2[ruleKey, *ruleEntry]) {
 		f(func(yield func(*ruleEntry) bool) {
+			more := true
+			r.configured.Range(func(_, v any) bool { more = yield(v.(*ruleEntry)); return more })
 			for _, e := range keys {
-				if !yield(e) {
+				if !more || !yield(e) {
 					return
 				}
 			}

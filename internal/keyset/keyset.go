@@ -13,17 +13,17 @@ import (
 // concurrent Acquires cannot bring it back above.
 const gone = math.MinInt32 / 2
 
-// Set maps keys to values, bounded as the package describes. It is safe for
-// concurrent use; create it with New.
+// Set maps at most Max keys to values, as the package describes. It is
+// safe for concurrent use; create it with New.
 type Set[K comparable, V any] struct {
 	max     int
 	evicted func(K, V)
 	m       sync.Map // K -> *entry[K, V]
 	period  atomic.Uint32
+	full    atomic.Bool // no slot for a new key until the next Tick
 
 	mu      sync.Mutex
-	pinned  []*entry[K, V]
-	bounded []*entry[K, V]
+	entries []*entry[K, V]
 	idle    []*entry[K, V] // eviction candidates found by the last Tick, the most recently used first
 }
 
@@ -32,12 +32,12 @@ type entry[K comparable, V any] struct {
 	value V
 	used  atomic.Uint32 // the period it was last acquired in
 	holds atomic.Int32  // Acquires not released yet; gone once evicted
-	slot  int           // index in Set.bounded, -1 when pinned; guarded by Set.mu
+	slot  int           // index in Set.entries; guarded by Set.mu
 }
 
-// New returns a Set of at most max bounded keys (none when max <= 0).
-// evicted, when set, is called with a key's value when the key leaves the
-// set, holding the set's lock (it must not call the set) and after every
+// New returns a Set of at most max keys (none when max <= 0). evicted,
+// when set, is called with a key's value when the key leaves the set,
+// holding the set's lock (it must not call the set) and after every
 // Acquire of it was released.
 func New[K comparable, V any](max int, evicted func(K, V)) *Set[K, V] {
 	return &Set[K, V]{max: max, evicted: evicted}
@@ -53,10 +53,10 @@ func (r Ref[K, V]) Value() V { return r.e.value }
 func (r Ref[K, V]) Release() { r.e.holds.Add(-1) }
 
 // Acquire returns key's value, adding key with create's value when it is
-// absent (pinned says which kind it is added as; create runs holding the
-// set's lock and must not call the set). It reports false, adding nothing,
-// when key is absent, not pinned, and the set has no slot for it.
-func (s *Set[K, V]) Acquire(key K, pinned bool, create func() V) (Ref[K, V], bool) {
+// absent (create runs holding the set's lock and must not call the set).
+// It reports false, adding nothing, when key is absent and the set has no
+// slot for it.
+func (s *Set[K, V]) Acquire(key K, create func() V) (Ref[K, V], bool) {
 	if v, ok := s.m.Load(key); ok {
 		e := v.(*entry[K, V])
 		if e.holds.Add(1) > 0 {
@@ -65,11 +65,14 @@ func (s *Set[K, V]) Acquire(key K, pinned bool, create func() V) (Ref[K, V], boo
 		}
 		e.holds.Add(-1) // being evicted: add it again, after the eviction
 	}
-	return s.add(key, pinned, create)
+	if s.full.Load() {
+		return Ref[K, V]{}, false
+	}
+	return s.add(key, create)
 }
 
 // add is Acquire holding the lock.
-func (s *Set[K, V]) add(key K, pinned bool, create func() V) (Ref[K, V], bool) {
+func (s *Set[K, V]) add(key K, create func() V) (Ref[K, V], bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.period.Load()
@@ -79,17 +82,12 @@ func (s *Set[K, V]) add(key K, pinned bool, create func() V) (Ref[K, V], bool) {
 		e.touch(p)
 		return Ref[K, V]{e}, true
 	}
-	e := &entry[K, V]{key: key, slot: -1}
-	if pinned {
-		s.pinned = append(s.pinned, e)
-	} else {
-		if len(s.bounded) >= s.max && !s.evictIdle(p) {
-			return Ref[K, V]{}, false
-		}
-		e.slot = len(s.bounded)
-		s.bounded = append(s.bounded, e)
+	if len(s.entries) >= s.max && !s.evictIdle(p) {
+		s.full.Store(true)
+		return Ref[K, V]{}, false
 	}
-	e.value = create()
+	e := &entry[K, V]{key: key, slot: len(s.entries), value: create()}
+	s.entries = append(s.entries, e)
 	e.used.Store(p)
 	e.holds.Store(1)
 	s.m.Store(key, e)
@@ -115,10 +113,10 @@ func (s *Set[K, V]) evictIdle(p uint32) bool {
 		if !e.idleIn(p) || !e.holds.CompareAndSwap(0, gone) {
 			continue
 		}
-		last := s.bounded[len(s.bounded)-1]
-		s.bounded[e.slot], last.slot = last, e.slot
-		s.bounded[len(s.bounded)-1] = nil
-		s.bounded = s.bounded[:len(s.bounded)-1]
+		last := s.entries[len(s.entries)-1]
+		s.entries[e.slot], last.slot = last, e.slot
+		s.entries[len(s.entries)-1] = nil
+		s.entries = s.entries[:len(s.entries)-1]
 		s.m.Delete(e.key)
 		if s.evicted != nil {
 			s.evicted(e.key, e.value)
@@ -128,42 +126,41 @@ func (s *Set[K, V]) evictIdle(p uint32) bool {
 	return false
 }
 
-// Tick starts a new period: the bounded keys unused during the whole
-// previous one become candidates for eviction.
+// Tick starts a new period: the keys unused during the whole previous one
+// become candidates for eviction.
 func (s *Set[K, V]) Tick() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.period.Add(1)
 	clear(s.idle)
 	s.idle = s.idle[:0]
-	for _, e := range s.bounded {
+	for _, e := range s.entries {
 		if e.idleIn(p) {
 			s.idle = append(s.idle, e)
 		}
 	}
 	// Evicted from the end: the least recently used last.
 	slices.SortFunc(s.idle, func(a, b *entry[K, V]) int { return cmp.Compare(p-a.used.Load(), p-b.used.Load()) })
+	s.full.Store(len(s.entries) >= s.max && len(s.idle) == 0)
 }
 
-// View calls f holding the set's lock, with every key and value, pinned
-// first: no key is added or evicted until f returns.
+// View calls f holding the set's lock, with every key and value: no key is
+// added or evicted until f returns.
 func (s *Set[K, V]) View(f func(all iter.Seq2[K, V])) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(func(yield func(K, V) bool) {
-		for _, list := range [2][]*entry[K, V]{s.pinned, s.bounded} {
-			for _, e := range list {
-				if !yield(e.key, e.value) {
-					return
-				}
+		for _, e := range s.entries {
+			if !yield(e.key, e.value) {
+				return
 			}
 		}
 	})
 }
 
-// Len returns the number of pinned and of bounded keys.
-func (s *Set[K, V]) Len() (pinned, bounded int) {
+// Len returns the number of keys in the set.
+func (s *Set[K, V]) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.pinned), len(s.bounded)
+	return len(s.entries)
 }

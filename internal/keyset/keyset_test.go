@@ -28,8 +28,8 @@ func newSet(max int) (*Set[string, *counter], *[]string) {
 
 // add acquires key, counts one and releases it, reporting whether the set
 // had room.
-func add(s *Set[string, *counter], key string, pinned bool) bool {
-	r, ok := s.Acquire(key, pinned, func() *counter { return new(counter) })
+func add(s *Set[string, *counter], key string) bool {
+	r, ok := s.Acquire(key, func() *counter { return new(counter) })
 	if ok {
 		r.Value().n.Add(1)
 		r.Release()
@@ -41,57 +41,52 @@ func TestBound(t *testing.T) {
 	s, evicted := newSet(3)
 	var refused []string
 	for i := range 10 {
-		if k := "k" + strconv.Itoa(i); !add(s, k, false) {
+		if k := "k" + strconv.Itoa(i); !add(s, k) {
 			refused = append(refused, k)
 		}
 	}
-	for i := range 5 {
-		if k := "p" + strconv.Itoa(i); !add(s, k, true) {
-			t.Errorf("pinned key %s refused", k)
-		}
-	}
-	if !add(s, "k1", false) {
+	if !add(s, "k1") {
 		t.Error("a key in the set was refused")
 	}
 	if diff := cmp.Diff([]string{"k3", "k4", "k5", "k6", "k7", "k8", "k9"}, refused); diff != "" {
 		t.Errorf("refused (-want +got):\n%s", diff)
 	}
-	if p, b := s.Len(); p != 5 || b != 3 || len(*evicted) != 0 {
-		t.Errorf("Len() = %d pinned, %d bounded, %d evicted; want 5, 3, 0", p, b, len(*evicted))
+	if n := s.Len(); n != 3 || len(*evicted) != 0 {
+		t.Errorf("Len() = %d, %d evicted; want 3, 0", n, len(*evicted))
 	}
 }
 
 func TestZeroMax(t *testing.T) {
 	s, _ := newSet(0)
-	if add(s, "a", false) {
-		t.Error("a set of no bounded keys took one")
+	if add(s, "a") {
+		t.Error("a set of no keys took one")
 	}
 	s.Tick()
 	s.Tick()
-	if add(s, "a", false) || !add(s, "p", true) {
-		t.Error("a set of no bounded keys took one, or refused a pinned one")
+	if add(s, "a") {
+		t.Error("a set of no keys took one after two periods")
 	}
 }
 
 func TestIdleKeysGiveTheirSlotsLeastRecentlyUsedFirst(t *testing.T) {
 	s, evicted := newSet(3)
 	for _, k := range []string{"a", "b", "c"} { // period 0: full
-		add(s, k, false)
+		add(s, k)
 	}
 	s.Tick()
-	if add(s, "x", false) {
+	if add(s, "x") {
 		t.Fatal("x took the slot of a key used in the period before")
 	}
-	add(s, "b", false) // period 1
+	add(s, "b") // period 1
 	s.Tick()
-	add(s, "c", false) // period 2
-	s.Tick()           // period 3: a (unused for 3 periods) and b (2) give their slots; c does not
+	add(s, "c") // period 2
+	s.Tick()    // period 3: a (unused for 3 periods) and b (2) give their slots; c does not
 	for _, k := range []string{"d", "e"} {
-		if !add(s, k, false) {
+		if !add(s, k) {
 			t.Fatalf("%s refused with idle keys in the set", k)
 		}
 	}
-	if add(s, "f", false) {
+	if add(s, "f") {
 		t.Error("f took the slot of c, used in the period before")
 	}
 	if diff := cmp.Diff([]string{"a", "b"}, *evicted); diff != "" {
@@ -100,7 +95,7 @@ func TestIdleKeysGiveTheirSlotsLeastRecentlyUsedFirst(t *testing.T) {
 	// An evicted key comes back with a new value.
 	s.Tick()
 	s.Tick()
-	r, ok := s.Acquire("a", false, func() *counter { return new(counter) })
+	r, ok := s.Acquire("a", func() *counter { return new(counter) })
 	if !ok || r.Value().n.Load() != 0 || r.Value().evicted {
 		t.Errorf("a after its eviction = %v, %v; want a new value", ok, r.e)
 	}
@@ -109,37 +104,37 @@ func TestIdleKeysGiveTheirSlotsLeastRecentlyUsedFirst(t *testing.T) {
 
 func TestKeyUsedAfterTheTickStays(t *testing.T) {
 	s, evicted := newSet(1)
-	add(s, "a", false)
+	add(s, "a")
 	s.Tick()
 	s.Tick() // a is a candidate
-	add(s, "a", false)
-	if add(s, "b", false) || len(*evicted) != 0 {
+	add(s, "a")
+	if add(s, "b") || len(*evicted) != 0 {
 		t.Errorf("b took the slot of a, used in this period; evicted %v", *evicted)
 	}
 }
 
 func TestHeldKeyIsNotEvicted(t *testing.T) {
 	s, evicted := newSet(1)
-	r, _ := s.Acquire("a", false, func() *counter { return new(counter) })
+	r, _ := s.Acquire("a", func() *counter { return new(counter) })
 	s.Tick()
 	s.Tick()
-	if add(s, "b", false) || len(*evicted) != 0 {
+	if add(s, "b") || len(*evicted) != 0 {
 		t.Errorf("b took the slot of a held key; evicted %v", *evicted)
 	}
 	r.Value().n.Add(1)
 	r.Release()
 	s.Tick()
 	s.Tick()
-	if !add(s, "b", false) || len(*evicted) != 1 {
+	if !add(s, "b") || len(*evicted) != 1 {
 		t.Errorf("b refused once a was released and idle; evicted %v", *evicted)
 	}
 }
 
 func TestView(t *testing.T) {
 	s, _ := newSet(2)
-	add(s, "b1", false)
-	add(s, "p1", true)
-	add(s, "b2", false)
+	add(s, "b1")
+	add(s, "b2")
+	add(s, "b1")
 	var got []string
 	s.View(func(all iter.Seq2[string, *counter]) {
 		for k, c := range all {
@@ -149,7 +144,7 @@ func TestView(t *testing.T) {
 			}
 		}
 	})
-	if diff := cmp.Diff([]string{"p1=1", "b1=1"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"b1=2"}, got); diff != "" {
 		t.Errorf("View (-want +got):\n%s", diff)
 	}
 }
@@ -167,7 +162,7 @@ func TestConcurrentNothingLost(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				k := (i*7 + w*13) % 64
-				r, ok := s.Acquire(k, k%16 == 0, func() *counter { return new(counter) })
+				r, ok := s.Acquire(k, func() *counter { return new(counter) })
 				if !ok {
 					refused.Add(1)
 					continue
@@ -193,7 +188,7 @@ func TestConcurrentNothingLost(t *testing.T) {
 		t.Errorf("live %d + evicted %d + refused %d = %d, want %d", live, folded.Load(), refused.Load(), got, workers*each)
 	}
 	t.Logf("live %d folded %d refused %d", live, folded.Load(), refused.Load())
-	if _, b := s.Len(); b > 16 {
-		t.Errorf("%d bounded keys, want at most 16", b)
+	if n := s.Len(); n > 16 {
+		t.Errorf("%d keys, want at most 16", n)
 	}
 }
