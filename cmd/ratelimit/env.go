@@ -70,6 +70,7 @@ type settings struct {
 	prometheusAddr     string
 	prometheusPath     string
 	disableStats       bool
+	statsMaxKeys       int
 	healthyWithConfig  bool
 	forceStartNoConfig bool
 }
@@ -101,6 +102,7 @@ var implemented = map[string]string{
 	"RLPKIT_MAX_KEY_BYTES_PER_REQUEST":   strconv.Itoa(rls.DefaultMaxKeyBytes),
 	// rlpkit's own, named so that no variable of the reference is.
 	"RLPKIT_REDIS_HASH_TAG": "domain",
+	"RLPKIT_STATS_MAX_KEYS": "1000",
 }
 
 // notImplemented lists variables of the reference that are not read, and
@@ -283,6 +285,7 @@ func (r *envReader) limitsAndStats(s *settings) {
 	s.usePrometheus = r.bool("USE_PROMETHEUS")
 	s.prometheusAddr, s.prometheusPath = r.str("PROMETHEUS_ADDR"), r.str("PROMETHEUS_PATH")
 	s.disableStats = r.bool("DISABLE_STATS")
+	s.statsMaxKeys = r.int("RLPKIT_STATS_MAX_KEYS", 0, 1<<20)
 	s.healthyWithConfig = r.bool("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED")
 	s.forceStartNoConfig = r.bool("FORCE_START_WITHOUT_INITIAL_CONFIG")
 	r.oneOf("CONFIG_TYPE", "FILE")

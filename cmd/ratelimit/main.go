@@ -55,7 +55,20 @@
 // (about 1.3 MiB and 3.75 MiB with the defaults).
 // FORCE_START_WITHOUT_INITIAL_CONFIG has no effect: as with the reference's
 // file provider, the service always starts, and calls fail until a
-// configuration loads. The migration guide is docs/migrating-from-envoy-ratelimit.md.
+// configuration loads.
+//
+// Statistics keys holding request values (detailed_metric and
+// value_to_metric rules, limit overrides) are bounded: at most
+// RLPKIT_STATS_MAX_KEYS (default 1000) keep the reference's names, the others
+// count in ratelimit.service.rate_limit.<domain>._other; a key unused for a
+// whole period of 5 minutes gives its slot to a new one and its counts move
+// to _other. Prometheus labels every override of a domain key="_override",
+// never by its entries. Configured keys are not bounded.
+//
+// The debug port keeps the reference's DEBUG_HOST default, 0.0.0.0; when it
+// listens beyond loopback a warning is logged at start, naming the address
+// and what it serves (/debug/pprof/, /rlconfig): set DEBUG_HOST=127.0.0.1 or
+// restrict the port. The migration guide is docs/migrating-from-envoy-ratelimit.md.
 package main
 
 import (

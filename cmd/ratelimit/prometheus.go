@@ -9,7 +9,8 @@ import (
 // promCollector exposes the statistics as Prometheus metrics, named after
 // the reference's statsd names with '.' as '_':
 //
-//	ratelimit_service_rate_limit_<stat>_total{domain, key}   per rule (key: the path below the domain)
+//	ratelimit_service_rate_limit_<stat>_total{domain, key}   per rule (key: the path below the domain;
+//	                                                         _override for every limit override, _other for the overflow)
 //	ratelimit_service_config_load_success_total, ..._config_load_error_total
 //	ratelimit_service_global_shadow_mode_total
 //	ratelimit_service_call_should_rate_limit_redis_error_total, ..._service_error_total
@@ -66,14 +67,11 @@ func (c *promCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
 	}
-	c.stats.rules.Range(func(k, v any) bool {
-		domain, key, _ := strings.Cut(k.(string), ".")
-		r := v.(*ruleStats)
+	for l, v := range c.stats.rules.byLabel() {
 		for i := range ruleStatNames {
-			ch <- prometheus.MustNewConstMetric(c.rule[i], prometheus.CounterValue, float64(r[i].Load()), domain, key)
+			ch <- prometheus.MustNewConstMetric(c.rule[i], prometheus.CounterValue, float64(v[i]), l.domain, l.key)
 		}
-		return true
-	})
+	}
 	ch <- prometheus.MustNewConstMetric(c.rtSum, prometheus.CounterValue, float64(c.stats.responseTimeSum.Load())/1e9)
 	ch <- prometheus.MustNewConstMetric(c.rtCnt, prometheus.CounterValue, float64(c.stats.calls.Load()))
 }

@@ -105,7 +105,7 @@ type instance struct {
 // conventions and loads the configuration once (a failure leaves every
 // call failing until a valid one is loaded, as the reference does).
 func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, error) {
-	srv := &instance{s: s, log: log, st: &stats{}, reg: prometheus.NewRegistry()}
+	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry()}
 	if s.localCacheBytes > 0 {
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
@@ -273,6 +273,7 @@ func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, ba
 		wg.Go(func() { hsrv.Serve(l) })
 	}
 	at := addrs{grpc: ls.grpc.Addr().String(), http: ls.http.Addr().String(), debug: ls.debug.Addr().String()}
+	warnExposedDebug(srv.log, ls.debug.Addr())
 	srv.log.Info("serving", "grpc", at.grpc, "http", at.http, "debug", at.debug, "backend", backend)
 	if ready != nil {
 		ready(at)
@@ -292,12 +293,16 @@ func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, ba
 	return nil
 }
 
-// background starts the reload watch and, with USE_STATSD, the statsd
-// sink, until ctx is done.
+// background starts the reload watch, the periods of the statistics keys
+// and, with USE_STATSD, the statsd sink, until ctx is done.
 func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
 	wg.Go(func() { srv.ld.watch(ctx) })
 	s := srv.s
-	if !s.useStatsd || s.disableStats {
+	if s.disableStats {
+		return
+	}
+	wg.Go(func() { srv.st.rules.run(ctx, statsKeyPeriod) })
+	if !s.useStatsd {
 		return
 	}
 	sink, err := newStatsdSink(srv.st, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, srv.log)

@@ -19,7 +19,7 @@ type ruleStats [len(ruleStatNames)]atomic.Uint64
 // stats holds every counter the service keeps under the reference's names
 // (ratelimit.service...). It is safe for concurrent use.
 type stats struct {
-	rules sync.Map // stats key -> *ruleStats
+	rules *ruleSet
 
 	configLoadSuccess atomic.Uint64
 	configLoadError   atomic.Uint64
@@ -33,18 +33,15 @@ type stats struct {
 	times []time.Duration // response times since the last statsd flush
 }
 
-// observe adds one rule's counts.
-func (s *stats) observe(key string, c envoyratelimit.RuleCounts) {
-	v, ok := s.rules.Load(key)
-	if !ok {
-		v, _ = s.rules.LoadOrStore(key, new(ruleStats))
-	}
-	r := v.(*ruleStats)
-	for i, n := range [...]uint64{c.TotalHits, c.OverLimit, c.NearLimit, c.WithinLimit, c.ShadowMode} {
-		if n > 0 {
-			r[i].Add(n)
-		}
-	}
+// newStats returns the statistics of a service keeping at most maxKeys
+// statistics keys that hold request values.
+func newStats(maxKeys int) *stats {
+	return &stats{rules: newRuleSet(maxKeys)}
+}
+
+// observe adds one rule's counts; it is envoyratelimit.Options.Observe.
+func (s *stats) observe(st envoyratelimit.Stat, c envoyratelimit.RuleCounts) {
+	s.rules.observe(st, c)
 }
 
 // call records one call's outcome.
@@ -73,23 +70,26 @@ type sample struct {
 	value uint64
 }
 
-// counters returns every counter, sorted by name: the service's and one per
-// rule and statistic.
-func (s *stats) counters() []sample {
-	out := []sample{
+// serviceCounters returns the service's counters, not the rules'.
+func (s *stats) serviceCounters() []sample {
+	return []sample{
 		{"ratelimit.service.config_load_success", s.configLoadSuccess.Load()},
 		{"ratelimit.service.config_load_error", s.configLoadError.Load()},
 		{"ratelimit.service.global_shadow_mode", s.globalShadowMode.Load()},
 		{"ratelimit.service.call.should_rate_limit.redis_error", s.redisError.Load()},
 		{"ratelimit.service.call.should_rate_limit.service_error", s.serviceError.Load()},
 	}
-	s.rules.Range(func(k, v any) bool {
-		r := v.(*ruleStats)
-		for i, name := range ruleStatNames {
-			out = append(out, sample{"ratelimit.service.rate_limit." + k.(string) + "." + name, r[i].Load()})
+}
+
+// counters returns every counter, sorted by name: the service's and one per
+// rule and statistic.
+func (s *stats) counters() []sample {
+	out := s.serviceCounters()
+	for name, v := range s.rules.totals() {
+		for i, stat := range ruleStatNames {
+			out = append(out, sample{ruleStatPrefix + name + "." + stat, v[i]})
 		}
-		return true
-	})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }

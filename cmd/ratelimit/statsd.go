@@ -21,7 +21,7 @@ type statsdSink struct {
 	conn     net.Conn
 	interval time.Duration
 	tags     string
-	last     map[string]uint64
+	last     map[string]uint64 // the service's counters when last sent; the rules' keep theirs
 	log      *slog.Logger
 }
 
@@ -57,10 +57,17 @@ func (s *statsdSink) run(ctx context.Context) {
 // flush sends what changed since the last flush.
 func (s *statsdSink) flush() {
 	var lines []string
-	for _, c := range s.stats.counters() {
+	for _, c := range s.stats.serviceCounters() {
 		if d := c.value - s.last[c.name]; d > 0 {
 			lines = append(lines, fmt.Sprintf("%s%s:%d|c", c.name, s.tags, d))
 			s.last[c.name] = c.value
+		}
+	}
+	for name, v := range s.stats.rules.unsent() {
+		for i, stat := range ruleStatNames {
+			if v[i] > 0 {
+				lines = append(lines, fmt.Sprintf("%s%s.%s%s:%d|c", ruleStatPrefix, name, stat, s.tags, v[i]))
+			}
 		}
 	}
 	for _, d := range s.stats.takeTimes() {

@@ -65,7 +65,8 @@ func TestServeRatelimitConfig(t *testing.T) {
 // is answered with rlpkit's conventions, as every input of rlpkit serve:
 // InvalidArgument for a bad request, Retry-After when over, and metrics
 // labelled by the configured limit, never by a request value (a
-// detailed_metric rule's statistics key embeds the request's values).
+// detailed_metric rule's statistics key embeds the request's values, and so
+// does a limit override's).
 func TestServeRatelimitConfigConventions(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.yaml", "domain: d\ndescriptors:\n  - key: user\n    detailed_metric: true\n    rate_limit: {unit: hour, requests_per_unit: 1}\n  - key: named\n    rate_limit: {name: per-name, unit: hour, requests_per_unit: 1}\n")
@@ -76,6 +77,9 @@ func TestServeRatelimitConfigConventions(t *testing.T) {
 	r := s.mustCall(t, rlsRequest("d", 0, rlsDesc("named", "secret-bob")))
 	if r.OverallCode != rlsv3.RateLimitResponse_OK {
 		t.Errorf("first call of a named rule = %v, want OK", r)
+	}
+	for _, v := range []string{"secret-carol", "secret-dave"} { // overrides: one series per domain
+		s.mustCall(t, rlsRequest("d", 0, rlsOverride(rlsDesc("tenant", v), 5, typev3.RateLimitUnit_MINUTE)))
 	}
 	r = s.mustCall(t, rlsRequest("d", 0, rlsDesc("user", "secret-alice")))
 	retry := ""
@@ -88,7 +92,8 @@ func TestServeRatelimitConfigConventions(t *testing.T) {
 		t.Errorf("over the limit = %v, want OVER_LIMIT with Retry-After", r)
 	}
 	_, metrics := httpGet(t, "http://"+s.httpAddr+"/metrics")
-	for _, want := range []string{`rlpkit_limit_hits_total{domain="d",limit="user"} 3`, `rlpkit_limit_hits_total{domain="d",limit="per-name"} 1`} {
+	for _, want := range []string{`rlpkit_limit_hits_total{domain="d",limit="user"} 3`, `rlpkit_limit_hits_total{domain="d",limit="per-name"} 1`,
+		`rlpkit_limit_hits_total{domain="d",limit="(override)"} 2`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

@@ -11,10 +11,13 @@
 // (WithConfig), listing every counter in limit.Result.Counters under the
 // rule's name or, without one, its configured path below the domain (never
 // a request value); and Options.Observe lets a server count per-rule
-// statistics under the reference's names (which may embed request values:
-// detailed_metric, value_to_metric). Package rls serves it over gRPC and
-// HTTP, with the reference's conventions (rls.EnvoyRateLimit) in
-// cmd/ratelimit and rlpkit's in `rlpkit serve --ratelimit-config`.
+// statistics under the reference's names, each a Stat whose Kind says
+// whether its key embeds request values (detailed_metric, value_to_metric,
+// a limit override), which a server should keep bounded (cmd/ratelimit
+// keeps 1,000 and counts the rest in one key per domain). Package rls
+// serves it over gRPC and HTTP, with the reference's conventions
+// (rls.EnvoyRateLimit) in cmd/ratelimit and rlpkit's in
+// `rlpkit serve --ratelimit-config`.
 //
 // # Configuration
 //

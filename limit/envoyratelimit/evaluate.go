@@ -30,8 +30,9 @@ type Options struct {
 	NearLimitRatio float64
 	// Observe, when set, is called for every limit evaluated, with its
 	// statistics key and this request's counts. It must be fast and safe
-	// for concurrent use.
-	Observe func(key string, c RuleCounts)
+	// for concurrent use. A key of kind StatDetailed or StatOverride holds
+	// request values: a server keeping them should bound how many it keeps.
+	Observe func(s Stat, c RuleCounts)
 	// TagBy chooses the counter keys' Redis Cluster hash tag: the domain
 	// (the default) or the domain and the descriptor's first entry (see
 	// limit.TagBy). With TagByFirstEntry, a request's counters may fall
@@ -98,6 +99,7 @@ type item struct {
 	rule     *Rule
 	override int // index of an override's rule in scratch.rules, else -1
 	stats    string
+	kind     StatKind
 }
 
 // scratch is the working memory of one Evaluate, reused across calls.
@@ -213,7 +215,7 @@ func (e *Evaluator) match(sc *scratch, dom *Domain, req *rlsmsg.Request, res *li
 			sc.rules = append(sc.rules, Rule{RequestsPerUnit: o.RequestsPerUnit, Unit: o.Unit, UnitMultiplier: mult})
 			it := item{desc: i, override: len(sc.rules) - 1}
 			if e.o.Observe != nil {
-				it.stats = overrideStatsKey(req.Domain, d.Entries)
+				it.stats, it.kind = overrideStatsKey(req.Domain, d.Entries), StatOverride
 			}
 			items = append(items, it)
 			continue
@@ -230,12 +232,12 @@ func (e *Evaluator) match(sc *scratch, dom *Domain, req *rlsmsg.Request, res *li
 		start := len(sc.paths)
 		sc.paths = append(sc.paths, sc.match...)
 		path := sc.paths[start:len(sc.paths):len(sc.paths)]
-		stats := ""
+		stats, kind := "", StatConfigured
 		if e.o.Observe != nil {
-			stats = statsKey(req.Domain, d.Entries, path)
+			stats, kind = statsKey(req.Domain, d.Entries, path)
 		}
 		for _, r := range leaf.Limits {
-			items = append(items, item{desc: i, node: leaf, path: path, rule: r, override: -1, stats: stats})
+			items = append(items, item{desc: i, node: leaf, path: path, rule: r, override: -1, stats: stats, kind: kind})
 		}
 	}
 	for k := range items {
@@ -361,7 +363,7 @@ func (e *Evaluator) report(res *limit.Result, req *rlsmsg.Request, items []item,
 			chosen[it.desc] = k
 		}
 		if e.o.Observe != nil {
-			e.o.Observe(it.stats, e.counts(it, updates[k].Cost, dec))
+			e.o.Observe(Stat{Domain: req.Domain, Key: it.stats, Kind: it.kind}, e.counts(it, updates[k].Cost, dec))
 		}
 	}
 	for i, k := range chosen {
@@ -490,51 +492,4 @@ func keyValue(entries []rlsmsg.Entry, path []*Node, i int) string {
 		return path[i].Value
 	}
 	return entries[i].Value
-}
-
-// statsKey is the reference's statistics key of a match: the configured
-// path ("domain.key_value.key"), or with detailed_metric the request's
-// entries, and with value_to_metric the request's value on that level.
-func statsKey(domain string, entries []rlsmsg.Entry, path []*Node) string {
-	leaf := path[len(path)-1]
-	if leaf.DetailedMetric {
-		return overrideStatsKey(domain, entries)
-	}
-	valueToMetric := false
-	for _, n := range path {
-		valueToMetric = valueToMetric || n.ValueToMetric
-	}
-	if !valueToMetric {
-		return leaf.StatsKey
-	}
-	var b strings.Builder
-	b.WriteString(domain)
-	for i, n := range path {
-		b.WriteByte('.')
-		b.WriteString(n.Key)
-		v := n.Value
-		if n.ValueToMetric {
-			v = entries[i].Value
-		}
-		if v != "" {
-			b.WriteByte('_')
-			b.WriteString(v)
-		}
-	}
-	return b.String()
-}
-
-// overrideStatsKey is "domain.k1_v1.k2_v2".
-func overrideStatsKey(domain string, entries []rlsmsg.Entry) string {
-	var b strings.Builder
-	b.WriteString(domain)
-	for _, en := range entries {
-		b.WriteByte('.')
-		b.WriteString(en.Key)
-		if en.Value != "" {
-			b.WriteByte('_')
-			b.WriteString(en.Value)
-		}
-	}
-	return b.String()
 }

@@ -291,8 +291,8 @@ descriptors:
     value_to_metric: true
     rate_limit: {unit: minute, requests_per_unit: 10}
 `)
-	got := map[string]RuleCounts{}
-	ev, err := NewEvaluator(Options{Store: counter.NewMemoryStore(counter.MemoryOptions{}), Observe: func(key string, c RuleCounts) {
+	got := map[Stat]RuleCounts{}
+	ev, err := NewEvaluator(Options{Store: counter.NewMemoryStore(counter.MemoryOptions{}), Observe: func(key Stat, c RuleCounts) {
 		g := got[key]
 		g.TotalHits += c.TotalHits
 		g.OverLimit += c.OverLimit
@@ -310,19 +310,21 @@ descriptors:
 			t.Fatal(err)
 		}
 	}
-	for _, d := range []Descriptor{desc("s", "x"), desc("w", "abc"), desc("det", "v1"), desc("vm", "v2")} {
+	for _, d := range []Descriptor{desc("s", "x"), desc("w", "abc"), desc("det", "v1"), desc("vm", "v2"), withLimit(desc("o", "v3"), 5)} {
 		r := req(d)
 		if _, err := evaluate(ev, cfg, t0, &r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := map[string]RuleCounts{
+	stat := func(key string, kind StatKind) Stat { return Stat{Domain: "d", Key: key, Kind: kind} }
+	want := map[Stat]RuleCounts{
 		// 10 within, of which hits 9 and 10 are above 0.8*10; the 11th is over.
-		"d.k":      {TotalHits: 11, WithinLimit: 10, NearLimit: 2, OverLimit: 1},
-		"d.s":      {TotalHits: 1, OverLimit: 1, ShadowMode: 1},
-		"d.w_a*":   {TotalHits: 1, WithinLimit: 1},
-		"d.det_v1": {TotalHits: 1, WithinLimit: 1},
-		"d.vm_v2":  {TotalHits: 1, WithinLimit: 1},
+		stat("d.k", StatConfigured):    {TotalHits: 11, WithinLimit: 10, NearLimit: 2, OverLimit: 1},
+		stat("d.s", StatConfigured):    {TotalHits: 1, OverLimit: 1, ShadowMode: 1},
+		stat("d.w_a*", StatConfigured): {TotalHits: 1, WithinLimit: 1},
+		stat("d.det_v1", StatDetailed): {TotalHits: 1, WithinLimit: 1},
+		stat("d.vm_v2", StatDetailed):  {TotalHits: 1, WithinLimit: 1},
+		stat("d.o_v3", StatOverride):   {TotalHits: 1, WithinLimit: 1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
