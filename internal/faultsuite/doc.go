@@ -10,7 +10,8 @@
 //     deadlines of a few milliseconds, for "rlpkit serve --redis",
 //     "--redis-approximate" and cmd/ratelimit; then check that every key in
 //     Redis is one a client asked for, that no counter holds more hits than
-//     were sent for it, and that no limit admitted more than its budget;
+//     were sent for it, that no limit admitted more than its budget, and
+//     that each outage was logged once when found and once when over;
 //   - send requests of the largest size the servers accept and larger ones
 //     beside a well-behaved client, whose latency is reported unloaded and
 //     loaded, and check that the larger ones are refused;
