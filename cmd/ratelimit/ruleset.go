@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"iter"
 	"strings"
 	"sync"
@@ -206,17 +205,3 @@ func (r *ruleSet) byLabel() map[promLabels][len(ruleStatNames)]uint64 {
 // request values that went unused for a whole one (5 to 10 minutes) may
 // give its slot to a new key.
 const statsKeyPeriod = 5 * time.Minute
-
-// run ticks every period until ctx is done.
-func (r *ruleSet) run(ctx context.Context, period time.Duration) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r.tick()
-		}
-	}
-}

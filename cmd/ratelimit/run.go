@@ -301,7 +301,7 @@ func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
 	if s.disableStats {
 		return
 	}
-	wg.Go(func() { srv.st.rules.run(ctx, statsKeyPeriod) })
+	wg.Go(func() { serving.Every(ctx, statsKeyPeriod, srv.st.rules.tick) })
 	if !s.useStatsd {
 		return
 	}
