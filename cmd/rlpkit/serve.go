@@ -137,12 +137,9 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer, re
 	return exitFor("serve", err, stderr)
 }
 
-// parseServe parses the command line, with the flags not given there taken
-// from the environment as lookupEnv reports it.
-func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.Writer) (serveOptions, error) {
-	var o serveOptions
-	var logLevel string
-	fs := newFlagSet("serve")
+// addServeFlags defines serve's own flags on fs, into o (the log level as
+// text into logLevel).
+func addServeFlags(fs *flag.FlagSet, o *serveOptions, logLevel *string) {
 	fs.StringVar(&o.limitsFile, "limits", "", "a limits `FILE` in limitador's format (YAML or JSON), instead of PATH...")
 	fs.StringVar(&o.ratelimitDir, "ratelimit-config", "", "serve the envoyproxy/ratelimit configuration files under `DIR` instead of --limits or PATH...")
 	fs.BoolVar(&o.ratelimitMergeDomains, "ratelimit-merge-domains", false, "with --ratelimit-config: merge files sharing a domain (MERGE_DOMAIN_CONFIG)")
@@ -163,9 +160,18 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	fs.DurationVar(&o.storeTimeout, "redis-timeout", time.Second, "the longest a call waits for Redis; one with a deadline waits at most 9/10 of its time left")
 	fs.Float64Var(&o.nearLimitRatio, "near-limit-ratio", 0.8, "the share of a limit above which hits count as near the limit (rlpkit_limit_near_limit_total), from 0 to 1")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log `format`: text or json")
-	fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	fs.StringVar(logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.DurationVar(&o.reloadInterval, "reload-interval", time.Second, "how often to look for changed inputs (0: never)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long a graceful stop waits for calls in flight")
+}
+
+// parseServe parses the command line, with the flags not given there taken
+// from the environment as lookupEnv reports it.
+func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.Writer) (serveOptions, error) {
+	var o serveOptions
+	var logLevel string
+	fs := newFlagSet("serve")
+	addServeFlags(fs, &o, &logLevel)
 	addStoreCacheFlags(fs, &o.cache)
 	documentEnv(fs)
 	paths, err := parseFlags(fs, args, serveSynopsis, true, stdout)
