@@ -237,7 +237,7 @@ func TestSyncForeignConfigMap(t *testing.T) {
 	c, _ := fakeCluster(t, foreign)
 	var s controller.Syncer
 	_, err := s.Sync(context.Background(), c, controller.Options{})
-	if err == nil || !strings.Contains(err.Error(), "create ConfigMap ns/rlpkit-gw for Gateway ns/gw") || !strings.Contains(err.Error(), "it leaves it alone") {
+	if err == nil || !strings.Contains(err.Error(), "Gateway ns/gw: create ConfigMap ns/rlpkit-gw") || !strings.Contains(err.Error(), "it leaves it alone") {
 		t.Fatalf("Sync = %v, want an error naming the ConfigMap and saying it is left alone", err)
 	}
 	var cm corev1.ConfigMap
