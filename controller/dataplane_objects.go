@@ -34,9 +34,12 @@ type dataPlaneObject struct {
 // dataPlaneObjects returns the objects that wire the Gateway's proxy for each data plane of
 // opts: the filters of the APIs compiled, with their configurations inline, and, with a
 // rate-limit address, the clusters they call.
-func dataPlaneObjects(out GatewayOutput, opts Options) []dataPlaneObject {
+func dataPlaneObjects(out GatewayOutput, opts Options, maxInline int) []dataPlaneObject {
 	var objs []dataPlaneObject
 	dp := opts.DataPlane
+	inline := func(gw *gatewayv1.Gateway, kind schema.GroupVersionKind, suffix string, apis []API, spec map[string]any) dataPlaneObject {
+		return inlineObject(gw, kind, suffix, apis, spec, maxInline)
+	}
 	for _, d := range dp.DataPlanes {
 		switch d {
 		case DataPlaneIstio:
@@ -71,9 +74,9 @@ func (o GatewayOutput) apis() []API {
 	return out
 }
 
-// inline returns the object of kind for gw with the spec, named ObjectName(gw, suffix), or
-// why it cannot be written: its spec over MaxInlineBytes.
-func inline(gw *gatewayv1.Gateway, kind schema.GroupVersionKind, suffix string, apis []API, spec map[string]any) dataPlaneObject {
+// inlineObject returns the object of kind for gw with the spec, named ObjectName(gw,
+// suffix), or why it cannot be written: its spec over max bytes as JSON.
+func inlineObject(gw *gatewayv1.Gateway, kind schema.GroupVersionKind, suffix string, apis []API, spec map[string]any, max int) dataPlaneObject {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(kind)
 	u.SetNamespace(gw.Namespace)
@@ -90,8 +93,8 @@ func inline(gw *gatewayv1.Gateway, kind schema.GroupVersionKind, suffix string, 
 	switch {
 	case err != nil:
 		o.err = fmt.Errorf("encode %s: %w", describeObject(u), err)
-	case len(b) > MaxInlineBytes:
-		o.err = fmt.Errorf("%s would hold %d bytes of configuration (JSON), more than the %d one object holds (MaxInlineBytes): the Gateway has too many routes and policies to wire its proxy with one object; its ConfigMaps are written", describeObject(u), len(b), MaxInlineBytes)
+	case len(b) > max:
+		o.err = fmt.Errorf("%s would hold %d bytes of configuration (JSON), more than the %d one object may hold: the Gateway has too many routes and policies to wire its proxy with one object (its ConfigMaps are written)", describeObject(u), len(b), max)
 	}
 	return o
 }

@@ -74,6 +74,7 @@ func apiServer(t *testing.T) *rest.Config {
 			CRDDirectoryPaths: []string{
 				filepath.Join(strings.TrimSpace(string(gw)), "config", "crd", "standard"),
 				filepath.Join("..", "config", "crd"),
+				filepath.Join("testdata", "dataplane-crd"),
 			},
 			ErrorIfCRDPathMissing:    true,
 			ControlPlaneStartTimeout: 2 * time.Minute,
@@ -135,7 +136,13 @@ func startController(t *testing.T, cfg *rest.Config, namespaces ...string) *runn
 // startControllerWith is startController with the manager's options changed by tune.
 func startControllerWith(t *testing.T, cfg *rest.Config, tune func(*ctrl.Options), namespaces ...string) *running {
 	t.Helper()
-	opts := CacheOptions()
+	return startControllerSyncing(t, cfg, Options{}, tune, namespaces...)
+}
+
+// startControllerSyncing is startControllerWith with the Reconciler's options.
+func startControllerSyncing(t *testing.T, cfg *rest.Config, sopts Options, tune func(*ctrl.Options), namespaces ...string) *running {
+	t.Helper()
+	opts := CacheOptions(sopts.DataPlane.DataPlanes...)
 	opts.DefaultNamespaces = map[string]cache.Config{}
 	for _, ns := range namespaces {
 		opts.DefaultNamespaces[ns] = cache.Config{}
@@ -143,6 +150,7 @@ func startControllerWith(t *testing.T, cfg *rest.Config, tune func(*ctrl.Options
 	mopts := ctrl.Options{
 		Scheme:                 testScheme(t),
 		Cache:                  opts,
+		Client:                 ClientOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	}
@@ -185,7 +193,7 @@ func startControllerWith(t *testing.T, cfg *rest.Config, tune func(*ctrl.Options
 			return c.SubResource(sub).Patch(ctx, o, p, opts...)
 		},
 	})
-	r := &Reconciler{Client: c, skipNameValidation: true, OnSync: func(_ Summary, err error) {
+	r := &Reconciler{Client: c, Options: sopts, skipNameValidation: true, OnSync: func(_ Summary, err error) {
 		run.syncs.Add(1)
 		if err != nil {
 			run.mu.Lock()

@@ -57,7 +57,11 @@ func (g *gatewayWrite) run(ctx context.Context, owned []*corev1.ConfigMap, owned
 		return
 	}
 	wantDP := map[string]bool{}
-	for _, o := range dataPlaneObjects(g.out, g.opts) {
+	maxInline := g.s.maxInline
+	if maxInline == 0 {
+		maxInline = MaxInlineBytes
+	}
+	for _, o := range dataPlaneObjects(g.out, g.opts, maxInline) {
 		wantDP[describeObject(o.obj)] = true
 		if o.err != nil {
 			g.fail(o.apis, o.err)

@@ -71,8 +71,9 @@ func (s Summary) Writes() int {
 // must not run Sync concurrently with itself (a controller's work queue guarantees it).
 type Syncer struct {
 	mem memory
-	// maxOne and maxPart, when not 0, replace MaxConfigMapBytes and MaxPartBytes (tests).
-	maxOne, maxPart int
+	// maxOne, maxPart and maxInline, when not 0, replace MaxConfigMapBytes, MaxPartBytes
+	// and MaxInlineBytes (tests).
+	maxOne, maxPart, maxInline int
 }
 
 // configMaps returns the ConfigMaps of out at the Syncer's sizes.
