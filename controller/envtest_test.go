@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 
 // apiServer returns the configuration of the shared test API server, starting it the first
 // time, or skips the test when the binaries are missing and not required.
-func apiServer(t *testing.T) *rest.Config {
+func apiServer(t testing.TB) *rest.Config {
 	t.Helper()
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	missing := ""
@@ -95,7 +95,7 @@ func apiServer(t *testing.T) *rest.Config {
 }
 
 // testScheme is the controller's scheme.
-func testScheme(t *testing.T) *runtime.Scheme {
+func testScheme(t testing.TB) *runtime.Scheme {
 	t.Helper()
 	s, err := NewScheme()
 	if err != nil {
@@ -105,7 +105,7 @@ func testScheme(t *testing.T) *runtime.Scheme {
 }
 
 // direct returns a client that talks to the API server without a cache.
-func direct(t *testing.T, cfg *rest.Config) client.Client {
+func direct(t testing.TB, cfg *rest.Config) client.Client {
 	t.Helper()
 	c, err := client.New(cfg, client.Options{Scheme: testScheme(t)})
 	if err != nil {
@@ -229,7 +229,7 @@ func (r *running) syncErrors() []error {
 
 // eventually retries check until it returns nil or the timeout passes, then fails with its
 // last error.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
+func eventually(t testing.TB, timeout time.Duration, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -245,7 +245,7 @@ func eventually(t *testing.T, timeout time.Duration, check func() error) {
 }
 
 // namespace creates a namespace for one test and deletes it at the end.
-func namespace(t *testing.T, c client.Client, name string) string {
+func namespace(t testing.TB, c client.Client, name string) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if err := c.Create(context.Background(), ns); err != nil {
@@ -256,7 +256,7 @@ func namespace(t *testing.T, c client.Client, name string) string {
 }
 
 // create creates the objects, failing the test on the first error.
-func create(t *testing.T, c client.Client, objs ...client.Object) {
+func create(t testing.TB, c client.Client, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
 		if err := c.Create(context.Background(), o); err != nil {

@@ -55,7 +55,7 @@ func route(ns, name, hostname, path string, gateways ...string) *gatewayv1.HTTPR
 
 // rlp returns a RateLimitPolicy decoded from YAML: the metadata and targetRef are filled in,
 // body is the rest of spec (default: and override: sections).
-func rlp(t *testing.T, ns, name, kind, target, body string) *policy.RateLimitPolicy {
+func rlp(t testing.TB, ns, name, kind, target, body string) *policy.RateLimitPolicy {
 	t.Helper()
 	doc := fmt.Sprintf("apiVersion: apim.kuadrant.io/v1alpha1\nkind: RateLimitPolicy\nmetadata: {namespace: %s, name: %s}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: %s, name: %s}\n%s", ns, name, kind, target, indent(body, "  "))
 	var p policy.RateLimitPolicy

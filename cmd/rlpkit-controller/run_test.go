@@ -13,7 +13,7 @@ import (
 func TestParse(t *testing.T) {
 	kuadrantDefaults := kuadrant.Options{RateLimitEndpoint: "kuadrant-ratelimit-service", RateLimitFailureMode: "allow", RateLimitTimeout: "100ms"}
 	dpDefaults := controller.DataPlaneOptions{WasmShimURL: controller.DefaultWasmShimURL}
-	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 50, burst: 100, kuadrant: kuadrantDefaults, statusWorkers: 16, dataPlane: dpDefaults}
+	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 200, burst: 400, kuadrant: kuadrantDefaults, statusWorkers: 16, dataPlane: dpDefaults}
 	tests := []struct {
 		name    string
 		args    []string
