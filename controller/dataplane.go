@@ -73,6 +73,20 @@ type DataPlaneOptions struct {
 	RateLimitAddress string
 }
 
+// Kinds returns the kinds Sync writes with these options: each data plane's filters' kind,
+// and its cluster's kind when RateLimitAddress is set.
+func (o DataPlaneOptions) Kinds() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, d := range o.DataPlanes {
+		kinds := d.Kinds()
+		if o.RateLimitAddress == "" {
+			kinds = kinds[:1]
+		}
+		out = append(out, kinds...)
+	}
+	return out
+}
+
 // enabled says whether the options wire anything.
 func (o DataPlaneOptions) enabled() bool { return len(o.DataPlanes) > 0 }
 

@@ -142,7 +142,7 @@ func startControllerWith(t *testing.T, cfg *rest.Config, tune func(*ctrl.Options
 // startControllerSyncing is startControllerWith with the Reconciler's options.
 func startControllerSyncing(t *testing.T, cfg *rest.Config, sopts Options, tune func(*ctrl.Options), namespaces ...string) *running {
 	t.Helper()
-	opts := CacheOptions(sopts.DataPlane.DataPlanes...)
+	opts := CacheOptions(sopts.DataPlane.Kinds()...)
 	opts.DefaultNamespaces = map[string]cache.Config{}
 	for _, ns := range namespaces {
 		opts.DefaultNamespaces[ns] = cache.Config{}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -42,18 +43,17 @@ func NewScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// CacheOptions restrict the manager's caches of ConfigMaps, and of the kinds of the data
-// planes given (those wired: their CRDs must be installed), to the objects the controller
-// manages, so that they do not hold every ConfigMap of the cluster.
-func CacheOptions(dataPlanes ...DataPlane) cache.Options {
+// CacheOptions restrict the manager's caches of ConfigMaps, and of the data-plane kinds
+// given (DataPlaneOptions.Kinds of the data planes wired: their CRDs must be installed), to
+// the objects the controller manages, so that they do not hold every ConfigMap of the
+// cluster.
+func CacheOptions(dataPlaneKinds ...schema.GroupVersionKind) cache.Options {
 	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagerName})}
 	by := map[client.Object]cache.ByObject{&corev1.ConfigMap{}: managed}
-	for _, d := range dataPlanes {
-		for _, gvk := range d.Kinds() {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(gvk)
-			by[u] = managed
-		}
+	for _, gvk := range dataPlaneKinds {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		by[u] = managed
 	}
 	return cache.Options{ByObject: by}
 }
@@ -154,15 +154,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if slices.Contains(r.Options.APIs, APIV1) {
 		b = b.Watches(&kuadrantv1.RateLimitPolicy{}, all, builder.WithPredicates(specChanged))
 	}
-	for _, d := range r.Options.DataPlane.DataPlanes {
-		for _, gvk := range d.Kinds() {
-			if gvk == d.Kinds()[1] && r.Options.DataPlane.RateLimitAddress == "" {
-				continue
-			}
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(gvk)
-			b = b.Watches(u, all, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{})))
-		}
+	for _, gvk := range r.Options.DataPlane.Kinds() {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		b = b.Watches(u, all, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{})))
 	}
 	return b.WatchesMetadata(ns, all, builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Watches(&corev1.ConfigMap{}, all).

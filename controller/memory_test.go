@@ -53,7 +53,7 @@ func TestMemoryLinear(t *testing.T) {
 // TestSyncLinear: one Sync of n policies reads the memory's clock a bounded number of times
 // per write.
 func TestSyncLinear(t *testing.T) {
-	const ns, n = "ns", 300
+	const ns, n = "ns", 100
 	c := fakeOf(t, nil, append([]client.Object{gateway(ns, "gw", "*.example.com")}, routesWithPolicies(t, ns, "gw", n, false)...)...)
 	clock := &countingClock{now: time.Unix(1e9, 0)}
 	s := &Syncer{mem: memory{now: clock.read}}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -142,24 +143,19 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 
 func key(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }
 
-// readDataPlane lists, through c, the managed objects of the data planes' kinds.
-func readDataPlane(ctx context.Context, c client.Client, planes []DataPlane) (map[string]*unstructured.Unstructured, error) {
+// readDataPlane lists, through c, the managed objects of the kinds given.
+func readDataPlane(ctx context.Context, c client.Client, kinds []schema.GroupVersionKind) (map[string]*unstructured.Unstructured, error) {
 	out := map[string]*unstructured.Unstructured{}
-	for _, d := range planes {
-		for _, gvk := range d.Kinds() {
-			var list unstructured.UnstructuredList
-			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			if err := c.List(ctx, &list, client.MatchingLabels{LabelManagedBy: ManagerName}); err != nil {
-				if meta.IsNoMatchError(err) {
-					continue // the cluster's kind, without a rate-limit address: not detected
-				}
-				return nil, fmt.Errorf("controller: list %ss %s: %w", gvk.Kind, gvk.GroupVersion(), err)
-			}
-			for i := range list.Items {
-				u := &list.Items[i]
-				u.SetGroupVersionKind(gvk)
-				out[describeObject(u)] = u
-			}
+	for _, gvk := range kinds {
+		var list unstructured.UnstructuredList
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := c.List(ctx, &list, client.MatchingLabels{LabelManagedBy: ManagerName}); err != nil {
+			return nil, fmt.Errorf("controller: list %ss %s: %w", gvk.Kind, gvk.GroupVersion(), err)
+		}
+		for i := range list.Items {
+			u := &list.Items[i]
+			u.SetGroupVersionKind(gvk)
+			out[describeObject(u)] = u
 		}
 	}
 	return out, nil

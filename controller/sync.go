@@ -106,7 +106,7 @@ func (s *Syncer) Sync(ctx context.Context, c client.Client, opts Options) (Summa
 		return Summary{}, err
 	}
 	if opts.DataPlane.enabled() {
-		if in.DataPlane, err = readDataPlane(ctx, c, opts.DataPlane.DataPlanes); err != nil {
+		if in.DataPlane, err = readDataPlane(ctx, c, opts.DataPlane.Kinds()); err != nil {
 			return Summary{}, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/controller/split"
 	"github.com/rlpkit/rlpkit/kuadrant"
@@ -95,8 +96,8 @@ func wantOutput(t *testing.T, c client.Client, ns, gw string, max int) int {
 // longer needs are deleted) and returns to one ConfigMap with today's keys when it fits.
 func TestSyncSplitOutput(t *testing.T) {
 	ctx := context.Background()
-	const ns, maxOne, maxPart = "ns", 48 << 10, 16 << 10
-	objs := append([]client.Object{gateway(ns, "gw", "*.example.com")}, routesWithPolicies(t, ns, "gw", 400, false)...)
+	const ns, n, maxOne, maxPart = "ns", 120, 16 << 10, 6 << 10
+	objs := append([]client.Object{gateway(ns, "gw", "*.example.com")}, routesWithPolicies(t, ns, "gw", n, false)...)
 	writes := 0
 	c := fakeOf(t, writeCounter(&writes, nil), objs...)
 	s := &Syncer{maxOne: maxOne, maxPart: maxPart}
@@ -112,8 +113,8 @@ func TestSyncSplitOutput(t *testing.T) {
 	if _, ok := index.Data[KeyIndex]; !ok || len(index.Data) != 1 {
 		t.Errorf("the ConfigMap %s holds %v, want only the index %s", ConfigMapName("gw"), keys(index.Data), KeyIndex)
 	}
-	if sum.StatusPatches != 400 {
-		t.Errorf("Sync patched %d statuses, want 400", sum.StatusPatches)
+	if sum.StatusPatches != n {
+		t.Errorf("Sync patched %d statuses, want %d", sum.StatusPatches, n)
 	}
 
 	before := writes
@@ -125,7 +126,7 @@ func TestSyncSplitOutput(t *testing.T) {
 	}
 
 	// Half the routes go: fewer parts, the others deleted.
-	for _, o := range objs[1+400:] {
+	for _, o := range objs[1+n:] {
 		if err := c.Delete(ctx, o); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +141,7 @@ func TestSyncSplitOutput(t *testing.T) {
 	}
 
 	// Nearly all go: one ConfigMap again, with today's keys, and no part left.
-	for _, o := range objs[1+20 : 1+400] {
+	for _, o := range objs[1+10 : 1+n] {
 		if err := c.Delete(ctx, o); err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +187,7 @@ func TestSyncFailedWrite(t *testing.T) {
 			const ns = "ns"
 			objs := []client.Object{gateway(ns, "gw", "*.example.com"), gateway(ns, "other", "*.other.com"),
 				route(ns, "o", "o.other.com", "/", "other"), rlp(t, ns, "o", "HTTPRoute", "o", limits("default", 5, 60))}
-			objs = append(objs, routesWithPolicies(t, ns, "gw", 200, tc.v1)...)
+			objs = append(objs, routesWithPolicies(t, ns, "gw", 60, tc.v1)...)
 			writes := 0
 			refusing := true
 			c := fakeOf(t, writeCounter(&writes, func(verb string, o client.Object) error {
@@ -195,7 +196,7 @@ func TestSyncFailedWrite(t *testing.T) {
 				}
 				return nil
 			}), objs...)
-			s := &Syncer{maxOne: 24 << 10, maxPart: 16 << 10}
+			s := &Syncer{maxOne: 8 << 10, maxPart: 4 << 10}
 			if tc.refuse == "rlpkit-gw" {
 				s.maxOne = MaxConfigMapBytes
 			}
@@ -207,7 +208,7 @@ func TestSyncFailedWrite(t *testing.T) {
 			if tc.v1 {
 				reason = kuadrant.ReasonUnknown
 			}
-			for _, name := range []string{"r0000", "r0199"} {
+			for _, name := range []string{"r0000", "r0059"} {
 				cond := enforcedOf(t, c, ns, name, tc.v1)
 				if cond == nil || cond.Status != "False" || cond.Reason != reason ||
 					!strings.Contains(cond.Message, "create ConfigMap ns/"+tc.refuse) || !strings.Contains(cond.Message, "exceeded quota") {
@@ -225,7 +226,7 @@ func TestSyncFailedWrite(t *testing.T) {
 			if _, err := s.Sync(ctx, c, Options{}); err != nil {
 				t.Fatal(err)
 			}
-			for _, name := range []string{"r0000", "r0199"} {
+			for _, name := range []string{"r0000", "r0059"} {
 				if cond := enforcedOf(t, c, ns, name, tc.v1); cond == nil || cond.Status != "True" {
 					t.Errorf("after the retry, policy %s: Enforced = %+v, want True", name, cond)
 				}
@@ -252,4 +253,76 @@ func enforcedOf(t *testing.T, c client.Client, ns, name string, v1 bool) *metav1
 		conds = p.Status.Conditions
 	}
 	return meta.FindStatusCondition(conds, string(policy.ConditionEnforced))
+}
+
+// TestSyncManyGateways: Gateways written at once, each output split, all read back whole
+// and are not written again.
+func TestSyncManyGateways(t *testing.T) {
+	ctx := context.Background()
+	const ns, gateways, routes = "ns", 12, 10
+	var objs []client.Object
+	for g := range gateways {
+		name := fmt.Sprintf("gw%02d", g)
+		objs = append(objs, gateway(ns, name, "*.example.com"))
+		for _, o := range routesWithPolicies(t, ns, name, routes, g%2 == 1) {
+			o.SetName(name + "-" + o.GetName())
+			switch o := o.(type) {
+			case *policy.RateLimitPolicy:
+				o.Spec.TargetRef.Name = gatewayv1.ObjectName(o.Name)
+			case *kuadrantv1.RateLimitPolicy:
+				o.Spec.TargetRef.Name = gatewayv1.ObjectName(o.Name)
+			}
+			objs = append(objs, o)
+		}
+	}
+	writes := 0
+	c := fakeOf(t, writeCounter(&writes, nil), objs...)
+	s := &Syncer{maxOne: 4 << 10, maxPart: 2 << 10}
+	if _, err := s.Sync(ctx, c, Options{StatusWorkers: 8}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Read(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := merge.Compile(in.Set, merge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := in.Outputs(res, kuadrant.Compile(in.Set, kuadrant.Options{}))
+	if len(outs) != gateways {
+		t.Fatalf("%d outputs, want %d", len(outs), gateways)
+	}
+	for _, out := range outs {
+		files, err := out.Files()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readConfigMap(ctx, c, ns, out.Gateway.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mounted, err := mountOutput(ctx, c, got.cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := got.cm.Data[KeyIndex]; !ok {
+			t.Errorf("Gateway %s: its output is not split", out.Name())
+		}
+		for k, want := range files {
+			if data, err := split.ReadFile(mounted, k); err != nil || string(data) != want {
+				t.Errorf("Gateway %s: %s as mounted: %v, differs from the compiled file", out.Name(), k, err)
+			}
+		}
+	}
+	for g := range gateways {
+		name := fmt.Sprintf("gw%02d-r0000", g)
+		if cond := enforcedOf(t, c, ns, name, g%2 == 1); cond == nil || cond.Status != "True" {
+			t.Errorf("policy %s: Enforced = %+v, want True", name, cond)
+		}
+	}
+	before := writes
+	if _, err := s.Sync(ctx, c, Options{StatusWorkers: 8}); err != nil || writes != before {
+		t.Errorf("a second Sync: %v, %d writes, want none", err, writes-before)
+	}
 }

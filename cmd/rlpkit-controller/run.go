@@ -164,7 +164,7 @@ func newManager(restCfg *rest.Config, cfg config) (ctrl.Manager, error) {
 	}
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                        scheme,
-		Cache:                         controller.CacheOptions(dp.DataPlanes...),
+		Cache:                         controller.CacheOptions(dp.Kinds()...),
 		Client:                        controller.ClientOptions(),
 		Metrics:                       metricsserver.Options{BindAddress: cfg.metricsAddr},
 		HealthProbeBindAddress:        cfg.healthAddr,
