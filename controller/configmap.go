@@ -2,22 +2,17 @@ package controller
 
 import (
 	"cmp"
-	"context"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rlpkit/rlpkit/controller/split"
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
@@ -25,12 +20,17 @@ import (
 
 const (
 	// ManagerName is rlpkit-controller's name: the value of LabelManagedBy on the
-	// ConfigMaps it writes, and its field manager.
+	// objects it writes, and its field manager.
 	ManagerName = "rlpkit-controller"
-	// LabelManagedBy is the label that marks the ConfigMaps rlpkit-controller manages.
+	// LabelManagedBy is the label that marks the objects rlpkit-controller manages.
 	LabelManagedBy = "app.kubernetes.io/managed-by"
-	// LabelGateway names, on a ConfigMap, the Gateway it was compiled for.
+	// LabelGateway names, on an object rlpkit-controller writes, the Gateway it was compiled
+	// for (GatewayLabel: the name, or a shortened form with a hash when longer than a label
+	// value may be).
 	LabelGateway = "rlpkit.dev/gateway"
+	// LabelPart marks a ConfigMap holding a part of a split output; its value is the part's
+	// number, from 1.
+	LabelPart = "rlpkit.dev/part"
 	// KeyPluginConfig is the ConfigMap key of the PluginConfig (YAML) that the
 	// apim.kuadrant.io/v1alpha1 policies compile to, for rlpkit's rate-limit filter. It is
 	// written when that API is read.
@@ -50,14 +50,22 @@ const (
 	// kuadrant.io/v1 policies alone, as kuadrant-operator writes them into the Limitador
 	// resource: "limits" of rlpkit compile -o kuadrant. It is written when that API is read.
 	KeyKuadrantLimits = "kuadrant-limits.yaml"
-	// configMapPrefix starts every ConfigMap name.
-	configMapPrefix = "rlpkit-"
+	// KeyIndex is the key, in a split output's ConfigMap (ConfigMapName), of the index of
+	// its parts: split.IndexFile.
+	KeyIndex = split.IndexFile
 )
 
-// ConfigMapName returns the name of a Gateway's ConfigMap: "rlpkit-" and the Gateway's name.
-func ConfigMapName(gateway string) string { return configMapPrefix + gateway }
+const (
+	// MaxConfigMapBytes is the most data a Gateway's output may hold and stay in one
+	// ConfigMap: the API server's limit on a ConfigMap's data (the lengths of its values).
+	MaxConfigMapBytes = 1 << 20
+	// MaxPartBytes is the most data each ConfigMap of a split output holds: half the API
+	// server's limit, so that every object stays well under the limits of the API server
+	// and of etcd (1.5 MiB a request).
+	MaxPartBytes = 512 << 10
+)
 
-// GatewayOutput is what one Gateway's ConfigMap is made of: the Gateway and what each
+// GatewayOutput is what one Gateway's ConfigMaps are made of: the Gateway and what each
 // RateLimitPolicy API compiled for it. A nil config is an API not read.
 type GatewayOutput struct {
 	// Gateway is the Gateway, as read.
@@ -72,7 +80,7 @@ type GatewayOutput struct {
 func (o GatewayOutput) Name() string { return key(o.Gateway) }
 
 // Outputs returns, for every Gateway of in that a result compiled, sorted by
-// namespace/name, what its ConfigMap is made of. res (apim.kuadrant.io/v1alpha1) and v1
+// namespace/name, what its ConfigMaps are made of. res (apim.kuadrant.io/v1alpha1) and v1
 // (kuadrant.io/v1) are nil for an API not read.
 func (in *Input) Outputs(res *merge.Result, v1 *kuadrant.Result) []GatewayOutput {
 	byName := map[string]*GatewayOutput{}
@@ -109,18 +117,13 @@ func (in *Input) Outputs(res *merge.Result, v1 *kuadrant.Result) []GatewayOutput
 	return out
 }
 
-// ConfigMap returns the ConfigMap of one compiled Gateway: in the Gateway's namespace, named
-// ConfigMapName, owned by the Gateway, holding as YAML the PluginConfig (KeyPluginConfig)
-// when apim.kuadrant.io/v1alpha1 is read, the wasm-shim configuration and Limitador limits
-// (KeyKuadrantWasm, KeyKuadrantLimits) when kuadrant.io/v1 is read, and every limit
-// (KeyLimits). A Gateway without policies gets configurations without policies and the
-// limits "[]".
-func ConfigMap(out GatewayOutput) (*corev1.ConfigMap, error) {
-	gw := out.Gateway
-	name := ConfigMapName(gw.Name)
-	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-		return nil, fmt.Errorf("controller: Gateway %s/%s: metadata.name: the ConfigMap name %q is invalid (%s): shorten the Gateway's name", gw.Namespace, gw.Name, name, errs[0])
-	}
+// Files returns the files of one compiled Gateway's output, by ConfigMap key, as YAML: the
+// PluginConfig (KeyPluginConfig) when apim.kuadrant.io/v1alpha1 is read, the wasm-shim
+// configuration and Limitador limits (KeyKuadrantWasm, KeyKuadrantLimits) when
+// kuadrant.io/v1 is read, and every limit (KeyLimits). A Gateway without policies gets
+// configurations without policies and the limits "[]".
+func (o GatewayOutput) Files() (map[string]string, error) {
+	gw := o.Gateway
 	data := map[string]string{}
 	encode := func(k, what string, v any) error {
 		b, err := yaml.Marshal(v)
@@ -131,17 +134,17 @@ func ConfigMap(out GatewayOutput) (*corev1.ConfigMap, error) {
 		return nil
 	}
 	limits := []limitador.Limit{}
-	if out.Merge != nil {
-		if err := encode(KeyPluginConfig, "PluginConfig", out.Merge.PluginConfig); err != nil {
+	if o.Merge != nil {
+		if err := encode(KeyPluginConfig, "PluginConfig", o.Merge.PluginConfig); err != nil {
 			return nil, err
 		}
-		limits = append(limits, out.Merge.Limits...)
+		limits = append(limits, o.Merge.Limits...)
 	}
-	if out.Kuadrant != nil {
-		if err := encode(KeyKuadrantWasm, "wasm-shim configuration", out.Kuadrant.Wasm); err != nil {
+	if o.Kuadrant != nil {
+		if err := encode(KeyKuadrantWasm, "wasm-shim configuration", o.Kuadrant.Wasm); err != nil {
 			return nil, err
 		}
-		v1 := out.Kuadrant.Limits
+		v1 := o.Kuadrant.Limits
 		if v1 == nil {
 			v1 = []limitador.Limit{}
 		}
@@ -153,95 +156,77 @@ func ConfigMap(out GatewayOutput) (*corev1.ConfigMap, error) {
 	if err := encode(KeyLimits, "limits", limits); err != nil {
 		return nil, err
 	}
+	return data, nil
+}
+
+// ConfigMaps returns the ConfigMaps of one compiled Gateway, in the order they are to be
+// written, all in the Gateway's namespace, owned by the Gateway and labelled with
+// LabelManagedBy and LabelGateway. When the output's files (Files) hold at most
+// MaxConfigMapBytes, it is one ConfigMap named ConfigMapName holding them. Otherwise the
+// files are split (package split) over ConfigMaps of at most MaxPartBytes each, named
+// PartName and labelled LabelPart, followed by the ConfigMap named ConfigMapName holding
+// only KeyIndex, the index of the parts: written last, so that a reader never finds an index
+// naming parts not yet written.
+func ConfigMaps(out GatewayOutput) ([]*corev1.ConfigMap, error) {
+	return configMaps(out, MaxConfigMapBytes, MaxPartBytes)
+}
+
+// configMaps is ConfigMaps with the sizes as arguments.
+func configMaps(out GatewayOutput, maxOne, maxPart int) ([]*corev1.ConfigMap, error) {
+	gw := out.Gateway
+	if errs := validation.IsDNS1123Subdomain(gw.Name); len(errs) > 0 {
+		return nil, fmt.Errorf("controller: Gateway %s/%s: metadata.name: %s", gw.Namespace, gw.Name, errs[0])
+	}
+	files, err := out.Files()
+	if err != nil {
+		return nil, err
+	}
+	size := 0
+	for _, v := range files {
+		size += len(v)
+	}
+	if size <= maxOne {
+		return []*corev1.ConfigMap{newConfigMap(gw, ConfigMapName(gw.Name), files, 0)}, nil
+	}
+	idx, objs, err := split.Split(files, maxPart, func(n int) string { return PartName(gw.Name, n) })
+	if err != nil {
+		return nil, fmt.Errorf("controller: Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
+	}
+	cms := make([]*corev1.ConfigMap, 0, len(objs)+1)
+	for i, o := range objs {
+		cms = append(cms, newConfigMap(gw, o.Name, o.Files, i+1))
+	}
+	return append(cms, newConfigMap(gw, ConfigMapName(gw.Name), map[string]string{KeyIndex: idx.Encode()}, 0)), nil
+}
+
+// newConfigMap returns a ConfigMap of gw's output holding data; part is its number in a
+// split output, 0 for none.
+func newConfigMap(gw *gatewayv1.Gateway, name string, data map[string]string, part int) *corev1.ConfigMap {
+	labels := map[string]string{LabelManagedBy: ManagerName, LabelGateway: GatewayLabel(gw.Name)}
+	if part > 0 {
+		labels[LabelPart] = strconv.Itoa(part)
+	}
 	return &corev1.ConfigMap{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: gw.Namespace,
-			Name:      name,
-			Labels:    map[string]string{LabelManagedBy: ManagerName, LabelGateway: gw.Name},
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: gatewayv1.GroupVersion.String(),
-				Kind:       "Gateway",
-				Name:       gw.Name,
-				UID:        gw.UID,
-				Controller: ptrTo(true),
-			}},
+			Namespace:       gw.Namespace,
+			Name:            name,
+			Labels:          labels,
+			OwnerReferences: ownedBy(gw),
 		},
 		Data: data,
-	}, nil
+	}
 }
 
-// writeConfigMap creates the Gateway's ConfigMap when it is missing and updates it when its
-// data, labels or owner differ from what was compiled. existing are the managed ConfigMaps
-// by the "namespace/name" of their Gateway.
-func (s *Syncer) writeConfigMap(ctx context.Context, c client.Client, out GatewayOutput, existing map[string]*corev1.ConfigMap) (created, updated bool, err error) {
-	want, err := ConfigMap(out)
-	if err != nil {
-		return false, false, err
-	}
-	gwName := out.Name()
-	have, ok := existing[gwName]
-	if !ok {
-		content, err := json.Marshal(want)
-		if err != nil {
-			return false, false, err
-		}
-		createKey := types.UID("create " + key(want))
-		if s.created(createKey) {
-			// Created by an earlier run, maybe with other content; the cache has not seen
-			// it yet. Creating it again would fail (AlreadyExists): the cache's event for
-			// it brings the run that updates it.
-			return false, false, nil
-		}
-		if err := c.Create(ctx, want, client.FieldOwner(ManagerName)); err != nil {
-			return false, false, fmt.Errorf("controller: create ConfigMap %s for Gateway %s: %w%s", key(want), gwName, err, notOurs(err))
-		}
-		s.wrote(createKey, "", string(content))
-		return true, false, nil
-	}
-	if equality.Semantic.DeepEqual(have.Data, want.Data) && len(have.BinaryData) == 0 &&
-		hasLabels(have.Labels, want.Labels) && equality.Semantic.DeepEqual(have.OwnerReferences, want.OwnerReferences) {
-		return false, false, nil
-	}
-	content, err := json.Marshal(want)
-	if err != nil {
-		return false, false, err
-	}
-	if s.seen(have.UID, have.ResourceVersion, string(content)) {
-		return false, false, nil
-	}
-	next := have.DeepCopy()
-	next.Data = want.Data
-	next.BinaryData = nil
-	if next.Labels == nil {
-		next.Labels = map[string]string{}
-	}
-	maps.Copy(next.Labels, want.Labels)
-	next.OwnerReferences = want.OwnerReferences
-	if err := c.Update(ctx, next, client.FieldOwner(ManagerName)); err != nil {
-		return false, false, fmt.Errorf("controller: update ConfigMap %s for Gateway %s: %w", key(want), gwName, err)
-	}
-	s.wrote(have.UID, have.ResourceVersion, string(content))
-	return false, true, nil
-}
-
-// hasLabels says whether have holds every label of want.
-func hasLabels(have, want map[string]string) bool {
-	for k, v := range want {
-		if have[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// notOurs explains an AlreadyExists error of a create: the ConfigMap exists without the
-// label, so rlpkit-controller did not see it.
-func notOurs(err error) string {
-	if !apierrors.IsAlreadyExists(err) {
-		return ""
-	}
-	return " (a ConfigMap without the label " + LabelManagedBy + "=" + ManagerName + " is not rlpkit-controller's, and it leaves it alone: delete or rename it)"
+// ownedBy returns the owner references of an object the Gateway controls.
+func ownedBy(gw *gatewayv1.Gateway) []metav1.OwnerReference {
+	return []metav1.OwnerReference{{
+		APIVersion: gatewayv1.GroupVersion.String(),
+		Kind:       "Gateway",
+		Name:       gw.Name,
+		UID:        gw.UID,
+		Controller: ptrTo(true),
+	}}
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 
 // apiServer returns the configuration of the shared test API server, starting it the first
 // time, or skips the test when the binaries are missing and not required.
-func apiServer(t *testing.T) *rest.Config {
+func apiServer(t testing.TB) *rest.Config {
 	t.Helper()
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	missing := ""
@@ -74,6 +74,7 @@ func apiServer(t *testing.T) *rest.Config {
 			CRDDirectoryPaths: []string{
 				filepath.Join(strings.TrimSpace(string(gw)), "config", "crd", "standard"),
 				filepath.Join("..", "config", "crd"),
+				filepath.Join("testdata", "dataplane-crd"),
 			},
 			ErrorIfCRDPathMissing:    true,
 			ControlPlaneStartTimeout: 2 * time.Minute,
@@ -94,7 +95,7 @@ func apiServer(t *testing.T) *rest.Config {
 }
 
 // testScheme is the controller's scheme.
-func testScheme(t *testing.T) *runtime.Scheme {
+func testScheme(t testing.TB) *runtime.Scheme {
 	t.Helper()
 	s, err := NewScheme()
 	if err != nil {
@@ -104,7 +105,7 @@ func testScheme(t *testing.T) *runtime.Scheme {
 }
 
 // direct returns a client that talks to the API server without a cache.
-func direct(t *testing.T, cfg *rest.Config) client.Client {
+func direct(t testing.TB, cfg *rest.Config) client.Client {
 	t.Helper()
 	c, err := client.New(cfg, client.Options{Scheme: testScheme(t)})
 	if err != nil {
@@ -135,7 +136,13 @@ func startController(t *testing.T, cfg *rest.Config, namespaces ...string) *runn
 // startControllerWith is startController with the manager's options changed by tune.
 func startControllerWith(t *testing.T, cfg *rest.Config, tune func(*ctrl.Options), namespaces ...string) *running {
 	t.Helper()
-	opts := CacheOptions()
+	return startControllerSyncing(t, cfg, Options{}, tune, namespaces...)
+}
+
+// startControllerSyncing is startControllerWith with the Reconciler's options.
+func startControllerSyncing(t *testing.T, cfg *rest.Config, sopts Options, tune func(*ctrl.Options), namespaces ...string) *running {
+	t.Helper()
+	opts := CacheOptions(sopts.DataPlane.Kinds()...)
 	opts.DefaultNamespaces = map[string]cache.Config{}
 	for _, ns := range namespaces {
 		opts.DefaultNamespaces[ns] = cache.Config{}
@@ -143,6 +150,7 @@ func startControllerWith(t *testing.T, cfg *rest.Config, tune func(*ctrl.Options
 	mopts := ctrl.Options{
 		Scheme:                 testScheme(t),
 		Cache:                  opts,
+		Client:                 ClientOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	}
@@ -185,7 +193,7 @@ func startControllerWith(t *testing.T, cfg *rest.Config, tune func(*ctrl.Options
 			return c.SubResource(sub).Patch(ctx, o, p, opts...)
 		},
 	})
-	r := &Reconciler{Client: c, skipNameValidation: true, OnSync: func(_ Summary, err error) {
+	r := &Reconciler{Client: c, Options: sopts, skipNameValidation: true, OnSync: func(_ Summary, err error) {
 		run.syncs.Add(1)
 		if err != nil {
 			run.mu.Lock()
@@ -221,7 +229,7 @@ func (r *running) syncErrors() []error {
 
 // eventually retries check until it returns nil or the timeout passes, then fails with its
 // last error.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
+func eventually(t testing.TB, timeout time.Duration, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -237,7 +245,7 @@ func eventually(t *testing.T, timeout time.Duration, check func() error) {
 }
 
 // namespace creates a namespace for one test and deletes it at the end.
-func namespace(t *testing.T, c client.Client, name string) string {
+func namespace(t testing.TB, c client.Client, name string) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if err := c.Create(context.Background(), ns); err != nil {
@@ -248,7 +256,7 @@ func namespace(t *testing.T, c client.Client, name string) string {
 }
 
 // create creates the objects, failing the test on the first error.
-func create(t *testing.T, c client.Client, objs ...client.Object) {
+func create(t testing.TB, c client.Client, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
 		if err := c.Create(context.Background(), o); err != nil {

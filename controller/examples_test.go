@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -39,8 +40,9 @@ func exampleObjects(t *testing.T, file string) map[string]*unstructured.Unstruct
 }
 
 // TestExampleDeployments checks that the examples fit together with what the controller
-// writes: rlpkit serve mounts the ConfigMap ConfigMap names for mygateway and reads its
-// KeyLimits, which holds both APIs' limits; both filters' rate-limit cluster, set by the
+// writes: rlpkit serve mounts the ConfigMap ConfigMapName names for mygateway, whole, and its
+// parts (PartName), optional, and reads the directory (KeyLimits, which holds both APIs'
+// limits, or the parts of a split output); both filters' rate-limit cluster, set by the
 // controller's flags, is Istio's name for the serve Service; each filter's WasmPlugin says
 // which key its pluginConfig comes from.
 func TestExampleDeployments(t *testing.T) {
@@ -56,30 +58,47 @@ func TestExampleDeployments(t *testing.T) {
 		t.Fatalf("the Deployment has %d volumes and %d containers, want 1 and 1", len(volumes), len(containers))
 	}
 	vol := volumes[0].(map[string]any)
-	cmName, _, _ := unstructured.NestedString(vol, "configMap", "name")
-	if want := ConfigMapName("mygateway"); cmName != want {
-		t.Errorf("the Deployment mounts the ConfigMap %q, want %q (ConfigMapName)", cmName, want)
+	sources, _, _ := unstructured.NestedSlice(vol, "projected", "sources")
+	var mounted []string
+	for i, src := range sources {
+		cm, _, _ := unstructured.NestedMap(src.(map[string]any), "configMap")
+		name, _ := cm["name"].(string)
+		mounted = append(mounted, name)
+		if _, hasItems := cm["items"]; hasItems {
+			t.Errorf("the Deployment mounts only some keys of ConfigMap %s: mount it whole, a split output's keys are its parts", name)
+		}
+		if optional, _ := cm["optional"].(bool); i > 0 && !optional {
+			t.Errorf("the part ConfigMap %s is not optional: a smaller output has fewer parts", name)
+		}
 	}
-	items, _, _ := unstructured.NestedSlice(vol, "configMap", "items")
-	var keys []string
-	for _, it := range items {
-		keys = append(keys, it.(map[string]any)["key"].(string))
+	want := []string{ConfigMapName("mygateway")}
+	for n := 1; n <= 16; n++ {
+		want = append(want, PartName("mygateway", n))
 	}
-	if !slices.Contains(keys, KeyLimits) {
-		t.Errorf("the Deployment mounts the keys %q, want %q among them", keys, KeyLimits)
+	if diff := cmp.Diff(want, mounted); diff != "" {
+		t.Errorf("the Deployment mounts the ConfigMaps (-want +got):\n%s", diff)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range want[:3] {
+		if !strings.Contains(string(readme), "configMap: {name: "+name) {
+			t.Errorf("the README's volume of rlpkit serve does not mount %s as the example does", name)
+		}
 	}
 	c := containers[0].(map[string]any)
 	mounts, _, _ := unstructured.NestedSlice(c, "volumeMounts")
 	mountPath := mounts[0].(map[string]any)["mountPath"].(string)
 	env, _, _ := unstructured.NestedSlice(c, "env")
-	limitsFile := ""
+	limitsDir := ""
 	for _, e := range env {
 		if e := e.(map[string]any); e["name"] == "RLPKIT_LIMITS" {
-			limitsFile = e["value"].(string)
+			limitsDir = e["value"].(string)
 		}
 	}
-	if want := mountPath + "/" + KeyLimits; limitsFile != want {
-		t.Errorf("rlpkit serve reads RLPKIT_LIMITS=%q, want %q", limitsFile, want)
+	if limitsDir != mountPath {
+		t.Errorf("rlpkit serve reads RLPKIT_LIMITS=%q, want the mounted directory %q", limitsDir, mountPath)
 	}
 
 	svc := gw["Service/rlpkit-ratelimit"]

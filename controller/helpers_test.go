@@ -2,33 +2,40 @@ package controller_test
 
 import (
 	"context"
+	"sync"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 // countWrites returns interceptor functions that count create, update and patch requests,
-// of objects and of their status.
+// of objects and of their status (Sync sends several at once).
 func countWrites(n *int) interceptor.Funcs {
+	var mu sync.Mutex
+	count := func() {
+		mu.Lock()
+		*n++
+		mu.Unlock()
+	}
 	return interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
-			*n++
+			count()
 			return c.Create(ctx, o, opts...)
 		},
 		Update: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.UpdateOption) error {
-			*n++
+			count()
 			return c.Update(ctx, o, opts...)
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, o client.Object, p client.Patch, opts ...client.PatchOption) error {
-			*n++
+			count()
 			return c.Patch(ctx, o, p, opts...)
 		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, o client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
-			*n++
+			count()
 			return c.SubResource(sub).Patch(ctx, o, p, opts...)
 		},
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, o client.Object, opts ...client.SubResourceUpdateOption) error {
-			*n++
+			count()
 			return c.SubResource(sub).Update(ctx, o, opts...)
 		},
 	}

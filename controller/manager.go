@@ -7,8 +7,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -41,12 +43,25 @@ func NewScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// CacheOptions restrict the manager's ConfigMap cache to the ConfigMaps the controller
-// manages, so that it does not hold every ConfigMap of the cluster.
-func CacheOptions() cache.Options {
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagerName})},
-	}}
+// CacheOptions restrict the manager's caches of ConfigMaps, and of the data-plane kinds
+// given (DataPlaneOptions.Kinds of the data planes wired: their CRDs must be installed), to
+// the objects the controller manages, so that they do not hold every ConfigMap of the
+// cluster.
+func CacheOptions(dataPlaneKinds ...schema.GroupVersionKind) cache.Options {
+	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagerName})}
+	by := map[client.Object]cache.ByObject{&corev1.ConfigMap{}: managed}
+	for _, gvk := range dataPlaneKinds {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		by[u] = managed
+	}
+	return cache.Options{ByObject: by}
+}
+
+// ClientOptions make the manager's client read unstructured objects (the data-plane
+// objects) from its caches too, as it reads the others.
+func ClientOptions() client.Options {
+	return client.Options{Cache: &client.CacheOptions{Unstructured: true}}
 }
 
 // Reconciler runs Sync for every request; all requests are the same one, the cluster.
@@ -82,10 +97,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if sum.StatusPatches+sum.ConfigMapsCreated+sum.ConfigMapsUpdated > 0 {
+	if sum.Writes() > 0 {
 		logger.Info("synced", "gateways", sum.Gateways, "routes", sum.Routes, "policies", sum.Policies, "policiesV1", sum.PoliciesV1,
 			"statusPatches", sum.StatusPatches, "configMapsCreated", sum.ConfigMapsCreated,
-			"configMapsUpdated", sum.ConfigMapsUpdated, "warnings", len(sum.Warnings), "took", time.Since(start))
+			"configMapsUpdated", sum.ConfigMapsUpdated, "configMapsDeleted", sum.ConfigMapsDeleted,
+			"dataPlaneCreated", sum.DataPlaneCreated, "dataPlaneUpdated", sum.DataPlaneUpdated, "dataPlaneDeleted", sum.DataPlaneDeleted,
+			"warnings", len(sum.Warnings), "took", time.Since(start))
 	}
 	return reconcile.Result{}, nil
 }
@@ -113,7 +130,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 		r.Options.APIs = found
 	}
-	if _, err := apis(r.Options.APIs); err != nil {
+	read, err := apis(r.Options.APIs)
+	if err != nil {
+		return err
+	}
+	if err := r.setupDataPlanes(mgr, read); err != nil {
 		return err
 	}
 	all := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
@@ -133,7 +154,34 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if slices.Contains(r.Options.APIs, APIV1) {
 		b = b.Watches(&kuadrantv1.RateLimitPolicy{}, all, builder.WithPredicates(specChanged))
 	}
+	for _, gvk := range r.Options.DataPlane.Kinds() {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		b = b.Watches(u, all, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{})))
+	}
 	return b.WatchesMetadata(ns, all, builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Watches(&corev1.ConfigMap{}, all).
 		Complete(r)
+}
+
+// setupDataPlanes checks the data-plane options and keeps the data planes whose kinds the
+// API server serves, logging the others. The manager's cache must have been made with
+// CacheOptions of those data planes, and its client with ClientOptions.
+func (r *Reconciler) setupDataPlanes(mgr ctrl.Manager, read []API) error {
+	dp := &r.Options.DataPlane
+	if !dp.enabled() {
+		return nil
+	}
+	if err := dp.check(read); err != nil {
+		return err
+	}
+	found, missing, err := DetectDataPlanes(mgr.GetRESTMapper(), dp.DataPlanes, dp.RateLimitAddress != "")
+	if err != nil {
+		return err
+	}
+	for _, m := range missing {
+		mgr.GetLogger().Info("data plane not wired: its CRDs are not installed; install them and restart the controller", "dataPlane", m)
+	}
+	dp.DataPlanes = found
+	return nil
 }

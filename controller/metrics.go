@@ -17,7 +17,7 @@ var (
 	})
 	writesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "rlpkit_controller_writes_total",
-		Help: "Write requests sent, by what they wrote: status (a RateLimitPolicy's status), configmap_create, configmap_update.",
+		Help: "Write requests sent, by what they wrote: status (a RateLimitPolicy's status), configmap_create, configmap_update, configmap_delete, dataplane_create, dataplane_update, dataplane_delete.",
 	}, []string{"write"})
 	objectsGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "rlpkit_controller_objects",
@@ -39,6 +39,10 @@ func observe(sum Summary, took time.Duration) {
 	writesTotal.WithLabelValues("status").Add(float64(sum.StatusPatches))
 	writesTotal.WithLabelValues("configmap_create").Add(float64(sum.ConfigMapsCreated))
 	writesTotal.WithLabelValues("configmap_update").Add(float64(sum.ConfigMapsUpdated))
+	writesTotal.WithLabelValues("configmap_delete").Add(float64(sum.ConfigMapsDeleted))
+	writesTotal.WithLabelValues("dataplane_create").Add(float64(sum.DataPlaneCreated))
+	writesTotal.WithLabelValues("dataplane_update").Add(float64(sum.DataPlaneUpdated))
+	writesTotal.WithLabelValues("dataplane_delete").Add(float64(sum.DataPlaneDeleted))
 	objectsGauge.WithLabelValues("Gateway").Set(float64(sum.Gateways))
 	objectsGauge.WithLabelValues("HTTPRoute").Set(float64(sum.Routes))
 	objectsGauge.WithLabelValues("RateLimitPolicy").Set(float64(sum.Policies))

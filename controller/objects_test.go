@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,6 +16,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rlpkit/rlpkit/controller/split"
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
@@ -53,7 +55,7 @@ func route(ns, name, hostname, path string, gateways ...string) *gatewayv1.HTTPR
 
 // rlp returns a RateLimitPolicy decoded from YAML: the metadata and targetRef are filled in,
 // body is the rest of spec (default: and override: sections).
-func rlp(t *testing.T, ns, name, kind, target, body string) *policy.RateLimitPolicy {
+func rlp(t testing.TB, ns, name, kind, target, body string) *policy.RateLimitPolicy {
 	t.Helper()
 	doc := fmt.Sprintf("apiVersion: apim.kuadrant.io/v1alpha1\nkind: RateLimitPolicy\nmetadata: {namespace: %s, name: %s}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: %s, name: %s}\n%s", ns, name, kind, target, indent(body, "  "))
 	var p policy.RateLimitPolicy
@@ -180,15 +182,24 @@ type compiled struct {
 	v1Limits []limitador.Limit
 }
 
-// readConfigMap reads and decodes a Gateway's ConfigMap.
+// readConfigMap reads and decodes a Gateway's ConfigMap, or, when its output is split, the
+// ConfigMaps of its parts too, checked and put together as rlpkit serve reads them.
 func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compiled, error) {
 	var cm corev1.ConfigMap
 	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ConfigMapName(gw)}, &cm); err != nil {
 		return nil, err
 	}
+	mounted, err := mountOutput(ctx, c, &cm)
+	if err != nil {
+		return nil, err
+	}
 	out := &compiled{cm: &cm}
 	decode := func(k string, dec func([]byte) error) error {
-		js, err := yaml.YAMLToJSON([]byte(cm.Data[k]))
+		data, err := split.ReadFile(mounted, k)
+		if err != nil {
+			return err
+		}
+		js, err := yaml.YAMLToJSON(data)
 		if err == nil {
 			err = dec(js)
 		}
@@ -197,7 +208,8 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 		}
 		return nil
 	}
-	if _, ok := cm.Data[KeyPluginConfig]; ok {
+	has := func(k string) bool { _, err := split.ReadFile(mounted, k); return err == nil }
+	if has(KeyPluginConfig) {
 		if err := decode(KeyPluginConfig, func(js []byte) (err error) { out.config, err = descriptor.Decode(js); return err }); err != nil {
 			return nil, err
 		}
@@ -205,7 +217,7 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 	if err := decode(KeyLimits, func(js []byte) (err error) { out.limits, err = limitador.DecodeLimits(js); return err }); err != nil {
 		return nil, err
 	}
-	if _, ok := cm.Data[KeyKuadrantWasm]; ok {
+	if has(KeyKuadrantWasm) {
 		if err := decode(KeyKuadrantWasm, func(js []byte) error {
 			out.wasm = &wasmshim.Config{}
 			if err := json.Unmarshal(js, out.wasm); err != nil {
@@ -221,6 +233,37 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 		}
 	}
 	return out, nil
+}
+
+// mountOutput returns the files of a Gateway's output as a projected volume of its
+// ConfigMaps holds them: cm's, and those of every part its index names (read from c).
+func mountOutput(ctx context.Context, c client.Client, cm *corev1.ConfigMap) (fstest.MapFS, error) {
+	fsys := fstest.MapFS{}
+	add := func(cm *corev1.ConfigMap) {
+		for k, v := range cm.Data {
+			fsys[k] = &fstest.MapFile{Data: []byte(v)}
+		}
+	}
+	add(cm)
+	idx, err := split.ReadIndex(fsys)
+	if err != nil || idx == nil {
+		return fsys, err
+	}
+	seen := map[string]bool{}
+	for _, parts := range idx.Files {
+		for _, p := range parts {
+			if seen[p.Object] {
+				continue
+			}
+			seen[p.Object] = true
+			var part corev1.ConfigMap
+			if err := c.Get(ctx, types.NamespacedName{Namespace: cm.Namespace, Name: p.Object}, &part); err != nil {
+				return nil, err
+			}
+			add(&part)
+		}
+	}
+	return fsys, nil
 }
 
 // maxValues returns "namespace=max/seconds" for each limit of limits.yaml, in order.

@@ -14,6 +14,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,7 +27,8 @@ import (
 // TestExampleRBAC runs the controller, with leader election, as the ServiceAccount of
 // examples/kubernetes/controller-rbac.yaml with exactly the rules that file grants: a
 // permission missing there fails a run (forbidden) or the leader election. Policies of
-// both RateLimitPolicy APIs are read and their statuses written.
+// both RateLimitPolicy APIs are read and their statuses written, and both data planes are
+// wired.
 func TestExampleRBAC(t *testing.T) {
 	cfg := apiServer(t)
 	c := direct(t, cfg)
@@ -61,7 +63,7 @@ func TestExampleRBAC(t *testing.T) {
 	asController.QPS, asController.Burst = cfg.QPS, cfg.Burst
 
 	ns := namespace(t, c, "rbac")
-	ctl := startControllerWith(t, asController, func(o *ctrl.Options) {
+	ctl := startControllerSyncing(t, asController, Options{DataPlane: dataPlaneOptions}, func(o *ctrl.Options) {
 		o.LeaderElection = true
 		o.LeaderElectionID = "rlpkit-controller.rlpkit.dev"
 		o.LeaderElectionNamespace = "rlpkit-system"
@@ -87,6 +89,14 @@ func TestExampleRBAC(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"rbac/gw#rbac/shop=9/60", "rbac/shop=8/60"}, got.maxValues()); diff != "" {
 			return fmt.Errorf("limits (-want +got):\n%s", diff)
+		}
+		for _, o := range []struct {
+			kind schema.GroupVersionKind
+			name string
+		}{{WasmPluginKind, "rlpkit-gw"}, {WasmPluginKind, "rlpkit-gw-kuadrant"}, {EnvoyFilterKind, "rlpkit-gw-ratelimit"}, {EnvoyExtensionPolicyKind, "rlpkit-gw"}, {EnvoyPatchPolicyKind, "rlpkit-gw-ratelimit"}} {
+			if _, err := getUnstructured(ctx, c, o.kind, ns, o.name); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -31,9 +33,29 @@ type Input struct {
 	Policies map[string]*policy.RateLimitPolicy
 	// PoliciesV1 are the kuadrant.io/v1 RateLimitPolicies of Set by "namespace/name".
 	PoliciesV1 map[string]*kuadrantv1.RateLimitPolicy
-	// ConfigMaps are the ConfigMaps labelled as managed by rlpkit-controller, by the
-	// "namespace/name" of the Gateway they are named after (ConfigMapName).
+	// ConfigMaps are the ConfigMaps labelled as managed by rlpkit-controller, by their
+	// "namespace/name".
 	ConfigMaps map[string]*corev1.ConfigMap
+	// DataPlane are the data-plane objects (WasmPlugins, ...) labelled as managed by
+	// rlpkit-controller, of the kinds Sync writes, by "Kind namespace/name". Read leaves it
+	// empty; Sync fills it when it wires data planes.
+	DataPlane map[string]*unstructured.Unstructured
+
+	// gatewayUIDs are the Gateways by UID.
+	gatewayUIDs map[types.UID]*gatewayv1.Gateway
+}
+
+// byOwner returns the objects of objs by the UID of the Gateway that controls them, for
+// those that carry its label.
+func byOwner[T metav1.Object](objs map[string]T, gateways map[types.UID]*gatewayv1.Gateway) map[types.UID][]T {
+	out := map[types.UID][]T{}
+	for _, o := range objs {
+		uid := controllerOf(o)
+		if gw, ok := gateways[uid]; ok && o.GetNamespace() == gw.Namespace && o.GetLabels()[LabelGateway] == GatewayLabel(gw.Name) {
+			out[uid] = append(out[uid], o)
+		}
+	}
+	return out
 }
 
 // Reads says whether the input holds the RateLimitPolicies of api.
@@ -80,16 +102,18 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	}
 
 	in := &Input{
-		APIs:       read,
-		Gateways:   make(map[string]*gatewayv1.Gateway, len(gws.Items)),
-		Policies:   make(map[string]*policy.RateLimitPolicy, len(pols.Items)),
-		PoliciesV1: make(map[string]*kuadrantv1.RateLimitPolicy, len(polsV1.Items)),
-		ConfigMaps: make(map[string]*corev1.ConfigMap, len(cms.Items)),
+		APIs:        read,
+		Gateways:    make(map[string]*gatewayv1.Gateway, len(gws.Items)),
+		Policies:    make(map[string]*policy.RateLimitPolicy, len(pols.Items)),
+		PoliciesV1:  make(map[string]*kuadrantv1.RateLimitPolicy, len(polsV1.Items)),
+		ConfigMaps:  make(map[string]*corev1.ConfigMap, len(cms.Items)),
+		gatewayUIDs: make(map[types.UID]*gatewayv1.Gateway, len(gws.Items)),
 	}
 	gwList := make([]*gatewayv1.Gateway, len(gws.Items))
 	for i := range gws.Items {
 		gwList[i] = &gws.Items[i]
 		in.Gateways[key(&gws.Items[i])] = &gws.Items[i]
+		in.gatewayUIDs[gws.Items[i].UID] = &gws.Items[i]
 	}
 	routeList := make([]*gatewayv1.HTTPRoute, len(routes.Items))
 	for i := range routes.Items {
@@ -110,10 +134,7 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 		nsList[i] = &policy.Namespace{ObjectMeta: nss.Items[i].ObjectMeta}
 	}
 	for i := range cms.Items {
-		cm := &cms.Items[i]
-		if gw, ok := strings.CutPrefix(cm.Name, configMapPrefix); ok {
-			in.ConfigMaps[cm.Namespace+"/"+gw] = cm
-		}
+		in.ConfigMaps[key(&cms.Items[i])] = &cms.Items[i]
 	}
 	in.Set = policy.NewSet(gwList, routeList, polList, nsList)
 	in.Set.AddPoliciesV1(polV1List)
@@ -121,3 +142,21 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 }
 
 func key(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }
+
+// readDataPlane lists, through c, the managed objects of the kinds given.
+func readDataPlane(ctx context.Context, c client.Client, kinds []schema.GroupVersionKind) (map[string]*unstructured.Unstructured, error) {
+	out := map[string]*unstructured.Unstructured{}
+	for _, gvk := range kinds {
+		var list unstructured.UnstructuredList
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := c.List(ctx, &list, client.MatchingLabels{LabelManagedBy: ManagerName}); err != nil {
+			return nil, fmt.Errorf("controller: list %ss %s: %w", gvk.Kind, gvk.GroupVersion(), err)
+		}
+		for i := range list.Items {
+			u := &list.Items[i]
+			u.SetGroupVersionKind(gvk)
+			out[describeObject(u)] = u
+		}
+	}
+	return out, nil
+}

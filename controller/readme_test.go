@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -30,23 +31,22 @@ func readmeReconcile(ctx context.Context, c client.Client) error {
 		return err
 	}
 	v1 := kuadrant.Compile(in.Set, kuadrant.Options{Now: now})
-	for _, st := range in.Statuses(res, v1) { // status: patched only when a condition changed
+	for _, out := range in.Outputs(res, v1) { // per Gateway one ConfigMap, or its parts then their index; written when changed
+		cms, werr := controller.ConfigMaps(out)
+		for i := 0; i < len(cms) && werr == nil; i++ {
+			switch want, have := cms[i], in.ConfigMaps[client.ObjectKeyFromObject(cms[i]).String()]; {
+			case have == nil:
+				werr = c.Create(ctx, want)
+			case !equality.Semantic.DeepEqual(have.Data, want.Data):
+				werr = c.Update(ctx, &corev1.ConfigMap{ObjectMeta: *have.ObjectMeta.DeepCopy(), Data: want.Data})
+			}
+		}
+		err = errors.Join(err, werr)
+	}
+	for _, st := range in.Statuses(res, v1) { // then statuses, patched only when a condition changed
 		if next := st.Patched(); !equality.Semantic.DeepEqual(next, st.Policy) {
 			err = errors.Join(err, c.Status().Patch(ctx, next, client.MergeFromWithOptions(st.Policy, client.MergeFromWithOptimisticLock{})))
 		}
-	}
-	for _, out := range in.Outputs(res, v1) { // one ConfigMap per Gateway, owned by it: written only when it changed
-		want, werr := controller.ConfigMap(out)
-		switch have := in.ConfigMaps[out.Name()]; {
-		case werr != nil:
-		case have == nil:
-			werr = c.Create(ctx, want)
-		case !equality.Semantic.DeepEqual(have.Data, want.Data):
-			have = have.DeepCopy()
-			have.Data = want.Data
-			werr = c.Update(ctx, have)
-		}
-		err = errors.Join(err, werr)
 	}
 	return err
 }

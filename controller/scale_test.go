@@ -71,7 +71,7 @@ func TestScale(t *testing.T) {
 
 // createConcurrently creates the objects with eight writers, as several clients of a
 // cluster would.
-func createConcurrently(t *testing.T, c client.Client, objs []client.Object) {
+func createConcurrently(t testing.TB, c client.Client, objs []client.Object) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, len(objs))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -17,14 +18,24 @@ import (
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
+// managedTypes are the condition types rlpkit-controller writes on policies of both APIs.
+var managedTypes = []string{string(policy.ConditionAccepted), string(policy.ConditionEnforced)}
+
 // Conditions returns the conditions a policy's status should hold: current with each of
 // want set as meta.SetStatusCondition sets it (lastTransitionTime changes only with the
-// status), observedGeneration being the policy's generation. Conditions of other types are
-// kept.
+// status), observedGeneration being the policy's generation. A condition of a type
+// rlpkit-controller writes (Accepted, Enforced) that want lacks is removed: compiling no
+// longer finds it (a policy whose target is gone is not enforced). Conditions of other types,
+// written by others, are kept.
 func Conditions(current []metav1.Condition, want []metav1.Condition, generation int64) []metav1.Condition {
-	out := make([]metav1.Condition, len(current))
+	out := make([]metav1.Condition, 0, len(current))
 	for i := range current {
-		current[i].DeepCopyInto(&out[i])
+		if slices.Contains(managedTypes, current[i].Type) && meta.FindStatusCondition(want, current[i].Type) == nil {
+			continue
+		}
+		var c metav1.Condition
+		current[i].DeepCopyInto(&c)
+		out = append(out, c)
 	}
 	for _, c := range want {
 		c.ObservedGeneration = generation
@@ -122,13 +133,13 @@ func (s *Syncer) patchStatus(ctx context.Context, c client.Client, st PolicyStat
 	if err != nil {
 		return false, err
 	}
-	if s.seen(p.GetUID(), p.GetResourceVersion(), string(content)) {
+	if s.mem.seen(p.GetUID(), p.GetResourceVersion(), content) {
 		return false, nil
 	}
 	if err := c.Status().Patch(ctx, patched, client.MergeFromWithOptions(p, client.MergeFromWithOptimisticLock{})); err != nil {
 		return false, fmt.Errorf("controller: patch the status of %s: %w", describe(p), err)
 	}
-	s.wrote(p.GetUID(), p.GetResourceVersion(), string(content))
+	s.mem.wrote(p.GetUID(), p.GetResourceVersion(), content)
 	return true, nil
 }
 

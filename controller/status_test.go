@@ -51,6 +51,15 @@ func TestConditions(t *testing.T) {
 			gen:     1,
 			out:     []metav1.Condition{cond("Ready", "True", "Other", 1, t0), cond("Accepted", "True", "Accepted", 1, t1)},
 		},
+		{
+			// A policy whose HTTPRoute was deleted: compiling gives Accepted=False and no
+			// Enforced, so the old Enforced=True goes.
+			name:    "a condition compiling no longer computes is removed",
+			current: []metav1.Condition{cond("Accepted", "True", "Accepted", 1, t0), cond("Enforced", "True", "Enforced", 1, t0), cond("Ready", "True", "Other", 1, t0)},
+			want:    []metav1.Condition{cond("Accepted", "False", "TargetNotFound", 0, t1)},
+			gen:     1,
+			out:     []metav1.Condition{cond("Accepted", "False", "TargetNotFound", 1, t1), cond("Ready", "True", "Other", 1, t0)},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -66,16 +66,18 @@ func converged(ctx context.Context, c client.Client, ns string) error {
 		if out.Gateway.Namespace != ns {
 			continue
 		}
-		want, err := ConfigMap(out)
+		cms, err := ConfigMaps(out)
 		if err != nil {
 			return err
 		}
-		have := in.ConfigMaps[out.Name()]
-		if have == nil {
-			return fmt.Errorf("ConfigMap %s is missing", key(want))
-		}
-		if diff := cmp.Diff(want.Data, have.Data); diff != "" {
-			return fmt.Errorf("ConfigMap %s (-want +got):\n%s", key(want), diff)
+		for _, want := range cms {
+			have := in.ConfigMaps[key(want)]
+			if have == nil {
+				return fmt.Errorf("ConfigMap %s is missing", key(want))
+			}
+			if diff := cmp.Diff(want.Data, have.Data); diff != "" {
+				return fmt.Errorf("ConfigMap %s (-want +got):\n%s", key(want), diff)
+			}
 		}
 	}
 	return nil

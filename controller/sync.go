@@ -7,16 +7,20 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
 )
 
-// Options tune Sync. The zero value reads both RateLimitPolicy APIs and compiles with
-// merge's and kuadrant's defaults.
+// DefaultStatusWorkers is the number of writes Sync runs at once when Options.StatusWorkers
+// is 0.
+const DefaultStatusWorkers = 16
+
+// Options tune Sync. The zero value reads both RateLimitPolicy APIs, compiles with merge's
+// and kuadrant's defaults, and writes ConfigMaps only.
 type Options struct {
 	// APIs are the RateLimitPolicy APIs read; none means all (AllAPIs). An API whose CRD
 	// the API server does not serve fails Read: leave it out (see DetectAPIs).
@@ -28,6 +32,13 @@ type Options struct {
 	// settings: service endpoints, failure modes, timeouts). Kuadrant.Now is ignored, as
 	// Merge.Now is.
 	Kuadrant kuadrant.Options
+	// DataPlane says whether Sync also wires the Gateways' proxies (WasmPlugins, ...); the
+	// zero value does not.
+	DataPlane DataPlaneOptions
+	// StatusWorkers bounds the writes Sync sends at once: status patches, and the outputs
+	// of different Gateways (those of one Gateway are written in order). 0 means
+	// DefaultStatusWorkers. The client's rate limiter (its QPS and burst) still paces them.
+	StatusWorkers int
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 }
@@ -39,41 +50,65 @@ type Summary struct {
 	Gateways, Routes, Policies, PoliciesV1 int
 	// StatusPatches is the number of policy statuses patched.
 	StatusPatches int
-	// ConfigMapsCreated and ConfigMapsUpdated count the ConfigMap writes.
-	ConfigMapsCreated, ConfigMapsUpdated int
+	// ConfigMapsCreated, ConfigMapsUpdated and ConfigMapsDeleted count the ConfigMap
+	// writes (a deleted ConfigMap is a part a split output no longer needs).
+	ConfigMapsCreated, ConfigMapsUpdated, ConfigMapsDeleted int
+	// DataPlaneCreated, DataPlaneUpdated and DataPlaneDeleted count the writes of
+	// data-plane objects.
+	DataPlaneCreated, DataPlaneUpdated, DataPlaneDeleted int
 	// Warnings are merge's warnings: routes and policies that apply to no request, and why.
 	Warnings []merge.Warning
+}
+
+// Writes returns the number of write requests the summary counts.
+func (s Summary) Writes() int {
+	return s.StatusPatches + s.ConfigMapsCreated + s.ConfigMapsUpdated + s.ConfigMapsDeleted +
+		s.DataPlaneCreated + s.DataPlaneUpdated + s.DataPlaneDeleted
 }
 
 // Syncer runs Sync and remembers what it wrote, so that a cache that has not yet seen its
 // own write does not cause the same write again. The zero value is ready to use; a Syncer
 // must not run Sync concurrently with itself (a controller's work queue guarantees it).
 type Syncer struct {
-	mu      sync.Mutex
-	written map[types.UID]writeRecord
+	mem memory
+	// maxOne, maxPart and maxInline, when not 0, replace MaxConfigMapBytes, MaxPartBytes
+	// and MaxInlineBytes (tests).
+	maxOne, maxPart, maxInline int
 }
 
-// writeRecord is one write: the resourceVersion the object had when Sync wrote it (empty
-// for a create, recorded under "create namespace/name"), and what it wrote.
-type writeRecord struct {
-	from    string
-	content string
-	at      time.Time
+// configMaps returns the ConfigMaps of out at the Syncer's sizes.
+func (s *Syncer) configMaps(out GatewayOutput) ([]*corev1.ConfigMap, error) {
+	if s.maxOne == 0 {
+		return ConfigMaps(out)
+	}
+	return configMaps(out, s.maxOne, s.maxPart)
 }
 
 // Sync reads every Gateway, HTTPRoute, RateLimitPolicy (of opts.APIs) and Namespace
 // through c, compiles the apim.kuadrant.io/v1alpha1 policies with merge.Compile and the
-// kuadrant.io/v1 policies with kuadrant.Compile, patches each policy's status that changed,
-// and creates or updates each Gateway's ConfigMap whose content changed. It keeps going
-// when one write fails and returns every failure, joined.
+// kuadrant.io/v1 policies with kuadrant.Compile, writes each Gateway's output that changed
+// (its ConfigMaps, and its data-plane objects when opts.DataPlane wires any), then patches
+// each policy's status that changed. A policy is Enforced only once the outputs that
+// enforce it are written: one whose output failed to be written is Enforced=False, naming
+// the object and the API server's answer (Unenforced). Sync keeps going when one write
+// fails and returns every failure, joined, so that the next run retries.
 func (s *Syncer) Sync(ctx context.Context, c client.Client, opts Options) (Summary, error) {
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
 	}
+	s.mem.prune()
 	in, err := Read(ctx, c, opts.APIs...)
 	if err != nil {
 		return Summary{}, err
+	}
+	if err := opts.DataPlane.check(in.APIs); err != nil {
+		return Summary{}, err
+	}
+	if opts.DataPlane.enabled() {
+		if in.DataPlane, err = readDataPlane(ctx, c, opts.DataPlane.Kinds()); err != nil {
+			return Summary{}, err
+		}
 	}
 	stamp := metav1.NewTime(now().Truncate(time.Second))
 	sum := Summary{Gateways: len(in.Set.Gateways), Routes: len(in.Set.HTTPRoutes), Policies: len(in.Set.Policies), PoliciesV1: len(in.Set.PoliciesV1)}
@@ -93,64 +128,92 @@ func (s *Syncer) Sync(ctx context.Context, c client.Client, opts Options) (Summa
 		v1 = kuadrant.Compile(in.Set, kopts)
 	}
 
+	failed, errs := s.writeOutputs(ctx, c, in, in.Outputs(res, v1), opts, &sum)
+	statuses := in.Unenforced(in.Statuses(res, v1), res, v1, failed)
+	errs = append(errs, s.patchStatuses(ctx, c, statuses, workers(opts), &sum)...)
+	return sum, errors.Join(errs...)
+}
+
+// workers returns the bound of concurrent writes.
+func workers(opts Options) int {
+	if opts.StatusWorkers > 0 {
+		return opts.StatusWorkers
+	}
+	return DefaultStatusWorkers
+}
+
+// writeOutputs writes the outputs of the Gateways, several Gateways at once, and returns the
+// failures by Gateway and every error.
+func (s *Syncer) writeOutputs(ctx context.Context, c client.Client, in *Input, outs []GatewayOutput, opts Options, sum *Summary) (map[string][]WriteFailure, []error) {
+	results := make([]gatewayResult, len(outs))
+	cms := byOwner(in.ConfigMaps, in.gatewayUIDs)
+	dp := byOwner(in.DataPlane, in.gatewayUIDs)
+	parallel(len(outs), workers(opts), func(i int) {
+		g := gatewayWrite{s: s, c: c, in: in, out: outs[i], opts: opts, res: &results[i]}
+		g.run(ctx, cms[outs[i].Gateway.UID], dp[outs[i].Gateway.UID])
+	})
+	failed := map[string][]WriteFailure{}
 	var errs []error
-	for _, st := range in.Statuses(res, v1) {
-		patched, err := s.patchStatus(ctx, c, st)
+	for i, r := range results {
+		sum.add(r.sum)
+		if len(r.failures) > 0 {
+			failed[outs[i].Name()] = r.failures
+		}
+		for _, f := range r.failures {
+			errs = append(errs, fmt.Errorf("controller: Gateway %s: %w", outs[i].Name(), f.Err))
+		}
+		errs = append(errs, r.errs...)
+	}
+	return failed, errs
+}
+
+// patchStatuses patches the statuses that changed, several at once.
+func (s *Syncer) patchStatuses(ctx context.Context, c client.Client, statuses []PolicyStatus, n int, sum *Summary) []error {
+	var mu sync.Mutex
+	var errs []error
+	parallel(len(statuses), n, func(i int) {
+		patched, err := s.patchStatus(ctx, c, statuses[i])
+		mu.Lock()
+		defer mu.Unlock()
 		if err != nil {
 			errs = append(errs, err)
 		} else if patched {
 			sum.StatusPatches++
 		}
-	}
-	for _, out := range in.Outputs(res, v1) {
-		created, updated, err := s.writeConfigMap(ctx, c, out, in.ConfigMaps)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		if created {
-			sum.ConfigMapsCreated++
-		}
-		if updated {
-			sum.ConfigMapsUpdated++
-		}
-	}
-	return sum, errors.Join(errs...)
+	})
+	return errs
 }
 
-// staleAfter bounds how long a write is remembered: a cache lags behind its API server by
-// far less, and an object deleted before the cache saw it is written again after that.
-const staleAfter = time.Minute
-
-// seen says whether the object, at the resourceVersion the cache has, is one Sync already
-// wrote content to: the cache has not caught up with the write yet.
-func (s *Syncer) seen(uid types.UID, resourceVersion, content string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, ok := s.written[uid]
-	return ok && w.from == resourceVersion && w.content == content && time.Since(w.at) < staleAfter
+// add adds the write counts of o.
+func (s *Summary) add(o Summary) {
+	s.StatusPatches += o.StatusPatches
+	s.ConfigMapsCreated += o.ConfigMapsCreated
+	s.ConfigMapsUpdated += o.ConfigMapsUpdated
+	s.ConfigMapsDeleted += o.ConfigMapsDeleted
+	s.DataPlaneCreated += o.DataPlaneCreated
+	s.DataPlaneUpdated += o.DataPlaneUpdated
+	s.DataPlaneDeleted += o.DataPlaneDeleted
 }
 
-// created says whether Sync created the object recorded under key (a create has no
-// resourceVersion), whatever the content, less than staleAfter ago.
-func (s *Syncer) created(key types.UID) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, ok := s.written[key]
-	return ok && w.from == "" && time.Since(w.at) < staleAfter
-}
-
-// wrote records that Sync wrote content to an object at resourceVersion, and forgets the
-// writes older than staleAfter.
-func (s *Syncer) wrote(uid types.UID, resourceVersion, content string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.written == nil {
-		s.written = map[types.UID]writeRecord{}
+// parallel calls f(0) ... f(n-1) on at most workers goroutines and returns when all have
+// returned.
+func parallel(n, workers int, f func(i int)) {
+	if n == 0 {
+		return
 	}
-	for k, w := range s.written {
-		if time.Since(w.at) >= staleAfter {
-			delete(s.written, k)
-		}
+	workers = min(workers, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
 	}
-	s.written[uid] = writeRecord{from: resourceVersion, content: content, at: time.Now()}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

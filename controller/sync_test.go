@@ -2,16 +2,21 @@ package controller_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
@@ -237,7 +242,7 @@ func TestSyncForeignConfigMap(t *testing.T) {
 	c, _ := fakeCluster(t, foreign)
 	var s controller.Syncer
 	_, err := s.Sync(context.Background(), c, controller.Options{})
-	if err == nil || !strings.Contains(err.Error(), "create ConfigMap ns/rlpkit-gw for Gateway ns/gw") || !strings.Contains(err.Error(), "it leaves it alone") {
+	if err == nil || !strings.Contains(err.Error(), "Gateway ns/gw: create ConfigMap ns/rlpkit-gw") || !strings.Contains(err.Error(), "it leaves it alone") {
 		t.Fatalf("Sync = %v, want an error naming the ConfigMap and saying it is left alone", err)
 	}
 	var cm corev1.ConfigMap
@@ -276,5 +281,85 @@ func TestREADMEReconcileAgrees(t *testing.T) {
 	}
 	if n := *writes - before; n != 0 {
 		t.Errorf("the README's reconcile wrote %d times on unchanged objects, want 0", n)
+	}
+}
+
+// TestSyncWriteRefused: when the API server refuses the Gateway's ConfigMap, the policy it
+// would enforce is not reported Enforced, and the condition names the ConfigMap and the
+// API server's answer.
+func TestSyncWriteRefused(t *testing.T) {
+	s, err := controller.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := fakeCluster(t)
+	var objs []client.Object
+	for _, l := range []client.ObjectList{&gatewayv1.GatewayList{}, &gatewayv1.HTTPRouteList{}, &policy.RateLimitPolicyList{}} {
+		if err := base.List(context.Background(), l); err != nil {
+			t.Fatal(err)
+		}
+		items, _ := meta.ExtractList(l)
+		for _, it := range items {
+			o := it.(client.Object)
+			o.SetResourceVersion("")
+			objs = append(objs, o)
+		}
+	}
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&policy.RateLimitPolicy{}).
+		WithInterceptorFuncs(interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
+			if o.GetName() == "rlpkit-gw" {
+				return apierrors.NewForbidden(corev1.Resource("configmaps"), "rlpkit-gw", errors.New("exceeded quota: compute-resources"))
+			}
+			return c.Create(ctx, o, opts...)
+		}}).Build()
+	var sy controller.Syncer
+	if _, err := sy.Sync(context.Background(), c, controller.Options{APIs: []controller.API{controller.APIV1alpha1}}); err == nil {
+		t.Fatal("Sync with the ConfigMap refused: no error")
+	}
+	var p policy.RateLimitPolicy
+	if err := c.Get(context.Background(), types.NamespacedName{Namespace: "ns", Name: "shop"}, &p); err != nil {
+		t.Fatal(err)
+	}
+	cond := meta.FindStatusCondition(p.Status.Conditions, string(policy.ConditionEnforced))
+	if cond == nil || cond.Status != metav1.ConditionFalse || !strings.Contains(cond.Message, "ConfigMap ns/rlpkit-gw") || !strings.Contains(cond.Message, "exceeded quota") {
+		t.Errorf("Enforced = %+v, want False naming ConfigMap ns/rlpkit-gw and the API server's answer", cond)
+	}
+}
+
+// TestSyncLongGatewayName: a Gateway whose name is as long as Kubernetes allows gets a
+// ConfigMap of a valid name and label, the same at every Sync.
+func TestSyncLongGatewayName(t *testing.T) {
+	name := strings.Repeat("g", 250) + "-gw"
+	docs := strings.ReplaceAll(objects, "name: gw, uid: gw-uid", "name: "+name+", uid: gw-uid")
+	docs = strings.ReplaceAll(docs, "parentRefs: [{name: gw}]", "parentRefs: [{name: "+name+"}]")
+	c, writes := fakeClusterOf(t, docs)
+	var s controller.Syncer
+	if _, err := s.Sync(context.Background(), c, controller.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var cms corev1.ConfigMapList
+	if err := c.List(context.Background(), &cms, client.MatchingLabels{controller.LabelManagedBy: controller.ManagerName}); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, cm := range cms.Items {
+		if errs := validation.IsDNS1123Subdomain(cm.Name); len(errs) > 0 {
+			t.Errorf("ConfigMap name %q: %v", cm.Name, errs)
+		}
+		for k, v := range cm.Labels {
+			if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+				t.Errorf("ConfigMap %s: label %s=%q: %v", cm.Name, k, v, errs)
+			}
+		}
+		if cm.Name == controller.ConfigMapName(name) {
+			found = strings.Contains(cm.Data[controller.KeyLimits], "shop")
+		}
+	}
+	if !found {
+		t.Errorf("no ConfigMap %s with the route's limits", controller.ConfigMapName(name))
+	}
+	before := *writes
+	if _, err := s.Sync(context.Background(), c, controller.Options{}); err != nil || *writes != before {
+		t.Errorf("a second Sync: %v, %d writes, want none", err, *writes-before)
 	}
 }

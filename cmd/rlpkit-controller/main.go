@@ -5,8 +5,12 @@
 // "rlpkit-<gateway>" holding rlpkit's filter's PluginConfig (pluginconfig.yaml), Kuadrant's
 // wasm-shim configuration (kuadrant-wasm.yaml), Limitador's limits of the kuadrant.io/v1
 // policies (kuadrant-limits.yaml), and every limit of the Gateway (limits.yaml, for
-// `rlpkit serve --limits`). See package github.com/rlpkit/rlpkit/controller for what it
-// writes and when.
+// `rlpkit serve --limits`); an output larger than one ConfigMap is split over
+// "rlpkit-<gateway>-part-<n>" ConfigMaps, with an index in "rlpkit-<gateway>", which
+// `rlpkit serve --limits DIR` reads mounted. With --data-plane it also writes the objects
+// that load the filters into each Gateway's Envoy (Istio's WasmPlugin and EnvoyFilter, Envoy
+// Gateway's EnvoyExtensionPolicy and EnvoyPatchPolicy), configurations inline. See package
+// github.com/rlpkit/rlpkit/controller for what it writes and when.
 //
 // Usage:
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -35,6 +37,8 @@ type config struct {
 	development             bool
 	qps                     float64
 	burst                   int
+	statusWorkers           int
+	dataPlane               controller.DataPlaneOptions
 }
 
 func parse(args []string) (config, error) {
@@ -50,8 +54,13 @@ func parse(args []string) (config, error) {
 	fs.StringVar(&c.kuadrant.RateLimitEndpoint, "kuadrant-ratelimit-endpoint", kuadrant.DefaultRateLimitEndpoint, "Envoy `cluster` of the rate-limit service, written in each wasm-shim configuration (kuadrant.io/v1)")
 	fs.StringVar(&c.kuadrant.RateLimitFailureMode, "kuadrant-ratelimit-failure-mode", kuadrant.DefaultRateLimitFailureMode, "deny or allow traffic when wasm-shim cannot reach the rate-limit service (`mode`, kuadrant.io/v1)")
 	fs.StringVar(&c.kuadrant.RateLimitTimeout, "kuadrant-ratelimit-timeout", kuadrant.DefaultRateLimitTimeout, "wasm-shim's `timeout` of a rate-limit call (kuadrant.io/v1)")
-	fs.Float64Var(&c.qps, "kube-api-qps", 50, "requests per second to the API server (status patches and ConfigMap writes after a large change)")
-	fs.IntVar(&c.burst, "kube-api-burst", 100, "burst of requests to the API server")
+	fs.Float64Var(&c.qps, "kube-api-qps", 200, "requests per second to the API server: the first run over a cluster patches one status per policy (10,000 policies: 50s at 200/s)")
+	fs.IntVar(&c.burst, "kube-api-burst", 400, "burst of requests to the API server")
+	fs.IntVar(&c.statusWorkers, "status-workers", controller.DefaultStatusWorkers, "status patches (and Gateways' outputs) written at once, within --kube-api-qps and --kube-api-burst")
+	dataPlanes := fs.String("data-plane", "", "wire the Gateways' proxies, as kuadrant-operator does, for these `data planes`, comma-separated: istio (WasmPlugin, EnvoyFilter), envoy-gateway (EnvoyExtensionPolicy, EnvoyPatchPolicy), or auto (both, where their CRDs are installed); empty: write ConfigMaps only")
+	fs.StringVar(&c.dataPlane.FilterURL, "filter-url", "", "with --data-plane: the `URL` of rlpkit's filter module (oci://..., https://...), for apim.kuadrant.io/v1alpha1 policies")
+	fs.StringVar(&c.dataPlane.WasmShimURL, "wasm-shim-url", controller.DefaultWasmShimURL, "with --data-plane: the `URL` of Kuadrant's wasm-shim module, for kuadrant.io/v1 policies")
+	fs.StringVar(&c.dataPlane.RateLimitAddress, "ratelimit-address", "", "with --data-plane: `host:port` of the rate-limit service (rlpkit serve); when set, the Envoy clusters --upstream-cluster and --kuadrant-ratelimit-endpoint are written pointing to it")
 	fs.BoolVar(&c.development, "development", false, "log in a human-readable format at debug level")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -70,6 +79,12 @@ func parse(args []string) (config, error) {
 			}
 		}
 	}
+	if err := parseDataPlanes(*dataPlanes, &c); err != nil {
+		return c, err
+	}
+	if c.statusWorkers < 1 {
+		return c, fmt.Errorf("--status-workers %d: want 1 or more", c.statusWorkers)
+	}
 	if m := c.kuadrant.RateLimitFailureMode; m != "deny" && m != "allow" {
 		return c, fmt.Errorf("--kuadrant-ratelimit-failure-mode %q: want deny or allow", m)
 	}
@@ -77,6 +92,32 @@ func parse(args []string) (config, error) {
 		return c, fmt.Errorf("--kuadrant-ratelimit-timeout %q: want a positive duration such as 100ms", c.kuadrant.RateLimitTimeout)
 	}
 	return c, nil
+}
+
+// parseDataPlanes sets the data planes of --data-plane, and checks the flags that need it.
+func parseDataPlanes(flag string, c *config) error {
+	for _, d := range strings.Split(flag, ",") {
+		switch d = strings.TrimSpace(d); {
+		case d == "":
+		case d == "auto":
+			c.dataPlane.DataPlanes = controller.AllDataPlanes
+		case slices.Contains(controller.AllDataPlanes, controller.DataPlane(d)):
+			if !slices.Contains(c.dataPlane.DataPlanes, controller.DataPlane(d)) {
+				c.dataPlane.DataPlanes = append(c.dataPlane.DataPlanes, controller.DataPlane(d))
+			}
+		default:
+			return fmt.Errorf("--data-plane: unknown data plane %q: want istio, envoy-gateway, both comma-separated, or auto", d)
+		}
+	}
+	if len(c.dataPlane.DataPlanes) == 0 && (c.dataPlane.FilterURL != "" || c.dataPlane.RateLimitAddress != "") {
+		return fmt.Errorf("--filter-url and --ratelimit-address need --data-plane")
+	}
+	if c.dataPlane.RateLimitAddress != "" {
+		if _, port, err := net.SplitHostPort(c.dataPlane.RateLimitAddress); err != nil || port == "" {
+			return fmt.Errorf("--ratelimit-address %q: want host:port", c.dataPlane.RateLimitAddress)
+		}
+	}
+	return nil
 }
 
 // run starts the manager and blocks until ctx is done. It returns the exit code.
@@ -117,9 +158,14 @@ func newManager(restCfg *rest.Config, cfg config) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	dp, err := detectDataPlanes(restCfg, cfg.dataPlane)
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                        scheme,
-		Cache:                         controller.CacheOptions(),
+		Cache:                         controller.CacheOptions(dp.Kinds()...),
+		Client:                        controller.ClientOptions(),
 		Metrics:                       metricsserver.Options{BindAddress: cfg.metricsAddr},
 		HealthProbeBindAddress:        cfg.healthAddr,
 		LeaderElection:                cfg.leaderElect,
@@ -139,7 +185,9 @@ func newManager(restCfg *rest.Config, cfg config) (ctrl.Manager, error) {
 				UpstreamCluster: cfg.upstreamCluster,
 				FailureModeDeny: cfg.failureModeDeny,
 			},
-			Kuadrant: cfg.kuadrant,
+			Kuadrant:      cfg.kuadrant,
+			DataPlane:     dp,
+			StatusWorkers: cfg.statusWorkers,
 		},
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
@@ -157,6 +205,31 @@ func newManager(restCfg *rest.Config, cfg config) (ctrl.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// detectDataPlanes keeps the data planes of dp whose CRDs the API server serves, and logs
+// the others: the manager's caches are made for those kept.
+func detectDataPlanes(restCfg *rest.Config, dp controller.DataPlaneOptions) (controller.DataPlaneOptions, error) {
+	if len(dp.DataPlanes) == 0 {
+		return dp, nil
+	}
+	httpClient, err := rest.HTTPClientFor(restCfg)
+	if err != nil {
+		return dp, err
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(restCfg, httpClient)
+	if err != nil {
+		return dp, err
+	}
+	found, missing, err := controller.DetectDataPlanes(mapper, dp.DataPlanes, dp.RateLimitAddress != "")
+	if err != nil {
+		return dp, err
+	}
+	for _, m := range missing {
+		ctrl.Log.WithName("rlpkit-controller").Info("data plane not wired: its CRDs are not installed; install them and restart the controller", "dataPlane", m)
+	}
+	dp.DataPlanes = found
+	return dp, nil
 }
 
 func zapLevel(development bool) zapcore.Level {

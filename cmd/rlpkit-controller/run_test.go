@@ -12,7 +12,8 @@ import (
 
 func TestParse(t *testing.T) {
 	kuadrantDefaults := kuadrant.Options{RateLimitEndpoint: "kuadrant-ratelimit-service", RateLimitFailureMode: "allow", RateLimitTimeout: "100ms"}
-	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 50, burst: 100, kuadrant: kuadrantDefaults}
+	dpDefaults := controller.DataPlaneOptions{WasmShimURL: controller.DefaultWasmShimURL}
+	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 200, burst: 400, kuadrant: kuadrantDefaults, statusWorkers: 16, dataPlane: dpDefaults}
 	tests := []struct {
 		name    string
 		args    []string
@@ -25,11 +26,16 @@ func TestParse(t *testing.T) {
 			args: []string{"--metrics-addr=0", "--health-addr=:9000", "--leader-elect", "--leader-election-namespace=rlpkit-system",
 				"--upstream-cluster=outbound|8081||rls", "--failure-mode-deny", "--kube-api-qps=5", "--kube-api-burst=7", "--development",
 				"--apis=kuadrant.io/v1, apim.kuadrant.io/v1alpha1,kuadrant.io/v1", "--kuadrant-ratelimit-endpoint=outbound|8081||rls",
-				"--kuadrant-ratelimit-failure-mode=deny", "--kuadrant-ratelimit-timeout=250ms"},
+				"--kuadrant-ratelimit-failure-mode=deny", "--kuadrant-ratelimit-timeout=250ms", "--status-workers=3",
+				"--data-plane=istio,envoy-gateway,istio", "--filter-url=oci://registry.example.com/rlpkit-filter:v1",
+				"--wasm-shim-url=oci://quay.io/kuadrant/wasm-shim:v0.14.0", "--ratelimit-address=rlpkit.rlpkit-system.svc:8081"},
 			want: config{metricsAddr: "0", healthAddr: ":9000", leaderElect: true, leaderElectionNamespace: "rlpkit-system",
 				upstreamCluster: "outbound|8081||rls", failureModeDeny: true, qps: 5, burst: 7, development: true,
-				apis:     []controller.API{controller.APIV1, controller.APIV1alpha1},
-				kuadrant: kuadrant.Options{RateLimitEndpoint: "outbound|8081||rls", RateLimitFailureMode: "deny", RateLimitTimeout: "250ms"}},
+				apis:          []controller.API{controller.APIV1, controller.APIV1alpha1},
+				kuadrant:      kuadrant.Options{RateLimitEndpoint: "outbound|8081||rls", RateLimitFailureMode: "deny", RateLimitTimeout: "250ms"},
+				statusWorkers: 3,
+				dataPlane: controller.DataPlaneOptions{DataPlanes: []controller.DataPlane{controller.DataPlaneIstio, controller.DataPlaneEnvoyGateway},
+					FilterURL: "oci://registry.example.com/rlpkit-filter:v1", WasmShimURL: "oci://quay.io/kuadrant/wasm-shim:v0.14.0", RateLimitAddress: "rlpkit.rlpkit-system.svc:8081"}},
 		},
 		{name: "one API", args: []string{"--apis=apim.kuadrant.io/v1alpha1"}, want: func() config {
 			c := defaults
@@ -39,6 +45,15 @@ func TestParse(t *testing.T) {
 		{name: "unknown API", args: []string{"--apis=kuadrant.io/v1beta2"}, wantErr: `--apis: unknown RateLimitPolicy API "kuadrant.io/v1beta2": want apim.kuadrant.io/v1alpha1, kuadrant.io/v1 or both, comma-separated`},
 		{name: "bad failure mode", args: []string{"--kuadrant-ratelimit-failure-mode=open"}, wantErr: `--kuadrant-ratelimit-failure-mode "open": want deny or allow`},
 		{name: "bad timeout", args: []string{"--kuadrant-ratelimit-timeout=0s"}, wantErr: `--kuadrant-ratelimit-timeout "0s": want a positive duration such as 100ms`},
+		{name: "auto", args: []string{"--data-plane=auto"}, want: func() config {
+			c := defaults
+			c.dataPlane.DataPlanes = controller.AllDataPlanes
+			return c
+		}()},
+		{name: "unknown data plane", args: []string{"--data-plane=linkerd"}, wantErr: `--data-plane: unknown data plane "linkerd": want istio, envoy-gateway, both comma-separated, or auto`},
+		{name: "filter without data plane", args: []string{"--filter-url=oci://x"}, wantErr: "--filter-url and --ratelimit-address need --data-plane"},
+		{name: "bad address", args: []string{"--data-plane=istio", "--ratelimit-address=rlpkit"}, wantErr: `--ratelimit-address "rlpkit": want host:port`},
+		{name: "no workers", args: []string{"--status-workers=0"}, wantErr: "--status-workers 0: want 1 or more"},
 		{name: "argument", args: []string{"serve"}, want: defaults, wantErr: `unexpected argument "serve": rlpkit-controller takes only flags`},
 		{name: "unknown flag", args: []string{"--limits=x"}, wantErr: "flag provided but not defined: -limits"},
 	}

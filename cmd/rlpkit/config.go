@@ -64,6 +64,11 @@ func readDocument(file, tooMany, empty string) (*yamljson.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseDocument(file, data, tooMany, empty)
+}
+
+// parseDocument is readDocument of data, read from file.
+func parseDocument(file string, data []byte, tooMany, empty string) (*yamljson.Document, error) {
 	docs, err := yamljson.Convert(data)
 	if err != nil {
 		return nil, prefixLines(file, err)

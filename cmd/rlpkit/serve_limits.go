@@ -50,6 +50,9 @@ func (s limitSource) inputs() []string {
 
 // String describes the source for logs.
 func (s limitSource) String() string {
+	if s.file != "" && isDir(s.file) {
+		return "limits directory " + s.file
+	}
 	if s.file != "" {
 		return "limits file " + s.file
 	}
@@ -60,6 +63,9 @@ func (s limitSource) String() string {
 // name each condition or variable that loads but can never match (limitador.LimitWarnings), as
 // "file:line: limit: [i].field: why" for a limits file.
 func (s limitSource) load() ([]limitador.Limit, []string, error) {
+	if s.file != "" && isDir(s.file) {
+		return loadLimitsDir(s.file)
+	}
 	if s.file != "" {
 		return loadLimitsFile(s.file)
 	}
@@ -110,7 +116,16 @@ func loadLimitsFile(file string) ([]limitador.Limit, []string, error) {
 		"--limits takes a list of limits: the limits of one of its gateways; or give the topology's files as PATH... instead of --limits"); err != nil {
 		return nil, nil, err
 	}
-	doc, err := readDocument(file, "a limits file holds one document, a list of limits", "no limits in the file; write [] for none")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	return decodeLimitsFile(file, data)
+}
+
+// decodeLimitsFile is loadLimitsFile of data, read from file (a name for messages).
+func decodeLimitsFile(file string, data []byte) ([]limitador.Limit, []string, error) {
+	doc, err := parseDocument(file, data, "a limits file holds one document, a list of limits", "no limits in the file; write [] for none")
 	if err != nil {
 		return nil, nil, err
 	}
