@@ -9,6 +9,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/topology"
 )
 
 // Path is one way a request reaches a route rule: GatewayClass -> Gateway -> Listener ->
@@ -56,11 +57,7 @@ func Paths(set *policy.Set) []Path {
 	for _, r := range routes {
 		var named []string
 		for _, ref := range r.Spec.ParentRefs {
-			ns := r.Namespace
-			if ref.Namespace != nil && *ref.Namespace != "" {
-				ns = string(*ref.Namespace)
-			}
-			if k := ns + "/" + string(ref.Name); !slices.Contains(named, k) {
+			if k := topology.ParentGateway(r, ref).String(); !slices.Contains(named, k) {
 				named = append(named, k)
 				byGateway[k] = append(byGateway[k], r)
 			}
@@ -91,20 +88,11 @@ func Paths(set *policy.Set) []Path {
 }
 
 // attaches reports whether a parentRef of r names gw and selects listener l (its
-// sectionName and port, when set, are the listener's).
+// sectionName and port, when set, are the listener's); allowedRoutes is not consulted, as
+// policy-machinery links routes to listeners.
 func attaches(r *gatewayv1.HTTPRoute, gw *gatewayv1.Gateway, l *gatewayv1.Listener) bool {
 	for _, ref := range r.Spec.ParentRefs {
-		if ref.Group != nil && *ref.Group != gatewayv1.GroupName || ref.Kind != nil && *ref.Kind != "Gateway" {
-			continue
-		}
-		ns := r.Namespace
-		if ref.Namespace != nil && *ref.Namespace != "" {
-			ns = string(*ref.Namespace)
-		}
-		if ns != gw.Namespace || string(ref.Name) != gw.Name {
-			continue
-		}
-		if (ref.SectionName == nil || *ref.SectionName == l.Name) && (ref.Port == nil || *ref.Port == l.Port) {
+		if topology.IsGatewayRef(ref) && topology.ParentGateway(r, ref) == topology.KeyOf(gw) && topology.SelectsListener(ref, *l) {
 			return true
 		}
 	}
@@ -112,12 +100,10 @@ func attaches(r *gatewayv1.HTTPRoute, gw *gatewayv1.Gateway, l *gatewayv1.Listen
 }
 
 // pathHostnames returns the hostnames of a route through a listener, as kuadrant-operator
-// computes them for wasm-shim.
+// computes them for wasm-shim: the route's hostnames inside the listener's (a broader one
+// is dropped, not narrowed as Gateway API intersects them), or the listener's.
 func pathHostnames(l *gatewayv1.Listener, r *gatewayv1.HTTPRoute) []string {
-	lh := ""
-	if l.Hostname != nil {
-		lh = string(*l.Hostname)
-	}
+	lh := topology.ListenerHostname(*l)
 	if len(r.Spec.Hostnames) == 0 {
 		if lh == "" {
 			return []string{"*"}
@@ -125,22 +111,10 @@ func pathHostnames(l *gatewayv1.Listener, r *gatewayv1.HTTPRoute) []string {
 		return []string{lh}
 	}
 	var out []string
-	for _, h := range r.Spec.Hostnames {
-		if lh == "" || inside(string(h), lh) {
-			out = append(out, string(h))
+	for _, h := range topology.RouteHostnames(r) {
+		if lh == "" || lh == "*" || h == lh || topology.Covers(lh, h) {
+			out = append(out, h)
 		}
 	}
 	return out
-}
-
-// inside reports whether every host h matches also matches the listener hostname l.
-func inside(h, l string) bool {
-	if h == l || l == "*" {
-		return true
-	}
-	suffix, wild := strings.CutPrefix(l, "*")
-	if !wild {
-		return false
-	}
-	return len(h) > len(suffix) && strings.HasSuffix(h, suffix) && h[:len(h)-len(suffix)] != "*"
 }

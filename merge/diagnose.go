@@ -46,7 +46,7 @@ func diagnose(set *policy.Set, rejected map[*policy.RateLimitPolicy]string) []Wa
 // diagnosis accumulates the warnings of one set.
 type diagnosis struct {
 	set, valid       *policy.Set
-	topo             *topology
+	topo             topo
 	gateways, routes []key        // the valid ones
 	attached         map[key]bool // Gateways and HTTPRoutes with an attachment
 	out              []Warning
@@ -78,8 +78,8 @@ func (d *diagnosis) route(r *gatewayv1.HTTPRoute) {
 func (d *diagnosis) parentRef(r *gatewayv1.HTTPRoute, rk key, i int, ref gatewayv1.ParentReference) {
 	path := fmt.Sprintf("spec.parentRefs[%d]", i)
 	gk := parentGateway(r, ref)
-	gw, ok := d.topo.gateways[gk]
-	if !ok {
+	gw := d.topo.gateway(gk)
+	if gw == nil {
 		if _, exists := d.set.Source(policy.ObjectKey{Kind: policy.KindGateway, Namespace: gk.ns, Name: gk.name}); exists {
 			d.warn(policy.KindHTTPRoute, rk, path+".name", "Gateway %s is invalid, so the route attaches to it only once its errors are fixed (rlpkit validate lists them)", gk)
 			return
@@ -109,9 +109,9 @@ func (d *diagnosis) parentRef(r *gatewayv1.HTTPRoute, rk key, i int, ref gateway
 		if why == nil {
 			return // attached through this parentRef
 		}
-		reasons = append(reasons, why.msg)
-		hostnamesOnly = hostnamesOnly && why.hostnames
-		hints = append(hints, why.hint)
+		reasons = append(reasons, why.Msg)
+		hostnamesOnly = hostnamesOnly && why.Hostnames
+		hints = append(hints, why.Hint)
 	}
 	field := path
 	if hostnamesOnly {

@@ -109,7 +109,10 @@ func classifyObject(obj map[string]any) docHead {
 	_, kindKey := obj["kind"]
 	h := docHead{apiVersion: apiVersion, kind: kind}
 	_, ours := kinds[kind]
+	_, versioned := versionedKinds[apiVersion+" "+kind]
 	switch {
+	case hasKind && hasVersion && versioned:
+		h.content = ContentObjects
 	case !versionKey && !kindKey:
 		for _, k := range []string{"rateLimitPolicies", "failureModeDeny", "ratelimitpolicies", "failure_mode_deny"} {
 			if _, ok := obj[k]; ok {

@@ -125,7 +125,19 @@ func TestReadMixedFiles(t *testing.T) {
 		file: "routes.yaml",
 		data: "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoutes\nmetadata: {name: r}\n",
 		want: FileContent{Content: ContentObjects, Kinds: []string{"HTTPRoutes"}},
-		errs: []string{`routes.yaml:2: kind: Unsupported value: "HTTPRoutes": not a kind rlpkit reads or skips in gateway.networking.k8s.io/v1; supported kinds: Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), Namespace, List (v1)`},
+		errs: []string{`routes.yaml:2: kind: Unsupported value: "HTTPRoutes": not a kind rlpkit reads or skips in gateway.networking.k8s.io/v1; supported kinds: Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, List (v1)`},
+	}, {
+		name:    "Envoy Gateway BackendTrafficPolicy",
+		file:    "btp.yaml",
+		data:    "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: p}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: g}]\n  timeout: {http: {requestTimeout: 5s}}\n",
+		want:    FileContent{Content: ContentObjects, Kinds: []string{"BackendTrafficPolicy"}},
+		objects: 1,
+	}, {
+		name:    "Envoy Gateway kinds rlpkit does not read",
+		file:    "ctp.yaml",
+		data:    "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: ClientTrafficPolicy\nmetadata: {name: p}\n---\napiVersion: gateway.envoyproxy.io/v1alpha2\nkind: BackendTrafficPolicy\nmetadata: {name: p}\n",
+		want:    FileContent{Content: ContentForeign, Kinds: []string{"gateway.envoyproxy.io/v1alpha1 ClientTrafficPolicy", "gateway.envoyproxy.io/v1alpha2 BackendTrafficPolicy"}},
+		notices: []string{"skipped ctp.yaml: gateway.envoyproxy.io/v1alpha1 ClientTrafficPolicy, gateway.envoyproxy.io/v1alpha2 BackendTrafficPolicy"},
 	}, {
 		name:    "kuadrant.io/v1 RateLimitPolicy",
 		file:    "rlp.yaml",
@@ -209,7 +221,7 @@ func TestReadMixedFiles(t *testing.T) {
 			if diff := cmp.Diff(tc.notices, notices); diff != "" {
 				t.Errorf("Decode(%s) notices (-want +got):\n%s", tc.file, diff)
 			}
-			objects := len(set.Gateways) + len(set.HTTPRoutes) + len(set.Policies) + len(set.PoliciesV1) + len(set.Namespaces)
+			objects := len(set.Gateways) + len(set.HTTPRoutes) + len(set.Policies) + len(set.PoliciesV1) + len(set.BackendTrafficPolicies) + len(set.Namespaces)
 			if objects != tc.objects || len(set.PluginConfigs) != tc.configs || len(set.LimitLists) != tc.limits {
 				t.Errorf("Decode(%s) = %d objects, %d PluginConfigs, %d limits files; want %d, %d, %d",
 					tc.file, objects, len(set.PluginConfigs), len(set.LimitLists), tc.objects, tc.configs, tc.limits)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/limitador"
+	"github.com/rlpkit/rlpkit/policy/egv1alpha1"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
@@ -22,7 +23,8 @@ type ObjectKey struct {
 	// Kind is the object's kind (KindGateway, ...).
 	Kind string
 	// Group tells apart kinds of one name in two API groups: empty for every kind but the
-	// kuadrant.io/v1 RateLimitPolicy, whose Group is kuadrantv1.Group. It is not printed.
+	// kuadrant.io/v1 RateLimitPolicy, whose Group is kuadrantv1.Group, and Envoy Gateway's
+	// BackendTrafficPolicy, whose Group is egv1alpha1.Group. It is not printed.
 	Group string
 	// Namespace is the object's namespace, empty for a Namespace.
 	Namespace string
@@ -54,6 +56,10 @@ type Set struct {
 	// PoliciesV1 are the kuadrant.io/v1 RateLimitPolicies read, in input order (package
 	// kuadrant merges them; package merge reads Policies only).
 	PoliciesV1 []*kuadrantv1.RateLimitPolicy
+	// BackendTrafficPolicies are Envoy Gateway's BackendTrafficPolicies
+	// (gateway.envoyproxy.io/v1alpha1) read, in input order; package envoygateway compiles
+	// them.
+	BackendTrafficPolicies []*egv1alpha1.BackendTrafficPolicy
 
 	// PluginConfigs are the PluginConfig documents read and found valid, in input order.
 	// They are checked, not merged: they are what compiling makes.
