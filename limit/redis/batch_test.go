@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -228,4 +229,37 @@ func randomUpdates(rng *rand.Rand, keys []string, policyOf []counter.Policy) []c
 		updates[i] = counter.Update{Key: keys[k], Policy: policyOf[k], Cost: cost}
 	}
 	return updates
+}
+
+// TestBatchForeignValue queues Updates behind a pipeline in flight, one of
+// them on a key holding something other than a counter: that one fails,
+// naming the key, and the others of its script call are decided.
+func TestBatchForeignValue(t *testing.T) {
+	srv := redistest.Start(t)
+	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	mustDo(t, c, "SET", "{q}junk", "not a state")
+	s := newStore(t, c, Options{Pipelines: 1})
+	p := counter.Policy{Max: 5, Window: time.Hour}
+	errs, ds := queueBehindFrozen(t, srv, s, 3, func(i int) []counter.Update {
+		u := []counter.Update{{Key: "{q}shared", Policy: p, Cost: 1}}
+		if i == 1 {
+			u = append(u, counter.Update{Key: "{q}junk", Policy: p, Cost: 1})
+		}
+		return u
+	})
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), `"{q}junk" does not hold a counter state`) {
+		t.Errorf("Update on {q}junk = %v, want an error naming the key", errs[1])
+	}
+	for _, i := range []int{0, 2} {
+		if errs[i] != nil || !ds[i][0].Allowed {
+			t.Errorf("Update %d = %v, %+v: want it admitted", i, errs[i], ds[i])
+		}
+	}
+	if got := ds[2][0].Used; got != 2 {
+		t.Errorf("the third Update left {q}shared at %v, want 2 (the failed one adds nothing)", got)
+	}
 }
