@@ -20,13 +20,27 @@
 -- key holding the state it read: empty when the key did not exist, ! when
 -- it holds something else.
 
-local floor, unpack, format = math.floor, struct.unpack, string.format
+local floor, sunpack, format = math.floor, struct.unpack, string.format
 local time
 
 local nk = #KEYS
 local cur, T, C, P, bad, dirty, ttl = {}, {}, {}, {}, {}, {}, {}
+-- one MGET per 1000 keys (unpack's stack stays small) rather than a GET
+-- per key: Redis spends much of a script's time entering each command.
+local vals = {}
+for from = 1, nk, 1000 do
+  local got = redis.call('MGET', unpack(KEYS, from, math.min(nk, from + 999)))
+  for i = 1, #got do
+    vals[from + i - 1] = got[i]
+  end
+end
 for g = 1, nk do
-  local v = redis.call('GET', KEYS[g])
+  local v = vals[g]
+  if not v then
+    -- MGET reads a key of another type as none: GET tells them apart
+    -- (WRONGTYPE), so that a key not holding a string is never written.
+    v = redis.call('GET', KEYS[g])
+  end
   cur[g], T[g], C[g], P[g] = '', 0, 0, 0
   if v then
     local t, c, p = string.match(v, '^(%-?%d+) (%d+) (%d+)$')
@@ -43,7 +57,7 @@ local flags, lines = {}, {}
 local km, oT, oC, oP, touched = {}, {}, {}, {}, {}
 for r = 2, #ARGV do
   local args = ARGV[r]
-  local now, servertime, nu, pos = unpack('<ddd', args)
+  local now, servertime, nu, pos = sunpack('<ddd', args)
   if servertime == 1 then
     if not time then
       local t = redis.call('TIME')
@@ -58,9 +72,9 @@ for r = 2, #ARGV do
       km[j] = j
     end
   else
-    rk, mpos = unpack('<d', map, mpos)
+    rk, mpos = sunpack('<d', map, mpos)
     for j = 1, rk do
-      km[j], mpos = unpack('<d', map, mpos)
+      km[j], mpos = sunpack('<d', map, mpos)
     end
   end
   local ok, flag = true, '1'
@@ -77,7 +91,7 @@ for r = 2, #ARGV do
       break
     end
     local k, max, w, cost
-    k, max, w, cost, pos = unpack('<dddd', args, pos)
+    k, max, w, cost, pos = sunpack('<dddd', args, pos)
     local g = km[k]
     local n = cost
     if n == 0 then
@@ -124,7 +138,7 @@ for r = 2, #ARGV do
     for j = 1, rk do
       local g = km[j]
       local ms
-      ms, pos = unpack('<d', args, pos)
+      ms, pos = sunpack('<d', args, pos)
       if oT[g] then
         ttl[g] = ms
       end

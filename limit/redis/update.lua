@@ -27,7 +27,7 @@
 -- the order limit.SlidingWindow documents.
 
 local MAXV = 4294967295 -- limit.MaxPolicyValue
-local unpack, format = struct.unpack, string.format
+local sunpack, format = struct.unpack, string.format
 local now, time -- the instant of the request being decided; TIME, once read
 
 -- floor(a/b) for integers, b > 0, exact while a < 2^53.
@@ -137,8 +137,22 @@ end
 
 local nk = #KEYS
 local cur, T, C, P, bad, dirty, ttl = {}, {}, {}, {}, {}, {}, {}
+-- one MGET per 1000 keys (unpack's stack stays small) rather than a GET
+-- per key: Redis spends much of a script's time entering each command.
+local vals = {}
+for from = 1, nk, 1000 do
+  local got = redis.call('MGET', unpack(KEYS, from, math.min(nk, from + 999)))
+  for i = 1, #got do
+    vals[from + i - 1] = got[i]
+  end
+end
 for g = 1, nk do
-  local v = redis.call('GET', KEYS[g])
+  local v = vals[g]
+  if not v then
+    -- MGET reads a key of another type as none: GET tells them apart
+    -- (WRONGTYPE), so that a key not holding a string is never written.
+    v = redis.call('GET', KEYS[g])
+  end
   cur[g], T[g], C[g], P[g] = '', 0, 0, 0
   if v then
     local t, c, p = string.match(v, '^(%-?%d+) (%d+) (%d+)$')
@@ -156,7 +170,7 @@ local km, oT, oC, oP, touched = {}, {}, {}, {}, {}
 for r = 2, #ARGV do
   local args = ARGV[r]
   local servertime, nu, pos
-  now, servertime, nu, pos = unpack('<ddd', args)
+  now, servertime, nu, pos = sunpack('<ddd', args)
   if servertime == 1 then
     if not time then
       if redis.replicate_commands then
@@ -174,9 +188,9 @@ for r = 2, #ARGV do
       km[j] = j
     end
   else
-    rk, mpos = unpack('<d', map, mpos)
+    rk, mpos = sunpack('<d', map, mpos)
     for j = 1, rk do
-      km[j], mpos = unpack('<d', map, mpos)
+      km[j], mpos = sunpack('<d', map, mpos)
     end
   end
   local ok, flag = true, '1'
@@ -193,7 +207,7 @@ for r = 2, #ARGV do
       break
     end
     local k, alg, max, w, weight, cost
-    k, alg, max, w, weight, cost, pos = unpack('<dddddd', args, pos)
+    k, alg, max, w, weight, cost, pos = sunpack('<dddddd', args, pos)
     local g = km[k]
     local n = cost
     if n == 0 then
@@ -223,7 +237,7 @@ for r = 2, #ARGV do
     for j = 1, rk do
       local g = km[j]
       local ms
-      ms, pos = unpack('<d', args, pos)
+      ms, pos = sunpack('<d', args, pos)
       if oT[g] then
         ttl[g] = ms
       end
