@@ -105,7 +105,7 @@ func redisClient(s settings) (goredis.UniversalClient, error) {
 	case "cluster":
 		return goredis.NewClusterClient(&goredis.ClusterOptions{
 			Addrs: parts, Username: user, Password: password, TLSConfig: tlsConfig, PoolSize: s.redisPoolSize,
-			DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout, ContextTimeoutEnabled: true,
+			DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout, ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 		}), nil
 	case "sentinel":
 		if len(parts) < 2 {
@@ -114,7 +114,7 @@ func redisClient(s settings) (goredis.UniversalClient, error) {
 		return goredis.NewFailoverClient(&goredis.FailoverOptions{
 			MasterName: parts[0], SentinelAddrs: parts[1:], Username: user, Password: password, TLSConfig: tlsConfig,
 			PoolSize: s.redisPoolSize, DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout,
-			ContextTimeoutEnabled: true,
+			ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 		}), nil
 	}
 	if len(parts) != 1 || parts[0] == "" {
@@ -123,7 +123,7 @@ func redisClient(s settings) (goredis.UniversalClient, error) {
 	return goredis.NewClient(&goredis.Options{
 		Network: network, Addr: parts[0], Username: user, Password: password, TLSConfig: tlsConfig,
 		PoolSize: s.redisPoolSize, DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout,
-		ContextTimeoutEnabled: true,
+		ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 	}), nil
 }
 

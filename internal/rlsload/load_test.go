@@ -64,7 +64,8 @@ func TestRun(t *testing.T) {
 }
 
 // TestRunRedis reports the script calls per decision of a server on Redis:
-// exactly one, with two descriptors per call.
+// exactly one, with two descriptors per call, from a store that gives
+// every call its own script call.
 func TestRunRedis(t *testing.T) {
 	r := redistest.Start(t)
 	client, err := redis.NewClient(r.URL())
@@ -72,7 +73,7 @@ func TestRunRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	store, err := redis.New(client, redis.Options{})
+	store, err := redis.New(client, redis.Options{BatchRequests: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

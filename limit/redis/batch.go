@@ -1,9 +1,6 @@
 package redis
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -29,7 +26,7 @@ type batch struct {
 	stored []counter.State // per key: the state the script read
 	work   []counter.State // per key: the state while replaying
 	script *goredis.Script // updateScript, or fixedScript for fixed windows only
-	argv   [1]any          // the script's ARGV: args
+	argv   [2]any          // the script's ARGV: "" (its keys are KEYS), args
 	call   call            // the script call
 }
 
@@ -38,7 +35,7 @@ func (b *batch) reset() {
 	clear(b.names)
 	b.keys, b.names, b.keyOf, b.ttl, b.ends = b.keys[:0], b.names[:0], b.keyOf[:0], b.ttl[:0], b.ends[:0]
 	b.kbuf, b.args, b.stored, b.work = b.kbuf[:0], b.args[:0], b.stored[:0], b.work[:0]
-	b.argv[0], b.script = nil, nil
+	b.argv[1], b.script = nil, nil
 	b.call = call{done: b.call.done, kbuf: b.call.kbuf[:0]}
 }
 
@@ -196,35 +193,6 @@ func ttlMillis(p counter.Policy) int64 {
 	default:
 		return ceilMillis(w)
 	}
-}
-
-// parse reads the script's reply: the instant it decided at, whether it
-// admitted the batch, and the states it read (into b.stored).
-func (b *batch) parse(reply string) (nowUs int64, admitted bool, err error) {
-	head, rest, _ := strings.Cut(reply, "\n")
-	nowStr, flag, ok := strings.Cut(head, " ")
-	if !ok || (flag != "0" && flag != "1") {
-		return 0, false, fmt.Errorf("limit/redis: malformed script reply %q", head)
-	}
-	if nowUs, err = strconv.ParseInt(nowStr, 10, 64); err != nil {
-		return 0, false, fmt.Errorf("limit/redis: malformed instant in script reply %q", head)
-	}
-	for k := range b.keys {
-		var line string
-		if k == len(b.keys)-1 {
-			line, rest = rest, ""
-		} else if line, rest, ok = strings.Cut(rest, "\n"); !ok {
-			return 0, false, fmt.Errorf("limit/redis: script reply has %d states for %d keys", k+1, len(b.keys))
-		}
-		var st counter.State // "": the key holds no state
-		if line != "" {
-			if st, err = script.ParseState(line); err != nil {
-				return 0, false, fmt.Errorf("limit/redis: key %q: %w", b.keys[k], err)
-			}
-		}
-		b.stored = append(b.stored, st)
-	}
-	return nowUs, flag == "1", nil
 }
 
 // replay computes the decisions from the states the script read, as the

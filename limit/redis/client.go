@@ -19,7 +19,8 @@ import (
 //     sentinels (go-redis ParseFailoverURL).
 //
 // The other query parameters are go-redis options in snake case
-// (dial_timeout=1s, pool_size=20, ...); an unknown one is an error. The
+// (dial_timeout=1s, pool_size=20, ...); an unknown one is an error. It
+// speaks DefaultProtocol (RESP2) unless protocol=3 asks for RESP3. The
 // caller closes the client.
 func NewClient(rawURL string) (goredis.UniversalClient, error) {
 	u, err := url.Parse(rawURL)
@@ -38,6 +39,7 @@ func NewClient(rawURL string) (goredis.UniversalClient, error) {
 			return nil, fmt.Errorf("limit/redis: Sentinel URL %s: %w", redact(u), err)
 		}
 		o.ContextTimeoutEnabled = true
+		o.Protocol = protocol(q, o.Protocol)
 		return goredis.NewFailoverClient(o), nil
 	case q.Has("addr"):
 		o, err := goredis.ParseClusterURL(rawURL)
@@ -45,6 +47,7 @@ func NewClient(rawURL string) (goredis.UniversalClient, error) {
 			return nil, fmt.Errorf("limit/redis: Cluster URL %s: %w", redact(u), err)
 		}
 		o.ContextTimeoutEnabled = true
+		o.Protocol = protocol(q, o.Protocol)
 		return goredis.NewClusterClient(o), nil
 	default:
 		o, err := goredis.ParseURL(rawURL)
@@ -52,8 +55,25 @@ func NewClient(rawURL string) (goredis.UniversalClient, error) {
 			return nil, fmt.Errorf("limit/redis: Redis URL %s: %w", redact(u), err)
 		}
 		o.ContextTimeoutEnabled = true
+		o.Protocol = protocol(q, o.Protocol)
 		return goredis.NewClient(o), nil
 	}
+}
+
+// DefaultProtocol is the RESP version NewClient speaks unless the URL's
+// protocol parameter says otherwise: RESP2, whose replies the stores read
+// alike, and with which go-redis does not look for push notifications on
+// the connection before every command (RESP3's default, a system call per
+// round trip that the stores, which subscribe to nothing, do not need).
+const DefaultProtocol = 2
+
+// protocol returns the URL's protocol (parsed by go-redis), or
+// DefaultProtocol when it names none.
+func protocol(q url.Values, parsed int) int {
+	if q.Has("protocol") {
+		return parsed
+	}
+	return DefaultProtocol
 }
 
 // redact returns u without its password, for error messages.

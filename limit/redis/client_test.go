@@ -61,3 +61,36 @@ func contextTimeoutEnabled(c goredis.UniversalClient) bool {
 	}
 	return false
 }
+
+// TestNewClientProtocol: RESP2 unless the URL asks for RESP3, for every
+// kind of client.
+func TestNewClientProtocol(t *testing.T) {
+	tests := []struct {
+		url  string
+		want int
+	}{
+		{"redis://127.0.0.1:6379", 2},
+		{"redis://127.0.0.1:6379?protocol=3", 3},
+		{"redis://127.0.0.1:7000?addr=127.0.0.1:7001", 2},
+		{"redis://127.0.0.1:7000?addr=127.0.0.1:7001&protocol=3", 3},
+		{"redis://127.0.0.1:26379?master_name=mymaster", 2},
+		{"redis://127.0.0.1:26379?master_name=mymaster&protocol=3", 3},
+	}
+	for _, tc := range tests {
+		c, err := NewClient(tc.url)
+		if err != nil {
+			t.Fatalf("NewClient(%q): %v", tc.url, err)
+		}
+		var got int
+		switch c := c.(type) {
+		case *goredis.Client:
+			got = c.Options().Protocol
+		case *goredis.ClusterClient:
+			got = c.Options().Protocol
+		}
+		c.Close()
+		if got != tc.want {
+			t.Errorf("NewClient(%q) speaks RESP%d, want RESP%d", tc.url, got, tc.want)
+		}
+	}
+}

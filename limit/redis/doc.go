@@ -31,12 +31,26 @@
 //
 // Concurrent Updates share round trips without waiting for each other: an
 // Update that finds Options.Pipelines pipelines in flight waits in a queue,
-// and the next pipeline sends every queued Update's script call at once (on
-// a Cluster, one pipeline per node). Each call is still its own script run,
-// all or nothing, and each Update is sent in exactly one round trip (a
-// queued one first waits for a pipeline in flight to return); Redis and
-// the client then make one read and one write system call for many
-// decisions.
+// and the next pipeline sends every queued Update at once (on a Cluster,
+// one pipeline per node). The queued Updates that share a script and, on a
+// Cluster, a hash tag are decided by one script call, up to
+// Options.BatchRequests of them (DefaultBatchRequests, 64): the script
+// reads each distinct key once and decides the Updates one after the
+// other in arrival order, each all or nothing on the states the ones
+// before it left, as if each had been its own call in that order; it
+// returns to each the states it saw, and each replays
+// counter.Policy.Decide over them alone. Redis then runs one script, and
+// the client encodes one command and parses one reply, for many decisions.
+// The window that gathers them is the round trip in flight: no timer holds
+// an Update back, so an Update waits at most for the pipeline ahead of it
+// (a few hundred microseconds on a loopback or a LAN under load) and its
+// own, and under no concurrency every Update is sent at once, alone.
+// envoyproxy/ratelimit has an explicit window instead (its
+// REDIS_PIPELINE_WINDOW, off by default) and pipelines INCRBY and EXPIRE
+// commands rather than batching decisions into scripts.
+// When Redis answers a script call with an error, every Update of that
+// call gets it; a key holding something other than a counter fails only
+// the Updates that touch it.
 // An Update finding nothing in flight is sent at once, alone, under its own
 // context; one whose context ends while it waits returns and is not sent,
 // or, when a pipeline already holds it, is sent and may count. A queued

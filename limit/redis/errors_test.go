@@ -93,38 +93,78 @@ func TestUpdateErrors(t *testing.T) {
 	}
 }
 
-func TestParseReply(t *testing.T) {
+// TestSplitReply reads replies to script calls of one or several
+// requests into each request's result, and refuses malformed ones.
+func TestSplitReply(t *testing.T) {
 	tests := []struct {
-		name      string
-		keys      int
-		reply     string
-		wantNow   int64
-		wantOK    bool
-		wantState []counter.State
-		wantErr   bool
+		name    string
+		keys    []int // per request
+		reply   string
+		want    []result
+		wantErr bool
 	}{
-		{name: "one key, none stored", keys: 1, reply: "17 1\n", wantNow: 17, wantOK: true, wantState: []counter.State{{}}},
-		{name: "two keys", keys: 2, reply: "17 0\n1 2 3\n", wantNow: 17, wantState: []counter.State{{Time: 1, Count: 2, Prev: 3}, {}}},
-		{name: "too few states", keys: 3, reply: "17 0\n\n", wantErr: true},
-		{name: "bad flag", keys: 1, reply: "17 2\n", wantErr: true},
-		{name: "bad instant", keys: 1, reply: "x 1\n", wantErr: true},
-		{name: "bad state", keys: 1, reply: "17 1\nfoo", wantErr: true},
+		{name: "one key, none stored", keys: []int{1}, reply: "17 1\n", want: []result{{17, '1', ""}}},
+		{name: "two keys", keys: []int{2}, reply: "17 0\n1 2 3\n", want: []result{{17, '0', "1 2 3\n"}}},
+		{name: "key holding something else", keys: []int{1}, reply: "17 e\n!", want: []result{{17, 'e', "!"}}},
+		{name: "three requests", keys: []int{1, 2, 1}, reply: "0 101\n1 2 3\n\n4 5 6\n", want: []result{{0, '1', "1 2 3"}, {0, '0', "\n4 5 6"}, {0, '1', ""}}},
+		{name: "too few states", keys: []int{3}, reply: "17 0\n\n", wantErr: true},
+		{name: "too many states", keys: []int{1, 1}, reply: "17 00\n\n\n", wantErr: true},
+		{name: "too few flags", keys: []int{1, 1}, reply: "17 0\n\n", wantErr: true},
+		{name: "bad flag", keys: []int{1}, reply: "17 2\n", wantErr: true},
+		{name: "bad instant", keys: []int{1}, reply: "x 1\n", wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &batch{keys: make([]string, tc.keys)}
-			now, ok, err := b.parse(tc.reply)
+			calls := make([]*call, len(tc.keys))
+			for r, n := range tc.keys {
+				calls[r] = &call{keys: make([]string, n)}
+			}
+			err := splitReply(tc.reply, calls)
 			if (err != nil) != tc.wantErr {
-				t.Fatalf("parse(%q) error = %v, want error %v", tc.reply, err, tc.wantErr)
+				t.Fatalf("splitReply(%q) error = %v, want error %v", tc.reply, err, tc.wantErr)
 			}
 			if tc.wantErr {
 				return
 			}
-			if now != tc.wantNow || ok != tc.wantOK {
-				t.Errorf("parse(%q) = %d, %v, want %d, %v", tc.reply, now, ok, tc.wantNow, tc.wantOK)
+			for r, c := range calls {
+				if c.result != tc.want[r] {
+					t.Errorf("splitReply(%q) request %d: %+v, want %+v", tc.reply, r, c.result, tc.want[r])
+				}
+			}
+		})
+	}
+}
+
+// TestParseStates reads a request's lines into the states it read.
+func TestParseStates(t *testing.T) {
+	tests := []struct {
+		name      string
+		keys      int
+		states    string
+		wantState []counter.State
+		wantErr   string
+	}{
+		{name: "one key, none stored", keys: 1, states: "", wantState: []counter.State{{}}},
+		{name: "two keys", keys: 2, states: "1 2 3\n", wantState: []counter.State{{Time: 1, Count: 2, Prev: 3}, {}}},
+		{name: "too few states", keys: 3, states: "\n", wantErr: "2 states for 3 keys"},
+		{name: "bad state", keys: 1, states: "foo", wantErr: "malformed counter state"},
+		{name: "another value", keys: 1, states: "!", wantErr: "does not hold a counter state"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &batch{keys: make([]string, tc.keys)}
+			err := b.parseStates(tc.states)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("parseStates(%q) = %v, want an error containing %q", tc.states, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parseStates(%q): %v", tc.states, err)
 			}
 			if diff := cmp.Diff(tc.wantState, b.stored); diff != "" {
-				t.Errorf("parse(%q) states (-want +got):\n%s", tc.reply, diff)
+				t.Errorf("parseStates(%q) states (-want +got):\n%s", tc.states, diff)
 			}
 		})
 	}
@@ -159,20 +199,21 @@ func TestFinishDisagreement(t *testing.T) {
 	start := t0.Truncate(time.Minute).UnixMicro()
 	tests := []struct {
 		name    string
-		reply   string
+		reply   result
 		wantErr bool
 	}{
-		{"agree, admitted", fmt.Sprintf("%d 1\n%d 1 0", t0.UnixMicro(), start), false},
-		{"agree, rejected", fmt.Sprintf("%d 0\n%d 2 0", t0.UnixMicro(), start), false},
-		{"script admitted a full counter", fmt.Sprintf("%d 1\n%d 2 0", t0.UnixMicro(), start), true},
-		{"script rejected an empty counter", fmt.Sprintf("%d 0\n", t0.UnixMicro()), true},
+		{"agree, admitted", result{0, '1', fmt.Sprintf("%d 1 0", start)}, false},
+		{"agree, rejected", result{0, '0', fmt.Sprintf("%d 2 0", start)}, false},
+		{"script admitted a full counter", result{0, '1', fmt.Sprintf("%d 2 0", start)}, true},
+		{"script rejected an empty counter", result{0, '0', ""}, true},
+		{"script found no counter state", result{0, 'e', ""}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &batch{keys: []string{"{f}k"}, keyOf: []int{0}}
 			err := b.finish(false, t0, tc.reply, updates, make([]counter.Decision, 1))
 			if (err != nil) != tc.wantErr {
-				t.Fatalf("finish(%q) = %v, want error %v", tc.reply, err, tc.wantErr)
+				t.Fatalf("finish(%+v) = %v, want error %v", tc.reply, err, tc.wantErr)
 			}
 		})
 	}

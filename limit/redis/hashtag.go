@@ -82,14 +82,19 @@ func (s *Store) updateParts(ctx context.Context, now time.Time, nowUs int64, upd
 	script.Eval(ctx, s.client, cmds, func(pipe goredis.Pipeliner, p int, sha bool) *goredis.Cmd {
 		b := batches[p]
 		if sha {
-			return b.script.EvalSha(ctx, pipe, b.keys, b.args)
+			return b.script.EvalSha(ctx, pipe, b.keys, "", b.args)
 		}
-		return b.script.Eval(ctx, pipe, b.keys, b.args)
+		return b.script.Eval(ctx, pipe, b.keys, "", b.args)
 	})
-	replies := make([]string, len(parts))
 	for p, cmd := range cmds {
-		var err error
-		if replies[p], err = cmd.Text(); err != nil {
+		c := &batches[p].call
+		c.keys = batches[p].keys
+		reply, err := cmd.Text()
+		if err == nil {
+			one := [1]*call{c}
+			err = splitReply(reply, one[:])
+		}
+		if err != nil {
 			s.breaker.Report(err)
 			return fmt.Errorf("limit/redis: update %d counters under %d hash tags: hash tag %q: %w", len(updates), len(parts), script.HashTag(subs[p][0].Key), err)
 		}
@@ -97,7 +102,7 @@ func (s *Store) updateParts(ctx context.Context, now time.Time, nowUs int64, upd
 	ds := make([]counter.Decision, len(updates))
 	for p, idx := range parts {
 		d := ds[:len(idx)]
-		if err := batches[p].finish(s.serverTime, now, replies[p], subs[p], d); err != nil {
+		if err := batches[p].finish(s.serverTime, now, batches[p].call.result, subs[p], d); err != nil {
 			return err
 		}
 		admitted := true

@@ -108,6 +108,13 @@ func (r *modelRun) step(now time.Time, updates []counter.Update) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		r.t.Fatalf("Update(t=%d, %+v) decisions (-model +store):\n%s", now.UnixMicro(), updates, diff)
 	}
+	r.checkStates(fmt.Sprintf("Update(t=%d, %+v)", now.UnixMicro(), updates))
+}
+
+// checkStates compares the states stored in Redis with the model's, after
+// what names.
+func (r *modelRun) checkStates(what string) {
+	r.t.Helper()
 	for _, k := range r.keys {
 		var st counter.State // the zero state when the key holds none
 		raw, err := r.c.Get(context.Background(), r.prefix+k).Result()
@@ -118,7 +125,7 @@ func (r *modelRun) step(now time.Time, updates []counter.Update) {
 			r.t.Fatalf("GET %s: %v", k, err)
 		}
 		if want := r.m.states[k]; st != want {
-			r.t.Fatalf("after Update(t=%d, %+v): key %s holds %+v, want %+v", now.UnixMicro(), updates, k, st, want)
+			r.t.Fatalf("after %s: key %s holds %+v, want %+v", what, k, st, want)
 		}
 	}
 }

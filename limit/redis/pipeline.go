@@ -20,10 +20,11 @@ const DefaultPipelines = 1
 
 // pipeliner sends the script calls of concurrent Updates to Redis together,
 // in one pipeline (one write, one read on each side), instead of one
-// request and one reply per call: Redis and the client then spend their
-// system calls and event-loop turns on many decisions at once. Each call is
-// still one script run, all or nothing, and waits for one round trip: the
-// pipeline it is sent in.
+// request and one reply per call, and the calls that can share a script
+// call in one (see combiner): Redis and the client then spend their system
+// calls, event-loop turns, command encoding and reply parsing on many
+// decisions at once. Each call is still decided all or nothing, in arrival
+// order, and waits for one round trip: the pipeline it is sent in.
 //
 // No goroutine waits idle and nothing delays a call. A call that finds
 // fewer than max pipelines in flight and no other call waiting is sent at
@@ -39,6 +40,8 @@ const DefaultPipelines = 1
 type pipeliner struct {
 	client  goredis.UniversalClient
 	max     int
+	per     int      // requests per script call, at most
+	sharded bool     // only calls of one hash tag share a script call
 	breaker *Breaker // nil: none; a pipeline is not sent while it is down
 
 	mu       sync.Mutex
@@ -60,11 +63,11 @@ type call struct {
 	script   *goredis.Script
 	keys     []string // the call's slice; with borrowed, its strings may be the caller's
 	borrowed bool
-	args     []any
-	reply    string
-	err      error
-	done     chan struct{} // capacity 1
-	kbuf     []byte        // the keys' bytes once owned, reused with the call
+	args     []any // ARGV: "" then the request's numbers (see fixed.lua)
+	result
+	err  error
+	done chan struct{} // capacity 1
+	kbuf []byte        // the keys' bytes once owned, reused with the call
 }
 
 // own points c's keys at copies in kbuf, when they are borrowed.
@@ -93,8 +96,8 @@ func (c *call) own() {
 // sends them. Only tests set it, to hold a pipeline there.
 var beforeExec func()
 
-func newPipeliner(client goredis.UniversalClient, max int, breaker *Breaker) *pipeliner {
-	return &pipeliner{client: client, max: max, breaker: breaker}
+func newPipeliner(client goredis.UniversalClient, max, per int, sharded bool, breaker *Breaker) *pipeliner {
+	return &pipeliner{client: client, max: max, per: per, sharded: sharded, breaker: breaker}
 }
 
 // do runs c and waits for its reply or the end of c.ctx. It reports
@@ -105,7 +108,11 @@ func (p *pipeliner) do(c *call) (settled bool) {
 	if p.inFlight < p.max && len(p.queue) == 0 {
 		p.inFlight++
 		p.mu.Unlock()
-		c.reply, c.err = c.script.Run(c.ctx, p.client, c.keys, c.args...).Text()
+		var reply string
+		if reply, c.err = c.script.Run(c.ctx, p.client, c.keys, c.args...).Text(); c.err == nil {
+			one := [1]*call{c}
+			c.err = splitReply(reply, one[:])
+		}
 		p.finished()
 		return true
 	}
@@ -140,6 +147,7 @@ func (p *pipeliner) finished() {
 // until the queue is empty.
 func (p *pipeliner) send() {
 	var cmds []*goredis.Cmd
+	var cb combiner
 	for {
 		p.mu.Lock()
 		batch := p.queue
@@ -151,7 +159,7 @@ func (p *pipeliner) send() {
 		p.queue, p.spare = p.spare[:0], nil
 		p.mu.Unlock()
 
-		cmds = p.exec(batch, cmds[:0])
+		cmds = p.exec(batch, cmds[:0], &cb)
 		clear(batch)
 		p.mu.Lock()
 		if p.spare == nil {
@@ -161,11 +169,12 @@ func (p *pipeliner) send() {
 	}
 }
 
-// exec runs the calls of batch whose caller still waits in one pipeline
-// of EVALSHA, then those the server answered NOSCRIPT in one of EVAL, and
-// signals every call; while the breaker knows Redis to be down, it sends
-// nothing and answers them its error.
-func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
+// exec sends the calls of batch whose caller still waits in one pipeline
+// of EVALSHA, several calls in one script call where they can share one
+// (see combiner), then the script calls the server answered NOSCRIPT in
+// one of EVAL, and signals every call; while the breaker knows Redis to be
+// down, it sends nothing and answers them its error.
+func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd, cb *combiner) []*goredis.Cmd {
 	ctx, cancel := batchContext(batch)
 	defer cancel()
 	live := batch[:0:0]
@@ -188,23 +197,34 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd) []*goredis.Cmd {
 		}
 		return cmds
 	}
-	if cap(cmds) < len(live) {
-		cmds = make([]*goredis.Cmd, len(live))
+	cb.group(live, p.sharded, p.per)
+	defer cb.done()
+	n := len(cb.groups)
+	if cap(cmds) < n {
+		cmds = make([]*goredis.Cmd, n)
 	}
-	cmds = cmds[:len(live)]
+	cmds = cmds[:n]
 	if beforeExec != nil {
 		beforeExec()
 	}
-	script.Eval(ctx, p.client, cmds, func(pipe goredis.Pipeliner, i int, sha bool) *goredis.Cmd {
-		c := live[i]
+	script.Eval(ctx, p.client, cmds, func(pipe goredis.Pipeliner, g int, sha bool) *goredis.Cmd {
+		s := cb.groups[g][0].script
 		if sha {
-			return c.script.EvalSha(ctx, pipe, c.keys, c.args...)
+			return s.EvalSha(ctx, pipe, cb.keys[g], cb.args[g]...)
 		}
-		return c.script.Eval(ctx, pipe, c.keys, c.args...)
+		return s.Eval(ctx, pipe, cb.keys[g], cb.args[g]...)
 	})
-	for i, c := range live {
-		c.reply, c.err = cmds[i].Text()
-		c.done <- struct{}{}
+	for g, calls := range cb.groups {
+		reply, err := cmds[g].Text()
+		if err == nil {
+			err = splitReply(reply, calls)
+		}
+		for _, c := range calls {
+			if err != nil {
+				c.err = err
+			}
+			c.done <- struct{}{}
+		}
 	}
 	clear(cmds)
 	return cmds

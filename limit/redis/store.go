@@ -54,6 +54,10 @@ type Options struct {
 	// Pipelines bounds the pipelines of script calls in flight at once
 	// (see Store); 0 means DefaultPipelines. It must not be negative.
 	Pipelines int
+	// BatchRequests bounds the Updates that one script call decides (see
+	// Store); 0 means DefaultBatchRequests, 1 gives every Update its own
+	// script call. It must not be negative.
+	BatchRequests int
 	// SplitHashTags lets Update decide a batch whose keys have several
 	// hash tags, on a Cluster or Ring client, one tag at a time rather
 	// than refusing it: one script call per tag, all or nothing within
@@ -91,11 +95,13 @@ type Options struct {
 // window, which reads the previous one) or the time to refill a full bucket
 // (token bucket, GCRA, at most the window plus max µs).
 //
-// Concurrent Updates share round trips: while Options.Pipelines pipelines
-// are in flight, further Updates wait and are then sent together, each its
-// own script call, in one pipeline (on a Cluster, one per node). An Update
-// still waits for exactly one round trip, and one with no others waiting is
-// sent at once, alone.
+// Concurrent Updates share round trips and script calls: while
+// Options.Pipelines pipelines are in flight, further Updates wait and are
+// then sent together in one pipeline (on a Cluster, one per node), those
+// of one hash tag decided by one script call, each all or nothing in
+// arrival order, Options.BatchRequests at most per call. An Update still
+// waits for exactly one round trip, and one with no others waiting is sent
+// at once, alone.
 //
 // With a Cluster or Ring client, all keys of one Update must share one hash
 // tag ("{domain}" on the evaluators' keys by default), since a script can
@@ -136,6 +142,9 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if o.Pipelines < 0 {
 		errs = append(errs, fmt.Errorf("limit/redis: negative pipelines %d", o.Pipelines))
 	}
+	if o.BatchRequests < 0 {
+		errs = append(errs, fmt.Errorf("limit/redis: negative batch requests %d", o.BatchRequests))
+	}
 	if o.Breaker != nil && o.Breaker.client != client {
 		errs = append(errs, errors.New("limit/redis: the breaker was made for another client"))
 	}
@@ -151,8 +160,12 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if pipelines == 0 {
 		pipelines = DefaultPipelines
 	}
+	per := o.BatchRequests
+	if per == 0 {
+		per = DefaultBatchRequests
+	}
 	return &Store{
-		pipe:       newPipeliner(client, pipelines, o.Breaker),
+		pipe:       newPipeliner(client, pipelines, per, !standalone, o.Breaker),
 		breaker:    o.Breaker,
 		client:     client,
 		prefix:     o.KeyPrefix,
@@ -209,15 +222,8 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 		return s.updateParts(ctx, now, nowUs, updates, decisions)
 	}
 
-	b, _ := s.scratch.Get().(*batch)
-	if b == nil {
-		b = &batch{call: call{done: make(chan struct{}, 1)}}
-	}
-	b.build(s, nowUs, updates)
+	b := s.prepare(ctx, nowUs, updates)
 	c := &b.call
-	c.ctx, c.script, c.keys, c.args = ctx, b.script, b.keys, b.argv[:]
-	c.borrowed = s.prefix == "" // the keys are then the caller's strings (see setKeys)
-	b.argv[0] = b.args
 	if !s.pipe.do(c) {
 		// A sender may still read the call: b is left to the collector.
 		s.breaker.Report(ctx.Err())
@@ -228,19 +234,37 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 		s.breaker.Report(c.err)
 		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), c.err)
 	}
-	return b.finish(s.serverTime, now, c.reply, updates, decisions)
+	return b.finish(s.serverTime, now, c.result, updates, decisions)
 }
 
-// finish turns the script's reply into decisions: it replays
-// counter.Policy.Decide over the states the script read, at the instant it
-// decided at, and checks that both agree on admitting the batch.
-func (b *batch) finish(serverTime bool, now time.Time, reply string, updates []counter.Update, decisions []counter.Decision) error {
-	at, admitted, err := b.parse(reply)
-	if err != nil {
+// prepare returns a batch from the pool holding the script call of
+// updates at nowUs, under ctx.
+func (s *Store) prepare(ctx context.Context, nowUs int64, updates []counter.Update) *batch {
+	b, _ := s.scratch.Get().(*batch)
+	if b == nil {
+		b = &batch{call: call{done: make(chan struct{}, 1)}}
+	}
+	b.build(s, nowUs, updates)
+	c := &b.call
+	c.ctx, c.script, c.keys, c.args = ctx, b.script, b.keys, b.argv[:]
+	c.borrowed = s.prefix == "" // the keys are then the caller's strings (see setKeys)
+	b.argv[0], b.argv[1] = "", b.args
+	return b
+}
+
+// finish turns the script's answer to one request into decisions: it
+// replays counter.Policy.Decide over the states the script read, at the
+// instant it decided at, and checks that both agree on admitting the batch.
+func (b *batch) finish(serverTime bool, now time.Time, r result, updates []counter.Update, decisions []counter.Decision) error {
+	if err := b.parseStates(r.states); err != nil {
 		return err
 	}
+	if r.flag == 'e' {
+		return fmt.Errorf("limit/redis: the script found a key of %q that does not hold a counter state", b.keys)
+	}
+	admitted := r.flag == '1'
 	if serverTime {
-		now = time.UnixMicro(at)
+		now = time.UnixMicro(r.at)
 	}
 	if got := b.replay(now, updates, decisions); got != admitted {
 		return fmt.Errorf("limit/redis: the script admitted=%v but counter.Policy.Decide admitted=%v over the same states (keys %q)", admitted, got, b.keys)

@@ -1,34 +1,34 @@
--- Applies one batch of counter updates all or nothing and returns the
--- states it read, so that the caller can replay limit.Policy.Decide on them.
+-- Applies batches of counter updates, each all or nothing, and returns the
+-- states each read, so that the caller can replay limit.Policy.Decide on
+-- them.
 --
--- KEYS: the distinct counter keys of the batch.
--- ARGV[1]: little-endian IEEE doubles, all integers below 2^53:
---   now (Unix µs), servertime (1: use TIME instead of now), n (updates),
---   then per update: key (index into KEYS), algorithm (4: the fixed window
---   starting at its first hit), max, window (µs),
+-- KEYS: the distinct counter keys of the call.
+-- ARGV[1]: the requests' keys, little-endian IEEE doubles: per request its
+--   number of keys, then each one's index into KEYS; empty for a single
+--   request whose key j is KEYS[j].
+-- ARGV[2], ARGV[3], ...: one request each, decided in this order, each all
+--   or nothing on the states the requests before it left; little-endian
+--   IEEE doubles, all integers below 2^53:
+--   now (Unix µs), servertime (1: use TIME instead of now, read once for
+--   the call), n (updates),
+--   then per update: key (index into the request's keys), algorithm (4:
+--   the fixed window starting at its first hit), max, window (µs),
 --   weight (-1: proportional sliding window, else 0-100), cost,
---   then per key: its TTL in milliseconds when written.
+--   then per key of the request: its TTL in milliseconds when written.
 -- A stored state is the text "time count prev" (see limit.State).
--- The reply is "now allowed" (allowed 1 or 0), then per key a line holding
--- the state read, empty when the key did not exist.
+-- The reply is "now flags", one flag per request (1 admitted, 0 rejected,
+-- e one of its keys holds no counter state), then per request a line per
+-- key holding the state it read: empty when the key did not exist, ! when
+-- it holds something else.
 --
--- Only whether every update is admitted is decided here; the decisions
+-- Only whether each request is admitted is decided here; the decisions
 -- themselves are computed by the caller. Every number stays an integer
 -- below 2^53 except the sliding window's estimates, which are computed in
 -- the order limit.SlidingWindow documents.
 
 local MAXV = 4294967295 -- limit.MaxPolicyValue
-
-local args = ARGV[1]
-local now, servertime, nu, pos = struct.unpack('<ddd', args)
-if servertime == 1 then
-  if redis.replicate_commands then
-    redis.replicate_commands()
-  end
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
-local nk = #KEYS
+local sunpack, format = struct.unpack, string.format
+local now, time -- the instant of the request being decided; TIME, once read
 
 -- floor(a/b) for integers, b > 0, exact while a < 2^53.
 local function fdiv(a, b)
@@ -135,54 +135,129 @@ decide[3] = function(st, sc, sp, max, w, weight, n, cost) -- GCRA
   return true, tat + n * p, sc, sp
 end
 
-local raw, T, C, P, dirty = {}, {}, {}, {}, {}
-for k = 1, nk do
-  local v = redis.call('GET', KEYS[k])
+local nk = #KEYS
+local cur, T, C, P, bad, dirty, ttl = {}, {}, {}, {}, {}, {}, {}
+-- one MGET per 1000 keys (unpack's stack stays small) rather than a GET
+-- per key: Redis spends much of a script's time entering each command.
+local vals = {}
+for from = 1, nk, 1000 do
+  local got = redis.call('MGET', unpack(KEYS, from, math.min(nk, from + 999)))
+  for i = 1, #got do
+    vals[from + i - 1] = got[i]
+  end
+end
+for g = 1, nk do
+  local v = vals[g]
+  if not v then
+    -- MGET reads a key of another type as none: GET tells them apart
+    -- (WRONGTYPE), so that a key not holding a string is never written.
+    v = redis.call('GET', KEYS[g])
+  end
+  cur[g], T[g], C[g], P[g] = '', 0, 0, 0
   if v then
     local t, c, p = string.match(v, '^(%-?%d+) (%d+) (%d+)$')
-    if not t then
-      return redis.error_reply('limit/redis: key ' .. KEYS[k] .. ' does not hold a counter state')
+    if t then
+      cur[g], T[g], C[g], P[g] = v, tonumber(t), tonumber(c), tonumber(p)
+    else
+      cur[g], bad[g] = '!', true
     end
-    raw[k], T[k], C[k], P[k] = v, tonumber(t), tonumber(c), tonumber(p)
+  end
+end
+
+local map, mpos = ARGV[1], 1
+local flags, lines = {}, {}
+local km, oT, oC, oP, touched = {}, {}, {}, {}, {}
+for r = 2, #ARGV do
+  local args = ARGV[r]
+  local servertime, nu, pos
+  now, servertime, nu, pos = sunpack('<ddd', args)
+  if servertime == 1 then
+    if not time then
+      if redis.replicate_commands then
+        redis.replicate_commands()
+      end
+      local t = redis.call('TIME')
+      time = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    end
+    now = time
+  end
+  local rk = 0
+  if map == '' then
+    rk = nk
+    for j = 1, nk do
+      km[j] = j
+    end
   else
-    raw[k], T[k], C[k], P[k] = '', 0, 0, 0
-  end
-end
-
-local ok = true
-for _ = 1, nu do
-  local k, alg, max, w, weight, cost
-  k, alg, max, w, weight, cost, pos = struct.unpack('<dddddd', args, pos)
-  local n = cost
-  if n == 0 then
-    n = 1
-  end
-  local f = decide[alg]
-  if not f then
-    return redis.error_reply(string.format('limit/redis: unknown algorithm %d', alg))
-  end
-  local admitted, st, sc, sp = f(T[k], C[k], P[k], max, w, weight, n, cost)
-  if not admitted then
-    ok = false
-    break
-  end
-  if cost > 0 then
-    T[k], C[k], P[k], dirty[k] = st, sc, sp, true
-  end
-end
-
-if ok then
-  for k = 1, nk do
-    local ttl
-    ttl, pos = struct.unpack('<d', args, pos)
-    if dirty[k] then
-      redis.call('SET', KEYS[k], string.format('%d %d %d', T[k], C[k], P[k]), 'PX', string.format('%d', ttl))
+    rk, mpos = sunpack('<d', map, mpos)
+    for j = 1, rk do
+      km[j], mpos = sunpack('<d', map, mpos)
     end
   end
+  local ok, flag = true, '1'
+  for j = 1, rk do
+    local g = km[j]
+    lines[#lines + 1] = cur[g]
+    if bad[g] then
+      ok, flag = false, 'e'
+    end
+  end
+  local nt = 0
+  for _ = 1, nu do
+    if not ok then
+      break
+    end
+    local k, alg, max, w, weight, cost
+    k, alg, max, w, weight, cost, pos = sunpack('<dddddd', args, pos)
+    local g = km[k]
+    local n = cost
+    if n == 0 then
+      n = 1
+    end
+    local f = decide[alg]
+    if not f then
+      return redis.error_reply(format('limit/redis: unknown algorithm %d', alg))
+    end
+    local st, sc, sp = oT[g], oC[g], oP[g]
+    if not st then
+      st, sc, sp = T[g], C[g], P[g]
+    end
+    local admitted
+    admitted, st, sc, sp = f(st, sc, sp, max, w, weight, n, cost)
+    if not admitted then
+      ok, flag = false, '0'
+    elseif cost > 0 then
+      if not oT[g] then
+        nt = nt + 1
+        touched[nt] = g
+      end
+      oT[g], oC[g], oP[g] = st, sc, sp
+    end
+  end
+  if ok then
+    for j = 1, rk do
+      local g = km[j]
+      local ms
+      ms, pos = sunpack('<d', args, pos)
+      if oT[g] then
+        ttl[g] = ms
+      end
+    end
+  end
+  for i = 1, nt do
+    local g = touched[i]
+    if ok then
+      T[g], C[g], P[g], dirty[g] = oT[g], oC[g], oP[g], true
+      cur[g] = format('%d %d %d', T[g], C[g], P[g])
+    end
+    oT[g], oC[g], oP[g] = nil, nil, nil
+  end
+  flags[#flags + 1] = flag
 end
 
-local flag = 0
-if ok then
-  flag = 1
+for g = 1, nk do
+  if dirty[g] then
+    redis.call('SET', KEYS[g], cur[g], 'PX', format('%d', ttl[g]))
+  end
 end
-return string.format('%d %d', now, flag) .. '\n' .. table.concat(raw, '\n')
+
+return format('%d ', time or 0) .. table.concat(flags) .. '\n' .. table.concat(lines, '\n')

@@ -1,8 +1,9 @@
 // Package storetest checks that an implementation of counter.Store answers
 // exactly as counter.Policy.Decide does and honours the Store contract: all or
-// nothing batches, repeated keys, large batches, checks, exactness under concurrency and
-// errors for invalid input. The memory store runs it in this package's tests;
-// another store (limit/redis) runs it from its own:
+// nothing batches, repeated keys, large batches, checks, exactness under
+// concurrency, concurrent batches decided as if one at a time and errors for
+// invalid input. The memory store runs it in this package's tests; another
+// store (limit/redis) runs it from its own:
 //
 //	func TestConformance(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) counter.Store { return newTestStore(t) })
@@ -55,6 +56,7 @@ func Run(t *testing.T, newStore func(t *testing.T) counter.Store) {
 	t.Run("large batches", s.largeBatches)
 	t.Run("check consumes nothing", s.checkConsumesNothing)
 	t.Run("exact under concurrency", s.exactUnderConcurrency)
+	t.Run("concurrent batches one at a time", s.concurrentBatches)
 	t.Run("errors", s.invalidInput)
 }
 
