@@ -133,3 +133,12 @@ func (t *Topology) AdmitKind(gw *gatewayv1.Gateway, l gatewayv1.Listener, route 
 	}
 	return nil // HTTP and HTTPS listeners admit HTTPRoutes by default
 }
+
+// Gateways returns the Gateways indexed, in no particular order.
+func (t *Topology) Gateways() []*gatewayv1.Gateway {
+	out := make([]*gatewayv1.Gateway, 0, len(t.gateways))
+	for _, gw := range t.gateways {
+		out = append(out, gw)
+	}
+	return out
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/rlpkit/rlpkit/policy"
 )
 
-const compileSynopsis = `rlpkit compile [-o yaml|json|envoy|kuadrant] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] [--strict] PATH...
+const compileSynopsis = `rlpkit compile [-o yaml|json|envoy|kuadrant|envoy-gateway] [--split DIR] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] [--strict] PATH...
 
 Reads Gateways, HTTPRoutes, RateLimitPolicies and Namespaces (files, directories, "-" for
 stdin), merges the policies along Gateway -> HTTPRoute and prints, per Gateway, the
@@ -27,6 +27,13 @@ With -o kuadrant it compiles the kuadrant.io/v1 RateLimitPolicies as kuadrant-op
 does and prints, per Gateway, the wasm-shim v0.14 configuration and the Limitador limits
 (the operator's settings are the --auth-* and --ratelimit-* flags), and every policy's
 status: {gateways: [{gateway, wasm: {services, actionSets}, limits}], policies}.
+With -o envoy-gateway it compiles Envoy Gateway's BackendTrafficPolicies as Envoy Gateway
+v1.9 does and prints what it serves: {rateLimitConfigs: [{name, domain, descriptors}] (the
+rate-limit service's configuration per domain), routes: [{name, rateLimits: {domain:
+[RateLimit]}, localRateLimit}] (the xDS routes' rate limits, protojson), statuses: [{policy,
+ancestor, accepted, reason, message}]}; --split DIR also writes each domain's configuration
+as an envoyproxy/ratelimit file, DIR/<domain with / as _>.yaml, for cmd/ratelimit and
+rlpkit serve --ratelimit-config.
 With --explain, where each effective gateway action and rate limit of the route came from
 goes to stderr.
 Routes that attach to no Gateway and policies that apply to no request are warnings on
@@ -40,7 +47,8 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compile")
-	output := fs.String("o", "yaml", "output `format`: yaml, json, or envoy")
+	output := fs.String("o", "yaml", "output `format`: yaml, json, envoy, kuadrant or envoy-gateway")
+	split := fs.String("split", "", "with -o envoy-gateway: also write one envoyproxy/ratelimit configuration file per domain into `DIR`")
 	upstream := fs.String("upstream-cluster", merge.DefaultUpstreamCluster, "the Envoy `cluster` of the rate-limit service")
 	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached")
 	explain := fs.String("explain", "", "print the provenance of the effective configuration of `ns/route` to stderr")
@@ -51,9 +59,12 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	switch *output {
-	case "yaml", "json", "envoy", "kuadrant":
+	case "yaml", "json", "envoy", "kuadrant", "envoy-gateway":
 	default:
-		return usagef("-o %q: want yaml, json, envoy or kuadrant", *output)
+		return usagef("-o %q: want yaml, json, envoy, kuadrant or envoy-gateway", *output)
+	}
+	if *split != "" && *output != "envoy-gateway" {
+		return usagef("--split is for -o envoy-gateway")
 	}
 	if len(paths) == 0 {
 		return usagef("at least one PATH is required")
@@ -74,12 +85,18 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return compileKuadrant(set, opts, *strict, stdout, stderr)
 	}
+	if *output == "envoy-gateway" {
+		return compileEnvoyGateway(set, *split, *strict, stdout, stderr)
+	}
 	res, err := merge.Compile(set, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
 	if err != nil {
 		return err
 	}
 	if n := len(set.PoliciesV1); n > 0 {
 		fmt.Fprintf(stderr, "warning: %d kuadrant.io/v1 RateLimitPolicies left out: they compile with -o kuadrant\n", n)
+	}
+	if n := len(set.BackendTrafficPolicies); n > 0 {
+		fmt.Fprintf(stderr, "warning: %d BackendTrafficPolicies left out: they compile with -o envoy-gateway\n", n)
 	}
 	printWarnings(stderr, res.Warnings)
 	if err := strictError(*strict, res.Warnings); err != nil {

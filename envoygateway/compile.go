@@ -1,0 +1,141 @@
+package envoygateway
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/rlpkit/rlpkit/policy"
+)
+
+// Result is what Envoy Gateway serves for a set of objects.
+type Result struct {
+	// RateLimitConfigs are the configurations of the rate-limit service, one per domain,
+	// sorted by domain.
+	RateLimitConfigs []RateLimitConfig `json:"rateLimitConfigs"`
+	// Routes are the xDS routes that carry rate limits, sorted by name.
+	Routes []RouteRateLimits `json:"routes"`
+	// Statuses are the policies' Accepted conditions, by policy and ancestor.
+	Statuses []Status `json:"statuses"`
+	// Gateways are the Gateways with their listeners and xDS routes in matching order, for
+	// evaluating requests; not printed.
+	Gateways []*Gateway `json:"-"`
+}
+
+// RouteRateLimits is the rate limits of one xDS route, as protojson with proto field names.
+type RouteRateLimits struct {
+	// Name is the xDS route's name.
+	Name string `json:"name"`
+	// RateLimits are the route's envoy.config.route.v3.RateLimit messages per domain, each
+	// domain the configuration of one rate-limit filter (envoy.filters.http.ratelimit, or
+	// envoy.filters.http.ratelimit/<domain> for a shared rule's).
+	RateLimits map[string][]any `json:"rateLimits,omitempty"`
+	// LocalRateLimit is the route's envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit.
+	LocalRateLimit any `json:"localRateLimit,omitempty"`
+}
+
+// Gateway returns the Gateway named "namespace/name", nil when none.
+func (r *Result) Gateway(name string) *Gateway {
+	for _, g := range r.Gateways {
+		if g.Name == name {
+			return g
+		}
+	}
+	return nil
+}
+
+// Compile translates the BackendTrafficPolicies of set as Envoy Gateway v1.9 does, over its
+// Gateways and HTTPRoutes: which policy each xDS route takes its rate limits from, the
+// routes' rate-limit actions, the rate-limit service's configuration and the policies'
+// statuses. Objects with validation problems take no part. The same objects in any order
+// give the same result.
+func Compile(set *policy.Set) (*Result, error) {
+	m := newModel(set)
+	prec := &precedence{m: m}
+	for _, p := range set.BackendTrafficPolicies {
+		if set.Problems(policy.BackendTrafficPolicyKey(p)) != nil {
+			continue
+		}
+		name := p.Namespace + "/" + p.Name
+		rl, err := buildRateLimit(name, p.Spec.RateLimit)
+		if err != nil {
+			err = fmt.Errorf("RateLimit: %w", err)
+		}
+		prec.policies = append(prec.policies, &pol{p: p, name: name, rl: rl, err: err})
+	}
+	slices.SortFunc(prec.policies, func(a, b *pol) int { return byAge(a.p, b.p) })
+	prec.run()
+	res := &Result{Statuses: prec.st.sorted(), Gateways: m.gateways, RateLimitConfigs: []RateLimitConfig{}, Routes: []RouteRateLimits{}}
+	cfgs := configs{byDomain: map[string]*RateLimitConfig{}}
+	routes := map[string]*RouteRateLimits{}
+	for _, g := range m.gateways {
+		for _, l := range g.Listeners {
+			for _, rt := range l.Routes {
+				if err := finish(rt, l, &cfgs, routes); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, c := range cfgs.byDomain {
+		res.RateLimitConfigs = append(res.RateLimitConfigs, *c)
+	}
+	slices.SortFunc(res.RateLimitConfigs, func(a, b RateLimitConfig) int { return cmp.Compare(a.Domain, b.Domain) })
+	for _, r := range routes {
+		res.Routes = append(res.Routes, *r)
+	}
+	slices.SortFunc(res.Routes, func(a, b RouteRateLimits) int { return cmp.Compare(a.Name, b.Name) })
+	return res, nil
+}
+
+// finish builds a route's actions and local configuration, adds its rules to the service's
+// configuration and its printed form to routes.
+func finish(rt *Route, l *Listener, cfgs *configs, routes map[string]*RouteRateLimits) error {
+	rl := rt.RateLimit
+	if rl == nil {
+		return nil
+	}
+	if rl.HasGlobal {
+		cfgs.add(rt.Name, l.Name, rl.Global)
+	}
+	if rt.DirectResponse != 0 {
+		return nil
+	}
+	if rl.HasGlobal {
+		rt.Actions = routeActions(rt.Name, l.Name, rl.Global)
+	}
+	if rl.Local != nil {
+		rt.LocalRateLimit = localConfig(rl.Local)
+	}
+	if len(rt.Actions) == 0 && rt.LocalRateLimit == nil {
+		return nil
+	}
+	out := routes[rt.Name]
+	if out == nil {
+		out = &RouteRateLimits{Name: rt.Name}
+		routes[rt.Name] = out
+	}
+	for domain, list := range rt.Actions {
+		if out.RateLimits == nil {
+			out.RateLimits = map[string][]any{}
+		}
+		if _, ok := out.RateLimits[domain]; ok {
+			continue
+		}
+		for _, a := range list {
+			v, err := protoValue(a)
+			if err != nil {
+				return fmt.Errorf("route %s: %w", rt.Name, err)
+			}
+			out.RateLimits[domain] = append(out.RateLimits[domain], v)
+		}
+	}
+	if rt.LocalRateLimit != nil && out.LocalRateLimit == nil {
+		v, err := protoValue(rt.LocalRateLimit)
+		if err != nil {
+			return fmt.Errorf("route %s: %w", rt.Name, err)
+		}
+		out.LocalRateLimit = v
+	}
+	return nil
+}

@@ -1,0 +1,294 @@
+package envoygateway
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/rlpkit/rlpkit/policy/egv1alpha1"
+	"github.com/rlpkit/rlpkit/topology"
+)
+
+// pol is a policy being compiled: its own rate limits and the error Envoy Gateway finds in
+// them.
+type pol struct {
+	p    *egv1alpha1.BackendTrafficPolicy
+	name string
+	rl   *RateLimit
+	err  error
+}
+
+// precedence gives every xDS route the settings of the most specific policy that covers
+// it, in Envoy Gateway's order: policies on route rules, on routes, on listeners, on
+// Gateways, each oldest first; and records each policy's statuses.
+type precedence struct {
+	m        *model
+	policies []*pol
+	st       statuses
+	// attached records the targets a policy took: "route ns/name", "rule ns/name/rule",
+	// "gateway ns/name", "listener ns/name/listener".
+	attached map[string]bool
+	// parents is the first policy of each Gateway and listener, for merging.
+	parents map[string]*pol
+}
+
+// targetErr is why a policy cannot take a target: Conflicted or TargetNotFound.
+type targetErr struct{ reason, message string }
+
+func (c *precedence) run() {
+	c.attached = map[string]bool{}
+	c.parents = map[string]*pol{}
+	c.buildParents()
+	isRoute := func(t target) bool { return t.kind != "Gateway" }
+	for _, p := range c.policies { // route rules
+		for _, t := range explicitTargets(p.p) {
+			if isRoute(t) && t.section != nil {
+				c.route(p, t)
+			}
+		}
+	}
+	for _, p := range c.policies { // routes
+		for _, t := range resolveTargets(p.p, "HTTPRoute", c.m.routes, c.m.topo.NamespaceLabels) {
+			if isRoute(t) && t.section == nil {
+				c.route(p, t)
+			}
+		}
+	}
+	for _, p := range c.policies { // listeners
+		for _, t := range explicitTargets(p.p) {
+			if t.kind == "Gateway" && t.section != nil {
+				c.gateway(p, t)
+			}
+		}
+	}
+	for _, p := range c.policies { // Gateways
+		for _, t := range resolveTargets(p.p, "Gateway", c.m.topo.Gateways(), c.m.topo.NamespaceLabels) {
+			if t.kind == "Gateway" && t.section == nil {
+				c.gateway(p, t)
+			}
+		}
+	}
+}
+
+// buildParents notes the first policy of each Gateway and listener.
+func (c *precedence) buildParents() {
+	for _, p := range c.policies {
+		for _, t := range resolveTargets(p.p, "Gateway", c.m.topo.Gateways(), c.m.topo.NamespaceLabels) {
+			gw := c.m.topo.Gateway(topology.Key{Namespace: t.namespace, Name: t.name})
+			if t.kind != "Gateway" || gw == nil || t.section != nil && !hasListener(gw, *t.section) {
+				continue
+			}
+			k := t.key()
+			if t.section != nil {
+				k += "/" + *t.section
+			}
+			if c.parents[k] == nil {
+				c.parents[k] = p
+			}
+		}
+	}
+}
+
+func hasListener(gw *gatewayv1.Gateway, name string) bool {
+	return slices.ContainsFunc(gw.Spec.Listeners, func(l gatewayv1.Listener) bool { return string(l.Name) == name })
+}
+
+// gateway applies policy p to the routes of Gateway (or listener) target t.
+func (c *precedence) gateway(p *pol, t target) {
+	gw := c.m.topo.Gateway(topology.Key{Namespace: t.namespace, Name: t.name})
+	if gw == nil {
+		return // not a Gateway of the inputs: no status
+	}
+	ancestor := t.key()
+	if t.section != nil {
+		ancestor += "/" + *t.section
+	}
+	if e := c.takeGateway(gw, t); e != nil {
+		c.st.fail(p.name, []string{ancestor}, e.reason, e.message)
+		return
+	}
+	level := "gateway"
+	if t.section != nil {
+		level = "listener"
+	}
+	for _, l := range c.m.byName[t.key()].Listeners {
+		if t.section == nil || l.Section == *t.section {
+			c.apply(l.Routes, nil, p.rl, p.err, p.name, "", level)
+		}
+	}
+	if p.err != nil {
+		c.st.fail(p.name, []string{ancestor}, ReasonInvalid, conditionMessage(p.err))
+	}
+	c.st.accept(p.name, []string{ancestor})
+}
+
+// takeGateway checks a Gateway or listener target and takes it for its policy.
+func (c *precedence) takeGateway(gw *gatewayv1.Gateway, t target) *targetErr {
+	if t.section != nil && !hasListener(gw, *t.section) {
+		return &targetErr{ReasonTargetNotFound, fmt.Sprintf("No section name %s found for Gateway %s", *t.section, t.key())}
+	}
+	if t.section == nil {
+		if c.attached["gateway "+t.key()] {
+			return &targetErr{ReasonConflicted, fmt.Sprintf("Unable to target Gateway %s, another BackendTrafficPolicy has already attached to it", t.name)}
+		}
+		c.attached["gateway "+t.key()] = true
+		return nil
+	}
+	k := "listener " + t.key() + "/" + *t.section
+	if c.attached[k] {
+		return &targetErr{ReasonConflicted, fmt.Sprintf("Unable to target Listener %s/%s, another BackendTrafficPolicy has already attached to it", t.key(), *t.section)}
+	}
+	c.attached[k] = true
+	return nil
+}
+
+// route applies policy p to the xDS routes of HTTPRoute (or rule) target t.
+func (c *precedence) route(p *pol, t target) {
+	if t.kind != "HTTPRoute" {
+		return // other route kinds are not read
+	}
+	i := slices.IndexFunc(c.m.routes, func(r *gatewayv1.HTTPRoute) bool { return r.Namespace == t.namespace && r.Name == t.name })
+	if i < 0 {
+		return // not a relevant HTTPRoute of the inputs: no status
+	}
+	r := c.m.routes[i]
+	var ancestors []string
+	var refs []int
+	for ri, ref := range r.Spec.ParentRefs {
+		if !topology.IsGatewayRef(ref) || c.m.topo.Gateway(topology.ParentGateway(r, ref)) == nil {
+			continue
+		}
+		a := topology.ParentGateway(r, ref).String()
+		if ref.SectionName != nil {
+			a += "/" + string(*ref.SectionName)
+		}
+		ancestors = append(ancestors, a)
+		refs = append(refs, ri)
+	}
+	if e := c.takeRoute(r, t); e != nil {
+		c.st.fail(p.name, ancestors, e.reason, e.message)
+		return
+	}
+	level := "route"
+	if t.section != nil {
+		level = "rule"
+	}
+	if p.p.Spec.MergeType == nil {
+		c.apply(c.routesOf(r, t, nil), nil, p.rl, p.err, p.name, "", level)
+		if p.err != nil {
+			c.st.fail(p.name, ancestors, ReasonInvalid, conditionMessage(p.err))
+		}
+	} else {
+		c.merge(p, r, t, refs, level)
+	}
+	c.st.accept(p.name, ancestors)
+}
+
+// takeRoute checks a route or rule target and takes it for its policy.
+func (c *precedence) takeRoute(r *gatewayv1.HTTPRoute, t target) *targetErr {
+	if t.section == nil {
+		if c.attached["route "+t.key()] {
+			return &targetErr{ReasonConflicted, fmt.Sprintf("Unable to target HTTPRoute %s, another BackendTrafficPolicy has already attached to it", t.name)}
+		}
+		c.attached["route "+t.key()] = true
+		return nil
+	}
+	if !slices.ContainsFunc(r.Spec.Rules, func(rule gatewayv1.HTTPRouteRule) bool { return rule.Name != nil && string(*rule.Name) == *t.section }) {
+		return &targetErr{ReasonTargetNotFound, fmt.Sprintf("No section name %s found for HTTPRoute %s", *t.section, t.key())}
+	}
+	k := "rule " + t.key() + "/" + *t.section
+	if c.attached[k] {
+		return &targetErr{ReasonConflicted, fmt.Sprintf("Unable to target RouteRule %s/%s, another BackendTrafficPolicy has already attached to it", t.name, *t.section)}
+	}
+	c.attached[k] = true
+	return nil
+}
+
+// routesOf returns the xDS routes of HTTPRoute r (of its rule t.section when set), on
+// listener l or, when nil, on every listener.
+func (c *precedence) routesOf(r *gatewayv1.HTTPRoute, t target, l *Listener) []*Route {
+	prefix := "httproute/" + r.Namespace + "/" + r.Name + "/"
+	var out []*Route
+	for _, g := range c.m.gateways {
+		for _, gl := range g.Listeners {
+			if l != nil && gl != l {
+				continue
+			}
+			for _, rt := range gl.Routes {
+				if strings.HasPrefix(rt.Name, prefix) && (t.section == nil || rt.RuleName == *t.section) {
+					out = append(out, rt)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// merge applies a route policy with a merge type: on each listener its parentRefs attach
+// to, merged into the listener's policy, else the Gateway's, else alone.
+func (c *precedence) merge(p *pol, r *gatewayv1.HTTPRoute, t target, refs []int, level string) {
+	for _, ri := range refs {
+		gw, lis := c.m.parentListeners(r, ri)
+		gk := topology.KeyOf(gw).String()
+		for _, li := range lis {
+			name := string(gw.Spec.Listeners[li].Name)
+			l := c.m.listener(gk, name)
+			ancestor := gk + "/" + name
+			parent := c.parents[ancestor]
+			if parent == nil {
+				parent = c.parents[gk]
+			}
+			if parent == nil {
+				c.apply(c.routesOf(r, t, l), nil, p.rl, p.err, p.name, "", level)
+				if p.err != nil {
+					c.st.fail(p.name, []string{ancestor}, ReasonInvalid, conditionMessage(p.err))
+				}
+				continue
+			}
+			rl, err := mergedRateLimit(parent, p)
+			c.apply(c.routesOf(r, t, l), nil, rl, err, p.name, parent.name, level)
+			if err != nil {
+				c.st.fail(p.name, []string{ancestor}, ReasonInvalid, conditionMessage(err))
+			}
+		}
+	}
+}
+
+// mergedRateLimit returns the rate limits of route policy p merged into its parent's, and
+// the error of the merged policy.
+func mergedRateLimit(parent, p *pol) (*RateLimit, error) {
+	mt := *p.p.Spec.MergeType
+	if mt != egv1alpha1.StrategicMerge && mt != egv1alpha1.JSONMerge {
+		return nil, fmt.Errorf("error merging policies: unsupported merge type: %s", mt)
+	}
+	spec := mergeSpecs(parent.p.Spec.RateLimit, p.p.Spec.RateLimit)
+	rl, err := buildRateLimit(p.name, spec)
+	if err != nil {
+		return nil, fmt.Errorf("RateLimit: %w", err)
+	}
+	switch {
+	case p.p.Spec.RateLimit != nil && parent.p.Spec.RateLimit != nil && parent.rl != nil && p.rl != nil:
+		return mergeRateLimits(parent.rl, p.rl, mt)
+	case p.p.Spec.RateLimit == nil && parent.rl != nil:
+		return parent.rl, nil
+	}
+	return rl, nil
+}
+
+// apply gives routes that no more specific policy set the rate limits rl of policy name
+// (merged into parent), or, when err is set, a 500 direct response.
+func (c *precedence) apply(routes []*Route, _ *Listener, rl *RateLimit, err error, name, parent, level string) {
+	for _, rt := range routes {
+		if rt.traffic {
+			continue
+		}
+		if err != nil {
+			rt.DirectResponse = 500
+			continue
+		}
+		rt.traffic = true
+		rt.RateLimit, rt.Policy, rt.Parent, rt.Level = rl, name, parent, level
+	}
+}
