@@ -1,0 +1,51 @@
+// Package envoygateway computes what Envoy Gateway v1.9 serves for its BackendTrafficPolicies
+// (gateway.envoyproxy.io/v1alpha1, package egv1alpha1) over Gateway API Gateways and
+// HTTPRoutes: which policy every xDS route takes its rate limits from, the route's
+// rate-limit actions (envoy.config.route.v3.RateLimit, one rate-limit filter per domain)
+// and local rate limit, the configuration of the rate-limit service (envoyproxy/ratelimit's
+// schema, one per domain) and each policy's Accepted condition per ancestor; and it
+// evaluates requests against that, as Envoy and envoyproxy/ratelimit would.
+//
+// It is for checking policies before they reach a cluster: rlpkit compile -o
+// envoy-gateway prints its Result and writes the rate-limit service's files (which
+// cmd/ratelimit and rlpkit serve --ratelimit-config serve), rlpkit descriptors, test and
+// simulate run requests through it. It does not talk to a cluster and writes no status.
+//
+// # Attachment and precedence
+//
+// Routes attach to listeners as package topology says (parentRefs with sectionName and
+// port, allowedRoutes); a route's hostnames on a listener are Gateway API's intersection,
+// without those another listener on its port names. Every match of every rule of a route
+// is one xDS route per hostname, named httproute/<ns>/<name>/rule/<i>/match/<j>/<host>
+// (dots as _), and a listener's routes are ordered by Gateway API precedence as Envoy
+// Gateway sorts them. Policies are taken oldest first (creation time, then namespace/name),
+// rule targets, then route targets, listener targets, Gateway targets: the first that
+// covers an xDS route sets all its settings, a less specific one never adds to them, unless
+// the route's policy has a mergeType and merges into the listener's (else the Gateway's)
+// policy. A second policy on one target is Conflicted; a missing section TargetNotFound; a
+// missing target gets no status. A policy Envoy Gateway cannot translate is Invalid and
+// its routes answer 500 with no rate-limit call.
+//
+// # Where it differs from Envoy Gateway
+//
+// The package was checked, case by case, against Envoy Gateway v1.9.1's own translator on
+// the inputs of its golden tests. Its choices where Envoy Gateway depends on more than
+// these objects:
+//
+//   - Every Gateway of the inputs is taken as Envoy Gateway's (GatewayClasses are not
+//     read), every listener as ready (TLS certificates are not read) and every rule as
+//     routing to its backends (Services are not read); Envoy Gateway answers 500 on a rule
+//     whose backends it cannot resolve, and writes no rate-limit action there.
+//   - targetSelectors select objects of the policy's namespace only: Envoy Gateway also
+//     selects across namespaces where a ReferenceGrant allows it, which rlpkit does not
+//     read. Selected targets are ordered by creation time, then namespace/name.
+//   - ListenerSets, GRPCRoutes and the other route kinds are not read: a policy targeting
+//     one gets no status.
+//   - Statuses carry the Accepted condition; Envoy Gateway's Overridden, Merged and Warning
+//     (deprecated field) conditions are not computed.
+//   - Only the rate-limit parts of a policy are translated: a policy whose other fields
+//     Envoy Gateway rejects (a malformed timeout) is Invalid there and not here.
+//   - A shared rule's domain served by several Gateways is one configuration here, the
+//     union of the Gateways' descriptors; Envoy Gateway sends one per Gateway under the
+//     same name, and its rate-limit service keeps one of them.
+package envoygateway
