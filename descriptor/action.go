@@ -20,6 +20,17 @@ type Action struct {
 	// HeaderValueMatch appends a fixed entry when the request's headers match.
 	// +optional
 	HeaderValueMatch *HeaderValueMatch `json:"header_value_match,omitempty"`
+	// RemoteAddressMatch appends an entry when the client address is in (or out of) a set
+	// of CIDR ranges.
+	// +optional
+	RemoteAddressMatch *RemoteAddressMatch `json:"remote_address_match,omitempty"`
+	// QueryParameterValueMatch appends a fixed entry when the request's query parameters
+	// match.
+	// +optional
+	QueryParameterValueMatch *QueryParameterValueMatch `json:"query_parameter_value_match,omitempty"`
+	// QueryParameters appends the value of a query parameter.
+	// +optional
+	QueryParameters *QueryParameters `json:"query_parameters,omitempty"`
 }
 
 // GenericKey appends the entry (DescriptorKey, DescriptorValue).
@@ -144,4 +155,108 @@ type HeaderMatcher struct {
 type RegexMatcher struct {
 	// Regex is the expression, in RE2 syntax.
 	Regex string `json:"regex"`
+}
+
+// RemoteAddressMatch appends (DescriptorKey, DescriptorValue) when the client IP address
+// matches AddressMatcher; otherwise, or without a client IP, the configuration yields no
+// descriptor. In DescriptorValue, "%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%" is replaced
+// by the client IP address; other text is kept as written.
+//
+// +kubebuilder:object:generate=true
+type RemoteAddressMatch struct {
+	// DescriptorKey is the entry's key; empty means "remote_address_match", as in Envoy.
+	// +optional
+	DescriptorKey string `json:"descriptor_key,omitempty"`
+	// DescriptorValue is the entry's value. It MUST NOT be empty.
+	DescriptorValue string `json:"descriptor_value"`
+	// AddressMatcher is the set of ranges.
+	AddressMatcher AddressMatcher `json:"address_matcher"`
+}
+
+// AddressMatcher matches an IP address against CIDR ranges, as Envoy's
+// envoy.type.matcher.v3.AddressMatcher.
+//
+// +kubebuilder:object:generate=true
+type AddressMatcher struct {
+	// Ranges are the CIDR ranges; an address matches when it is in any. At least one is
+	// required.
+	Ranges []CidrRange `json:"ranges"`
+	// InvertMatch matches the addresses in no range.
+	// +optional
+	InvertMatch bool `json:"invert_match,omitempty"`
+}
+
+// CidrRange is an IP range: AddressPrefix/PrefixLen.
+//
+// +kubebuilder:object:generate=true
+type CidrRange struct {
+	// AddressPrefix is an IPv4 or IPv6 address.
+	AddressPrefix string `json:"address_prefix"`
+	// PrefixLen is the number of leading bits that must match: at most 32 for IPv4, 128
+	// for IPv6.
+	PrefixLen uint32 `json:"prefix_len"`
+}
+
+// QueryParameterValueMatch appends (DescriptorKey, DescriptorValue) when every matcher in
+// QueryParameters matches the request's query (or, with ExpectMatch false, when they do
+// not all match); otherwise the configuration yields no descriptor.
+//
+// +kubebuilder:object:generate=true
+type QueryParameterValueMatch struct {
+	// DescriptorKey is the entry's key; empty means "query_match", as in Envoy.
+	// +optional
+	DescriptorKey string `json:"descriptor_key,omitempty"`
+	// DescriptorValue is the entry's value. It MUST NOT be empty.
+	DescriptorValue string `json:"descriptor_value"`
+	// ExpectMatch is whether the parameters must match (default true) or must not.
+	// +optional
+	ExpectMatch *bool `json:"expect_match,omitempty"`
+	// QueryParameters are ANDed. At least one is required.
+	QueryParameters []QueryParameterMatcher `json:"query_parameters"`
+}
+
+// QueryParameterMatcher matches one query parameter, as Envoy's
+// envoy.config.route.v3.QueryParameterMatcher: its first value, percent-decoded. At most
+// one match type may be set; none means "present". An absent parameter matches no
+// matcher, and present_match, true or false, matches any value of a present one, as in
+// Envoy.
+//
+// +kubebuilder:object:generate=true
+type QueryParameterMatcher struct {
+	// Name is the parameter's name, compared exactly. It MUST NOT be empty.
+	Name string `json:"name"`
+	// ExactMatch matches the whole value.
+	// +optional
+	ExactMatch *string `json:"exact_match,omitempty"`
+	// PrefixMatch matches the start of the value.
+	// +optional
+	PrefixMatch *string `json:"prefix_match,omitempty"`
+	// SuffixMatch matches the end of the value.
+	// +optional
+	SuffixMatch *string `json:"suffix_match,omitempty"`
+	// ContainsMatch matches a substring of the value.
+	// +optional
+	ContainsMatch *string `json:"contains_match,omitempty"`
+	// SafeRegexMatch matches the whole value against an RE2 regular expression.
+	// +optional
+	SafeRegexMatch *RegexMatcher `json:"safe_regex_match,omitempty"`
+	// PresentMatch matches presence, whatever its value (as in Envoy).
+	// +optional
+	PresentMatch *bool `json:"present_match,omitempty"`
+}
+
+// QueryParameters appends (DescriptorKey, first value of the query parameter
+// QueryParameterName, percent-decoded). When the parameter is absent the configuration
+// yields no descriptor, unless SkipIfAbsent is set.
+//
+// +kubebuilder:object:generate=true
+type QueryParameters struct {
+	// QueryParameterName is the parameter to read, compared exactly. It MUST NOT be empty.
+	QueryParameterName string `json:"query_parameter_name"`
+	// DescriptorKey is the entry's key. It MUST NOT be empty.
+	DescriptorKey string `json:"descriptor_key"`
+	// SkipIfAbsent lets the descriptor be built without this entry when the parameter is
+	// absent.
+	// +optional
+	SkipIfAbsent bool `json:"skip_if_absent,omitempty"`
 }

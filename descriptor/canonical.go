@@ -113,6 +113,7 @@ func canonicalAction(a Action) Action {
 			SkipIfAbsent:  m.SkipIfAbsent,
 		}
 	}
+	canonicalQueryActions(&out, a)
 	if h := a.HeaderValueMatch; h != nil {
 		expect := h.ExpectMatch == nil || *h.ExpectMatch
 		out.HeaderValueMatch = &HeaderValueMatch{
@@ -154,4 +155,37 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
+}
+
+// canonicalQueryActions sets the canonical forms of a's remote_address_match,
+// query_parameter_value_match and query_parameters in out.
+func canonicalQueryActions(out *Action, a Action) {
+	if r := a.RemoteAddressMatch; r != nil {
+		out.RemoteAddressMatch = &RemoteAddressMatch{
+			DescriptorKey: cmp.Or(r.DescriptorKey, "remote_address_match"), DescriptorValue: r.DescriptorValue,
+			AddressMatcher: AddressMatcher{InvertMatch: r.AddressMatcher.InvertMatch},
+		}
+		if len(r.AddressMatcher.Ranges) > 0 {
+			out.RemoteAddressMatch.AddressMatcher.Ranges = slices.Clone(r.AddressMatcher.Ranges)
+		}
+	}
+	if q := a.QueryParameterValueMatch; q != nil {
+		expect := q.ExpectMatch == nil || *q.ExpectMatch
+		out.QueryParameterValueMatch = &QueryParameterValueMatch{DescriptorKey: cmp.Or(q.DescriptorKey, "query_match"), DescriptorValue: q.DescriptorValue, ExpectMatch: &expect}
+		for _, m := range q.QueryParameters {
+			cm := QueryParameterMatcher{Name: m.Name, ExactMatch: clonePtr(m.ExactMatch), PrefixMatch: clonePtr(m.PrefixMatch),
+				SuffixMatch: clonePtr(m.SuffixMatch), ContainsMatch: clonePtr(m.ContainsMatch), PresentMatch: clonePtr(m.PresentMatch)}
+			if m.SafeRegexMatch != nil {
+				cm.SafeRegexMatch = &RegexMatcher{Regex: m.SafeRegexMatch.Regex}
+			}
+			if cm.ExactMatch == nil && cm.PrefixMatch == nil && cm.SuffixMatch == nil && cm.ContainsMatch == nil && cm.PresentMatch == nil && cm.SafeRegexMatch == nil {
+				present := true
+				cm.PresentMatch = &present
+			}
+			out.QueryParameterValueMatch.QueryParameters = append(out.QueryParameterValueMatch.QueryParameters, cm)
+		}
+	}
+	if q := a.QueryParameters; q != nil {
+		out.QueryParameters = &QueryParameters{QueryParameterName: q.QueryParameterName, DescriptorKey: q.DescriptorKey, SkipIfAbsent: q.SkipIfAbsent}
+	}
 }

@@ -1,6 +1,8 @@
 package descriptor
 
 import (
+	"cmp"
+	"net/netip"
 	"regexp"
 	"strings"
 
@@ -130,6 +132,9 @@ const (
 	actRemoteAddress
 	actMetadata
 	actHeaderValueMatch
+	actRemoteAddressMatch
+	actQueryValueMatch
+	actQueryParameters
 )
 
 type action struct {
@@ -141,6 +146,17 @@ type action struct {
 	meta         metadataRef
 	expectMatch  bool
 	matchers     []headerMatcher
+	param        string         // query_parameters: the parameter's name
+	ranges       []netip.Prefix // remote_address_match
+	invert       bool           // remote_address_match: invert_match
+	queries      []queryMatcher // query_parameter_value_match
+}
+
+// queryMatcher is a compiled QueryParameterMatcher: a header matcher over a parameter's
+// value.
+type queryMatcher struct {
+	name string
+	m    headerMatcher
 }
 
 type matchKind uint8
@@ -161,6 +177,7 @@ type headerMatcher struct {
 	present bool
 	re      *regexp.Regexp
 	invert  bool
+	strict  bool // an empty exact value matches only an empty value (query parameters)
 }
 
 type routeMatch struct {
@@ -280,6 +297,23 @@ func compileAction(a Action) action {
 			skipIfAbsent: a.Metadata.SkipIfAbsent,
 			meta:         compileMetadataKey(a.Metadata.Source, a.Metadata.MetadataKey),
 		}
+	case a.RemoteAddressMatch != nil:
+		return compileRemoteAddressMatch(a.RemoteAddressMatch)
+	case a.QueryParameterValueMatch != nil:
+		q := a.QueryParameterValueMatch
+		ca := action{kind: actQueryValueMatch, key: cmp.Or(q.DescriptorKey, "query_match"), value: q.DescriptorValue, expectMatch: q.ExpectMatch == nil || *q.ExpectMatch}
+		for _, m := range q.QueryParameters {
+			hm := compileHeaderMatcher(HeaderMatcher{
+				ExactMatch: m.ExactMatch, PrefixMatch: m.PrefixMatch, SuffixMatch: m.SuffixMatch, ContainsMatch: m.ContainsMatch,
+				SafeRegexMatch: m.SafeRegexMatch, PresentMatch: m.PresentMatch,
+			})
+			hm.strict = true
+			ca.queries = append(ca.queries, queryMatcher{name: m.Name, m: hm})
+		}
+		return ca
+	case a.QueryParameters != nil:
+		q := a.QueryParameters
+		return action{kind: actQueryParameters, key: q.DescriptorKey, param: q.QueryParameterName, skipIfAbsent: q.SkipIfAbsent}
 	default: // header_value_match; Validate guarantees exactly one type is set
 		hvm := a.HeaderValueMatch
 		key := hvm.DescriptorKey
@@ -292,6 +326,17 @@ func compileAction(a Action) action {
 		}
 		return ca
 	}
+}
+
+func compileRemoteAddressMatch(r *RemoteAddressMatch) action {
+	ca := action{kind: actRemoteAddressMatch, key: cmp.Or(r.DescriptorKey, "remote_address_match"), value: r.DescriptorValue, invert: r.AddressMatcher.InvertMatch}
+	for _, cr := range r.AddressMatcher.Ranges {
+		addr, _ := netip.ParseAddr(cr.AddressPrefix) // validated
+		if p, err := addr.Prefix(int(cr.PrefixLen)); err == nil {
+			ca.ranges = append(ca.ranges, p)
+		}
+	}
+	return ca
 }
 
 func compileHeaderMatcher(h HeaderMatcher) headerMatcher {

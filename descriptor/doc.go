@@ -37,7 +37,11 @@
 // the first value of a header; metadata counts only a non-empty string value;
 // header_value_match ANDs its matchers, compares repeated headers joined with ",", and treats
 // an absent header as Envoy's HeaderMatcher does (only present_match false, or an inverted
-// present_match true, matches it).
+// present_match true, matches it). remote_address_match matches the client IP against CIDR
+// ranges (its value may hold %DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%, the only substitution
+// read); query_parameter_value_match and query_parameters read the first value of a query
+// parameter, percent-decoded with "+" as a space, and an absent parameter matches no
+// matcher, as Envoy's QueryParameterMatcher.
 //
 // # Equivalent actions
 //

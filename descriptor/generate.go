@@ -157,6 +157,25 @@ func (a *action) appendEntry(req *Request, res *Result) string {
 		default:
 			return "metadata: no string value at " + a.meta.String()
 		}
+	case actRemoteAddressMatch:
+		return a.appendRemoteAddressMatch(req, res)
+	case actQueryValueMatch:
+		if matchQuery(req.Path, a.queries) != a.expectMatch {
+			if a.expectMatch {
+				return "query_parameter_value_match: the query parameters do not match"
+			}
+			return "query_parameter_value_match: the query parameters match and expect_match is false"
+		}
+		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: a.value})
+	case actQueryParameters:
+		v, ok := queryValue(req.Path, a.param)
+		if !ok {
+			if a.skipIfAbsent {
+				return ""
+			}
+			return "query_parameters: query parameter " + quote(a.param) + " is absent"
+		}
+		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: v})
 	case actHeaderValueMatch:
 		if matchHeaders(req, a.matchers) != a.expectMatch {
 			if a.expectMatch {

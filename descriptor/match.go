@@ -113,10 +113,15 @@ func (m *headerMatcher) match(req *Request) bool {
 		// "present_match: true"; every other matcher fails, inverted or not.
 		return m.kind == matchPresent && m.present == m.invert
 	}
+	return m.matchValue(v)
+}
+
+// matchValue matches a present value.
+func (m *headerMatcher) matchValue(v string) bool {
 	var matched bool
 	switch m.kind {
 	case matchExact:
-		matched = m.value == "" || v == m.value
+		matched = m.value == "" && !m.strict || v == m.value
 	case matchPrefix:
 		matched = strings.HasPrefix(v, m.value)
 	case matchSuffix:

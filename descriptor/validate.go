@@ -141,15 +141,17 @@ func validateConfiguration(c *errs, p path, cfg *Configuration) {
 
 func validateAction(c *errs, p path, a *Action) {
 	set := 0
-	for _, isSet := range []bool{a.GenericKey != nil, a.RequestHeaders != nil, a.RemoteAddress != nil, a.Metadata != nil, a.HeaderValueMatch != nil} {
+	for _, isSet := range []bool{a.GenericKey != nil, a.RequestHeaders != nil, a.RemoteAddress != nil, a.Metadata != nil, a.HeaderValueMatch != nil,
+		a.RemoteAddressMatch != nil, a.QueryParameterValueMatch != nil, a.QueryParameters != nil} {
 		if isSet {
 			set++
 		}
 	}
 	if set != 1 {
-		c.add(string(p), "exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match)")
+		c.add(string(p), "exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match, remote_address_match, query_parameter_value_match, query_parameters)")
 		return
 	}
+	validateQueryActions(c, p, a)
 	switch {
 	case a.GenericKey != nil:
 		if a.GenericKey.DescriptorValue == "" {

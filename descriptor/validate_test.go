@@ -42,8 +42,8 @@ func TestValidate(t *testing.T) {
 			in: configsJSON(`{"actions":[{"generic_key":{"descriptor_value":"v"}},{"remote_address":{}},
 				{"generic_key":{"descriptor_value":"v"},"remote_address":{}},{}]}`),
 			want: []string{
-				cfg0 + ".actions[2]: exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match)",
-				cfg0 + ".actions[3]: exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match)",
+				cfg0 + ".actions[2]: exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match, remote_address_match, query_parameter_value_match, query_parameters)",
+				cfg0 + ".actions[3]: exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match, remote_address_match, query_parameter_value_match, query_parameters)",
 			},
 		},
 		{

@@ -125,6 +125,8 @@ func (c *collector) action(p path, a *descriptor.Action, routeHook bool) *routev
 				SkipIfAbsent:  m.SkipIfAbsent,
 			},
 		}}
+	case a.RemoteAddressMatch != nil, a.QueryParameterValueMatch != nil, a.QueryParameters != nil:
+		return queryAction(a)
 	default: // header_value_match: descriptor.Validate guarantees exactly one type is set
 		h := a.HeaderValueMatch
 		hvm := &routev3.RateLimit_Action_HeaderValueMatch{

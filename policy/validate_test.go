@@ -108,7 +108,7 @@ func TestValidateRateLimitPolicy(t *testing.T) {
 				obj + "spec.default.gatewayActions[0].rules[0].methods[0]: Invalid value: invalid HTTP method \"G T\": must be a token (letters, digits and !#$%&'*+-.^_`|~)",
 				obj + `spec.default.gatewayActions[0].rules[0].hosts[1]: Invalid value: invalid pattern "a*.com": `,
 				obj + "spec.default.gatewayActions[0].configurations[0].actions[0].generic_key.descriptor_value: Required value",
-				obj + "spec.default.gatewayActions[0].configurations[0].actions[1]: Invalid value: exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match)",
+				obj + "spec.default.gatewayActions[0].configurations[0].actions[1]: Invalid value: exactly one action type must be set (generic_key, request_headers, remote_address, metadata, header_value_match, remote_address_match, query_parameter_value_match, query_parameters)",
 			},
 		},
 	}
