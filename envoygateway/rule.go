@@ -54,6 +54,8 @@ type StringMatch struct {
 	Distinct bool
 	// Invert matches what the match does not.
 	Invert bool
+
+	re *regexp.Regexp // Regex, compiled
 }
 
 // CIDRMatch is a source address match.
@@ -72,6 +74,10 @@ type Cost struct {
 	Number   *uint64
 	Metadata *egv1alpha1.RateLimitCostMetadata
 }
+
+// set reports whether the cost says anything: Envoy Gateway writes an empty hits_addend for
+// "from: Number" without a number, which costs the default.
+func (c *Cost) set() bool { return c.Number != nil || c.Metadata != nil }
 
 // Format returns the cost's Envoy substitution format, "" for a number.
 func (c *Cost) Format() string {
@@ -163,6 +169,7 @@ func headerMatch(h egv1alpha1.HeaderMatch) (StringMatch, error) {
 			return m, err
 		}
 		m.Regex = h.Value
+		m.compile()
 	case t == egv1alpha1.HeaderMatchDistinct && h.Value == nil:
 		if m.Invert {
 			return m, errors.New("unable to translate rateLimit.Invert is not applicable for distinct header match type")
@@ -193,6 +200,7 @@ func queryMatch(q egv1alpha1.QueryParamMatch) (StringMatch, error) {
 			return m, err
 		}
 		m.Regex = q.Value
+		m.compile()
 	case egv1alpha1.HeaderMatchDistinct:
 		if m.Invert {
 			return m, errors.New("unable to translate rateLimit.Invert is not applicable for distinct query parameter match type")
@@ -228,6 +236,7 @@ func pathMatch(p *egv1alpha1.PathMatch) (*StringMatch, error) {
 	default:
 		return nil, errors.New("unable to translate rateLimit: invalid path type.")
 	}
+	m.compile()
 	return m, nil
 }
 

@@ -249,11 +249,13 @@ func (rt *Route) setMatch(m gatewayv1.HTTPRouteMatch) {
 	default:
 		rt.Path = StringMatch{Prefix: &value}
 	}
+	rt.Path.compile()
 	for _, h := range m.Headers {
 		v := h.Value
 		sm := StringMatch{Name: string(h.Name), Exact: &v}
 		if h.Type != nil && *h.Type == gatewayv1.HeaderMatchRegularExpression {
 			sm.Exact, sm.Regex = nil, &v
+			sm.compile()
 		}
 		rt.Headers = append(rt.Headers, sm)
 	}
@@ -262,6 +264,7 @@ func (rt *Route) setMatch(m gatewayv1.HTTPRouteMatch) {
 		sm := StringMatch{Name: string(q.Name), Exact: &v}
 		if q.Type != nil && *q.Type == gatewayv1.QueryParamMatchRegularExpression {
 			sm.Exact, sm.Regex = nil, &v
+			sm.compile()
 		}
 		rt.Query = append(rt.Query, sm)
 	}
