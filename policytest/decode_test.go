@@ -108,3 +108,29 @@ func TestDecodeSkipsOtherKinds(t *testing.T) {
 		t.Errorf("Decode() = %d tests, %v; want none, nil", len(tests), err)
 	}
 }
+
+// TestDecodeLimitOverride reads descriptors with a limit override as -update writes them
+// (the unit by name).
+func TestDecodeLimitOverride(t *testing.T) {
+	input := `apiVersion: rlpkit.dev/v1alpha1
+kind: PolicyTest
+metadata: {name: t}
+spec:
+  inputs: [.]
+  gateway: ns/gw
+  cases:
+  - name: a
+    request: {url: "http://a.example.com/"}
+    descriptors:
+    - entries: [{key: k, value: v}]
+      limit: {requests_per_unit: 3, unit: MINUTE}
+`
+	tests, err := Decode("t.yaml", []byte(input))
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	d := (*tests[0].Spec.Cases[0].Descriptors)[0]
+	if d.Limit == nil || d.Limit.RequestsPerUnit != 3 || d.Limit.Unit.String() != "MINUTE" {
+		t.Errorf("limit = %+v, want 3 per MINUTE", d.Limit)
+	}
+}

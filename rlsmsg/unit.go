@@ -1,6 +1,9 @@
 package rlsmsg
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Unit is a rate-limit time unit, the one definition rlpkit uses for limit
 // overrides (Envoy's envoy.type.v3.RateLimitUnit) and for the limits a
@@ -46,6 +49,29 @@ func (u Unit) String() string {
 
 // MarshalText encodes the unit by name.
 func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+
+// UnmarshalJSON decodes a unit written by name, as MarshalText writes it ("MINUTE",
+// "UNKNOWN"), or as its number.
+func (u *Unit) UnmarshalJSON(b []byte) error {
+	if s, err := strconv.Unquote(string(b)); err == nil {
+		if s == unitNames[UnitUnknown] {
+			*u = UnitUnknown
+			return nil
+		}
+		v, ok := ParseUnit(s)
+		if !ok {
+			return fmt.Errorf("unknown rate limit unit %q: want SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR", s)
+		}
+		*u = v
+		return nil
+	}
+	n, err := strconv.ParseInt(string(b), 10, 32)
+	if err != nil {
+		return fmt.Errorf("rate limit unit %s: want a unit name or number", b)
+	}
+	*u = Unit(n)
+	return nil
+}
 
 // Seconds returns the length of u in seconds, or 0 for UnitUnknown and values
 // outside the enum.

@@ -52,3 +52,24 @@ func TestUnits(t *testing.T) {
 		}
 	}
 }
+
+func TestUnitJSON(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Unit
+		err  bool
+	}{{`"MINUTE"`, UnitMinute, false}, {`"UNKNOWN"`, UnitUnknown, false}, {`2`, UnitMinute, false}, {`"minute"`, 0, true}, {`true`, 0, true}} {
+		var u Unit
+		err := u.UnmarshalJSON([]byte(tc.in))
+		if (err != nil) != tc.err || err == nil && u != tc.want {
+			t.Errorf("UnmarshalJSON(%s) = %v, %v; want %v (error %v)", tc.in, u, err, tc.want, tc.err)
+		}
+	}
+	for u := UnitUnknown; u <= UnitWeek; u++ {
+		text, _ := u.MarshalText()
+		var back Unit
+		if err := back.UnmarshalJSON([]byte(`"` + string(text) + `"`)); err != nil || back != u {
+			t.Errorf("%v does not round-trip: %v, %v", u, back, err)
+		}
+	}
+}
