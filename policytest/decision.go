@@ -30,6 +30,11 @@ type Decision struct {
 	Statuses []rlsmsg.Status
 }
 
+// decided reports whether a limit decided: a descriptor's, or a local rate limit's.
+func (d *Decision) decided() bool {
+	return d.Descriptor >= 0 || d.Domain == localDomain && d.Status.CurrentLimit != nil
+}
+
 // decide picks the deciding status of resp.
 func (t *Target) decide(resp *limit.Result, called bool, domain string) Decision {
 	d := Decision{Code: rlsmsg.CodeOK, Called: called, Descriptor: -1}
@@ -62,10 +67,15 @@ func (t *Target) limitOf(domain string, st *rlsmsg.Status) *limitador.Limit {
 	if st.CurrentLimit == nil || st.CurrentLimit.Name == "" {
 		return nil
 	}
-	if i, ok := t.limitIndex(domain, st.CurrentLimit.Name); ok {
-		return &t.Limits[i]
+	i, ok := t.limitIndex(domain, st.CurrentLimit.Name)
+	if !ok {
+		return nil
 	}
-	return nil
+	l := &t.Limits[i]
+	if t.eg != nil && domain != localDomain && (st.CurrentLimit.RequestsPerUnit != l.MaxValue || uint32(st.CurrentLimit.Unit.Seconds()) != l.Seconds) {
+		return nil // the descriptor's override decided, not the rule's limit
+	}
+	return l
 }
 
 // describeStatus says which limit gave a status and what it left: `limit "admin" 5/10s
@@ -88,7 +98,7 @@ func (t *Target) describe(d *Decision) string {
 	if !d.Called {
 		return "no descriptors: the service is not called"
 	}
-	if d.Descriptor < 0 {
+	if !d.decided() {
 		return "no limit applies"
 	}
 	return t.describeStatus(d.Domain, &d.Status)

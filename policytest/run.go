@@ -76,6 +76,9 @@ func (r *Request) httpRequest() *descriptor.Request {
 // RunCase runs one case of t against target with fresh counters on a simulated clock, and
 // compares what happened with the case's expectations.
 func (t *Test) RunCase(target *Target, c *Case) CaseResult {
+	if target.eg != nil {
+		return t.runEnvoyGatewayCase(target, c)
+	}
 	r := CaseResult{Name: c.Name}
 	var explain strings.Builder
 	req := c.Request.httpRequest()
@@ -97,7 +100,6 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		}
 	}
 
-	now := t.start
 	store := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: 1 << 12})
 	ev, err := limitador.NewEvaluator(target.Limits, store)
 	if err != nil {
@@ -108,6 +110,25 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	called := res.ShouldCall()
 	lreq := res.Request.Clone()
 	var resp limit.Result
+	send := func(now time.Time) (Decision, error) {
+		if called {
+			if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
+				return Decision{}, err
+			}
+		}
+		dec := target.decide(&resp, called, lreq.Domain)
+		dec.Statuses = slices.Clone(dec.Statuses)
+		return dec, nil
+	}
+	t.runSteps(target, c, &r, &explain, send, res.Descriptors)
+	return r
+}
+
+// runSteps sends the request of c at each step's instants with send, and records in r the
+// decisions, the failed expectations and (after explain's start) their explanation; descs
+// are the request's descriptors, which explanations name.
+func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time) (Decision, error), descs []rlsmsg.Descriptor) {
+	now := t.start
 	for i := range c.Steps {
 		s := &c.Steps[i]
 		d, relative, _ := parseAt(s.At) // validated
@@ -120,15 +141,12 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		var runs []run
 		mismatch := false
 		for k := range n {
-			if called {
-				if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
-					r.Failures = append(r.Failures, fmt.Sprintf("step %d: %v", i+1, err))
-					r.Explain = explain.String()
-					return r
-				}
+			dec, err := send(now)
+			if err != nil {
+				r.Failures = append(r.Failures, fmt.Sprintf("step %d: %v", i+1, err))
+				r.Explain = explain.String()
+				return
 			}
-			dec := target.decide(&resp, called, lreq.Domain)
-			dec.Statuses = slices.Clone(dec.Statuses)
 			if len(runs) == 0 || runs[len(runs)-1].last.Code != dec.Code {
 				runs = append(runs, run{})
 			}
@@ -141,12 +159,11 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		}
 		r.steps = append(r.steps, runs)
 		last := runs[len(runs)-1].last
-		fmt.Fprintf(&explain, "step %d at %s, %s: %s\n", i+1, formatDuration(now.Sub(t.start)), plural(n, "request"), summarize(runs))
-		explain.WriteString("  " + target.explainDecision(&last, res.Descriptors) + "\n")
+		fmt.Fprintf(explain, "step %d at %s, %s: %s\n", i+1, formatDuration(now.Sub(t.start)), plural(n, "request"), summarize(runs))
+		explain.WriteString("  " + target.explainDecision(&last, descs) + "\n")
 		r.Failures = append(r.Failures, target.checkDetails(fmt.Sprintf("step %d", i+1), s, &last)...)
 	}
 	r.Explain = explain.String()
-	return r
 }
 
 // stepLabel names repetition k of n of step i: "step 2" or "step 2 (request 51 of 60)".
@@ -181,6 +198,12 @@ func (t *Target) explainDecision(d *Decision, descs []rlsmsg.Descriptor) string 
 	switch {
 	case !d.Called:
 		return "no descriptors: the rate-limit service is not called, the request is admitted"
+	case d.Domain == localDomain && d.Status.CurrentLimit != nil:
+		verb := "admitted"
+		if d.Code == rlsmsg.CodeOverLimit {
+			verb = "rejected"
+		}
+		return fmt.Sprintf("%s by the local rate limit: %s, a token back in %s", verb, t.describeStatus(d.Domain, &d.Status), formatDuration(d.Status.DurationUntilReset))
 	case d.Descriptor < 0:
 		return "no limit applies to any descriptor: the request is admitted"
 	}
@@ -197,7 +220,7 @@ func (t *Target) checkDetails(label string, s *Step, d *Decision) []string {
 	var out []string
 	if s.Limit != nil || s.Remaining != nil || s.Reset != nil {
 		var st rlsmsg.Status
-		if d.Descriptor >= 0 {
+		if d.decided() {
 			st = d.Status
 		}
 		out = append(out, t.checkStatus(label, d.Domain, &Status{Want: s.Want, Limit: s.Limit, Remaining: s.Remaining, Reset: s.Reset}, &st, false)...)

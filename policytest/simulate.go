@@ -34,6 +34,9 @@ type Simulator struct {
 	resp      limit.Result
 	probeResp limit.Result
 	seen      []bool
+
+	eg      *egRun              // for a target of BackendTrafficPolicies
+	egDescs []rlsmsg.Descriptor // the last request's descriptors there
 }
 
 // probe finds out whether one limit applies to a request.
@@ -94,6 +97,17 @@ type Report struct {
 
 // NewSimulator returns a simulator over target with fresh counters in a memory store.
 func NewSimulator(target *Target) (*Simulator, error) {
+	if target.eg != nil {
+		run, err := target.eg.newRun()
+		if err != nil {
+			return nil, err
+		}
+		s := &Simulator{target: target, eg: run, stats: make([]LimitStats, len(target.Limits))}
+		for i, l := range target.Limits {
+			s.stats[i].Limit, s.stats[i].second = l, -1
+		}
+		return s, nil
+	}
 	ev, err := limitador.NewEvaluator(target.Limits, counter.NewMemoryStore(counter.MemoryOptions{}))
 	if err != nil {
 		return nil, err
@@ -122,6 +136,9 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	}
 	s.tl.buckets = max(s.tl.buckets, s.bucket(e.Time)+1)
 	e.request(&s.req)
+	if s.eg != nil {
+		return s.replayEnvoyGateway(e)
+	}
 	s.target.Engine.GenerateInto(&s.req, &s.res)
 	if !s.res.ShouldCall() {
 		return s.target.decide(&s.resp, false, ""), nil
@@ -145,29 +162,34 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 		if err := p.ev.Evaluate(context.Background(), e.Time, lreq, &s.probeResp); err != nil {
 			return Decision{}, err
 		}
-		ls := &s.stats[p.index]
 		limited := s.seen[p.index]
 		if !p.store.asked && !limited {
 			continue
 		}
-		ls.Requests++
-		if ls.second != sec {
-			ls.second, ls.inSecond = sec, 0
-		}
-		ls.inSecond++
-		ls.PeakPerSecond = max(ls.PeakPerSecond, ls.inSecond)
-		switch {
-		case d.Code == rlsmsg.CodeOK:
-			ls.Admitted++
-		case limited:
-			ls.Limited++
-			if ls.FirstLimited.IsZero() {
-				ls.FirstLimited = e.Time
-			}
-		}
-		s.record(p.index, e.Time, d.Code == rlsmsg.CodeOK, limited)
+		s.count(p.index, sec, e, d.Code == rlsmsg.CodeOK, limited)
 	}
 	return d, nil
+}
+
+// count counts a request a limit applied to, at second sec.
+func (s *Simulator) count(i int, sec int64, e *LogEntry, admitted, limited bool) {
+	ls := &s.stats[i]
+	ls.Requests++
+	if ls.second != sec {
+		ls.second, ls.inSecond = sec, 0
+	}
+	ls.inSecond++
+	ls.PeakPerSecond = max(ls.PeakPerSecond, ls.inSecond)
+	switch {
+	case admitted:
+		ls.Admitted++
+	case limited:
+		ls.Limited++
+		if ls.FirstLimited.IsZero() {
+			ls.FirstLimited = e.Time
+		}
+	}
+	s.record(i, e.Time, admitted, limited)
 }
 
 // timeline state, shared by every limit.
@@ -219,6 +241,9 @@ func (s *Simulator) bucket(t time.Time) int {
 
 // Explain says in words what decided a request Replay returned d for.
 func (s *Simulator) Explain(d *Decision) string {
+	if s.eg != nil {
+		return s.egExplain(d)
+	}
 	return s.target.explainDecision(d, s.res.Descriptors)
 }
 

@@ -29,6 +29,7 @@ type Target struct {
 	Warnings []merge.Warning
 
 	index map[limitKey]int // of Limits, by domain and name
+	eg    *egTarget        // for BackendTrafficPolicies, the Gateway Envoy Gateway configures
 }
 
 // limitKey identifies a limit in a decision: the request's domain and the limit's name.
@@ -36,11 +37,17 @@ type limitKey struct{ domain, name string }
 
 // CompileTopology reads the Gateway API objects and RateLimitPolicies in paths as "rlpkit
 // compile" does (policy.Read, merge.Compile) and returns the target of the Gateway
-// "namespace/name".
+// "namespace/name". When the inputs hold Envoy Gateway BackendTrafficPolicies, the target
+// is what Envoy Gateway configures instead (package envoygateway): the routes Envoy takes,
+// their descriptors, local rate limits and the rate-limit service's configuration, which
+// package limit/envoyratelimit evaluates.
 func CompileTopology(paths []string, gateway string) (*Target, error) {
 	set, err := policy.Read(paths, nil)
 	if err != nil {
 		return nil, err
+	}
+	if len(set.BackendTrafficPolicies) > 0 {
+		return EnvoyGatewayTarget(set, gateway)
 	}
 	res, err := merge.Compile(set, merge.Options{})
 	if err != nil {

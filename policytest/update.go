@@ -98,7 +98,7 @@ func updateCase(c *yaml.Node, r *CaseResult) {
 				}
 			}
 			set(n, "want", strNode(ru.last.Code.String()), "repeat", "at")
-			updateStatus(n, &ru.last.Status, ru.last.Descriptor >= 0)
+			updateStatus(n, &ru.last.Status, ru.last.decided())
 			if st := lookup(n, "statuses"); st != nil {
 				list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 				for k := range ru.last.Statuses {

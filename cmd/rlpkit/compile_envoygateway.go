@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rlpkit/rlpkit/envoygateway"
@@ -98,5 +100,23 @@ func envoyGatewayWarnings(set *policy.Set, res *envoygateway.Result) []merge.War
 		out = append(out, merge.Warning{Source: src, Object: "BackendTrafficPolicy " + st.Policy, Field: field,
 			Message: fmt.Sprintf("%s: %s (ancestor %s)", st.Reason, st.Message, st.Ancestor)})
 	}
+	slices.SortStableFunc(out, func(a, b merge.Warning) int {
+		return cmp.Or(cmp.Compare(a.Source.File, b.Source.File), cmp.Compare(a.Source.Line, b.Source.Line))
+	})
 	return out
+}
+
+// validateEnvoyGateway prints the warnings of the BackendTrafficPolicies of set (the
+// statuses that are not Accepted) and returns them, for --strict.
+func validateEnvoyGateway(set *policy.Set, stderr io.Writer) ([]merge.Warning, error) {
+	if len(set.BackendTrafficPolicies) == 0 {
+		return nil, nil
+	}
+	res, err := envoygateway.Compile(set)
+	if err != nil {
+		return nil, err
+	}
+	warnings := envoyGatewayWarnings(set, res)
+	printWarnings(stderr, warnings)
+	return warnings, nil
 }

@@ -66,6 +66,9 @@ func compileKuadrant(set *policy.Set, opts kuadrant.Options, strict bool, stdout
 	if len(set.Policies) > 0 {
 		fmt.Fprintf(stderr, "warning: -o kuadrant compiles kuadrant.io/v1 RateLimitPolicies only; %d apim.kuadrant.io/v1alpha1 RateLimitPolicies left out\n", len(set.Policies))
 	}
+	if n := len(set.BackendTrafficPolicies); n > 0 {
+		fmt.Fprintf(stderr, "warning: -o kuadrant compiles kuadrant.io/v1 RateLimitPolicies only; %d BackendTrafficPolicies left out\n", n)
+	}
 	if err := strictError(strict, warnings); err != nil {
 		return err
 	}

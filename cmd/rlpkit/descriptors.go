@@ -35,7 +35,17 @@ kuadrant-operator does (see compile -o kuadrant) and evaluates the Gateway's was
 configuration as wasm-shim v0.14 does: the output has the same shape, for the first
 rate-limit call, plus hostname (the most specific one matching the host), actionSet (null
 when none applies) and calls (every service call, with the conditionalData blocks that
-applied); --explain traces the action sets, actions and blocks.`
+applied); --explain traces the action sets, actions and blocks.
+
+When the inputs hold Envoy Gateway BackendTrafficPolicies, --gateway compiles them as Envoy
+Gateway does (see compile -o envoy-gateway) and evaluates the request as Envoy would: the
+listener of the URL's port (80 for http, 443 for https; port 80, else the first listener's,
+for a bare path), the virtual host and the route; the output has the same shape, for the
+first rate-limit call, plus listener, virtualHost, route (httpRoute, rule, match, the policy
+and level its rate limits come from, directResponse 500 for an invalid one), calls (every
+rate-limit filter's call), done (the calls when the response is done: response costs) and
+local (the local rate limit's matched descriptors); --explain traces the route and every
+rule.`
 
 // runDescriptors implements "rlpkit descriptors".
 func runDescriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -55,6 +65,9 @@ func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		engine, err = loadPluginConfig(f.config)
 	} else {
 		set, rerr := readInputs(paths, stdin, stderr)
+		if rerr == nil && len(set.BackendTrafficPolicies) > 0 {
+			return f.describeWithEnvoyGateway(set, stdout, stderr)
+		}
 		if rerr == nil && len(set.PoliciesV1) > 0 {
 			return f.describeWithKuadrant(set, stdout, stderr)
 		}

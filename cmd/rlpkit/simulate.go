@@ -17,7 +17,9 @@ const simulateSynopsis = `rlpkit simulate (--gateway ns/name PATH... | --config 
 
 Replays an Envoy access log (JSON lines, or Envoy's default text format, where the client is
 the first X-Forwarded-For entry; "-" reads stdin) through the descriptors and limits of a
-compiled Gateway or of a PluginConfig and a limits file, with counters in memory on a clock
+compiled Gateway (with BackendTrafficPolicies among the inputs, what Envoy Gateway
+configures: routes, rate-limit service and local rate limits, a limit per rule, its
+namespace the rule's domain or "local") or of a PluginConfig and a limits file, with counters in memory on a clock
 driven by the log's start times. Prints, per limit, the requests it applied to, how many were
 admitted, how many it rejected, when it first rejected one and its peak requests per second.
 -o json prints {"requests": N, "limits": [{"namespace", "name", "max_value", "seconds",
@@ -109,6 +111,9 @@ func simulateTarget(gateway string, paths []string, config, limitsFile string, s
 		return policytest.NewTarget(engine, limits), nil
 	}
 	set, err := readInputs(paths, stdin, stderr)
+	if err == nil && len(set.BackendTrafficPolicies) > 0 {
+		return envoyGatewayTarget(set, gateway, stderr)
+	}
 	gw, err := compileGateway(set, err, gateway, stderr)
 	if err != nil {
 		return nil, err
