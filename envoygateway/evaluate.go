@@ -95,7 +95,7 @@ func (r *Route) noLimitReason() string {
 	if r.Policy == "" {
 		return "no BackendTrafficPolicy covers the route"
 	}
-	return fmt.Sprintf("%s, which sets none, covers the route (%s level), hiding less specific policies", r.origin(), r.Level)
+	return r.origin() + ", which sets none, covers the route, hiding less specific policies"
 }
 
 // origin names the policy (and parent) the route's settings come from.

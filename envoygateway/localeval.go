@@ -21,29 +21,29 @@ const MaxDynamicDescriptors = 10000
 // its configuration the request matches, and its default bucket.
 type LocalRequest struct {
 	// Route is the xDS route's name: its buckets are its own.
-	Route string
+	Route string `json:"route"`
 	// Matched are the matched descriptors, in configuration order.
-	Matched []LocalMatch
+	Matched []LocalMatch `json:"matched"`
 	// Requests per Unit is the default bucket, used when nothing matched.
-	Requests uint32
-	Unit     egv1alpha1.RateLimitUnit
+	Requests uint32                   `json:"requests"`
+	Unit     egv1alpha1.RateLimitUnit `json:"unit"`
 }
 
 // LocalMatch is one matched descriptor of a local rate limit.
 type LocalMatch struct {
 	// Index is the descriptor's index in the route's configuration; Rule its rule's name.
-	Index int
-	Rule  string
+	Index int    `json:"index"`
+	Rule  string `json:"rule"`
 	// Entries are the request's entries, values filled in for the request-valued ones.
-	Entries []rlsmsg.Entry
+	Entries []rlsmsg.Entry `json:"entries"`
 	// Dynamic reports whether an entry takes the request's value, so that each value has
 	// its own bucket.
-	Dynamic bool
+	Dynamic bool `json:"dynamic,omitempty"`
 	// Requests per Unit is the descriptor's bucket; ShadowMode lets the request through
 	// when it is empty.
-	Requests   uint32
-	Unit       egv1alpha1.RateLimitUnit
-	ShadowMode bool
+	Requests   uint32                   `json:"requests"`
+	Unit       egv1alpha1.RateLimitUnit `json:"unit"`
+	ShadowMode bool                     `json:"shadowMode,omitempty"`
 }
 
 // localRequest matches a request against the route's local rules.
