@@ -43,6 +43,20 @@
 // Explain, the rlsmsg.Request it holds and a limitador.Evaluator over a fresh counter.MemoryStore
 // per case, at the simulated instant. Cases are independent, so any subset runs alike.
 //
+// # Envoy Gateway
+//
+// When the inputs hold Envoy Gateway BackendTrafficPolicies, the target is what Envoy
+// Gateway configures for spec.gateway (package envoygateway), not a PluginConfig: each
+// request takes the route Envoy would take, its local rate limit's token buckets decide
+// first (package envoygateway's LocalLimiter), then each rate-limit filter's call, in filter
+// order, until one answers OVER_LIMIT, decided by package limit/envoyratelimit's evaluator
+// over the compiled configuration; then the filters that ran send the descriptors of their
+// response costs, counted for the requests that follow. descriptors lists the request-time
+// descriptors of every call, in order. A limit is named after its rule
+// ("ns/policy/rule/i"), a local default bucket "ns/policy local default"; a local answer's
+// domain is "local". A route an invalid policy covers answers 500 without calling, which a
+// case sees as OK.
+//
 // # Replaying traffic
 //
 // A Simulator replays access-log lines (ParseLogLine reads Envoy's JSON access logs and its
