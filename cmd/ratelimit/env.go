@@ -73,6 +73,9 @@ type settings struct {
 	statsMaxKeys       int
 	healthyWithConfig  bool
 	forceStartNoConfig bool
+
+	configType string // CONFIG_TYPE: FILE or GRPC_XDS_SOTW
+	xds        xdsSettings
 }
 
 // implemented lists the variables read here with their defaults.
@@ -108,40 +111,37 @@ var implemented = map[string]string{
 // notImplemented lists variables of the reference that are not read, and
 // what happens instead; setting one is reported once at start.
 var notImplemented = map[string]string{
-	"REDIS_PIPELINE_WINDOW":               "every request is one Redis round trip already",
-	"REDIS_PIPELINE_LIMIT":                "every request is one Redis round trip already",
-	"REDIS_PERSECOND":                     "one Redis keeps every counter",
-	"REDIS_PERSECOND_URL":                 "one Redis keeps every counter",
-	"REDIS_PERSECOND_TYPE":                "one Redis keeps every counter",
-	"REDIS_PERSECOND_SOCKET_TYPE":         "one Redis keeps every counter",
-	"REDIS_PERSECOND_POOL_SIZE":           "one Redis keeps every counter",
-	"REDIS_PERSECOND_AUTH":                "one Redis keeps every counter",
-	"REDIS_PERSECOND_TLS":                 "one Redis keeps every counter",
-	"REDIS_SENTINEL_AUTH":                 "not supported",
-	"RESPONSE_DYNAMIC_METADATA":           "no dynamic metadata is returned",
-	"QUOTA_MODE":                          "quota_mode rules always apply",
-	"MEMCACHE_HOST_PORT":                  "memcache is not offered",
-	"MEMCACHE_SRV":                        "memcache is not offered",
-	"MEMCACHE_MAX_IDLE_CONNS":             "memcache is not offered",
-	"GRPC_MAX_CONNECTION_AGE":             "connections are kept",
-	"GRPC_MAX_CONNECTION_AGE_GRACE":       "connections are kept",
-	"GRPC_CLIENT_TLS_SAN":                 "client certificates are checked against GRPC_CLIENT_TLS_CACERT only",
-	"TRACING_ENABLED":                     "no tracing",
-	"TRACING_EXPORTER_PROTOCOL":           "no tracing",
-	"TRACING_SERVICE_NAME":                "no tracing",
-	"TRACING_SERVICE_NAMESPACE":           "no tracing",
-	"TRACING_SERVICE_INSTANCE_ID":         "no tracing",
-	"TRACING_SAMPLING_RATE":               "no tracing",
-	"OTEL_EXPORTER_OTLP_ENDPOINT":         "no tracing",
-	"LOG_TIMESTAMP_FORMAT":                "RFC 3339 timestamps",
-	"CONFIG_GRPC_XDS_SERVER_URL":          "only CONFIG_TYPE=FILE is offered",
-	"CONFIG_GRPC_XDS_NODE_ID":             "only CONFIG_TYPE=FILE is offered",
-	"XDS_CLIENT_BACKOFF_INITIAL_INTERVAL": "only CONFIG_TYPE=FILE is offered",
-	"STATSD_PROTOCOL":                     "statsd over UDP",
-	"PROMETHEUS_MAPPER_YAML":              "fixed metric names (see the migration guide)",
-	"GLOBAL_SHADOW_MODE":                  "use SHADOW_MODE",
-	"USE_DOG_STATSD":                      "plain statsd, tags in the name as gostats writes them",
-	"USE_DOG_STATSD_MOGRIFIERS":           "plain statsd",
+	"REDIS_PIPELINE_WINDOW":         "every request is one Redis round trip already",
+	"REDIS_PIPELINE_LIMIT":          "every request is one Redis round trip already",
+	"REDIS_PERSECOND":               "one Redis keeps every counter",
+	"REDIS_PERSECOND_URL":           "one Redis keeps every counter",
+	"REDIS_PERSECOND_TYPE":          "one Redis keeps every counter",
+	"REDIS_PERSECOND_SOCKET_TYPE":   "one Redis keeps every counter",
+	"REDIS_PERSECOND_POOL_SIZE":     "one Redis keeps every counter",
+	"REDIS_PERSECOND_AUTH":          "one Redis keeps every counter",
+	"REDIS_PERSECOND_TLS":           "one Redis keeps every counter",
+	"REDIS_SENTINEL_AUTH":           "not supported",
+	"RESPONSE_DYNAMIC_METADATA":     "no dynamic metadata is returned",
+	"QUOTA_MODE":                    "quota_mode rules always apply",
+	"MEMCACHE_HOST_PORT":            "memcache is not offered",
+	"MEMCACHE_SRV":                  "memcache is not offered",
+	"MEMCACHE_MAX_IDLE_CONNS":       "memcache is not offered",
+	"GRPC_MAX_CONNECTION_AGE":       "connections are kept",
+	"GRPC_MAX_CONNECTION_AGE_GRACE": "connections are kept",
+	"GRPC_CLIENT_TLS_SAN":           "client certificates are checked against GRPC_CLIENT_TLS_CACERT only",
+	"TRACING_ENABLED":               "no tracing",
+	"TRACING_EXPORTER_PROTOCOL":     "no tracing",
+	"TRACING_SERVICE_NAME":          "no tracing",
+	"TRACING_SERVICE_NAMESPACE":     "no tracing",
+	"TRACING_SERVICE_INSTANCE_ID":   "no tracing",
+	"TRACING_SAMPLING_RATE":         "no tracing",
+	"OTEL_EXPORTER_OTLP_ENDPOINT":   "no tracing",
+	"LOG_TIMESTAMP_FORMAT":          "RFC 3339 timestamps",
+	"STATSD_PROTOCOL":               "statsd over UDP",
+	"PROMETHEUS_MAPPER_YAML":        "fixed metric names (see the migration guide)",
+	"GLOBAL_SHADOW_MODE":            "use SHADOW_MODE",
+	"USE_DOG_STATSD":                "plain statsd, tags in the name as gostats writes them",
+	"USE_DOG_STATSD_MOGRIFIERS":     "plain statsd",
 }
 
 // envReader reads variables and collects every invalid one.
@@ -204,6 +204,7 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 	r.server(&s)
 	r.logAndBackend(&s)
 	r.limitsAndStats(&s)
+	r.xds(&s)
 	return s, r.warnings(environ), errors.Join(r.errs...)
 }
 
@@ -288,7 +289,7 @@ func (r *envReader) limitsAndStats(s *settings) {
 	s.statsMaxKeys = r.int("RLPKIT_STATS_MAX_KEYS", 0, 1<<20)
 	s.healthyWithConfig = r.bool("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED")
 	s.forceStartNoConfig = r.bool("FORCE_START_WITHOUT_INITIAL_CONFIG")
-	r.oneOf("CONFIG_TYPE", "FILE")
+	s.configType = r.oneOf("CONFIG_TYPE", "FILE", "GRPC_XDS_SOTW")
 }
 
 // warnings returns the warnings to log once: variables set that are not

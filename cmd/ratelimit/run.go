@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
@@ -80,6 +81,20 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	if err != nil {
 		return err
 	}
+	if srv.xds != nil {
+		xctx, stop := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		defer stop()
+		wg.Go(func() { srv.xds.run(xctx) })
+		if !s.forceStartNoConfig {
+			// As the reference: no port opens before the first response.
+			srv.log.Info("waiting for the first xDS response before serving", "server", s.xds.serverURL)
+			if srv.xds.waitFirst(ctx) != nil {
+				return nil
+			}
+		}
+	}
 	ls, err := srv.listen()
 	if err != nil {
 		return err
@@ -94,7 +109,8 @@ type instance struct {
 	log      *slog.Logger
 	st       *stats
 	svc      *rls.Service
-	ld       *loader
+	ld       *loader    // CONFIG_TYPE=FILE
+	xds      *xdsClient // CONFIG_TYPE=GRPC_XDS_SOTW
 	reg      *prometheus.Registry
 	health   *storeHealth // the backend's state and the gRPC health it sets
 	stopping atomic.Bool
@@ -121,11 +137,18 @@ func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, er
 	srv.svc = rls.NewService(rls.Options{Conventions: conventions(s), ResponseHeaders: s.responseHeaders, Caps: s.caps, Observe: srv.observe})
 	empty := ""
 	srv.dump.Store(&empty)
-	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: func(c *envoyratelimit.Config) {
+	apply := func(c *envoyratelimit.Config) {
 		srv.svc.SetEvaluator(ev.WithConfig(c), c.Limits())
 		d := c.Dump()
 		srv.dump.Store(&d)
-	}}
+	}
+	if s.configType == configXDS {
+		srv.xds, err = newXDSClient(s.xds, log, func(resp *discoveryv3.DiscoveryResponse) error {
+			return srv.applyXDS(resp, apply)
+		})
+		return srv, err
+	}
+	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: apply}
 	if err := srv.ld.start(); err != nil {
 		log.Error("no rate limit configuration loaded: every call fails until a valid one is", "dir", srv.ld.dirOptions().Dir())
 	}
@@ -296,7 +319,9 @@ func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, ba
 // background starts the reload watch, the periods of the statistics keys
 // and, with USE_STATSD, the statsd sink, until ctx is done.
 func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
-	wg.Go(func() { srv.ld.watch(ctx) })
+	if srv.ld != nil {
+		wg.Go(func() { srv.ld.watch(ctx) })
+	}
 	s := srv.s
 	if s.disableStats {
 		return
