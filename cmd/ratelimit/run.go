@@ -72,11 +72,10 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	if be.breaker != nil {
 		be.breaker.Probe(ctx) // the first state: logged when Redis is down
 	}
-	srv, err := newServer(s, log, be.Store)
+	srv, err := newServer(s, log, be.Store, health)
 	if err != nil {
 		return err
 	}
-	srv.health = health
 	gs, err := srv.grpcServer()
 	if err != nil {
 		return err
@@ -120,8 +119,8 @@ type instance struct {
 // newServer builds the service over store with the reference's
 // conventions and loads the configuration once (a failure leaves every
 // call failing until a valid one is loaded, as the reference does).
-func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, error) {
-	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry()}
+func newServer(s settings, log *slog.Logger, store counter.Store, health *storeHealth) (*instance, error) {
+	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry(), health: health}
 	if s.localCacheBytes > 0 {
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
@@ -141,6 +140,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, er
 		srv.svc.SetEvaluator(ev.WithConfig(c), c.Limits())
 		d := c.Dump()
 		srv.dump.Store(&d)
+		health.configLoaded(s.healthyWithConfig, len(c.Domains()))
 	}
 	if s.configType == configXDS {
 		srv.xds, err = newXDSClient(s.xds, log, func(resp *discoveryv3.DiscoveryResponse) error {
@@ -206,10 +206,8 @@ func (srv *instance) httpMux() *http.ServeMux {
 		switch {
 		case srv.stopping.Load():
 			http.Error(w, "shutting down", http.StatusInternalServerError)
-		case srv.s.healthyWithConfig && !srv.svc.Loaded():
-			http.Error(w, "no rate limit configuration loaded", http.StatusInternalServerError)
 		case !srv.health.healthy():
-			http.Error(w, "redis unreachable", http.StatusInternalServerError)
+			http.Error(w, srv.health.why(), http.StatusInternalServerError)
 		default:
 			w.Write([]byte("OK"))
 		}
