@@ -30,6 +30,9 @@ type settings struct {
 
 	grpcTLS                         bool
 	grpcTLSCert, grpcTLSKey, grpcCA string
+	grpcClientSAN                   string        // GRPC_CLIENT_TLS_SAN
+	grpcUDS                         string        // GRPC_UDS: a Unix socket instead of GRPC_HOST:GRPC_PORT
+	grpcMaxAge, grpcMaxAgeGrace     time.Duration // GRPC_MAX_CONNECTION_AGE, _GRACE
 
 	logLevel  slog.Level
 	logFormat string
@@ -84,6 +87,7 @@ var implemented = map[string]string{
 	"RUNTIME_WATCH_ROOT": "true", "RUNTIME_IGNOREDOTFILES": "false", "MERGE_DOMAIN_CONFIG": "false",
 	"GRPC_HOST": "0.0.0.0", "GRPC_PORT": "8081", "HOST": "0.0.0.0", "PORT": "8080",
 	"DEBUG_HOST": "0.0.0.0", "DEBUG_PORT": "6070",
+	"GRPC_UDS": "", "GRPC_MAX_CONNECTION_AGE": "24h", "GRPC_MAX_CONNECTION_AGE_GRACE": "1h", "GRPC_CLIENT_TLS_SAN": "",
 	"GRPC_SERVER_USE_TLS": "false", "GRPC_SERVER_TLS_CERT": "", "GRPC_SERVER_TLS_KEY": "", "GRPC_CLIENT_TLS_CACERT": "",
 	"LOG_LEVEL": "WARN", "LOG_FORMAT": "text",
 	"BACKEND_TYPE": "redis", "REDIS_SOCKET_TYPE": "unix", "REDIS_URL": "/var/run/nutcracker/ratelimit.sock",
@@ -111,37 +115,34 @@ var implemented = map[string]string{
 // notImplemented lists variables of the reference that are not read, and
 // what happens instead; setting one is reported once at start.
 var notImplemented = map[string]string{
-	"REDIS_PIPELINE_WINDOW":         "every request is one Redis round trip already",
-	"REDIS_PIPELINE_LIMIT":          "every request is one Redis round trip already",
-	"REDIS_PERSECOND":               "one Redis keeps every counter",
-	"REDIS_PERSECOND_URL":           "one Redis keeps every counter",
-	"REDIS_PERSECOND_TYPE":          "one Redis keeps every counter",
-	"REDIS_PERSECOND_SOCKET_TYPE":   "one Redis keeps every counter",
-	"REDIS_PERSECOND_POOL_SIZE":     "one Redis keeps every counter",
-	"REDIS_PERSECOND_AUTH":          "one Redis keeps every counter",
-	"REDIS_PERSECOND_TLS":           "one Redis keeps every counter",
-	"REDIS_SENTINEL_AUTH":           "not supported",
-	"RESPONSE_DYNAMIC_METADATA":     "no dynamic metadata is returned",
-	"QUOTA_MODE":                    "quota_mode rules always apply",
-	"MEMCACHE_HOST_PORT":            "memcache is not offered",
-	"MEMCACHE_SRV":                  "memcache is not offered",
-	"MEMCACHE_MAX_IDLE_CONNS":       "memcache is not offered",
-	"GRPC_MAX_CONNECTION_AGE":       "connections are kept",
-	"GRPC_MAX_CONNECTION_AGE_GRACE": "connections are kept",
-	"GRPC_CLIENT_TLS_SAN":           "client certificates are checked against GRPC_CLIENT_TLS_CACERT only",
-	"TRACING_ENABLED":               "no tracing",
-	"TRACING_EXPORTER_PROTOCOL":     "no tracing",
-	"TRACING_SERVICE_NAME":          "no tracing",
-	"TRACING_SERVICE_NAMESPACE":     "no tracing",
-	"TRACING_SERVICE_INSTANCE_ID":   "no tracing",
-	"TRACING_SAMPLING_RATE":         "no tracing",
-	"OTEL_EXPORTER_OTLP_ENDPOINT":   "no tracing",
-	"LOG_TIMESTAMP_FORMAT":          "RFC 3339 timestamps",
-	"STATSD_PROTOCOL":               "statsd over UDP",
-	"PROMETHEUS_MAPPER_YAML":        "fixed metric names (see the migration guide)",
-	"GLOBAL_SHADOW_MODE":            "use SHADOW_MODE",
-	"USE_DOG_STATSD":                "plain statsd, tags in the name as gostats writes them",
-	"USE_DOG_STATSD_MOGRIFIERS":     "plain statsd",
+	"REDIS_PIPELINE_WINDOW":       "every request is one Redis round trip already",
+	"REDIS_PIPELINE_LIMIT":        "every request is one Redis round trip already",
+	"REDIS_PERSECOND":             "one Redis keeps every counter",
+	"REDIS_PERSECOND_URL":         "one Redis keeps every counter",
+	"REDIS_PERSECOND_TYPE":        "one Redis keeps every counter",
+	"REDIS_PERSECOND_SOCKET_TYPE": "one Redis keeps every counter",
+	"REDIS_PERSECOND_POOL_SIZE":   "one Redis keeps every counter",
+	"REDIS_PERSECOND_AUTH":        "one Redis keeps every counter",
+	"REDIS_PERSECOND_TLS":         "one Redis keeps every counter",
+	"REDIS_SENTINEL_AUTH":         "not supported",
+	"RESPONSE_DYNAMIC_METADATA":   "no dynamic metadata is returned",
+	"QUOTA_MODE":                  "quota_mode rules always apply",
+	"MEMCACHE_HOST_PORT":          "memcache is not offered",
+	"MEMCACHE_SRV":                "memcache is not offered",
+	"MEMCACHE_MAX_IDLE_CONNS":     "memcache is not offered",
+	"TRACING_ENABLED":             "no tracing",
+	"TRACING_EXPORTER_PROTOCOL":   "no tracing",
+	"TRACING_SERVICE_NAME":        "no tracing",
+	"TRACING_SERVICE_NAMESPACE":   "no tracing",
+	"TRACING_SERVICE_INSTANCE_ID": "no tracing",
+	"TRACING_SAMPLING_RATE":       "no tracing",
+	"OTEL_EXPORTER_OTLP_ENDPOINT": "no tracing",
+	"LOG_TIMESTAMP_FORMAT":        "RFC 3339 timestamps",
+	"STATSD_PROTOCOL":             "statsd over UDP",
+	"PROMETHEUS_MAPPER_YAML":      "fixed metric names (see the migration guide)",
+	"GLOBAL_SHADOW_MODE":          "use SHADOW_MODE",
+	"USE_DOG_STATSD":              "plain statsd, tags in the name as gostats writes them",
+	"USE_DOG_STATSD_MOGRIFIERS":   "plain statsd",
 }
 
 // envReader reads variables and collects every invalid one.
@@ -221,6 +222,8 @@ func (r *envReader) server(s *settings) {
 	s.debugHost, s.debugPort = r.str("DEBUG_HOST"), r.int("DEBUG_PORT", 0, 65535)
 	s.grpcTLS = r.bool("GRPC_SERVER_USE_TLS")
 	s.grpcTLSCert, s.grpcTLSKey, s.grpcCA = r.str("GRPC_SERVER_TLS_CERT"), r.str("GRPC_SERVER_TLS_KEY"), r.str("GRPC_CLIENT_TLS_CACERT")
+	s.grpcClientSAN, s.grpcUDS = r.str("GRPC_CLIENT_TLS_SAN"), r.str("GRPC_UDS")
+	s.grpcMaxAge, s.grpcMaxAgeGrace = r.duration("GRPC_MAX_CONNECTION_AGE"), r.duration("GRPC_MAX_CONNECTION_AGE_GRACE")
 	if s.grpcTLS && (s.grpcTLSCert == "" || s.grpcTLSKey == "") {
 		r.errs = append(r.errs, errors.New("GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"))
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/limit"
@@ -185,7 +186,8 @@ func (srv *instance) observe(o rls.Outcome) {
 // and a receive limit that follows the caps (MAX_*_PER_*; the reference
 // has no variable for its own, gRPC's default of 4 MiB).
 func (srv *instance) grpcServer() (*grpc.Server, error) {
-	gopts := srv.svc.ServerOptions()
+	gopts := append(srv.svc.ServerOptions(), grpc.KeepaliveParams(keepalive.ServerParameters{
+		MaxConnectionAge: srv.s.grpcMaxAge, MaxConnectionAgeGrace: srv.s.grpcMaxAgeGrace}))
 	if srv.s.grpcTLS {
 		creds, err := grpcTLS(srv.s)
 		if err != nil {
@@ -241,7 +243,11 @@ func (srv *instance) listen() (*listeners, error) {
 	ls := &listeners{}
 	var opened []net.Listener
 	open := func(what, addr string) (net.Listener, error) {
-		l, err := net.Listen("tcp", addr)
+		network := "tcp"
+		if what == "GRPC_UDS" {
+			network = "unix"
+		}
+		l, err := net.Listen(network, addr)
 		if err != nil {
 			for _, o := range opened {
 				o.Close()
@@ -253,7 +259,12 @@ func (srv *instance) listen() (*listeners, error) {
 	}
 	hostPort := func(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 	var err error
-	if ls.grpc, err = open("GRPC_HOST, GRPC_PORT", hostPort(s.grpcHost, s.grpcPort)); err != nil {
+	if s.grpcUDS != "" {
+		ls.grpc, err = open("GRPC_UDS", s.grpcUDS)
+	} else {
+		ls.grpc, err = open("GRPC_HOST, GRPC_PORT", hostPort(s.grpcHost, s.grpcPort))
+	}
+	if err != nil {
 		return nil, err
 	}
 	if ls.http, err = open("HOST, PORT", hostPort(s.host, s.port)); err != nil {
@@ -354,6 +365,24 @@ func grpcTLS(s settings) (credentials.TransportCredentials, error) {
 			return nil, fmt.Errorf("GRPC_CLIENT_TLS_CACERT=%s: no PEM certificate in the file", s.grpcCA)
 		}
 		c.ClientAuth = tls.RequireAndVerifyClientCert
+		if s.grpcClientSAN != "" {
+			c.VerifyPeerCertificate = verifyClientSAN(s.grpcClientSAN)
+		}
 	}
 	return credentials.NewTLS(c), nil
+}
+
+// verifyClientSAN checks, as the reference's GRPC_CLIENT_TLS_SAN, that the
+// verified client certificate is valid for san (a DNS name or an IP
+// address among its subject alternative names).
+func verifyClientSAN(san string) func([][]byte, [][]*x509.Certificate) error {
+	return func(_ [][]byte, chains [][]*x509.Certificate) error {
+		if len(chains) == 0 || len(chains[0]) == 0 {
+			return errors.New("GRPC_CLIENT_TLS_SAN: no verified client certificate")
+		}
+		if err := chains[0][0].VerifyHostname(san); err != nil {
+			return fmt.Errorf("GRPC_CLIENT_TLS_SAN: %w", err)
+		}
+		return nil
+	}
 }
