@@ -137,7 +137,7 @@ var notImplemented = map[string]string{
 	"TRACING_SERVICE_INSTANCE_ID": "no tracing",
 	"TRACING_SAMPLING_RATE":       "no tracing",
 	"OTEL_EXPORTER_OTLP_ENDPOINT": "no tracing",
-	"LOG_TIMESTAMP_FORMAT":        "RFC 3339 timestamps",
+	"LOG_TIMESTAMP_FORMAT":        "timestamps are RFC 3339 with nanoseconds, as the reference writes them",
 	"STATSD_PROTOCOL":             "statsd over UDP",
 	"PROMETHEUS_MAPPER_YAML":      "fixed metric names (see the migration guide)",
 	"GLOBAL_SHADOW_MODE":          "use SHADOW_MODE",

@@ -48,7 +48,7 @@ func runTweaked(ctx context.Context, lookup func(string) (string, bool), environ
 	if tweak != nil {
 		tweak(&s)
 	}
-	log := serving.NewLogger(stderr, s.logFormat, s.logLevel)
+	log := newLogger(stderr, s.logFormat, s.logLevel)
 	if err != nil {
 		fmt.Fprintf(stderr, "ratelimit: invalid environment:\n%v\n", err)
 		return 1
