@@ -72,6 +72,7 @@ type settings struct {
 	usePrometheus      bool
 	prometheusAddr     string
 	prometheusPath     string
+	prometheusMapper   string // PROMETHEUS_MAPPER_YAML
 	disableStats       bool
 	statsMaxKeys       int
 	healthyWithConfig  bool
@@ -99,7 +100,7 @@ var implemented = map[string]string{
 	"LIMIT_RESPONSE_HEADERS_ENABLED": "false", "LIMIT_LIMIT_HEADER": "RateLimit-Limit",
 	"LIMIT_REMAINING_HEADER": "RateLimit-Remaining", "LIMIT_RESET_HEADER": "RateLimit-Reset",
 	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5",
-	"EXTRA_TAGS": "", "USE_PROMETHEUS": "false", "PROMETHEUS_ADDR": ":9090", "PROMETHEUS_PATH": "/metrics",
+	"EXTRA_TAGS": "", "USE_PROMETHEUS": "false", "PROMETHEUS_ADDR": ":9090", "PROMETHEUS_PATH": "/metrics", "PROMETHEUS_MAPPER_YAML": "",
 	"DISABLE_STATS": "false", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED": "false",
 	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
 	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "CONFIG_TYPE": "FILE",
@@ -139,7 +140,6 @@ var notImplemented = map[string]string{
 	"OTEL_EXPORTER_OTLP_ENDPOINT": "no tracing",
 	"LOG_TIMESTAMP_FORMAT":        "timestamps are RFC 3339 with nanoseconds, as the reference writes them",
 	"STATSD_PROTOCOL":             "statsd over UDP",
-	"PROMETHEUS_MAPPER_YAML":      "fixed metric names (see the migration guide)",
 	"GLOBAL_SHADOW_MODE":          "use SHADOW_MODE",
 	"USE_DOG_STATSD":              "plain statsd, tags in the name as gostats writes them",
 	"USE_DOG_STATSD_MOGRIFIERS":   "plain statsd",
@@ -288,6 +288,7 @@ func (r *envReader) limitsAndStats(s *settings) {
 	}
 	s.usePrometheus = r.bool("USE_PROMETHEUS")
 	s.prometheusAddr, s.prometheusPath = r.str("PROMETHEUS_ADDR"), r.str("PROMETHEUS_PATH")
+	s.prometheusMapper = r.str("PROMETHEUS_MAPPER_YAML")
 	s.disableStats = r.bool("DISABLE_STATS")
 	s.statsMaxKeys = r.int("RLPKIT_STATS_MAX_KEYS", 0, 1<<20)
 	s.healthyWithConfig = r.bool("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED")

@@ -20,6 +20,7 @@ import (
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/statsd_exporter/pkg/mapper"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
@@ -128,7 +129,14 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag}
 	if !s.disableStats {
 		eo.Observe = srv.st.observe
-		srv.reg.MustRegister(newPromCollector(srv.st))
+		var m *mapper.MetricMapper
+		if s.usePrometheus && s.prometheusMapper != "" {
+			var err error
+			if m, err = loadMapper(s.prometheusMapper); err != nil {
+				return nil, err
+			}
+		}
+		srv.reg.MustRegister(newPromCollector(srv.st, m))
 	}
 	ev, err := envoyratelimit.NewEvaluator(eo)
 	if err != nil {

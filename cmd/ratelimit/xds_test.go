@@ -52,8 +52,7 @@ func egSharedConfig(n uint32) *rlconf.RateLimitConfig {
 // (internal/infrastructure/kubernetes/ratelimit), with the addresses and
 // files of the test, and the reconnect delays shortened.
 func egEnv(t *testing.T, pki *testPKI, xdsAddr, redisAddr string) map[string]string {
-	mapper := filepath.Join(t.TempDir(), "conf.yaml")
-	writeFile(t, mapper, "mappings: []\n")
+	mapper := filepath.Join("testdata", "prometheus", "mapper.yaml")
 	return map[string]string{
 		"RUNTIME_ROOT": filepath.Join(t.TempDir(), "data"), "RUNTIME_SUBDIRECTORY": "ratelimit",
 		"RUNTIME_IGNOREDOTFILES": "true", "RUNTIME_WATCH_ROOT": "false",
@@ -217,6 +216,11 @@ func TestXDSEnvoyGatewayDeployment(t *testing.T) {
 		t.Fatalf("shared domain back = %v %v, want OK with its limit", r, err)
 	}
 	checkHTTPHealth(t, s.addrs.http)
+	_, metrics := get(t, "http://"+s.addrs.debug+"/metrics")
+	series := `ratelimit_service_rate_limit_total_hits{domain="` + egListener + `",key1="` + egRoute + "_" + egRoute + `",key2="rule-0-match--1_rule-0-match--1"} `
+	if !strings.Contains(metrics, series) {
+		t.Errorf("/metrics lacks the mapped series %s:\n%s", series, metrics)
+	}
 }
 
 func checkHTTPHealth(t *testing.T, addr string) {
