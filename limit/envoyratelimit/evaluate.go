@@ -394,7 +394,9 @@ func (e *Evaluator) report(res *limit.Result, req *rlsmsg.Request, items []item,
 		case it.node != nil && it.node.ShadowMode:
 			st.Code, st.LimitRemaining = rlsmsg.CodeOK, 0
 		default:
-			st.Code = rlsmsg.CodeOverLimit
+			// As the reference: an over-limit descriptor reports none
+			// left, even when its cost alone was more than what was.
+			st.Code, st.LimitRemaining = rlsmsg.CodeOverLimit, 0
 		}
 	}
 }

@@ -168,6 +168,10 @@ func TestEvaluate(t *testing.T) {
 			{0, req(desc("user", "r"), desc("vip", "r")), resp(OK, ok(), lim(OK, "vip", 100, UnitMinute, 99, 50*sec)), ""},
 			{0, req(desc("user", "r")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
 		}},
+		{"an over-limit descriptor reports none remaining", []step{
+			{0, Request{Domain: "d", HitsAddend: 5, Descriptors: []Descriptor{desc("user", "big")}}, resp(OVER, lim(OVER, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
+			{0, req(desc("user", "big")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
+		}},
 		{"two rate_limits with one window count apart", []step{
 			{0, req(desc("twins", "t")), resp(OK, lim(OK, "per-minute", 2, UnitMinute, 1, 50*sec)), ""},
 			{0, req(desc("twins", "t")), resp(OK, lim(OK, "per-minute", 2, UnitMinute, 0, 50*sec)), ""},
