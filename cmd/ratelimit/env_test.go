@@ -1,8 +1,10 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -105,5 +107,46 @@ func TestUnimplementedReportedOnceAtStart(t *testing.T) {
 	s := start(t, env)
 	if n := strings.Count(s.log.String(), "REDIS_PIPELINE_WINDOW is not implemented"); n != 1 {
 		t.Errorf("warning logged %d times, want once:\n%s", n, s.log)
+	}
+}
+
+// Every variable the reference reads is read here or, when set, reported
+// at start with what happens instead.
+func TestEveryReferenceVariableIsKnown(t *testing.T) {
+	data, err := os.ReadFile("testdata/envoy-ratelimit-variables.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range strings.Split(string(data), "\n") {
+		if name == "" || strings.HasPrefix(name, "#") {
+			continue
+		}
+		n++
+		_, read := implemented[name]
+		_, reported := notImplemented[name]
+		if read == reported {
+			t.Errorf("%s: read %v, reported as not implemented %v; want exactly one", name, read, reported)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d variables listed", n)
+	}
+}
+
+func TestStatsFlushInterval(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want time.Duration
+	}{
+		{map[string]string{}, 10 * time.Second},
+		{map[string]string{"STATS_FLUSH_INTERVAL": "2s"}, 2 * time.Second},
+		{map[string]string{"STATS_FLUSH_INTERVAL": "2s", "GOSTATS_FLUSH_INTERVAL_SECONDS": "1"}, time.Second},
+	} {
+		lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+		s, _, err := readSettings(lookup, environ(tc.env))
+		if err != nil || s.statsFlush != tc.want {
+			t.Errorf("readSettings(%v): flush %v, %v; want %v", tc.env, s.statsFlush, err, tc.want)
+		}
 	}
 }
