@@ -30,6 +30,9 @@ type settings struct {
 
 	grpcTLS                         bool
 	grpcTLSCert, grpcTLSKey, grpcCA string
+	grpcClientSAN                   string        // GRPC_CLIENT_TLS_SAN
+	grpcUDS                         string        // GRPC_UDS: a Unix socket instead of GRPC_HOST:GRPC_PORT
+	grpcMaxAge, grpcMaxAgeGrace     time.Duration // GRPC_MAX_CONNECTION_AGE, _GRACE
 
 	logLevel  slog.Level
 	logFormat string
@@ -69,10 +72,14 @@ type settings struct {
 	usePrometheus      bool
 	prometheusAddr     string
 	prometheusPath     string
+	prometheusMapper   string // PROMETHEUS_MAPPER_YAML
 	disableStats       bool
 	statsMaxKeys       int
 	healthyWithConfig  bool
 	forceStartNoConfig bool
+
+	configType string // CONFIG_TYPE: FILE or GRPC_XDS_SOTW
+	xds        xdsSettings
 }
 
 // implemented lists the variables read here with their defaults.
@@ -81,6 +88,7 @@ var implemented = map[string]string{
 	"RUNTIME_WATCH_ROOT": "true", "RUNTIME_IGNOREDOTFILES": "false", "MERGE_DOMAIN_CONFIG": "false",
 	"GRPC_HOST": "0.0.0.0", "GRPC_PORT": "8081", "HOST": "0.0.0.0", "PORT": "8080",
 	"DEBUG_HOST": "0.0.0.0", "DEBUG_PORT": "6070",
+	"GRPC_UDS": "", "GRPC_MAX_CONNECTION_AGE": "24h", "GRPC_MAX_CONNECTION_AGE_GRACE": "1h", "GRPC_CLIENT_TLS_SAN": "",
 	"GRPC_SERVER_USE_TLS": "false", "GRPC_SERVER_TLS_CERT": "", "GRPC_SERVER_TLS_KEY": "", "GRPC_CLIENT_TLS_CACERT": "",
 	"LOG_LEVEL": "WARN", "LOG_FORMAT": "text",
 	"BACKEND_TYPE": "redis", "REDIS_SOCKET_TYPE": "unix", "REDIS_URL": "/var/run/nutcracker/ratelimit.sock",
@@ -91,8 +99,8 @@ var implemented = map[string]string{
 	"NEAR_LIMIT_RATIO": "0.8", "SHADOW_MODE": "false",
 	"LIMIT_RESPONSE_HEADERS_ENABLED": "false", "LIMIT_LIMIT_HEADER": "RateLimit-Limit",
 	"LIMIT_REMAINING_HEADER": "RateLimit-Remaining", "LIMIT_RESET_HEADER": "RateLimit-Reset",
-	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5",
-	"EXTRA_TAGS": "", "USE_PROMETHEUS": "false", "PROMETHEUS_ADDR": ":9090", "PROMETHEUS_PATH": "/metrics",
+	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5", "STATS_FLUSH_INTERVAL": "10s",
+	"EXTRA_TAGS": "", "USE_PROMETHEUS": "false", "PROMETHEUS_ADDR": ":9090", "PROMETHEUS_PATH": "/metrics", "PROMETHEUS_MAPPER_YAML": "",
 	"DISABLE_STATS": "false", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED": "false",
 	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
 	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "CONFIG_TYPE": "FILE",
@@ -108,40 +116,51 @@ var implemented = map[string]string{
 // notImplemented lists variables of the reference that are not read, and
 // what happens instead; setting one is reported once at start.
 var notImplemented = map[string]string{
-	"REDIS_PIPELINE_WINDOW":               "every request is one Redis round trip already",
-	"REDIS_PIPELINE_LIMIT":                "every request is one Redis round trip already",
-	"REDIS_PERSECOND":                     "one Redis keeps every counter",
-	"REDIS_PERSECOND_URL":                 "one Redis keeps every counter",
-	"REDIS_PERSECOND_TYPE":                "one Redis keeps every counter",
-	"REDIS_PERSECOND_SOCKET_TYPE":         "one Redis keeps every counter",
-	"REDIS_PERSECOND_POOL_SIZE":           "one Redis keeps every counter",
-	"REDIS_PERSECOND_AUTH":                "one Redis keeps every counter",
-	"REDIS_PERSECOND_TLS":                 "one Redis keeps every counter",
-	"REDIS_SENTINEL_AUTH":                 "not supported",
-	"RESPONSE_DYNAMIC_METADATA":           "no dynamic metadata is returned",
-	"QUOTA_MODE":                          "quota_mode rules always apply",
-	"MEMCACHE_HOST_PORT":                  "memcache is not offered",
-	"MEMCACHE_SRV":                        "memcache is not offered",
-	"MEMCACHE_MAX_IDLE_CONNS":             "memcache is not offered",
-	"GRPC_MAX_CONNECTION_AGE":             "connections are kept",
-	"GRPC_MAX_CONNECTION_AGE_GRACE":       "connections are kept",
-	"GRPC_CLIENT_TLS_SAN":                 "client certificates are checked against GRPC_CLIENT_TLS_CACERT only",
-	"TRACING_ENABLED":                     "no tracing",
-	"TRACING_EXPORTER_PROTOCOL":           "no tracing",
-	"TRACING_SERVICE_NAME":                "no tracing",
-	"TRACING_SERVICE_NAMESPACE":           "no tracing",
-	"TRACING_SERVICE_INSTANCE_ID":         "no tracing",
-	"TRACING_SAMPLING_RATE":               "no tracing",
-	"OTEL_EXPORTER_OTLP_ENDPOINT":         "no tracing",
-	"LOG_TIMESTAMP_FORMAT":                "RFC 3339 timestamps",
-	"CONFIG_GRPC_XDS_SERVER_URL":          "only CONFIG_TYPE=FILE is offered",
-	"CONFIG_GRPC_XDS_NODE_ID":             "only CONFIG_TYPE=FILE is offered",
-	"XDS_CLIENT_BACKOFF_INITIAL_INTERVAL": "only CONFIG_TYPE=FILE is offered",
-	"STATSD_PROTOCOL":                     "statsd over UDP",
-	"PROMETHEUS_MAPPER_YAML":              "fixed metric names (see the migration guide)",
-	"GLOBAL_SHADOW_MODE":                  "use SHADOW_MODE",
-	"USE_DOG_STATSD":                      "plain statsd, tags in the name as gostats writes them",
-	"USE_DOG_STATSD_MOGRIFIERS":           "plain statsd",
+	"REDIS_PIPELINE_WINDOW":                        "every request is one Redis round trip already",
+	"REDIS_PIPELINE_LIMIT":                         "every request is one Redis round trip already",
+	"REDIS_PERSECOND":                              "one Redis keeps every counter",
+	"REDIS_PERSECOND_URL":                          "one Redis keeps every counter",
+	"REDIS_PERSECOND_TYPE":                         "one Redis keeps every counter",
+	"REDIS_PERSECOND_SOCKET_TYPE":                  "one Redis keeps every counter",
+	"REDIS_PERSECOND_POOL_SIZE":                    "one Redis keeps every counter",
+	"REDIS_PERSECOND_AUTH":                         "one Redis keeps every counter",
+	"REDIS_PERSECOND_TLS":                          "one Redis keeps every counter",
+	"REDIS_SENTINEL_AUTH":                          "not supported",
+	"RESPONSE_DYNAMIC_METADATA":                    "no dynamic metadata is returned",
+	"QUOTA_MODE":                                   "quota_mode rules always apply",
+	"MEMCACHE_HOST_PORT":                           "memcache is not offered",
+	"MEMCACHE_SRV":                                 "memcache is not offered",
+	"MEMCACHE_MAX_IDLE_CONNS":                      "memcache is not offered",
+	"MEMCACHE_SRV_REFRESH":                         "memcache is not offered",
+	"MEMCACHE_TLS":                                 "memcache is not offered",
+	"MEMCACHE_TLS_CACERT":                          "memcache is not offered",
+	"MEMCACHE_TLS_CLIENT_CERT":                     "memcache is not offered",
+	"MEMCACHE_TLS_CLIENT_KEY":                      "memcache is not offered",
+	"MEMCACHE_TLS_SKIP_HOSTNAME_VERIFICATION":      "memcache is not offered",
+	"PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS":     "the response time is exposed in seconds (ratelimit_service_response_time_seconds)",
+	"REDIS_CLUSTER_PIPELINE_PARALLELISM":           "a request is one script call per hash tag, not a pipeline",
+	"REDIS_POOL_ON_EMPTY_BEHAVIOR":                 "a call waits for a pooled connection (go-redis's pool timeout)",
+	"REDIS_STARTUP_INITIAL_INTERVAL":               "Redis down at start never stops the process: calls fail until it answers",
+	"REDIS_STARTUP_MAX_INTERVAL":                   "Redis down at start never stops the process: calls fail until it answers",
+	"REDIS_STARTUP_MAX_ELAPSED_TIME":               "Redis down at start never stops the process: calls fail until it answers",
+	"REDIS_PERSECOND_CLUSTER_PIPELINE_PARALLELISM": "one Redis keeps every counter",
+	"REDIS_PERSECOND_PIPELINE_LIMIT":               "one Redis keeps every counter",
+	"REDIS_PERSECOND_PIPELINE_WINDOW":              "one Redis keeps every counter",
+	"REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR":       "one Redis keeps every counter",
+	"REDIS_PERSECOND_SENTINEL_AUTH":                "one Redis keeps every counter",
+	"REDIS_PERSECOND_TIMEOUT":                      "one Redis keeps every counter",
+	"TRACING_ENABLED":                              "no tracing",
+	"TRACING_EXPORTER_PROTOCOL":                    "no tracing",
+	"TRACING_SERVICE_NAME":                         "no tracing",
+	"TRACING_SERVICE_NAMESPACE":                    "no tracing",
+	"TRACING_SERVICE_INSTANCE_ID":                  "no tracing",
+	"TRACING_SAMPLING_RATE":                        "no tracing",
+	"OTEL_EXPORTER_OTLP_ENDPOINT":                  "no tracing",
+	"LOG_TIMESTAMP_FORMAT":                         "timestamps are RFC 3339 with nanoseconds, as the reference writes them",
+	"STATSD_PROTOCOL":                              "statsd over UDP",
+	"GLOBAL_SHADOW_MODE":                           "use SHADOW_MODE",
+	"USE_DOG_STATSD":                               "plain statsd, tags in the name as gostats writes them",
+	"USE_DOG_STATSD_MOGRIFIERS":                    "plain statsd",
 }
 
 // envReader reads variables and collects every invalid one.
@@ -204,6 +223,7 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 	r.server(&s)
 	r.logAndBackend(&s)
 	r.limitsAndStats(&s)
+	r.xds(&s)
 	return s, r.warnings(environ), errors.Join(r.errs...)
 }
 
@@ -220,6 +240,8 @@ func (r *envReader) server(s *settings) {
 	s.debugHost, s.debugPort = r.str("DEBUG_HOST"), r.int("DEBUG_PORT", 0, 65535)
 	s.grpcTLS = r.bool("GRPC_SERVER_USE_TLS")
 	s.grpcTLSCert, s.grpcTLSKey, s.grpcCA = r.str("GRPC_SERVER_TLS_CERT"), r.str("GRPC_SERVER_TLS_KEY"), r.str("GRPC_CLIENT_TLS_CACERT")
+	s.grpcClientSAN, s.grpcUDS = r.str("GRPC_CLIENT_TLS_SAN"), r.str("GRPC_UDS")
+	s.grpcMaxAge, s.grpcMaxAgeGrace = r.duration("GRPC_MAX_CONNECTION_AGE"), r.duration("GRPC_MAX_CONNECTION_AGE_GRACE")
 	if s.grpcTLS && (s.grpcTLSCert == "" || s.grpcTLSKey == "") {
 		r.errs = append(r.errs, errors.New("GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"))
 	}
@@ -270,7 +292,13 @@ func (r *envReader) limitsAndStats(s *settings) {
 	s.headerLimit, s.headerRemaining, s.headerReset = r.str("LIMIT_LIMIT_HEADER"), r.str("LIMIT_REMAINING_HEADER"), r.str("LIMIT_RESET_HEADER")
 	s.useStatsd = r.bool("USE_STATSD")
 	s.statsdHost, s.statsdPort = r.str("STATSD_HOST"), r.int("STATSD_PORT", 1, 65535)
-	s.statsFlush = time.Duration(r.int("GOSTATS_FLUSH_INTERVAL_SECONDS", 1, 86400)) * time.Second
+	// The reference flushes every STATS_FLUSH_INTERVAL; the
+	// GOSTATS_FLUSH_INTERVAL_SECONDS of its statistics library, when set,
+	// is kept for the configurations that set it.
+	s.statsFlush = r.duration("STATS_FLUSH_INTERVAL")
+	if _, set := r.lookup("GOSTATS_FLUSH_INTERVAL_SECONDS"); set {
+		s.statsFlush = time.Duration(r.int("GOSTATS_FLUSH_INTERVAL_SECONDS", 1, 86400)) * time.Second
+	}
 	if tags := r.str("EXTRA_TAGS"); tags != "" {
 		for _, t := range strings.Split(tags, ",") {
 			k, v, ok := strings.Cut(t, ":")
@@ -284,11 +312,12 @@ func (r *envReader) limitsAndStats(s *settings) {
 	}
 	s.usePrometheus = r.bool("USE_PROMETHEUS")
 	s.prometheusAddr, s.prometheusPath = r.str("PROMETHEUS_ADDR"), r.str("PROMETHEUS_PATH")
+	s.prometheusMapper = r.str("PROMETHEUS_MAPPER_YAML")
 	s.disableStats = r.bool("DISABLE_STATS")
 	s.statsMaxKeys = r.int("RLPKIT_STATS_MAX_KEYS", 0, 1<<20)
 	s.healthyWithConfig = r.bool("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED")
 	s.forceStartNoConfig = r.bool("FORCE_START_WITHOUT_INITIAL_CONFIG")
-	r.oneOf("CONFIG_TYPE", "FILE")
+	s.configType = r.oneOf("CONFIG_TYPE", "FILE", "GRPC_XDS_SOTW")
 }
 
 // warnings returns the warnings to log once: variables set that are not

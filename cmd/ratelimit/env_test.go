@@ -1,8 +1,10 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -25,7 +27,11 @@ func TestReadSettingsErrors(t *testing.T) {
 		{"prefix with brace", map[string]string{"CACHE_KEY_PREFIX": "a{b"}, `CACHE_KEY_PREFIX="a{b": must not contain '{' or '}'`},
 		{"tls without files", map[string]string{"GRPC_SERVER_USE_TLS": "true"}, "GRPC_SERVER_USE_TLS=true needs GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY"},
 		{"bad tags", map[string]string{"EXTRA_TAGS": "a:b,c"}, `EXTRA_TAGS="a:b,c": want key:value pairs separated by commas`},
-		{"config type", map[string]string{"CONFIG_TYPE": "GRPC_XDS_SOTW"}, `CONFIG_TYPE="GRPC_XDS_SOTW": want one of FILE`},
+		{"config type", map[string]string{"CONFIG_TYPE": "GRPC_XDS_DELTA"}, `CONFIG_TYPE="GRPC_XDS_DELTA": want one of FILE, GRPC_XDS_SOTW`},
+		{"xds headers", map[string]string{"CONFIG_GRPC_XDS_CLIENT_ADDITIONAL_HEADERS": "a:b,c"}, `CONFIG_GRPC_XDS_CLIENT_ADDITIONAL_HEADERS="a:b,c": want key:value pairs separated by commas`},
+		{"xds retry", map[string]string{"CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL": "3"}, `CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL="3": want a positive duration`},
+		{"xds client cert alone", map[string]string{"CONFIG_GRPC_XDS_CLIENT_TLS_CERT": "c.pem"}, "CONFIG_GRPC_XDS_CLIENT_TLS_CERT and CONFIG_GRPC_XDS_CLIENT_TLS_KEY: set both or neither"},
+		{"xds max msg", map[string]string{"XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES": "4MiB"}, `XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES="4MiB": want a whole number`},
 		{"negative cap", map[string]string{"RLPKIT_MAX_DESCRIPTORS_PER_REQUEST": "-1"}, `RLPKIT_MAX_DESCRIPTORS_PER_REQUEST="-1": want a whole number from 1 to 2147483647`},
 		{"zero cap", map[string]string{"RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR": "0"}, `RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR="0": want a whole number from 1 to 2147483647`},
 		{"cap not a number", map[string]string{"RLPKIT_MAX_KEY_BYTES_PER_REQUEST": "256KiB"}, `RLPKIT_MAX_KEY_BYTES_PER_REQUEST="256KiB": want a whole number from 1 to 2147483647`},
@@ -101,5 +107,46 @@ func TestUnimplementedReportedOnceAtStart(t *testing.T) {
 	s := start(t, env)
 	if n := strings.Count(s.log.String(), "REDIS_PIPELINE_WINDOW is not implemented"); n != 1 {
 		t.Errorf("warning logged %d times, want once:\n%s", n, s.log)
+	}
+}
+
+// Every variable the reference reads is read here or, when set, reported
+// at start with what happens instead.
+func TestEveryReferenceVariableIsKnown(t *testing.T) {
+	data, err := os.ReadFile("testdata/envoy-ratelimit-variables.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range strings.Split(string(data), "\n") {
+		if name == "" || strings.HasPrefix(name, "#") {
+			continue
+		}
+		n++
+		_, read := implemented[name]
+		_, reported := notImplemented[name]
+		if read == reported {
+			t.Errorf("%s: read %v, reported as not implemented %v; want exactly one", name, read, reported)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d variables listed", n)
+	}
+}
+
+func TestStatsFlushInterval(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want time.Duration
+	}{
+		{map[string]string{}, 10 * time.Second},
+		{map[string]string{"STATS_FLUSH_INTERVAL": "2s"}, 2 * time.Second},
+		{map[string]string{"STATS_FLUSH_INTERVAL": "2s", "GOSTATS_FLUSH_INTERVAL_SECONDS": "1"}, time.Second},
+	} {
+		lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+		s, _, err := readSettings(lookup, environ(tc.env))
+		if err != nil || s.statsFlush != tc.want {
+			t.Errorf("readSettings(%v): flush %v, %v; want %v", tc.env, s.statsFlush, err, tc.want)
+		}
 	}
 }

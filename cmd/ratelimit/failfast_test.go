@@ -98,12 +98,12 @@ func TestRedisFailsFast(t *testing.T) {
 	}
 
 	srv.Restart(t)
-	eventually(t, "the recovery to be logged", func() bool { return strings.Contains(s.log.String(), `"msg":"store reachable again"`) })
+	eventually(t, "the recovery to be logged", func() bool { return strings.Contains(s.log.String(), `"@message":"store reachable again"`) })
 	if r, err := s.call(t, "d", "k=b"); err != nil || r.Statuses[0].LimitRemaining != 1 {
 		t.Errorf("call after the recovery = %v %v, want OK remaining 1", r, err)
 	}
 	log := s.log.String()
-	if down, up := strings.Count(log, `"msg":"store unreachable`), strings.Count(log, `"msg":"store reachable again"`); down != 1 || up != 1 {
+	if down, up := strings.Count(log, `"@message":"store unreachable`), strings.Count(log, `"@message":"store reachable again"`); down != 1 || up != 1 {
 		t.Errorf("the log has %d outage and %d recovery lines, want one each:\n%s", down, up, log)
 	}
 }

@@ -53,9 +53,23 @@
 // /json 400) with a message naming the cap, the request's figure and the
 // variable; the gRPC receive limit and the /json body bound follow the caps
 // (about 1.3 MiB and 3.75 MiB with the defaults).
-// FORCE_START_WITHOUT_INITIAL_CONFIG has no effect: as with the reference's
-// file provider, the service always starts, and calls fail until a
-// configuration loads.
+// FORCE_START_WITHOUT_INITIAL_CONFIG has no effect with CONFIG_TYPE=FILE: as
+// with the reference's file provider, the service always starts, and calls
+// fail until a configuration loads.
+//
+// CONFIG_TYPE=GRPC_XDS_SOTW reads the configuration over xDS, as Envoy
+// Gateway deploys the reference: one state-of-the-world ADS stream for
+// RateLimitConfig resources, each checked as a file named after the
+// resource; a valid response replaces the configuration atomically and is
+// ACKed, an invalid one is NACKed with the validation messages and the
+// configuration in force is kept, also while the server is unreachable.
+// Without FORCE_START_WITHOUT_INITIAL_CONFIG=true no port opens before the
+// first response, as with the reference. The reconnect wait is
+// XDS_CLIENT_BACKOFF_INITIAL_INTERVAL times XDS_CLIENT_BACKOFF_RANDOM_FACTOR
+// to the attempt, within the initial and the maximum interval (with the
+// defaults always the initial 10 s, as the reference's). A TLS file that
+// cannot be read stops the process at start, naming its variable, where the
+// reference panics.
 //
 // Statistics keys holding request values (detailed_metric and
 // value_to_metric rules, limit overrides) are bounded: at most

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/statsd_exporter/pkg/mapper"
 )
 
 // promCollector exposes the statistics as Prometheus metrics, named after
@@ -15,16 +16,21 @@ import (
 //	ratelimit_service_global_shadow_mode_total
 //	ratelimit_service_call_should_rate_limit_redis_error_total, ..._service_error_total
 //	ratelimit_service_response_time_seconds_sum, ..._count
+//
+// With PROMETHEUS_MAPPER_YAML the counters are named and labelled by its
+// statsd_exporter mapping rules instead, applied to their statsd names; the
+// response time keeps its own two series.
 type promCollector struct {
-	stats *stats
-	rule  [len(ruleStatNames)]*prometheus.Desc
-	svc   map[string]*prometheus.Desc
-	rtSum *prometheus.Desc
-	rtCnt *prometheus.Desc
+	stats  *stats
+	mapper *mapper.MetricMapper // nil without PROMETHEUS_MAPPER_YAML
+	rule   [len(ruleStatNames)]*prometheus.Desc
+	svc    map[string]*prometheus.Desc
+	rtSum  *prometheus.Desc
+	rtCnt  *prometheus.Desc
 }
 
-func newPromCollector(st *stats) *promCollector {
-	c := &promCollector{stats: st, svc: map[string]*prometheus.Desc{}}
+func newPromCollector(st *stats, m *mapper.MetricMapper) *promCollector {
+	c := &promCollector{stats: st, mapper: m, svc: map[string]*prometheus.Desc{}}
 	for i, n := range ruleStatNames {
 		c.rule[i] = prometheus.NewDesc("ratelimit_service_rate_limit_"+n+"_total", "Hits per rate limit rule: "+n+".", []string{"domain", "key"}, nil)
 	}
@@ -37,8 +43,12 @@ func newPromCollector(st *stats) *promCollector {
 	return c
 }
 
-// Describe implements prometheus.Collector.
+// Describe implements prometheus.Collector; with a mapper the collector
+// is unchecked, its names known only from the statistics.
 func (c *promCollector) Describe(ch chan<- *prometheus.Desc) {
+	if c.mapper != nil {
+		return
+	}
 	for _, d := range c.rule {
 		ch <- d
 	}
@@ -49,23 +59,28 @@ func (c *promCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.rtCnt
 }
 
+// serviceCounters returns the service's counters by statsd name.
+func (c *promCollector) serviceCounters() map[string]uint64 {
+	return map[string]uint64{
+		"ratelimit.service.config_load_success":                  c.stats.configLoadSuccess.Load(),
+		"ratelimit.service.config_load_error":                    c.stats.configLoadError.Load(),
+		"ratelimit.service.global_shadow_mode":                   c.stats.globalShadowMode.Load(),
+		"ratelimit.service.call.should_rate_limit.redis_error":   c.stats.redisError.Load(),
+		"ratelimit.service.call.should_rate_limit.service_error": c.stats.serviceError.Load(),
+	}
+}
+
 // Collect implements prometheus.Collector.
 func (c *promCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.mapper != nil {
+		c.collectMapped(ch)
+		ch <- prometheus.MustNewConstMetric(c.rtSum, prometheus.CounterValue, float64(c.stats.responseTimeSum.Load())/1e9)
+		ch <- prometheus.MustNewConstMetric(c.rtCnt, prometheus.CounterValue, float64(c.stats.calls.Load()))
+		return
+	}
+	counters := c.serviceCounters()
 	for name, d := range c.svc {
-		var v uint64
-		switch name {
-		case "ratelimit.service.config_load_success":
-			v = c.stats.configLoadSuccess.Load()
-		case "ratelimit.service.config_load_error":
-			v = c.stats.configLoadError.Load()
-		case "ratelimit.service.global_shadow_mode":
-			v = c.stats.globalShadowMode.Load()
-		case "ratelimit.service.call.should_rate_limit.redis_error":
-			v = c.stats.redisError.Load()
-		case "ratelimit.service.call.should_rate_limit.service_error":
-			v = c.stats.serviceError.Load()
-		}
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(counters[name]))
 	}
 	for l, v := range c.stats.rules.byLabel() {
 		for i := range ruleStatNames {

@@ -17,10 +17,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/statsd_exporter/pkg/mapper"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/limit"
@@ -46,7 +49,7 @@ func runTweaked(ctx context.Context, lookup func(string) (string, bool), environ
 	if tweak != nil {
 		tweak(&s)
 	}
-	log := serving.NewLogger(stderr, s.logFormat, s.logLevel)
+	log := newLogger(stderr, s.logFormat, s.logLevel)
 	if err != nil {
 		fmt.Fprintf(stderr, "ratelimit: invalid environment:\n%v\n", err)
 		return 1
@@ -71,14 +74,27 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	if be.breaker != nil {
 		be.breaker.Probe(ctx) // the first state: logged when Redis is down
 	}
-	srv, err := newServer(s, log, be.Store)
+	srv, err := newServer(s, log, be.Store, health)
 	if err != nil {
 		return err
 	}
-	srv.health = health
 	gs, err := srv.grpcServer()
 	if err != nil {
 		return err
+	}
+	if srv.xds != nil {
+		xctx, stop := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		defer stop()
+		wg.Go(func() { srv.xds.run(xctx) })
+		if !s.forceStartNoConfig {
+			// As the reference: no port opens before the first response.
+			srv.log.Info("waiting for the first xDS response before serving", "server", s.xds.serverURL)
+			if srv.xds.waitFirst(ctx) != nil {
+				return nil
+			}
+		}
 	}
 	ls, err := srv.listen()
 	if err != nil {
@@ -94,7 +110,8 @@ type instance struct {
 	log      *slog.Logger
 	st       *stats
 	svc      *rls.Service
-	ld       *loader
+	ld       *loader    // CONFIG_TYPE=FILE
+	xds      *xdsClient // CONFIG_TYPE=GRPC_XDS_SOTW
 	reg      *prometheus.Registry
 	health   *storeHealth // the backend's state and the gRPC health it sets
 	stopping atomic.Bool
@@ -104,15 +121,22 @@ type instance struct {
 // newServer builds the service over store with the reference's
 // conventions and loads the configuration once (a failure leaves every
 // call failing until a valid one is loaded, as the reference does).
-func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, error) {
-	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry()}
+func newServer(s settings, log *slog.Logger, store counter.Store, health *storeHealth) (*instance, error) {
+	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry(), health: health}
 	if s.localCacheBytes > 0 {
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
 	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag}
 	if !s.disableStats {
 		eo.Observe = srv.st.observe
-		srv.reg.MustRegister(newPromCollector(srv.st))
+		var m *mapper.MetricMapper
+		if s.usePrometheus && s.prometheusMapper != "" {
+			var err error
+			if m, err = loadMapper(s.prometheusMapper); err != nil {
+				return nil, err
+			}
+		}
+		srv.reg.MustRegister(newPromCollector(srv.st, m))
 	}
 	ev, err := envoyratelimit.NewEvaluator(eo)
 	if err != nil {
@@ -121,11 +145,19 @@ func newServer(s settings, log *slog.Logger, store counter.Store) (*instance, er
 	srv.svc = rls.NewService(rls.Options{Conventions: conventions(s), ResponseHeaders: s.responseHeaders, Caps: s.caps, Observe: srv.observe})
 	empty := ""
 	srv.dump.Store(&empty)
-	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: func(c *envoyratelimit.Config) {
+	apply := func(c *envoyratelimit.Config) {
 		srv.svc.SetEvaluator(ev.WithConfig(c), c.Limits())
 		d := c.Dump()
 		srv.dump.Store(&d)
-	}}
+		health.configLoaded(s.healthyWithConfig, len(c.Domains()))
+	}
+	if s.configType == configXDS {
+		srv.xds, err = newXDSClient(s.xds, log, func(resp *discoveryv3.DiscoveryResponse) error {
+			return srv.applyXDS(resp, apply)
+		})
+		return srv, err
+	}
+	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: apply}
 	if err := srv.ld.start(); err != nil {
 		log.Error("no rate limit configuration loaded: every call fails until a valid one is", "dir", srv.ld.dirOptions().Dir())
 	}
@@ -162,7 +194,8 @@ func (srv *instance) observe(o rls.Outcome) {
 // and a receive limit that follows the caps (MAX_*_PER_*; the reference
 // has no variable for its own, gRPC's default of 4 MiB).
 func (srv *instance) grpcServer() (*grpc.Server, error) {
-	gopts := srv.svc.ServerOptions()
+	gopts := append(srv.svc.ServerOptions(), grpc.KeepaliveParams(keepalive.ServerParameters{
+		MaxConnectionAge: srv.s.grpcMaxAge, MaxConnectionAgeGrace: srv.s.grpcMaxAgeGrace}))
 	if srv.s.grpcTLS {
 		creds, err := grpcTLS(srv.s)
 		if err != nil {
@@ -183,10 +216,8 @@ func (srv *instance) httpMux() *http.ServeMux {
 		switch {
 		case srv.stopping.Load():
 			http.Error(w, "shutting down", http.StatusInternalServerError)
-		case srv.s.healthyWithConfig && !srv.svc.Loaded():
-			http.Error(w, "no rate limit configuration loaded", http.StatusInternalServerError)
 		case !srv.health.healthy():
-			http.Error(w, "redis unreachable", http.StatusInternalServerError)
+			http.Error(w, srv.health.why(), http.StatusInternalServerError)
 		default:
 			w.Write([]byte("OK"))
 		}
@@ -220,7 +251,11 @@ func (srv *instance) listen() (*listeners, error) {
 	ls := &listeners{}
 	var opened []net.Listener
 	open := func(what, addr string) (net.Listener, error) {
-		l, err := net.Listen("tcp", addr)
+		network := "tcp"
+		if what == "GRPC_UDS" {
+			network = "unix"
+		}
+		l, err := net.Listen(network, addr)
 		if err != nil {
 			for _, o := range opened {
 				o.Close()
@@ -232,7 +267,12 @@ func (srv *instance) listen() (*listeners, error) {
 	}
 	hostPort := func(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 	var err error
-	if ls.grpc, err = open("GRPC_HOST, GRPC_PORT", hostPort(s.grpcHost, s.grpcPort)); err != nil {
+	if s.grpcUDS != "" {
+		ls.grpc, err = open("GRPC_UDS", s.grpcUDS)
+	} else {
+		ls.grpc, err = open("GRPC_HOST, GRPC_PORT", hostPort(s.grpcHost, s.grpcPort))
+	}
+	if err != nil {
 		return nil, err
 	}
 	if ls.http, err = open("HOST, PORT", hostPort(s.host, s.port)); err != nil {
@@ -296,7 +336,9 @@ func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, ba
 // background starts the reload watch, the periods of the statistics keys
 // and, with USE_STATSD, the statsd sink, until ctx is done.
 func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
-	wg.Go(func() { srv.ld.watch(ctx) })
+	if srv.ld != nil {
+		wg.Go(func() { srv.ld.watch(ctx) })
+	}
 	s := srv.s
 	if s.disableStats {
 		return
@@ -331,6 +373,24 @@ func grpcTLS(s settings) (credentials.TransportCredentials, error) {
 			return nil, fmt.Errorf("GRPC_CLIENT_TLS_CACERT=%s: no PEM certificate in the file", s.grpcCA)
 		}
 		c.ClientAuth = tls.RequireAndVerifyClientCert
+		if s.grpcClientSAN != "" {
+			c.VerifyPeerCertificate = verifyClientSAN(s.grpcClientSAN)
+		}
 	}
 	return credentials.NewTLS(c), nil
+}
+
+// verifyClientSAN checks, as the reference's GRPC_CLIENT_TLS_SAN, that the
+// verified client certificate is valid for san (a DNS name or an IP
+// address among its subject alternative names).
+func verifyClientSAN(san string) func([][]byte, [][]*x509.Certificate) error {
+	return func(_ [][]byte, chains [][]*x509.Certificate) error {
+		if len(chains) == 0 || len(chains[0]) == 0 {
+			return errors.New("GRPC_CLIENT_TLS_SAN: no verified client certificate")
+		}
+		if err := chains[0][0].VerifyHostname(san); err != nil {
+			return fmt.Errorf("GRPC_CLIENT_TLS_SAN: %w", err)
+		}
+		return nil
+	}
 }

@@ -11,18 +11,34 @@ import (
 // (limit/redis.Breaker) knows it: each change is logged once and, with
 // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION=true, fails gRPC health and
 // /healthcheck while Redis is down, as the reference's option does. The
-// memory backend is always up.
+// memory backend is always up. With HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED
+// both also fail until a configuration with at least one domain is loaded,
+// and again when one without any is (every file removed, an empty xDS
+// response), as the reference's "config" component does.
 type storeHealth struct {
 	log    *slog.Logger
 	follow bool // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION
 	hs     *serving.Health
 
-	mu   sync.Mutex // orders changes and the health they set
-	down bool
+	mu       sync.Mutex // orders changes and the health they set
+	down     bool
+	noConfig bool // HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED and no domain loaded
 }
 
 func newStoreHealth(s settings, log *slog.Logger) *storeHealth {
-	return &storeHealth{log: log, follow: s.redisHealthCheck, hs: serving.NewHealth("ratelimit")}
+	return &storeHealth{log: log, follow: s.redisHealthCheck, hs: serving.NewHealth("ratelimit"), noConfig: s.healthyWithConfig}
+}
+
+// configLoaded is called at every configuration applied, with its number
+// of domains; it matters only with HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED.
+func (h *storeHealth) configLoaded(follow bool, domains int) {
+	if !follow {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.noConfig = domains == 0
+	h.publish()
 }
 
 // changed is the breaker's OnChange. The outage is an error and the
@@ -41,8 +57,11 @@ func (h *storeHealth) changed(up bool, err error) {
 
 // publish sets gRPC health from the state; h.mu must be held.
 func (h *storeHealth) publish() {
-	h.hs.Set(!h.follow || !h.down)
+	h.hs.Set(h.ok())
 }
+
+// ok is the health; h.mu must be held.
+func (h *storeHealth) ok() bool { return (!h.follow || !h.down) && !h.noConfig }
 
 // start sets gRPC health for the first time.
 func (h *storeHealth) start() {
@@ -55,5 +74,15 @@ func (h *storeHealth) start() {
 func (h *storeHealth) healthy() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return !h.follow || !h.down
+	return h.ok()
+}
+
+// why says what fails the health checks.
+func (h *storeHealth) why() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.noConfig {
+		return "no rate limit configuration loaded"
+	}
+	return "redis unreachable"
 }

@@ -58,6 +58,9 @@
 //	  - {unit: second, requests_per_unit: 10}
 //	  - {unit: hour, requests_per_unit: 1000}
 //
+// Each limit of rate_limits has a counter of its own, even when two have
+// the same window.
+//
 // A file without these keys behaves exactly as with the reference.
 //
 // # Where it differs from the reference

@@ -98,6 +98,7 @@ type item struct {
 	path     []*Node // the matched nodes, nil for an override
 	rule     *Rule
 	override int // index of an override's rule in scratch.rules, else -1
+	nth      int // index of the rule among its node's limits (rate_limits)
 	stats    string
 	kind     StatKind
 }
@@ -112,6 +113,7 @@ type scratch struct {
 	ends      []int
 	updates   []counter.Update
 	decisions []counter.Decision
+	replaced  []string // the replaces of unlimited limits matched
 }
 
 // release returns sc to the pool, dropping what it points to.
@@ -121,6 +123,8 @@ func (e *Evaluator) release(sc *scratch) {
 	clear(sc.updates)
 	sc.items, sc.rules, sc.match, sc.paths = sc.items[:0], sc.rules[:0], sc.match[:0], sc.paths[:0]
 	sc.updates, sc.decisions = sc.updates[:0], sc.decisions[:0]
+	clear(sc.replaced)
+	sc.replaced = sc.replaced[:0]
 	e.scratch.Put(sc)
 }
 
@@ -226,6 +230,9 @@ func (e *Evaluator) match(sc *scratch, dom *Domain, req *rlsmsg.Request, res *li
 		}
 		leaf := sc.match[len(sc.match)-1]
 		if leaf.Limits[0].Unlimited {
+			// Its replaces still apply, as in the reference, which
+			// collects them before it skips unlimited limits.
+			sc.replaced = append(sc.replaced, leaf.Limits[0].Replaces...)
 			res.Statuses[i].LimitRemaining = math.MaxUint32
 			continue
 		}
@@ -236,8 +243,8 @@ func (e *Evaluator) match(sc *scratch, dom *Domain, req *rlsmsg.Request, res *li
 		if e.o.Observe != nil {
 			stats, kind = statsKey(req.Domain, d.Entries, path)
 		}
-		for _, r := range leaf.Limits {
-			items = append(items, item{desc: i, node: leaf, path: path, rule: r, override: -1, stats: stats, kind: kind})
+		for n, r := range leaf.Limits {
+			items = append(items, item{desc: i, node: leaf, path: path, rule: r, override: -1, nth: n, stats: stats, kind: kind})
 		}
 	}
 	for k := range items {
@@ -245,7 +252,7 @@ func (e *Evaluator) match(sc *scratch, dom *Domain, req *rlsmsg.Request, res *li
 			items[k].rule = &sc.rules[items[k].override] // sc.rules no longer grows
 		}
 	}
-	items = dropReplaced(items)
+	items = dropReplaced(items, sc.replaced)
 	sc.items = items
 	return items
 }
@@ -273,9 +280,15 @@ func (e *Evaluator) updates(sc *scratch, req *rlsmsg.Request, items []item) []co
 }
 
 // dropReplaced removes the items whose limit is named in the replaces list
-// of another matched limit.
-func dropReplaced(items []item) []item {
+// of another matched limit, or in replaced (those of unlimited limits).
+func dropReplaced(items []item, replaced []string) []item {
 	var names map[string]bool
+	for _, n := range replaced {
+		if names == nil {
+			names = map[string]bool{}
+		}
+		names[n] = true
+	}
 	for _, it := range items {
 		for _, n := range it.rule.Replaces {
 			if names == nil {
@@ -381,7 +394,9 @@ func (e *Evaluator) report(res *limit.Result, req *rlsmsg.Request, items []item,
 		case it.node != nil && it.node.ShadowMode:
 			st.Code, st.LimitRemaining = rlsmsg.CodeOK, 0
 		default:
-			st.Code = rlsmsg.CodeOverLimit
+			// As the reference: an over-limit descriptor reports none
+			// left, even when its cost alone was more than what was.
+			st.Code, st.LimitRemaining = rlsmsg.CodeOverLimit, 0
 		}
 	}
 }
@@ -462,6 +477,11 @@ func ceilSecond(d time.Duration) time.Duration {
 //
 //	{domain}R60:fixed_window:2:4:user5:alice4:path2:/x
 //
+// The second and later limits of a node's rate_limits add "/" and their
+// index after the algorithm ("R60:fixed_window/1:..."), so that two of them
+// with the same window never share a counter; the first keeps the key a
+// rate_limit has.
+//
 // An entry matched by a share_threshold node is written as the node's
 // pattern, so that every value it matches shares the counter, this node's
 // and its children's; the first-entry hash tag takes the pattern too.
@@ -475,6 +495,10 @@ func appendCounterKey(b []byte, tagBy limit.TagBy, domain string, entries []rlsm
 	b = strconv.AppendInt(b, int64(it.rule.Window()/time.Second), 10)
 	b = append(b, ':')
 	b = append(b, it.rule.Algorithm.String()...)
+	if it.nth > 0 {
+		b = append(b, '/')
+		b = strconv.AppendInt(b, int64(it.nth), 10)
+	}
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(len(entries)), 10)
 	b = append(b, ':')

@@ -36,6 +36,10 @@ descriptors:
       unit: minute
       requests_per_unit: 100
       replaces: [{name: per-user}]
+  - key: freevip
+    rate_limit:
+      unlimited: true
+      replaces: [{name: per-user}]
   - key: path
     value: "/api/*"
     share_threshold: true
@@ -53,6 +57,10 @@ descriptors:
     rate_limits:
       - {name: burst, unit: second, requests_per_unit: 3}
       - {name: hourly, unit: hour, requests_per_unit: 4}
+  - key: twins
+    rate_limits:
+      - {name: per-minute, unit: minute, requests_per_unit: 2}
+      - {name: per-60s, unit: second, unit_multiplier: 60, requests_per_unit: 5}
   - key: ten
     rate_limit: {unit: second, unit_multiplier: 10, requests_per_unit: 1}
   - key: week
@@ -159,6 +167,21 @@ func TestEvaluate(t *testing.T) {
 		{"replaces drops the named limit", []step{
 			{0, req(desc("user", "r"), desc("vip", "r")), resp(OK, ok(), lim(OK, "vip", 100, UnitMinute, 99, 50*sec)), ""},
 			{0, req(desc("user", "r")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
+		}},
+		{"an over-limit descriptor reports none remaining", []step{
+			{0, Request{Domain: "d", HitsAddend: 5, Descriptors: []Descriptor{desc("user", "big")}}, resp(OVER, lim(OVER, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
+			{0, req(desc("user", "big")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
+		}},
+		{"two rate_limits with one window count apart", []step{
+			{0, req(desc("twins", "t")), resp(OK, lim(OK, "per-minute", 2, UnitMinute, 1, 50*sec)), ""},
+			{0, req(desc("twins", "t")), resp(OK, lim(OK, "per-minute", 2, UnitMinute, 0, 50*sec)), ""},
+			{0, req(desc("twins", "t")), resp(OVER, lim(OVER, "per-minute", 2, UnitMinute, 0, 50*sec)), ""},
+		}},
+		{"an unlimited limit's replaces apply", []step{
+			{0, req(desc("user", "u"), desc("freevip", "u")), resp(OK, ok(), Status{Code: OK, LimitRemaining: math.MaxUint32}), ""},
+			{0, req(desc("user", "u"), desc("freevip", "u")), resp(OK, ok(), Status{Code: OK, LimitRemaining: math.MaxUint32}), ""},
+			{0, req(desc("user", "u"), desc("freevip", "u")), resp(OK, ok(), Status{Code: OK, LimitRemaining: math.MaxUint32}), ""},
+			{0, req(desc("user", "u")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
 		}},
 		{"all or nothing: a rejected request moves no counter", []step{
 			{0, req(desc("user", "n")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
