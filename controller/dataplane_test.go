@@ -2,11 +2,13 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -107,5 +109,38 @@ func TestDataPlaneTooLarge(t *testing.T) {
 	}
 	if got := managedOf(t, c, "WasmPlugin"); sum.DataPlaneDeleted != 1 || len(got) != 1 || got[0] != "rlpkit-gw-kuadrant" {
 		t.Errorf("after leaving apim.kuadrant.io/v1alpha1 out: %d deleted, WasmPlugins %v, want rlpkit-gw deleted", sum.DataPlaneDeleted, got)
+	}
+}
+
+// TestDetectDataPlanes: a data plane is wired when the API server serves its filters' kind,
+// and its cluster's kind too when a rate-limit address is given.
+func TestDetectDataPlanes(t *testing.T) {
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(WasmPluginKind, meta.RESTScopeNamespace) // Istio without EnvoyFilter
+	mapper.Add(EnvoyExtensionPolicyKind, meta.RESTScopeNamespace)
+	mapper.Add(EnvoyPatchPolicyKind, meta.RESTScopeNamespace)
+	for _, tc := range []struct {
+		withCluster bool
+		found       []DataPlane
+		missing     int
+	}{
+		{false, []DataPlane{DataPlaneIstio, DataPlaneEnvoyGateway}, 0},
+		{true, []DataPlane{DataPlaneEnvoyGateway}, 1},
+	} {
+		found, missing, err := DetectDataPlanes(mapper, AllDataPlanes, tc.withCluster)
+		if err != nil || !slices.Equal(found, tc.found) || len(missing) != tc.missing {
+			t.Errorf("DetectDataPlanes(withCluster=%v) = %v, %v, %v; want %v and %d missing", tc.withCluster, found, missing, err, tc.found, tc.missing)
+		}
+		if tc.missing == 1 && !strings.Contains(missing[0], "EnvoyFilter networking.istio.io/v1alpha3 is not served") {
+			t.Errorf("missing = %q, want the EnvoyFilter kind named", missing)
+		}
+	}
+	opts := DataPlaneOptions{DataPlanes: AllDataPlanes}
+	if got := opts.Kinds(); !slices.Equal(got, []schema.GroupVersionKind{WasmPluginKind, EnvoyExtensionPolicyKind}) {
+		t.Errorf("Kinds without a rate-limit address = %v", got)
+	}
+	opts.RateLimitAddress = "rls:8081"
+	if got := opts.Kinds(); len(got) != 4 {
+		t.Errorf("Kinds with a rate-limit address = %v, want all four", got)
 	}
 }
