@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
@@ -29,8 +28,8 @@ type Simulator struct {
 
 	tl timeline
 
-	req       descriptor.Request
-	res       descriptor.Result
+	in        Input
+	call      rlsmsg.Request
 	resp      limit.Result
 	probeResp limit.Result
 	seen      []bool
@@ -121,12 +120,11 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 		s.tl.origin, s.tl.width = e.Time.Unix(), 1
 	}
 	s.tl.buckets = max(s.tl.buckets, s.bucket(e.Time)+1)
-	e.request(&s.req)
-	s.target.Engine.GenerateInto(&s.req, &s.res)
-	if !s.res.ShouldCall() {
+	e.request(&s.in)
+	if !s.target.Frontend.Generate(&s.in, &s.call, nil) {
 		return s.target.decide(&s.resp, false, ""), nil
 	}
-	lreq := &s.res.Request
+	lreq := &s.call
 	if err := s.ev.Evaluate(context.Background(), e.Time, lreq, &s.resp); err != nil {
 		return Decision{}, err
 	}
@@ -219,7 +217,7 @@ func (s *Simulator) bucket(t time.Time) int {
 
 // Explain says in words what decided a request Replay returned d for.
 func (s *Simulator) Explain(d *Decision) string {
-	return s.target.explainDecision(d, s.res.Descriptors)
+	return s.target.explainDecision(d, s.call.Descriptors)
 }
 
 // Describe names the deciding limit of d and what it left: `limit "admin" 5/10s remaining 0`.

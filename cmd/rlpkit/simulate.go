@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
@@ -17,7 +17,8 @@ const simulateSynopsis = `rlpkit simulate (--gateway ns/name PATH... | --config 
 
 Replays an Envoy access log (JSON lines, or Envoy's default text format, where the client is
 the first X-Forwarded-For entry; "-" reads stdin) through the descriptors and limits of a
-compiled Gateway or of a PluginConfig and a limits file, with counters in memory on a clock
+compiled Gateway (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1 policies, as rlpkit test
+reads them) or of a PluginConfig and a limits file, with counters in memory on a clock
 driven by the log's start times. Prints, per limit, the requests it applied to, how many were
 admitted, how many it rejected, when it first rejected one and its peak requests per second.
 -o json prints {"requests": N, "limits": [{"namespace", "name", "max_value", "seconds",
@@ -106,18 +107,21 @@ func simulateTarget(gateway string, paths []string, config, limitsFile string, s
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
-		return policytest.NewTarget(engine, limits), nil
+		return policytest.NewTarget(policytest.EngineFrontend(engine), limits), nil
 	}
 	set, err := readInputs(paths, stdin, stderr)
-	gw, err := compileGateway(set, err, gateway, stderr)
+	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
-	engine, err := descriptor.Compile(&gw.PluginConfig)
+	target, err := policytest.CompileSet(set, gateway)
 	if err != nil {
-		return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
+		return nil, fmt.Errorf("--gateway %s: %w", gateway, err)
 	}
-	return policytest.NewTarget(engine, gw.Limits), nil
+	printWarnings(stderr, target.Warnings)
+	return target, nil
 }
 
 // replay streams the log through sim, line by line. With a terminal on stderr, a progress
