@@ -63,6 +63,9 @@ type LimitStats struct {
 	Admitted int64
 	// Limited counts the requests it rejected: a descriptor was over the limit on it.
 	Limited int64
+	// LimitedElsewhere counts the requests it applied to that another limit rejected (it
+	// was not over): Requests is Admitted + Limited + LimitedElsewhere.
+	LimitedElsewhere int64
 	// FirstLimited is the time of the first request it rejected; zero when none.
 	FirstLimited time.Time
 	// PeakPerSecond is the most requests it applied to within one second of the log.
@@ -76,8 +79,9 @@ type LimitStats struct {
 
 // Bucket is one interval of a timeline.
 type Bucket struct {
-	// Admitted and Limited count the requests the limit applied to in the interval.
-	Admitted, Limited int64
+	// Admitted, Limited and LimitedElsewhere count the requests the limit applied to in the
+	// interval, as LimitStats does.
+	Admitted, Limited, LimitedElsewhere int64
 }
 
 // Report is the outcome of a replay.
@@ -162,6 +166,8 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 			if ls.FirstLimited.IsZero() {
 				ls.FirstLimited = e.Time
 			}
+		default:
+			ls.LimitedElsewhere++
 		}
 		s.record(p.index, e.Time, d.Code == rlsmsg.CodeOK, limited)
 	}
@@ -175,20 +181,21 @@ type timeline struct {
 	buckets int   // buckets up to the latest request
 }
 
-// record counts a request in a limit's timeline.
+// record counts a request in a limit's timeline: admitted, limited by this limit, or else
+// limited by another.
 func (s *Simulator) record(i int, t time.Time, admitted, limited bool) {
-	if !admitted && !limited {
-		return
-	}
 	tl := &s.stats[i]
 	b := s.bucket(t)
 	for b >= len(tl.Timeline) {
 		tl.Timeline = append(tl.Timeline, Bucket{})
 	}
-	if admitted {
+	switch {
+	case admitted:
 		tl.Timeline[b].Admitted++
-	} else {
+	case limited:
 		tl.Timeline[b].Limited++
+	default:
+		tl.Timeline[b].LimitedElsewhere++
 	}
 }
 
@@ -207,6 +214,7 @@ func (s *Simulator) bucket(t time.Time) int {
 				} else {
 					tl[j/2].Admitted += tl[j].Admitted
 					tl[j/2].Limited += tl[j].Limited
+					tl[j/2].LimitedElsewhere += tl[j].LimitedElsewhere
 				}
 			}
 			s.stats[i].Timeline = tl[:(len(tl)+1)/2]
