@@ -8,6 +8,7 @@ import (
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
@@ -71,11 +72,14 @@ func limitID(l *limitador.Limit) string {
 }
 
 // KuadrantWarnings returns a warning for every status condition of res that is not True,
-// at its policy's line: "file:line: RateLimitPolicy ns/name: field: Reason: message".
+// at its policy's line: "file:line: RateLimitPolicy ns/name: field: Reason: message". A
+// target not found adds what there is: the likely misspellings ("did you mean ...?") and
+// the Gateways or HTTPRoutes of the policy's namespace, or, for a sectionName, the
+// Gateway's listeners or the route's rules.
 func KuadrantWarnings(set *policy.Set, res *kuadrant.Result) []merge.Warning {
-	byName := map[string]policy.ObjectKey{}
+	byName := map[string]*kuadrantv1.RateLimitPolicy{}
 	for _, p := range set.PoliciesV1 {
-		byName[p.Namespace+"/"+p.Name] = policy.PolicyV1Key(p)
+		byName[p.Namespace+"/"+p.Name] = p
 	}
 	var out []merge.Warning
 	for _, p := range res.Policies {
@@ -83,12 +87,13 @@ func KuadrantWarnings(set *policy.Set, res *kuadrant.Result) []merge.Warning {
 			if c.Status == "True" {
 				continue
 			}
-			field := "spec"
+			field, msg := "spec", c.Reason+": "+c.Message
 			if c.Reason == kuadrant.ReasonTargetNotFound {
 				field = "spec.targetRef"
+				msg += targetHint(set, byName[p.Name])
 			}
-			src, _ := set.FieldSource(byName[p.Name], field)
-			out = append(out, merge.Warning{Source: src, Object: "RateLimitPolicy " + p.Name, Field: field, Message: c.Reason + ": " + c.Message})
+			src, _ := set.FieldSource(policy.PolicyV1Key(byName[p.Name]), field)
+			out = append(out, merge.Warning{Source: src, Object: "RateLimitPolicy " + p.Name, Field: field, Message: msg})
 		}
 	}
 	return out
