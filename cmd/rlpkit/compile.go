@@ -40,7 +40,7 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compile")
-	output := fs.String("o", "yaml", "output `format`: yaml, json, or envoy")
+	output := fs.String("o", "yaml", "output `format`: yaml, json, envoy (Envoy's own rate-limit filter) or kuadrant (wasm-shim and Limitador)")
 	upstream := fs.String("upstream-cluster", merge.DefaultUpstreamCluster, "the Envoy `cluster` of the rate-limit service")
 	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached")
 	explain := fs.String("explain", "", "print the provenance of the effective configuration of `ns/route` to stderr")
