@@ -30,7 +30,8 @@ type Input struct {
 // the rate-limit request, or decides not to call the service. Each input rlpkit compiles has
 // one: a PluginConfig's descriptor engine (EngineFrontend), wasm-shim's evaluation of a
 // Kuadrant configuration (WasmFrontend). A Target pairs a Frontend with the limits of the
-// service, so another input needs only its Frontend and its limits.
+// service, so another input needs only its Frontend and its limits. A Frontend may reuse
+// memory between calls, so it, and a Target holding it, is for one goroutine at a time.
 type Frontend interface {
 	// Generate writes into out the rate-limit request the proxy sends for in and reports
 	// whether it calls the service. With trace not nil, it writes there, one a line, why.
