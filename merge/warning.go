@@ -81,6 +81,21 @@ func Candidates(set *policy.Set, kind, name string) []string {
 	return closest(key{ns, n}, keys, false)
 }
 
+// Similar returns the names among names that are likely misspellings of name (at most a
+// third of its letters, and at least two, differ), closest first: how rlpkit suggests what a
+// misspelt listener or rule name meant.
+func Similar(name string, names []string) []string {
+	keys := make([]key, len(names))
+	for i, n := range names {
+		keys[i] = key{name: n}
+	}
+	out := closest(key{name: name}, keys, true)
+	for i := range out {
+		out[i] = strings.TrimPrefix(out[i], "/")
+	}
+	return out
+}
+
 // closest returns keys as "namespace/name", closest to k first (an empty namespace in k
 // matches every namespace); with similarOnly, only those
 // close enough to be a likely misspelling of k: at most a third of the name's letters

@@ -28,8 +28,8 @@ type LogEntry struct {
 }
 
 // request fills req from e.
-func (e *LogEntry) request(req *descriptor.Request) {
-	*req = descriptor.Request{Method: e.Method, Host: e.Authority, Path: e.Path, Headers: e.Headers, RemoteAddress: e.Client}
+func (e *LogEntry) request(in *Input) {
+	*in = Input{Method: e.Method, Host: e.Authority, Path: e.Path, Headers: e.Headers, RemoteAddress: e.Client}
 }
 
 // ParseLogLine reads one line of an Envoy access log into e: a JSON object (Envoy's

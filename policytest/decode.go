@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -207,6 +208,12 @@ func validateRequest(r *Request, path string, fail func(path, detail string)) {
 	for name := range r.Headers {
 		if !methodRE.MatchString(name) {
 			fail(path+".headers", fmt.Sprintf("Invalid value: %q: must be a header name", name))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Attributes)) {
+		rest, ok := strings.CutPrefix(name, "auth.")
+		if !ok || rest == "" || slices.Contains(strings.Split(rest, "."), "") {
+			fail(path+".attributes", fmt.Sprintf("Invalid value: %q: want an auth.* attribute such as auth.identity.userid (request.*, source.* come from method, url, headers and remoteAddress)", name))
 		}
 	}
 }

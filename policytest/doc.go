@@ -13,9 +13,13 @@
 // # PolicyTest files
 //
 // A PolicyTest (apiVersion rlpkit.dev/v1alpha1) names its inputs, relative to its file:
-// Gateway API objects and RateLimitPolicies (spec.inputs) and the Gateway whose PluginConfig
-// and limits the cases run against (spec.gateway), or a PluginConfig file and a limits file
-// (spec.pluginConfig, spec.limits). Package policy skips PolicyTests, so a test can sit in
+// Gateway API objects and RateLimitPolicies (spec.inputs) and the Gateway whose compiled
+// configuration and limits the cases run against (spec.gateway), or a PluginConfig file and
+// a limits file (spec.pluginConfig, spec.limits). The RateLimitPolicies among the inputs
+// choose the compiler: apim.kuadrant.io/v1alpha1 ones compile to a PluginConfig (package
+// merge), kuadrant.io/v1 ones to wasm-shim's configuration and Limitador's limits as
+// kuadrant-operator deploys them (package kuadrant). Inputs holding both APIs, or no
+// RateLimitPolicy, are an error rather than a test of a part of them. Package policy skips PolicyTests, so a test can sit in
 // the directory it tests and name it as ".". Each case is a request (method, url, headers,
 // remoteAddress, metadata, hitsAddend), optionally the descriptors it must produce, and
 // steps: the request sent repeat times at an instant ("at: +10s" after the previous step,
@@ -30,8 +34,13 @@
 //   - {want: OVER_LIMIT, limit: "gateway-system/mygateway spec.override.rateLimits[0]"}
 //
 // The deciding limit is the first over the limit or, when none is, the one with the least
-// remaining. Limits compiled from policies are named after their origin ("ns/policy
-// spec.section.rateLimits[i]"); limits of a limits file without a name are named "limits[i]".
+// remaining. Limits compiled from policies are named after their origin: "ns/policy
+// spec.section.rateLimits[i]" for apim.kuadrant.io/v1alpha1, "ns/policy limits.name" for
+// kuadrant.io/v1 (whether the limit sits in spec.limits, spec.defaults or spec.overrides);
+// limits of a limits file without a name are named "limits[i]". kuadrant.io/v1 predicates
+// and counters may read auth.* attributes, which an AuthPolicy gives in a cluster: rlpkit
+// runs no auth service, so a case gives them as request.attributes, by dotted name
+// ({"auth.identity.userid": "alice"}).
 // Decoding is strict and every problem is reported at once, as for every input of rlpkit:
 //
 //	toystore.yaml:14: PolicyTest toystore: spec.cases[0].steps[1].want: Unsupported value: "ok": want OK or OVER_LIMIT
@@ -39,9 +48,17 @@
 // # Running
 //
 // Nothing here re-implements a semantic: the inputs go through policy.Read and merge.Compile
-// (or descriptor.Decode and limitador.DecodeLimits), each request through descriptor.Engine's
-// Explain, the rlsmsg.Request it holds and a limitador.Evaluator over a fresh counter.MemoryStore
-// per case, at the simulated instant. Cases are independent, so any subset runs alike.
+// or kuadrant.Compile (or descriptor.Decode and limitador.DecodeLimits); each request goes
+// through the target's Frontend, which builds the rlsmsg.Request the proxy sends
+// (descriptor.Engine's Explain for a PluginConfig, wasmshim.Evaluator's Evaluate for
+// kuadrant.io/v1), then a limitador.Evaluator over a fresh counter.MemoryStore per case, at
+// the simulated instant. Cases are independent, so any subset runs alike. A new input is a
+// Frontend and the limits it pairs with: nothing else in the package changes.
+//
+// wasm-shim sends one rate-limit request per applying ratelimit action; kuadrant-operator
+// writes one per action set, and the Frontend of a wasm-shim configuration evaluates the
+// first (a configuration written by hand with several says, in the explanation, which ones
+// were left out).
 //
 // # Envoy Gateway
 //

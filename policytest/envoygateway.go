@@ -232,7 +232,8 @@ func (r *egRun) done(ctx context.Context, now time.Time, ev *envoygateway.Evalua
 func (t *Test) runEnvoyGatewayCase(target *Target, c *Case) CaseResult {
 	res := CaseResult{Name: c.Name}
 	var explain strings.Builder
-	req := c.Request.httpRequest()
+	dreq := c.Request.input().descriptorRequest()
+	req := &dreq
 	ev := target.eg.gw.Evaluate(req, port(c.Request.URL))
 	res.descriptors = flatten(ev)
 	if res.descriptors == nil {

@@ -1,8 +1,10 @@
 package policytest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -41,36 +43,49 @@ type run struct {
 	last Decision
 }
 
-// httpRequest builds the descriptor request of a case.
-func (r *Request) httpRequest() *descriptor.Request {
+// input builds the Frontend input of a case.
+func (r *Request) input() *Input {
 	u, _ := url.Parse(r.URL) // validated
-	req := &descriptor.Request{
-		Method:        r.Method,
+	in := &Input{
+		Method:        cmp.Or(r.Method, "GET"),
+		Scheme:        u.Scheme,
 		Host:          u.Host,
 		Path:          u.RequestURI(),
-		Headers:       descriptor.HeaderMap{},
+		Headers:       map[string][]string{},
 		RemoteAddress: r.RemoteAddress,
 		HitsAddend:    r.HitsAddend,
 	}
-	if req.Method == "" {
-		req.Method = "GET"
-	}
 	for name, value := range r.Headers {
 		if strings.EqualFold(name, "host") {
-			req.Host = value
+			in.Host = value
 			continue
 		}
 		lower := strings.ToLower(name)
-		req.Headers.(descriptor.HeaderMap)[lower] = append(req.Headers.(descriptor.HeaderMap)[lower], value)
+		in.Headers[lower] = append(in.Headers[lower], value)
 	}
 	if len(r.Metadata) > 0 {
-		md := descriptor.Metadata{}
+		in.Metadata = descriptor.Metadata{}
 		for ns, s := range r.Metadata {
-			md[ns] = s
+			in.Metadata[ns] = s
 		}
-		req.DynamicMetadata = md
 	}
-	return req
+	if len(r.Attributes) > 0 {
+		in.Auth = map[string]any{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Attributes)) {
+		parts := strings.Split(strings.TrimPrefix(name, "auth."), ".") // validated
+		m := in.Auth
+		for _, p := range parts[:len(parts)-1] {
+			sub, ok := m[p].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				m[p] = sub
+			}
+			m = sub
+		}
+		m[parts[len(parts)-1]] = r.Attributes[name]
+	}
+	return in
 }
 
 // RunCase runs one case of t against target with fresh counters on a simulated clock, and
@@ -81,18 +96,21 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	}
 	r := CaseResult{Name: c.Name}
 	var explain strings.Builder
-	req := c.Request.httpRequest()
-	res, trace := target.Engine.Explain(req)
-	r.descriptors = append([]rlsmsg.Descriptor{}, res.Descriptors...)
+	in := c.Request.input()
+	var trace strings.Builder
+	var call rlsmsg.Request
+	called := target.Frontend.Generate(in, &call, &trace)
+	call = call.Clone()
+	r.descriptors = append([]rlsmsg.Descriptor{}, call.Descriptors...)
 	for _, w := range target.Warnings {
 		fmt.Fprintf(&explain, "warning: %s\n", w)
 	}
-	fmt.Fprintf(&explain, "request %s %s\n", req.Method, c.Request.URL)
+	fmt.Fprintf(&explain, "request %s %s\n", in.Method, c.Request.URL)
 	for _, line := range strings.Split(strings.TrimSuffix(trace.String(), "\n"), "\n") {
 		explain.WriteString("  " + line + "\n")
 	}
-	for i := range res.Descriptors {
-		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, formatEntries(&res.Descriptors[i]))
+	for i := range call.Descriptors {
+		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, formatEntries(&call.Descriptors[i]))
 	}
 	if c.Descriptors != nil {
 		if diff := diffDescriptors(*c.Descriptors, r.descriptors); diff != "" {
@@ -107,8 +125,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		r.Explain = explain.String()
 		return r
 	}
-	called := res.ShouldCall()
-	lreq := res.Request.Clone()
+	lreq := call
 	var resp limit.Result
 	send := func(now time.Time) (Decision, error) {
 		if called {
@@ -120,7 +137,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		dec.Statuses = slices.Clone(dec.Statuses)
 		return dec, nil
 	}
-	t.runSteps(target, c, &r, &explain, send, res.Descriptors)
+	t.runSteps(target, c, &r, &explain, send, call.Descriptors)
 	return r
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
@@ -29,8 +28,8 @@ type Simulator struct {
 
 	tl timeline
 
-	req       descriptor.Request
-	res       descriptor.Result
+	in        Input
+	call      rlsmsg.Request
 	resp      limit.Result
 	probeResp limit.Result
 	seen      []bool
@@ -67,6 +66,9 @@ type LimitStats struct {
 	Admitted int64
 	// Limited counts the requests it rejected: a descriptor was over the limit on it.
 	Limited int64
+	// LimitedElsewhere counts the requests it applied to that another limit rejected (it
+	// was not over): Requests is Admitted + Limited + LimitedElsewhere.
+	LimitedElsewhere int64
 	// FirstLimited is the time of the first request it rejected; zero when none.
 	FirstLimited time.Time
 	// PeakPerSecond is the most requests it applied to within one second of the log.
@@ -80,8 +82,9 @@ type LimitStats struct {
 
 // Bucket is one interval of a timeline.
 type Bucket struct {
-	// Admitted and Limited count the requests the limit applied to in the interval.
-	Admitted, Limited int64
+	// Admitted, Limited and LimitedElsewhere count the requests the limit applied to in the
+	// interval, as LimitStats does.
+	Admitted, Limited, LimitedElsewhere int64
 }
 
 // Report is the outcome of a replay.
@@ -135,15 +138,14 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 		s.tl.origin, s.tl.width = e.Time.Unix(), 1
 	}
 	s.tl.buckets = max(s.tl.buckets, s.bucket(e.Time)+1)
-	e.request(&s.req)
+	e.request(&s.in)
 	if s.eg != nil {
 		return s.replayEnvoyGateway(e)
 	}
-	s.target.Engine.GenerateInto(&s.req, &s.res)
-	if !s.res.ShouldCall() {
+	if !s.target.Frontend.Generate(&s.in, &s.call, nil) {
 		return s.target.decide(&s.resp, false, ""), nil
 	}
-	lreq := &s.res.Request
+	lreq := &s.call
 	if err := s.ev.Evaluate(context.Background(), e.Time, lreq, &s.resp); err != nil {
 		return Decision{}, err
 	}
@@ -188,6 +190,8 @@ func (s *Simulator) count(i int, sec int64, e *LogEntry, admitted, limited bool)
 		if ls.FirstLimited.IsZero() {
 			ls.FirstLimited = e.Time
 		}
+	default:
+		ls.LimitedElsewhere++
 	}
 	s.record(i, e.Time, admitted, limited)
 }
@@ -199,20 +203,21 @@ type timeline struct {
 	buckets int   // buckets up to the latest request
 }
 
-// record counts a request in a limit's timeline.
+// record counts a request in a limit's timeline: admitted, limited by this limit, or else
+// limited by another.
 func (s *Simulator) record(i int, t time.Time, admitted, limited bool) {
-	if !admitted && !limited {
-		return
-	}
 	tl := &s.stats[i]
 	b := s.bucket(t)
 	for b >= len(tl.Timeline) {
 		tl.Timeline = append(tl.Timeline, Bucket{})
 	}
-	if admitted {
+	switch {
+	case admitted:
 		tl.Timeline[b].Admitted++
-	} else {
+	case limited:
 		tl.Timeline[b].Limited++
+	default:
+		tl.Timeline[b].LimitedElsewhere++
 	}
 }
 
@@ -231,6 +236,7 @@ func (s *Simulator) bucket(t time.Time) int {
 				} else {
 					tl[j/2].Admitted += tl[j].Admitted
 					tl[j/2].Limited += tl[j].Limited
+					tl[j/2].LimitedElsewhere += tl[j].LimitedElsewhere
 				}
 			}
 			s.stats[i].Timeline = tl[:(len(tl)+1)/2]
@@ -244,7 +250,7 @@ func (s *Simulator) Explain(d *Decision) string {
 	if s.eg != nil {
 		return s.egExplain(d)
 	}
-	return s.target.explainDecision(d, s.res.Descriptors)
+	return s.target.explainDecision(d, s.call.Descriptors)
 }
 
 // Describe names the deciding limit of d and what it left: `limit "admin" 5/10s remaining 0`.

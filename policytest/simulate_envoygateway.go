@@ -18,7 +18,8 @@ func (s *Simulator) replayEnvoyGateway(e *LogEntry) (Decision, error) {
 			port = int32(p)
 		}
 	}
-	ev := s.target.eg.gw.Evaluate(&s.req, port)
+	req := s.in.descriptorRequest()
+	ev := s.target.eg.gw.Evaluate(&req, port)
 	s.egDescs = flatten(ev)
 	d, err := s.eg.send(context.Background(), e.Time, ev)
 	if err != nil {

@@ -153,7 +153,7 @@ func TestSimulatorLimitsOfOneNameInTwoDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := NewTarget(engine, []limitador.Limit{
+	target := NewTarget(EngineFrontend(engine), []limitador.Limit{
 		{Namespace: "gw#a", Name: "gw spec.default.rateLimits[0]", MaxValue: 1, Seconds: 60},
 		{Namespace: "gw#b", Name: "gw spec.default.rateLimits[0]", MaxValue: 1, Seconds: 60},
 	})

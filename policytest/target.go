@@ -15,12 +15,13 @@ import (
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
-// Target is what a test or a replay runs requests against: the descriptor engine of one
-// PluginConfig and the limits of its rate-limit service, both built by the packages
-// production uses.
+// Target is what a test or a replay runs requests against: the Frontend that builds the
+// rate-limit requests (a PluginConfig's descriptor engine, a wasm-shim configuration) and
+// the limits of the rate-limit service with Limitador's semantics, both built by the
+// packages production uses.
 type Target struct {
-	// Engine generates the descriptors.
-	Engine *descriptor.Engine
+	// Frontend builds the rate-limit requests.
+	Frontend Frontend
 	// Limits are the service's limits; every one has a Name (limits without one are named
 	// "limits[i]" after their position), so that a decision names the limit that made it.
 	Limits []limitador.Limit
@@ -36,18 +37,36 @@ type Target struct {
 type limitKey struct{ domain, name string }
 
 // CompileTopology reads the Gateway API objects and RateLimitPolicies in paths as "rlpkit
-// compile" does (policy.Read, merge.Compile) and returns the target of the Gateway
-// "namespace/name". When the inputs hold Envoy Gateway BackendTrafficPolicies, the target
-// is what Envoy Gateway configures instead (package envoygateway): the routes Envoy takes,
-// their descriptors, local rate limits and the rate-limit service's configuration, which
-// package limit/envoyratelimit evaluates.
+// compile" does (policy.Read) and returns the target of the Gateway "namespace/name" (see
+// CompileSet).
 func CompileTopology(paths []string, gateway string) (*Target, error) {
 	set, err := policy.Read(paths, nil)
 	if err != nil {
 		return nil, err
 	}
-	if len(set.BackendTrafficPolicies) > 0 {
+	return CompileSet(set, gateway)
+}
+
+// CompileSet returns the target of the Gateway "namespace/name" of set. The set's
+// RateLimitPolicies choose the compiler: kuadrant.io/v1 ones go through kuadrant.Compile
+// (wasm-shim's configuration and Limitador's limits, as kuadrant-operator deploys them),
+// apim.kuadrant.io/v1alpha1 ones through merge.Compile. A set holding both, or neither, is
+// an error: a test of such inputs would test only a part of them, or nothing. When the
+// inputs hold Envoy Gateway BackendTrafficPolicies (and no RateLimitPolicy), the target is
+// what Envoy Gateway configures instead (EnvoyGatewayTarget).
+func CompileSet(set *policy.Set, gateway string) (*Target, error) {
+	rlps := len(set.Policies) + len(set.PoliciesV1)
+	switch {
+	case len(set.BackendTrafficPolicies) > 0 && rlps > 0:
+		return nil, fmt.Errorf("the inputs hold %d Envoy Gateway BackendTrafficPolicies and %d RateLimitPolicies: a target runs one API; test them in separate PolicyTests", len(set.BackendTrafficPolicies), rlps)
+	case len(set.BackendTrafficPolicies) > 0:
 		return EnvoyGatewayTarget(set, gateway)
+	case len(set.Policies) > 0 && len(set.PoliciesV1) > 0:
+		return nil, fmt.Errorf("the inputs hold %d apim.kuadrant.io/v1alpha1 and %d kuadrant.io/v1 RateLimitPolicies: a target runs one API; test them in separate PolicyTests", len(set.Policies), len(set.PoliciesV1))
+	case len(set.Policies) == 0 && len(set.PoliciesV1) == 0:
+		return nil, errors.New("the inputs hold no RateLimitPolicy (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1) and no BackendTrafficPolicy: nothing to test")
+	case len(set.PoliciesV1) > 0:
+		return compileKuadrant(set, gateway)
 	}
 	res, err := merge.Compile(set, merge.Options{})
 	if err != nil {
@@ -59,12 +78,22 @@ func CompileTopology(paths []string, gateway string) (*Target, error) {
 			if err != nil {
 				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
 			}
-			t := NewTarget(engine, gw.Limits)
+			t := NewTarget(EngineFrontend(engine), gw.Limits)
 			t.Warnings = res.Warnings
 			return t, nil
 		}
 	}
-	return nil, fmt.Errorf("no Gateway %s among the inputs %s", gateway, strings.Join(paths, " "))
+	return nil, noGateway(set, gateway)
+}
+
+// noGateway is the error for a Gateway that is not among the inputs: it names those closest
+// to the name given.
+func noGateway(set *policy.Set, gateway string) error {
+	names := merge.Candidates(set, policy.KindGateway, gateway)
+	if len(names) == 0 {
+		return fmt.Errorf("no Gateway %s among the inputs, which hold no valid Gateway", gateway)
+	}
+	return fmt.Errorf("no Gateway %s among the inputs; Gateways there: %s", gateway, strings.Join(names[:min(len(names), 10)], ", "))
 }
 
 // LoadFiles reads a PluginConfig file (YAML or JSON, either schema) and a limits file in
@@ -99,13 +128,13 @@ func LoadFiles(pluginConfig, limits string) (*Target, error) {
 		}
 		return nil, locate(limits, doc, el, func(e *fielderr.Error) string { return e.Field })
 	}
-	return NewTarget(engine, list), nil
+	return NewTarget(EngineFrontend(engine), list), nil
 }
 
-// NewTarget returns the target of an engine and the limits of its rate-limit service; it
+// NewTarget returns the target of a Frontend and the limits of its rate-limit service; it
 // names the unnamed limits of a copy of limits "limits[i]". Decisions name their limit, so
 // names should be unique within a namespace (merge.Compile's are).
-func NewTarget(engine *descriptor.Engine, limits []limitador.Limit) *Target {
+func NewTarget(frontend Frontend, limits []limitador.Limit) *Target {
 	named := make([]limitador.Limit, len(limits))
 	for i, l := range limits {
 		if l.Name == "" {
@@ -113,7 +142,7 @@ func NewTarget(engine *descriptor.Engine, limits []limitador.Limit) *Target {
 		}
 		named[i] = l
 	}
-	t := &Target{Engine: engine, Limits: named, index: make(map[limitKey]int, len(named))}
+	t := &Target{Frontend: frontend, Limits: named, index: make(map[limitKey]int, len(named))}
 	for i := len(named) - 1; i >= 0; i-- {
 		t.index[limitKey{named[i].Namespace, named[i].Name}] = i // the first of a name wins
 	}

@@ -89,6 +89,12 @@ type Request struct {
 	// HitsAddend is the request-level cost; 0 means unset (1).
 	// +optional
 	HitsAddend uint32 `json:"hitsAddend,omitempty"`
+	// Attributes are the auth.* attributes an AuthPolicy would give kuadrant.io/v1
+	// predicates and counters (rlpkit runs no auth service), by dotted name:
+	// {"auth.identity.userid": "alice"}. Other attributes come from the fields above.
+	// PluginConfigs and apim.kuadrant.io/v1alpha1 policies do not read them.
+	// +optional
+	Attributes map[string]any `json:"attributes,omitempty"`
 }
 
 // Step sends the case's request Repeat times at one instant and checks the decisions.

@@ -148,14 +148,17 @@ func CheckPredicate(src string) (Checked, error) {
 	return c, nil
 }
 
-// CheckExpression parses a data expression (a counter): it must be CEL. Kuadrant does not
-// type-check data expressions; neither does this.
+// CheckExpression type-checks a data expression (a counter) as CheckPredicate does a
+// predicate, whatever its type: it must parse and name only known attributes and functions,
+// so that request.hedaers['x-user'] or request.headers.x-user (x minus an undeclared user)
+// is an error. Kuadrant does not check data expressions: such a counter is accepted there
+// and the limit never applies, since its value is never found.
 func CheckExpression(src string) error {
 	env, err := checkEnv()
 	if err != nil {
 		return err
 	}
-	if _, iss := env.Parse(src); iss.Err() != nil {
+	if _, iss := env.Compile(src); iss.Err() != nil {
 		return &CheckError{Expression: src, Msg: issuesMessage(iss)}
 	}
 	return nil

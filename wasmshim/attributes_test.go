@@ -43,3 +43,32 @@ func TestCheckPredicate(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckExpression: a counter is type-checked as a predicate is, whatever its type, so
+// that a misspelt attribute or an unquoted header name is an error.
+func TestCheckExpression(t *testing.T) {
+	tests := []struct {
+		name, src, wantErr string // wantErr: substring; empty: valid
+	}{
+		{"header", "request.headers['x-user']", ""},
+		{"address", "source.remote_address", ""},
+		{"auth", "auth.identity.userid", ""},
+		{"port", "destination.port", ""},
+		{"query", "queryMap(request.query)['page']", ""},
+		{"misspelt field", "request.hedaers['x-user']", "undefined field 'hedaers'"},
+		{"unquoted header", "request.headers.x-user", "undeclared reference to 'user'"},
+		{"unknown group", "req.path", "undeclared reference to 'req'"},
+		{"syntax", "request.headers[", "Syntax error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckExpression(tc.src)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("CheckExpression(%q) = %v, want no error", tc.src, err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("CheckExpression(%q) = %v, want an error containing %q", tc.src, err, tc.wantErr)
+			}
+		})
+	}
+}

@@ -14,11 +14,14 @@
 // (request.*, source.*, destination.*, connection.*, auth.*), with cel-go's string
 // extensions and wasm-shim's functions queryMap, requestBodyJSON and responseBodyJSON.
 // CheckPredicate type-checks a predicate against the attributes as Kuadrant documents
-// them, so that a misspelt attribute (request.metod) is an error before anything runs;
+// them, so that a misspelt attribute (request.metod) is an error before anything runs, and
+// CheckExpression does the same for a data expression (a counter), which Kuadrant does not
+// check: rlpkit's validation is stricter there, since such a counter makes its limit never
+// apply;
 // evaluation binds each attribute group as a map, so an attribute the request does not
 // carry makes its expression fail, as a missing property does in wasm-shim. A
-// configuration may hold expressions that were never checked (Kuadrant does not check
-// counters): one that parses but names something undeclared loads, and fails when
+// configuration may hold expressions that were never checked (written by hand or by
+// kuadrant-operator): one that parses but names something undeclared loads, and fails when
 // evaluated.
 //
 // # Where it differs from wasm-shim

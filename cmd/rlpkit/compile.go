@@ -47,7 +47,7 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compile")
-	output := fs.String("o", "yaml", "output `format`: yaml, json, envoy, kuadrant or envoy-gateway")
+	output := fs.String("o", "yaml", "output `format`: yaml, json, envoy (Envoy's own rate-limit filter), kuadrant (wasm-shim and Limitador) or envoy-gateway (what Envoy Gateway configures for BackendTrafficPolicies)")
 	split := fs.String("split", "", "with -o envoy-gateway: also write one envoyproxy/ratelimit configuration file per domain into `DIR`")
 	upstream := fs.String("upstream-cluster", merge.DefaultUpstreamCluster, "the Envoy `cluster` of the rate-limit service")
 	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached")

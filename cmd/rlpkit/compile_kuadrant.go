@@ -10,6 +10,7 @@ import (
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policytest"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
@@ -91,25 +92,7 @@ func compileKuadrant(set *policy.Set, opts kuadrant.Options, strict bool, stdout
 // kuadrantWarnings returns a warning for every status condition that is not True, at the
 // policy's line: "file:line: RateLimitPolicy ns/name: field: Reason: message".
 func kuadrantWarnings(set *policy.Set, res *kuadrant.Result) []merge.Warning {
-	byName := map[string]policy.ObjectKey{}
-	for _, p := range set.PoliciesV1 {
-		byName[p.Namespace+"/"+p.Name] = policy.PolicyV1Key(p)
-	}
-	var out []merge.Warning
-	for _, p := range res.Policies {
-		for _, c := range p.Conditions {
-			if c.Status == "True" {
-				continue
-			}
-			field := "spec"
-			if c.Reason == kuadrant.ReasonTargetNotFound {
-				field = "spec.targetRef"
-			}
-			src, _ := set.FieldSource(byName[p.Name], field)
-			out = append(out, merge.Warning{Source: src, Object: "RateLimitPolicy " + p.Name, Field: field, Message: c.Reason + ": " + c.Message})
-		}
-	}
-	return out
+	return policytest.KuadrantWarnings(set, res)
 }
 
 // kuadrantLimits returns the Limitador limits compiled from the kuadrant.io/v1

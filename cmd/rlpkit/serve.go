@@ -28,7 +28,7 @@ import (
 	"github.com/rlpkit/rlpkit/rls"
 )
 
-const serveSynopsis = `rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:8081] [--http-addr :8080] [--redis URL] [flags]
+const serveSynopsis = `rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:8081] [--http-addr 127.0.0.1:8080] [--redis URL] [flags]
 
 Serves Envoy's Rate Limit Service (envoy.service.ratelimit.v3.RateLimitService) over gRPC,
 with gRPC health and reflection, enforcing either the limits of a limits FILE (limitador's
@@ -42,6 +42,9 @@ the background, from every 100 ms to every 2 s, finds it back). On a Cluster a d
 counters share one node unless --redis-hash-tag first-entry spreads them by their
 descriptors' first entries. The inputs are reloaded when they change; invalid new inputs
 keep the limits in force and the reason is logged.
+
+Both ports bind loopback by default; give :PORT (every interface) to reach them from
+elsewhere, as a Pod's probes and Prometheus do.
 
 The HTTP port (--http-addr, "off" for none, port 0 for any free port) serves
   /metrics  Prometheus metrics, per limit too (rlpkit_limit_*; see the README)
@@ -146,7 +149,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, logLevel *string) {
 	fs.BoolVar(&o.ratelimitIgnoreDotFiles, "ratelimit-ignore-dotfiles", false, "with --ratelimit-config: skip dot files and directories (RUNTIME_IGNOREDOTFILES)")
 	fs.BoolVar(&o.ratelimitShadowMode, "ratelimit-shadow-mode", false, "with --ratelimit-config: answer OK overall whatever the limits say (SHADOW_MODE)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8081", "the gRPC listen `address`")
-	fs.StringVar(&o.httpAddr, "http-addr", ":8080", "the HTTP listen `address` for /metrics, /healthz and /readyz; off: none")
+	fs.StringVar(&o.httpAddr, "http-addr", "127.0.0.1:8080", "the HTTP listen `address` for /metrics, /healthz and /readyz; off: none")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "deprecated alias of --http-addr: the HTTP listen `address`")
 	fs.BoolVar(&o.responseHeaders, "response-headers", false, "add RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and Retry-After to responses")
 	fs.IntVar(&o.maxKeys, "max-keys", 0, "the memory store's bound on counters (0: 1,000,000)")
@@ -385,11 +388,15 @@ func (r *serveRun) run(ctx context.Context, lis, httpLis net.Listener, ready fun
 		httpAt = httpLis.Addr().String()
 		go func() { errc <- httpSrv.Serve(httpLis) }()
 	}
+	limits, inputs := len(r.limits), r.src.String() // before a reload can change them
+	if r.rlCfg != nil {
+		limits, inputs = r.rlCfg.limits, r.rlCfg.String()
+	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var bg sync.WaitGroup
 	r.background(watchCtx, &bg)
 	r.log.Info("serving", "addr", lis.Addr().String(), "http_addr", httpAt, "store", r.storeKind,
-		"limits", len(r.limits), "inputs", r.src.String())
+		"limits", limits, "inputs", inputs)
 	if ready != nil {
 		ready(lis.Addr().String(), httpAt)
 	}

@@ -18,7 +18,7 @@ func TestParseServeEnvironment(t *testing.T) {
 		RedisTimeout                                           time.Duration
 		NearLimitRatio                                         float64
 	}
-	defaults := opts{Limits: "l.yaml", Addr: "127.0.0.1:8081", HTTPAddr: ":8080", HTTPAddrFlag: "--http-addr", LogFormat: "text", RedisTimeout: time.Second, NearLimitRatio: 0.8}
+	defaults := opts{Limits: "l.yaml", Addr: "127.0.0.1:8081", HTTPAddr: "127.0.0.1:8080", HTTPAddrFlag: "--http-addr", LogFormat: "text", RedisTimeout: time.Second, NearLimitRatio: 0.8}
 	with := func(f func(*opts)) opts { o := defaults; f(&o); return o }
 	tests := []struct {
 		name string

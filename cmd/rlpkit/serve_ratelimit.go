@@ -25,6 +25,13 @@ type ratelimitServe struct {
 	m    *serveMetrics
 	log  *slog.Logger
 	last string // the directory's fingerprint before it was first read
+	// limits counts the rules in force, for the log.
+	limits int
+}
+
+// String describes what is served, for logs: "ratelimit config DIR".
+func (r *ratelimitServe) String() string {
+	return "ratelimit config " + filepath.Join(r.dir.Root, r.dir.AppDirectory)
 }
 
 // newRatelimitServe loads DIR (every file under it, recursively, as the
@@ -62,6 +69,7 @@ func newRatelimitServe(o serveOptions, store counter.Store, svc *rls.Service, m 
 // apply has the service answer with cfg.
 func (r *ratelimitServe) apply(cfg *envoyratelimit.Config) {
 	n := cfg.Limits()
+	r.limits = n
 	r.svc.SetEvaluator(r.ev.WithConfig(cfg), n)
 	r.m.loaded(n)
 }

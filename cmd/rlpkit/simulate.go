@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
@@ -17,13 +17,15 @@ const simulateSynopsis = `rlpkit simulate (--gateway ns/name PATH... | --config 
 
 Replays an Envoy access log (JSON lines, or Envoy's default text format, where the client is
 the first X-Forwarded-For entry; "-" reads stdin) through the descriptors and limits of a
-compiled Gateway (with BackendTrafficPolicies among the inputs, what Envoy Gateway
-configures: routes, rate-limit service and local rate limits, a limit per rule, its
-namespace the rule's domain or "local") or of a PluginConfig and a limits file, with counters in memory on a clock
+compiled Gateway (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1 policies, as rlpkit test
+reads them; with Envoy Gateway BackendTrafficPolicies, what Envoy Gateway configures:
+routes, rate-limit service and local rate limits, a limit per rule, its namespace the
+rule's domain or "local") or of a PluginConfig and a limits file, with counters in memory on a clock
 driven by the log's start times. Prints, per limit, the requests it applied to, how many were
-admitted, how many it rejected, when it first rejected one and its peak requests per second.
+admitted, how many it rejected, how many another limit rejected (limited elsewhere), when
+it first rejected one and its peak requests per second.
 -o json prints {"requests": N, "limits": [{"namespace", "name", "max_value", "seconds",
-"requests", "admitted", "limited", "first_limited", "peak_per_second"}]}. --html writes a
+"requests", "admitted", "limited", "limited_elsewhere", "first_limited", "peak_per_second"}]}. --html writes a
 self-contained page with a timeline per limit; --explain writes, for every line, what decided
 it to stderr. The log is streamed: memory does not grow with its length.`
 
@@ -82,6 +84,9 @@ func simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	report := sim.Report()
+	if err := checkReport(&report, *logFile, stderr); err != nil {
+		return err
+	}
 	if *htmlFile != "" {
 		if err := writeHTML(*htmlFile, &report); err != nil {
 			return err
@@ -108,21 +113,39 @@ func simulateTarget(gateway string, paths []string, config, limitsFile string, s
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
-		return policytest.NewTarget(engine, limits), nil
+		return policytest.NewTarget(policytest.EngineFrontend(engine), limits), nil
 	}
 	set, err := readInputs(paths, stdin, stderr)
-	if err == nil && len(set.BackendTrafficPolicies) > 0 {
-		return envoyGatewayTarget(set, gateway, stderr)
-	}
-	gw, err := compileGateway(set, err, gateway, stderr)
 	if err != nil {
 		return nil, err
 	}
-	engine, err := descriptor.Compile(&gw.PluginConfig)
-	if err != nil {
-		return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
+	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
+		return nil, err
 	}
-	return policytest.NewTarget(engine, gw.Limits), nil
+	if len(set.BackendTrafficPolicies) > 0 && len(set.Policies)+len(set.PoliciesV1) == 0 {
+		return envoyGatewayTarget(set, gateway, stderr) // with Envoy Gateway's statuses as warnings
+	}
+	target, err := policytest.CompileSet(set, gateway)
+	if err != nil {
+		return nil, fmt.Errorf("--gateway %s: %w", gateway, err)
+	}
+	printWarnings(stderr, target.Warnings)
+	return target, nil
+}
+
+// checkReport says when a replay tested nothing: a log without requests is an error, and a
+// replay where no request reached a limit is a warning on stderr.
+func checkReport(r *policytest.Report, name string, stderr io.Writer) error {
+	if r.Requests == 0 {
+		return fmt.Errorf("%s: no request in the log: nothing to replay", name)
+	}
+	for _, ls := range r.Limits {
+		if ls.Requests > 0 {
+			return nil
+		}
+	}
+	fmt.Fprintf(stderr, "warning: no limit applied to any of the %d requests of %s: check the log's hosts and paths against the inputs (--explain says, line by line, what decided)\n", r.Requests, name)
+	return nil
 }
 
 // replay streams the log through sim, line by line. With a terminal on stderr, a progress
@@ -183,6 +206,7 @@ type limitReport struct {
 	Requests      int64   `json:"requests"`
 	Admitted      int64   `json:"admitted"`
 	Limited       int64   `json:"limited"`
+	Elsewhere     int64   `json:"limited_elsewhere"`
 	FirstLimited  *string `json:"first_limited"`
 	PeakPerSecond int64   `json:"peak_per_second"`
 }
@@ -194,7 +218,7 @@ func printReportJSON(w io.Writer, r *policytest.Report) error {
 	}{Requests: r.Requests, Limits: []limitReport{}}
 	for _, ls := range r.Limits {
 		lr := limitReport{Namespace: ls.Limit.Namespace, Name: ls.Limit.Name, MaxValue: ls.Limit.MaxValue, Seconds: ls.Limit.Seconds,
-			Requests: ls.Requests, Admitted: ls.Admitted, Limited: ls.Limited, PeakPerSecond: ls.PeakPerSecond}
+			Requests: ls.Requests, Admitted: ls.Admitted, Limited: ls.Limited, Elsewhere: ls.LimitedElsewhere, PeakPerSecond: ls.PeakPerSecond}
 		if !ls.FirstLimited.IsZero() {
 			s := ls.FirstLimited.UTC().Format(time.RFC3339Nano)
 			lr.FirstLimited = &s
@@ -212,13 +236,13 @@ func printReportJSON(w io.Writer, r *policytest.Report) error {
 func printReportText(w io.Writer, r *policytest.Report) error {
 	fmt.Fprintf(w, "%d requests\n", r.Requests)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LIMIT\tMAX/SECONDS\tREQUESTS\tADMITTED\tLIMITED\tFIRST LIMITED\tPEAK/S")
+	fmt.Fprintln(tw, "LIMIT\tMAX/SECONDS\tREQUESTS\tADMITTED\tLIMITED\tLIMITED ELSEWHERE\tFIRST LIMITED\tPEAK/S")
 	for _, ls := range r.Limits {
 		first := "-"
 		if !ls.FirstLimited.IsZero() {
 			first = ls.FirstLimited.UTC().Format(time.RFC3339Nano)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%ds\t%d\t%d\t%d\t%s\t%d\n", ls.Limit.Name, ls.Limit.MaxValue, ls.Limit.Seconds, ls.Requests, ls.Admitted, ls.Limited, first, ls.PeakPerSecond)
+		fmt.Fprintf(tw, "%s\t%d/%ds\t%d\t%d\t%d\t%d\t%s\t%d\n", ls.Limit.Name, ls.Limit.MaxValue, ls.Limit.Seconds, ls.Requests, ls.Admitted, ls.Limited, ls.LimitedElsewhere, first, ls.PeakPerSecond)
 	}
 	return tw.Flush()
 }

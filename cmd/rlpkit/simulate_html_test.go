@@ -45,6 +45,17 @@ func TestSimulateHTML(t *testing.T) {
 	if n := strings.Count(string(html), `<svg class="timeline"`); n != 3 {
 		t.Errorf("the page has %d timelines, want one per limit (3)", n)
 	}
+	// The log spans 2 minutes from midnight: a tick every 15 s, 8 per chart, and a count
+	// axis from 0 to the peak per bar.
+	if n := len(regexp.MustCompile(`<text class="tick time"[^>]*>00:0[01]:[0-5][05]</text>`).FindAll(html, -1)); n != 3*8 {
+		t.Errorf("the page has %d time ticks, want 8 per chart (00:00:00 to 00:01:45 every 15s)", n)
+	}
+	if n := len(regexp.MustCompile(`<text class="tick count"[^>]*>0</text>`).FindAll(html, -1)); n != 3 {
+		t.Errorf("the page has %d count axes starting at 0, want one per chart", n)
+	}
+	if !strings.Contains(string(html), `<rect class="elsewhere"`) || !strings.Contains(string(html), "limited elsewhere") {
+		t.Errorf("the page shows no request limited elsewhere; the admin limit rejects requests the other two applied to")
+	}
 
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -68,7 +79,7 @@ func TestSimulateHTML(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the screenshot is not a PNG: %v", err)
 	}
-	var green, red, other int
+	var green, red, amber, other int
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
@@ -79,14 +90,17 @@ func TestSimulateHTML(t *testing.T) {
 				green++
 			case near(r, 0xd7) && near(g, 0x3a) && near(bl, 0x2f):
 				red++
+			case near(r, 0xe0) && near(g, 0xa5) && near(bl, 0x26):
+				amber++
 			case r < 0xf0 || g < 0xf0 || bl < 0xf0:
 				other++
 			}
 		}
 	}
 	// Bars: the chart area is 960x160 per limit; every limit admits and limits here.
-	if green < 2000 || red < 2000 || other == 0 {
-		t.Errorf("screenshot %dx%d: %d admitted (green) pixels, %d limited (red), %d other; want a rendered chart with both", b.Dx(), b.Dy(), green, red, other)
+	if green < 2000 || red < 2000 || amber < 2000 || other == 0 {
+		t.Errorf("screenshot %dx%d: %d admitted (green) pixels, %d limited (red), %d limited elsewhere (amber), %d other; want a rendered chart with all three",
+			b.Dx(), b.Dy(), green, red, amber, other)
 	}
 }
 

@@ -37,7 +37,7 @@ func genlog(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	rng := rand.New(rand.NewPCG(seed, seed))
 
-	type counts struct{ requests, admitted, limited, peak, second, inSecond int64 }
+	type counts struct{ requests, admitted, limited, elsewhere, peak, second, inSecond int64 }
 	type state struct {
 		admin, gateway modelWindow
 		clients        map[string]*modelWindow
@@ -104,6 +104,8 @@ func genlog(ts *testscript.TestScript, neg bool, args []string) {
 				if first[name] == "" {
 					first[name] = now.Format(time.RFC3339Nano)
 				}
+			default:
+				c.elsewhere++
 			}
 		}
 	}
@@ -117,7 +119,7 @@ func genlog(ts *testscript.TestScript, neg bool, args []string) {
 	}{{modelAdmin, 50, 60}, {modelClient, 1000, 60}, {modelGateway, 100, 60}} {
 		c := stats[l.name]
 		lr := limitReport{Namespace: toystoreDomain, Name: l.name, MaxValue: l.max, Seconds: l.seconds,
-			Requests: c.requests, Admitted: c.admitted, Limited: c.limited, PeakPerSecond: c.peak}
+			Requests: c.requests, Admitted: c.admitted, Limited: c.limited, Elsewhere: c.elsewhere, PeakPerSecond: c.peak}
 		if f, ok := first[l.name]; ok {
 			lr.FirstLimited = &f
 		}

@@ -12,6 +12,11 @@
 // allocation later: a server then spends a bounded amount of memory (the
 // floor, 32 MiB by default, of garbage at most) for collecting far less
 // often, and one whose live heap exceeds the floor keeps GOGC's behaviour.
+// GOGC is a percentage of the live heap plus the stacks and globals the
+// collector scans, and the runtime's minimum heap goal (4 MiB at GOGC=100)
+// scales with it: Start counts both, so that the goal stays near the live
+// heap plus the floor (a GOGC computed from the live heap alone reached a
+// 128 MiB goal for a 1 MiB heap).
 //
 // GOGC and GOMEMLIMIT remain the operator's: when either is set in the
 // environment, Start leaves the collector alone.

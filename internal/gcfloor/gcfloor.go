@@ -15,11 +15,33 @@ const DefaultFloor = 32 << 20
 // basePercent is GOGC's default, which Start never goes below.
 const basePercent = 100
 
-// liveMetric is the heap the last collection found live.
-const liveMetric = "/gc/heap/live:bytes"
+// liveMetric is the heap the last collection found live; GOGC applies to it plus the GC
+// roots, the goroutine stacks and globals it scans (stackMetric, globalsMetric).
+const (
+	liveMetric    = "/gc/heap/live:bytes"
+	stackMetric   = "/gc/scan/stack:bytes"
+	globalsMetric = "/gc/scan/globals:bytes"
+)
+
+// gcBase returns what GOGC is a percentage of: the live heap the last collection left
+// plus the stacks and globals it scanned. With the live heap alone, a server whose stacks
+// outweigh its heap (many HTTP/2 streams in flight) would get a goal several floors above
+// its live heap.
+func gcBase() uint64 {
+	samples := []metrics.Sample{{Name: liveMetric}, {Name: stackMetric}, {Name: globalsMetric}}
+	metrics.Read(samples)
+	var base uint64
+	for _, s := range samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			base += s.Value.Uint64()
+		}
+	}
+	return base
+}
 
 // Start keeps, after every garbage collection, GOGC at
-// max(100, floor*100/live) for the live heap that collection left, unless
+// max(100, floor*100/live) for what that collection left (gcBase: the live heap, stacks
+// and globals), unless
 // lookupEnv (os.LookupEnv) reports GOGC or GOMEMLIMIT set. It returns a
 // function that stops it and restores GOGC to 100; call Start once per
 // process, from main.
@@ -59,12 +81,7 @@ func (t *tuner) arm() {
 // tune sets GOGC for the live heap the last collection left and reports
 // whether the tuner still runs.
 func (t *tuner) tune() bool {
-	sample := []metrics.Sample{{Name: liveMetric}}
-	metrics.Read(sample)
-	var live uint64
-	if sample[0].Value.Kind() == metrics.KindUint64 {
-		live = sample[0].Value.Uint64()
-	}
+	live := gcBase()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.stopped {
@@ -74,16 +91,22 @@ func (t *tuner) tune() bool {
 	return true
 }
 
-// percentFor is the GOGC that lets floor bytes be allocated over a live
-// heap of live bytes before the next collection, at least 100. Live heaps
-// within 1/8 of each other share a value, so that the heap goal does not
-// move with every small change of the live heap.
+// heapMinimum is the Go runtime's smallest heap goal at GOGC=100; it scales with GOGC, so
+// that the goal is never below heapMinimum*GOGC/100.
+const heapMinimum = 4 << 20
+
+// percentFor is the GOGC that lets floor bytes be allocated over a base (live heap, stacks
+// and globals) of live bytes before the next collection, at least 100. It is at most
+// floor*100/heapMinimum: the runtime's minimum heap goal grows with GOGC, and a higher GOGC
+// would set the goal above the floor for a small live heap (GOGC 3200 would mean a 128 MiB
+// goal). Bases within 1/8 of each other share a value, so that the heap goal does not move
+// with every small change of the live heap.
 func percentFor(floor, live uint64) int {
 	live = max(live, 1<<20)
 	// Round live up to a step of 1/8 of its power of two.
 	step := uint64(1) << (63 - bits.LeadingZeros64(live) - 3)
 	live = (live + step - 1) / step * step
-	return int(max(basePercent, floor*100/live))
+	return int(max(basePercent, min(floor*100/live, floor*100/heapMinimum)))
 }
 
 func (t *tuner) stop() {

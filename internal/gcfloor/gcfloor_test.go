@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"testing"
 	"time"
 )
@@ -14,11 +15,13 @@ func TestPercentFor(t *testing.T) {
 		floor, live uint64
 		want        int
 	}{
-		{"a small live heap", 32 << 20, 2 << 20, 1600},
-		{"within 1/8 above shares the value", 32 << 20, 2<<20 + 100<<10, 1422},
-		{"the next step", 32 << 20, 2<<20 + 300<<10, 1280},
-		{"below 1 MiB counts as 1 MiB", 32 << 20, 10 << 10, 3200},
-		{"nothing live yet", 32 << 20, 0, 3200},
+		{"a live heap of 8 MiB", 32 << 20, 8 << 20, 400},
+		{"within 1/8 above shares the value", 32 << 20, 8<<20 + 400<<10, 355},
+		{"the next step", 32 << 20, 9<<20 + 100<<10, 320},
+		// The runtime's minimum goal is 4 MiB * GOGC/100: GOGC 800 makes it the floor.
+		{"a small live heap: the minimum goal caps it", 32 << 20, 2 << 20, 800},
+		{"below 1 MiB", 32 << 20, 10 << 10, 800},
+		{"nothing live yet", 32 << 20, 0, 800},
 		{"a live heap above the floor keeps 100", 32 << 20, 64 << 20, 100},
 		{"a live heap at the floor keeps 100", 32 << 20, 32 << 20, 100},
 		{"no floor", 0, 2 << 20, 100},
@@ -62,11 +65,9 @@ func TestStart(t *testing.T) {
 	const floor = 1 << 30 // far above this binary's live heap
 	stop := Start(floor, noEnv)
 	runtime.GC()
-	live := []metrics.Sample{{Name: liveMetric}}
-	metrics.Read(live)
-	want := percentFor(floor, live[0].Value.Uint64())
+	want := percentFor(floor, gcBase())
 	if want <= basePercent {
-		t.Fatalf("percentFor(%d, %d) = %d: the test needs a live heap far below the floor", floor, live[0].Value.Uint64(), want)
+		t.Fatalf("percentFor(%d, %d) = %d: the test needs a live heap far below the floor", floor, gcBase(), want)
 	}
 	waitGOGC(t, want)
 	// A later cycle still finds the tuner armed: it sets GOGC again after
@@ -100,4 +101,39 @@ func TestStartLeavesOperatorSettings(t *testing.T) {
 		}
 		stop()
 	}
+}
+
+// TestBaseCountsStacks: GOGC is a percentage of the live heap plus the stacks and globals,
+// so the floor's base counts them: with goroutines holding large stacks, the base exceeds
+// the live heap by at least their size (else the heap goal would be floor*(1+stacks/live)
+// above the live heap).
+func TestBaseCountsStacks(t *testing.T) {
+	const n, depth = 64, 64 << 10 // 64 goroutines, each with a stack of at least 64 KiB
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(n)
+	for range n {
+		go func() { deepStack(depth, &started, release) }()
+	}
+	started.Wait()
+	defer close(release)
+	runtime.GC()
+	live := []metrics.Sample{{Name: liveMetric}}
+	metrics.Read(live)
+	if got, min := gcBase(), live[0].Value.Uint64()+n*depth; got < min {
+		t.Errorf("gcBase() = %d, want at least the live heap %d plus %d goroutines' stacks of %d bytes", got, live[0].Value.Uint64(), n, depth)
+	}
+}
+
+// deepStack grows the goroutine's stack past size bytes, then waits for release.
+func deepStack(size int, started *sync.WaitGroup, release chan struct{}) {
+	var pad [1024]byte
+	if size > 0 {
+		pad[0] = byte(size)
+		deepStack(size-len(pad), started, release)
+		runtime.KeepAlive(pad)
+		return
+	}
+	started.Done()
+	<-release
 }

@@ -46,7 +46,9 @@
 // Unavailable), and Result.Counters lists every counter evaluated, with its
 // limit and the store's decision, for metrics. Windows of 1, 60, 3,600, 86,400, 604,800, 2,592,000 (30 days)
 // and 31,536,000 (365 days) seconds report SECOND, MINUTE, HOUR, DAY, WEEK,
-// MONTH and YEAR; others UNKNOWN. A limit's name is reported in
+// MONTH and YEAR; others the longest of those units that divides them with a
+// unit_multiplier (10 s is SECOND x 10, 120 s MINUTE x 2), as envoyproxy/ratelimit
+// reports its rules (Limitador's own service reports no current limit). A limit's name is reported in
 // RateLimit.Name (Envoy's current_limit.name). Counter keys are built into a
 // per-request buffer reused across requests: an evaluation with legacy
 // conditions allocates nothing.

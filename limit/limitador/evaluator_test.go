@@ -287,15 +287,19 @@ func TestEvaluatorUnits(t *testing.T) {
 	tests := []struct {
 		seconds uint32
 		want    rlsmsg.Unit
+		mult    uint32
 	}{
-		{1, rlsmsg.UnitSecond}, {60, rlsmsg.UnitMinute}, {3600, rlsmsg.UnitHour}, {86400, rlsmsg.UnitDay},
-		{604800, rlsmsg.UnitWeek}, {2592000, rlsmsg.UnitMonth}, {31536000, rlsmsg.UnitYear}, {10, rlsmsg.UnitUnknown}, {120, rlsmsg.UnitUnknown},
+		{1, rlsmsg.UnitSecond, 0}, {60, rlsmsg.UnitMinute, 0}, {3600, rlsmsg.UnitHour, 0}, {86400, rlsmsg.UnitDay, 0},
+		{604800, rlsmsg.UnitWeek, 0}, {2592000, rlsmsg.UnitMonth, 0}, {31536000, rlsmsg.UnitYear, 0},
+		// Other windows: the longest unit that divides them, with a multiplier.
+		{10, rlsmsg.UnitSecond, 10}, {90, rlsmsg.UnitSecond, 90}, {120, rlsmsg.UnitMinute, 2}, {7200, rlsmsg.UnitHour, 2},
+		{2 * 86400, rlsmsg.UnitDay, 2}, {14 * 86400, rlsmsg.UnitWeek, 2},
 	}
 	for _, tc := range tests {
 		e := newEvaluator(t, []Limit{{Namespace: "d", MaxValue: 3, Seconds: tc.seconds}})
 		got := evaluate(t, e, 0, rlsmsg.Request{Domain: "d", Descriptors: []rlsmsg.Descriptor{{}}})
-		if u := got.Statuses[0].CurrentLimit.Unit; u != tc.want {
-			t.Errorf("seconds %d: unit %v, want %v", tc.seconds, u, tc.want)
+		if cl := got.Statuses[0].CurrentLimit; cl.Unit != tc.want || cl.UnitMultiplier != tc.mult {
+			t.Errorf("seconds %d: unit %v multiplier %d, want %v multiplier %d", tc.seconds, cl.Unit, cl.UnitMultiplier, tc.want, tc.mult)
 		}
 	}
 }

@@ -120,7 +120,8 @@ func compileLimit(l *Limit, index int, path string, errs *fielderr.List) *compil
 		}
 	}
 	cl.policy = counter.Policy{Algorithm: l.Algorithm, Max: uint64(l.MaxValue), Window: time.Duration(l.Seconds) * time.Second, FirstHit: !l.EpochWindows}
-	cl.status = rlsmsg.RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue, Unit: rlsmsg.UnitForSeconds(l.Seconds)}
+	cl.status = rlsmsg.RateLimit{Name: l.Name, RequestsPerUnit: l.MaxValue}
+	cl.status.Unit, cl.status.UnitMultiplier = unitOf(l.Seconds)
 	cl.cel = limitValue(l)
 	cl.ns, cl.tag = l.Namespace, string(limit.AppendTag(nil, l.Namespace))
 	b := []byte{'L', algorithmKeyByte(l.Algorithm)}
@@ -199,4 +200,23 @@ func (l *compiledLimit) applies(act *activation, buf []byte, tagBy limit.TagBy) 
 		buf = limit.AppendString(buf, val)
 	}
 	return buf, true
+}
+
+// statusUnits are the units a window is reported in, longest first.
+var statusUnits = []rlsmsg.Unit{rlsmsg.UnitYear, rlsmsg.UnitMonth, rlsmsg.UnitWeek, rlsmsg.UnitDay, rlsmsg.UnitHour, rlsmsg.UnitMinute, rlsmsg.UnitSecond}
+
+// unitOf returns how a window of seconds is reported in current_limit: the unit of exactly
+// that length without a multiplier, or else the longest unit that divides it and the
+// multiplier (10 s is SECOND x 10, 120 s MINUTE x 2), as envoyproxy/ratelimit reports a
+// rule's unit_multiplier; UNKNOWN for 0.
+func unitOf(seconds uint32) (rlsmsg.Unit, uint32) {
+	if u := rlsmsg.UnitForSeconds(seconds); u != rlsmsg.UnitUnknown || seconds == 0 {
+		return u, 0
+	}
+	for _, u := range statusUnits {
+		if seconds%u.Seconds() == 0 {
+			return u, seconds / u.Seconds()
+		}
+	}
+	return rlsmsg.UnitUnknown, 0 // unreachable: SECOND divides every window
 }

@@ -104,7 +104,7 @@ func validateProper(s *RateLimitPolicySpecProper, p *field.Path) field.ErrorList
 				errs = append(errs, field.Invalid(cp, c.Expression, `a double quote or backslash breaks the Limitador variable descriptors[0]["..."] kuadrant-operator writes for the counter; write strings in single quotes, e.g. request.headers['x-user']`))
 			default:
 				if err := wasmshim.CheckExpression(c.Expression); err != nil {
-					errs = append(errs, field.Invalid(cp, c.Expression, "not CEL: "+checkMessage(err)))
+					errs = append(errs, field.Invalid(cp, c.Expression, checkMessage(err)+"; a counter that does not type-check never has a value, so its limit would never apply"))
 				}
 			}
 		}
