@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -122,7 +123,8 @@ func describe(o client.Object) string {
 
 // patchStatus patches a policy's status when it differs from what st wants, and says
 // whether it did. The patch is a JSON merge patch of the status carrying the
-// resourceVersion it was computed from.
+// resourceVersion it was computed from; a conflict (the policy changed meanwhile) is no
+// error: the next Sync, which the change triggers, patches from the new version.
 func (s *Syncer) patchStatus(ctx context.Context, c client.Client, st PolicyStatus) (bool, error) {
 	p := st.Policy
 	patched := st.Patched()
@@ -137,6 +139,11 @@ func (s *Syncer) patchStatus(ctx context.Context, c client.Client, st PolicyStat
 		return false, nil
 	}
 	if err := c.Status().Patch(ctx, patched, client.MergeFromWithOptions(p, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsConflict(err) {
+			// The policy changed since the cache's copy: the change's watch event
+			// brings the new copy and another Sync, which patches from it.
+			return false, nil
+		}
 		return false, fmt.Errorf("controller: patch the status of %s: %w", describe(p), err)
 	}
 	s.mem.wrote(p.GetUID(), p.GetResourceVersion(), content)
