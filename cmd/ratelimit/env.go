@@ -116,7 +116,7 @@ var implemented = map[string]string{
 // notImplemented lists variables of the reference that are not read, and
 // what happens instead; setting one is reported once at start.
 var notImplemented = map[string]string{
-	"REDIS_PIPELINE_WINDOW":                        "every request is one Redis round trip already",
+	"REDIS_PIPELINE_WINDOW":                        "requests waiting behind a round trip in flight share its next script call already (limit/redis Options.BatchRequests), with no window to wait",
 	"REDIS_PIPELINE_LIMIT":                         "every request is one Redis round trip already",
 	"REDIS_PERSECOND":                              "one Redis keeps every counter",
 	"REDIS_PERSECOND_URL":                          "one Redis keeps every counter",

@@ -29,7 +29,7 @@ Usage:
       Print the RLS descriptors a rate-limit filter generates for a request.
   rlpkit validate [--strict] PATH...
       Check Gateways, HTTPRoutes, RateLimitPolicies and Namespaces; print every problem.
-  rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:8081] [--http-addr :8080] [--redis URL]
+  rlpkit serve (--limits FILE|DIR | PATH...) [--addr 127.0.0.1:8081] [--http-addr 127.0.0.1:8080] [--redis URL]
                [--response-headers]
       Serve Envoy's Rate Limit Service over gRPC, enforcing the limits of a limits file or of
       a compiled topology, with counters in memory or in Redis; reload them when they change.

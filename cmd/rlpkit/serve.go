@@ -28,7 +28,7 @@ import (
 	"github.com/rlpkit/rlpkit/rls"
 )
 
-const serveSynopsis = `rlpkit serve (--limits FILE | PATH...) [--addr 127.0.0.1:8081] [--http-addr 127.0.0.1:8080] [--redis URL] [flags]
+const serveSynopsis = `rlpkit serve (--limits FILE|DIR | PATH...) [--addr 127.0.0.1:8081] [--http-addr 127.0.0.1:8080] [--redis URL] [flags]
 
 Serves Envoy's Rate Limit Service (envoy.service.ratelimit.v3.RateLimitService) over gRPC,
 with gRPC health and reflection, enforcing either the limits of a limits FILE (limitador's
@@ -143,7 +143,7 @@ func serveUntil(ctx context.Context, args []string, stdout, stderr io.Writer, re
 // addServeFlags defines serve's own flags on fs, into o (the log level as
 // text into logLevel).
 func addServeFlags(fs *flag.FlagSet, o *serveOptions, logLevel *string) {
-	fs.StringVar(&o.limitsFile, "limits", "", "a limits `FILE` in limitador's format (YAML or JSON), instead of PATH...")
+	fs.StringVar(&o.limitsFile, "limits", "", "a limits `FILE` in limitador's format (YAML or JSON), or a DIR holding limits.yaml or rlpkit-controller's split output, instead of PATH...")
 	fs.StringVar(&o.ratelimitDir, "ratelimit-config", "", "serve the envoyproxy/ratelimit configuration files under `DIR` instead of --limits or PATH...")
 	fs.BoolVar(&o.ratelimitMergeDomains, "ratelimit-merge-domains", false, "with --ratelimit-config: merge files sharing a domain (MERGE_DOMAIN_CONFIG)")
 	fs.BoolVar(&o.ratelimitIgnoreDotFiles, "ratelimit-ignore-dotfiles", false, "with --ratelimit-config: skip dot files and directories (RUNTIME_IGNOREDOTFILES)")

@@ -86,7 +86,7 @@ func redisClient(t *testing.T, r *redistest.Server) *goredis.Client {
 
 // TestServeRedisOneRoundTrip records the commands Redis receives with
 // MONITOR: one EVALSHA per call, whatever the number of descriptors and
-// counters (the GET, SET and TIME the script runs inside Redis are not round
+// counters (the MGET, SET and TIME the script runs inside Redis are not round
 // trips).
 func TestServeRedisOneRoundTrip(t *testing.T) {
 	r := redistest.Start(t)
