@@ -390,7 +390,7 @@ func checkDecisions(t *testing.T, e *envoyratelimit.Evaluator, ev *Evaluation, r
 					got = &rlsmsg.RateLimit{RequestsPerUnit: st.CurrentLimit.RequestsPerUnit, Unit: st.CurrentLimit.Unit}
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
-					t.Fatalf("descriptor %s of rule %s in domain %s: limit (-want +got):\n%s", formatDescriptor(&d), c.Rules[i], c.Request.Domain, diff)
+					t.Fatalf("descriptor %s of rule %s in domain %s: limit (-want +got):\n%s", d.Describe(), c.Rules[i], c.Request.Domain, diff)
 				}
 			}
 		}

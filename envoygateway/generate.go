@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
@@ -64,7 +63,7 @@ func (ev *Evaluation) ruleDescriptors(rules []*Rule, i int, route string, q *req
 				ev.tracef("rule %s%s: the response cost %s is not a number in the metadata: no descriptor when the response is done", r.Name, methodNote(m), c.Format())
 			}
 		}
-		ev.tracef("rule %s%s: descriptor %s", r.Name, methodNote(m), formatDescriptor(&rd.request))
+		ev.tracef("rule %s%s: descriptor %s", r.Name, methodNote(m), rd.request.Describe())
 		out = append(out, rd)
 	}
 	return out
@@ -239,20 +238,4 @@ func number(v any) (float64, bool) {
 		return float64(n), true
 	}
 	return 0, false
-}
-
-// formatDescriptor writes a descriptor for traces: "k=v, k=v (override 10/MINUTE) (hits 2)".
-func formatDescriptor(d *rlsmsg.Descriptor) string {
-	parts := make([]string, len(d.Entries))
-	for i, e := range d.Entries {
-		parts[i] = e.Key + "=" + e.Value
-	}
-	s := strings.Join(parts, ", ")
-	if d.Limit != nil {
-		s += fmt.Sprintf(" (override %d/%s)", d.Limit.RequestsPerUnit, d.Limit.Unit)
-	}
-	if d.HitsAddend != nil {
-		s += fmt.Sprintf(" (hits_addend %d)", *d.HitsAddend)
-	}
-	return s
 }

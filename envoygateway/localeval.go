@@ -67,7 +67,7 @@ func localRequest(rt *Route, q *request, ev *Evaluation) *LocalRequest {
 			} else {
 				out.Matched = append(out.Matched, LocalMatch{Index: k, Rule: r.Name, Entries: entries, Dynamic: dynamic(r),
 					Requests: r.Requests, Unit: r.Unit, ShadowMode: r.ShadowMode})
-				ev.tracef("local rule %s%s: descriptor %s, bucket %d/%s", r.Name, methodNote(m), formatDescriptor(&rlsmsg.Descriptor{Entries: entries}), r.Requests, r.Unit)
+				ev.tracef("local rule %s%s: descriptor %s, bucket %d/%s", r.Name, methodNote(m), (&rlsmsg.Descriptor{Entries: entries}).Describe(), r.Requests, r.Unit)
 			}
 			k++
 		}

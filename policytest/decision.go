@@ -2,7 +2,6 @@ package policytest
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rlpkit/rlpkit/limit"
@@ -110,20 +109,4 @@ func formatDuration(d time.Duration) string {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return d.String()
-}
-
-// formatEntries writes a descriptor as "key=value, key=value".
-func formatEntries(d *rlsmsg.Descriptor) string {
-	parts := make([]string, len(d.Entries))
-	for i, e := range d.Entries {
-		parts[i] = e.Key + "=" + e.Value
-	}
-	s := strings.Join(parts, ", ")
-	if d.Limit != nil {
-		s += fmt.Sprintf(" (override %d/%s)", d.Limit.RequestsPerUnit, d.Limit.Unit)
-	}
-	if d.HitsAddend != nil {
-		s += fmt.Sprintf(" (hits_addend %d)", *d.HitsAddend)
-	}
-	return s
 }

@@ -50,7 +50,7 @@ func diffDescriptors(want, got []rlsmsg.Descriptor) string {
 func descriptorLines(ds []rlsmsg.Descriptor) []string {
 	out := make([]string, len(ds))
 	for i := range ds {
-		out[i] = "{" + formatEntries(&ds[i]) + "}"
+		out[i] = "{" + ds[i].Describe() + "}"
 	}
 	return out
 }

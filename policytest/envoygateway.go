@@ -247,11 +247,11 @@ func (t *Test) runEnvoyGatewayCase(target *Target, c *Case) CaseResult {
 		explain.WriteString("  " + line + "\n")
 	}
 	for i := range res.descriptors {
-		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, formatEntries(&res.descriptors[i]))
+		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, res.descriptors[i].Describe())
 	}
 	for _, call := range ev.Done {
 		for i := range call.Request.Descriptors {
-			fmt.Fprintf(&explain, "  when the response is done: %s\n", formatEntries(&call.Request.Descriptors[i]))
+			fmt.Fprintf(&explain, "  when the response is done: %s\n", call.Request.Descriptors[i].Describe())
 		}
 	}
 	if c.Descriptors != nil {

@@ -110,7 +110,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		explain.WriteString("  " + line + "\n")
 	}
 	for i := range call.Descriptors {
-		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, formatEntries(&call.Descriptors[i]))
+		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, call.Descriptors[i].Describe())
 	}
 	if c.Descriptors != nil {
 		if diff := diffDescriptors(*c.Descriptors, r.descriptors); diff != "" {
@@ -229,7 +229,7 @@ func (t *Target) explainDecision(d *Decision, descs []rlsmsg.Descriptor) string 
 		verb = "rejected"
 	}
 	return fmt.Sprintf("%s by %s, reset in %s, on descriptor %d (%s)", verb, t.describeStatus(d.Domain, &d.Status),
-		formatDuration(d.Status.DurationUntilReset), d.Descriptor, formatEntries(&descs[d.Descriptor]))
+		formatDuration(d.Status.DurationUntilReset), d.Descriptor, descs[d.Descriptor].Describe())
 }
 
 // checkDetails compares the optional expectations of a step with its last decision.
