@@ -80,6 +80,7 @@ type settings struct {
 
 	configType string // CONFIG_TYPE: FILE or GRPC_XDS_SOTW
 	xds        xdsSettings
+	tracing    tracingSettings // TRACING_*
 }
 
 // implemented lists the variables read here with their defaults.
@@ -149,13 +150,6 @@ var notImplemented = map[string]string{
 	"REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR":       "one Redis keeps every counter",
 	"REDIS_PERSECOND_SENTINEL_AUTH":                "one Redis keeps every counter",
 	"REDIS_PERSECOND_TIMEOUT":                      "one Redis keeps every counter",
-	"TRACING_ENABLED":                              "no tracing",
-	"TRACING_EXPORTER_PROTOCOL":                    "no tracing",
-	"TRACING_SERVICE_NAME":                         "no tracing",
-	"TRACING_SERVICE_NAMESPACE":                    "no tracing",
-	"TRACING_SERVICE_INSTANCE_ID":                  "no tracing",
-	"TRACING_SAMPLING_RATE":                        "no tracing",
-	"OTEL_EXPORTER_OTLP_ENDPOINT":                  "no tracing",
 	"LOG_TIMESTAMP_FORMAT":                         "timestamps are RFC 3339 with nanoseconds, as the reference writes them",
 	"STATSD_PROTOCOL":                              "statsd over UDP",
 	"GLOBAL_SHADOW_MODE":                           "use SHADOW_MODE",
@@ -224,6 +218,7 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 	r.logAndBackend(&s)
 	r.limitsAndStats(&s)
 	r.xds(&s)
+	r.tracing(&s)
 	return s, r.warnings(environ), errors.Join(r.errs...)
 }
 

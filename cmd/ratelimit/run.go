@@ -74,7 +74,16 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 	if be.breaker != nil {
 		be.breaker.Probe(ctx) // the first state: logged when Redis is down
 	}
-	srv, err := newServer(s, log, be.Store, health)
+	tr, err := newTracer(s.tracing, log)
+	if err != nil {
+		return err
+	}
+	defer tr.shutdown(log)
+	store := be.Store
+	if be.kind == "redis" {
+		store = tr.store(store)
+	}
+	srv, err := newServer(s, log, store, health, tr)
 	if err != nil {
 		return err
 	}
@@ -114,6 +123,7 @@ type instance struct {
 	xds      *xdsClient // CONFIG_TYPE=GRPC_XDS_SOTW
 	reg      *prometheus.Registry
 	health   *storeHealth // the backend's state and the gRPC health it sets
+	tr       *tracer      // nil: tracing off
 	stopping atomic.Bool
 	dump     atomic.Pointer[string]
 }
@@ -121,8 +131,8 @@ type instance struct {
 // newServer builds the service over store with the reference's
 // conventions and loads the configuration once (a failure leaves every
 // call failing until a valid one is loaded, as the reference does).
-func newServer(s settings, log *slog.Logger, store counter.Store, health *storeHealth) (*instance, error) {
-	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry(), health: health}
+func newServer(s settings, log *slog.Logger, store counter.Store, health *storeHealth, tr *tracer) (*instance, error) {
+	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry(), health: health, tr: tr}
 	if s.localCacheBytes > 0 {
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
@@ -146,7 +156,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 	empty := ""
 	srv.dump.Store(&empty)
 	apply := func(c *envoyratelimit.Config) {
-		srv.svc.SetEvaluator(ev.WithConfig(c), c.Limits())
+		srv.svc.SetEvaluator(srv.tr.evaluator(ev.WithConfig(c)), c.Limits())
 		d := c.Dump()
 		srv.dump.Store(&d)
 		health.configLoaded(s.healthyWithConfig, len(c.Domains()))
@@ -196,6 +206,7 @@ func (srv *instance) observe(o rls.Outcome) {
 func (srv *instance) grpcServer() (*grpc.Server, error) {
 	gopts := append(srv.svc.ServerOptions(), grpc.KeepaliveParams(keepalive.ServerParameters{
 		MaxConnectionAge: srv.s.grpcMaxAge, MaxConnectionAgeGrace: srv.s.grpcMaxAgeGrace}))
+	gopts = append(gopts, srv.tr.serverOptions()...)
 	if srv.s.grpcTLS {
 		creds, err := grpcTLS(srv.s)
 		if err != nil {
@@ -211,7 +222,7 @@ func (srv *instance) grpcServer() (*grpc.Server, error) {
 // httpMux is the HTTP port: POST /json and GET /healthcheck.
 func (srv *instance) httpMux() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/json", srv.svc.JSONHandler())
+	mux.Handle("/json", srv.tr.httpHandler(srv.svc.JSONHandler()))
 	mux.HandleFunc("/healthcheck", func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case srv.stopping.Load():
