@@ -87,13 +87,21 @@ func newTracer(t tracingSettings, log *slog.Logger) (*tracer, error) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", "err", err) }))
 	log.Info("tracing enabled", "protocol", t.protocol, "service_name", t.serviceName,
 		"service_namespace", t.serviceNamespace, "service_instance_id", id, "sampling_rate", t.samplingRate)
+	return tracerOf(tp), nil
+}
+
+// tracerOf returns the tracing with the spans of tp. The spans of the
+// decisions and of Redis are in the reference's instrumentation scopes,
+// "ratelimit" and "redis.fixedCacheImpl"; the server span, which the
+// reference's gRPC instrumentation opens, in cmd/ratelimit's.
+func tracerOf(tp *sdktrace.TracerProvider) *tracer {
 	return &tracer{
 		tp:      tp,
 		server:  tp.Tracer("github.com/rlpkit/rlpkit/cmd/ratelimit"),
 		service: tp.Tracer("ratelimit"),
 		redis:   tp.Tracer("redis.fixedCacheImpl"),
 		prop:    propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, b3Propagator{}),
-	}, nil
+	}
 }
 
 // shutdown exports the spans still buffered and stops the provider.
@@ -130,18 +138,22 @@ func (t *tracer) intercept(ctx context.Context, req any, info *grpc.UnaryServerI
 	md, _ := metadata.FromIncomingContext(ctx)
 	ctx = t.prop.Extract(ctx, metadataCarrier(md))
 	name := strings.TrimPrefix(info.FullMethod, "/")
-	service, method, _ := strings.Cut(name, "/")
-	attrs := append(make([]attribute.KeyValue, 0, 5),
-		attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", service), attribute.String("rpc.method", method))
-	attrs = append(attrs, peerAttributes(ctx)...)
-	ctx, span := t.server.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	ctx, span := t.server.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer))
 	defer span.End()
-	resp, err := handler(ctx, req)
-	st, _ := status.FromError(err)
-	if err != nil && serverFault(st.Code()) {
-		span.SetStatus(codes.Error, st.Message())
+	recording := span.IsRecording() // attributes only for the spans kept
+	if recording {
+		service, method, _ := strings.Cut(name, "/")
+		span.SetAttributes(attribute.String("rpc.system", "grpc"), attribute.String("rpc.service", service), attribute.String("rpc.method", method))
+		span.SetAttributes(peerAttributes(ctx)...)
 	}
-	span.SetAttributes(attribute.Int64("rpc.grpc.status_code", int64(st.Code())))
+	resp, err := handler(ctx, req)
+	if recording {
+		st, _ := status.FromError(err)
+		if err != nil && serverFault(st.Code()) {
+			span.SetStatus(codes.Error, st.Message())
+		}
+		span.SetAttributes(attribute.Int64("rpc.grpc.status_code", int64(st.Code())))
+	}
 	return resp, err
 }
 
@@ -228,10 +240,13 @@ type tracedStore struct {
 }
 
 func (s tracedStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
-	ctx, span := s.t.Start(ctx, spanRedis, trace.WithAttributes(attribute.Int("pipeline length", len(updates))))
+	ctx, span := s.t.Start(ctx, spanRedis)
 	defer span.End()
+	if span.IsRecording() {
+		span.SetAttributes(attribute.Int("pipeline length", len(updates)))
+	}
 	err := s.Store.Update(ctx, now, updates, decisions)
-	if err != nil {
+	if err != nil && span.IsRecording() {
 		span.SetStatus(codes.Error, err.Error())
 	}
 	return err
