@@ -71,6 +71,29 @@
 // cannot be read stops the process at start, naming its variable, where the
 // reference panics.
 //
+// TRACING_ENABLED=true exports OpenTelemetry spans over OTLP, as the
+// reference: over HTTP (TRACING_EXPORTER_PROTOCOL, default http) or gRPC
+// (grpc), where the exporters' own OTEL_EXPORTER_OTLP_* variables say;
+// resource attributes service.name TRACING_SERVICE_NAME (default
+// RateLimit), service.namespace TRACING_SERVICE_NAMESPACE (left out when
+// empty, where the reference writes it empty) and service.instance.id
+// TRACING_SERVICE_INSTANCE_ID (default a random UUID); a parent-based
+// sampler, TRACING_SAMPLING_RATE (default 1) deciding for the traces that
+// start here. A ShouldRateLimit call continues the trace of its W3C
+// traceparent or B3 metadata with the reference's spans: the gRPC server
+// span "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
+// below it "ShouldRateLimit Execution" (domain, request string) and,
+// with Redis, below that "Redis Pipeline Execution" (pipeline length) for
+// each round trip. Unlike the reference's, the Redis span is the
+// decision's child rather than its sibling, pipeline length counts
+// counters rather than INCRBY and EXPIRE commands, request string is
+// rlpkit's one-line description ("domain=d [k=v]"), health checks are not
+// traced, and POST /json joins its request's traceparent. With tracing
+// on, a TRACING_SAMPLING_RATE outside 0 to 1, a TRACING_EXPORTER_PROTOCOL
+// other than http or grpc and an OTEL_EXPORTER_OTLP_ENDPOINT (or
+// _TRACES_ENDPOINT) that is not an http(s) URL stop the process with an
+// error naming the variable. Tracing off adds nothing to a call.
+//
 // Statistics keys holding request values (detailed_metric and
 // value_to_metric rules, limit overrides) are bounded: at most
 // RLPKIT_STATS_MAX_KEYS (default 1000) keep the reference's names, the others

@@ -123,10 +123,12 @@ func TestTracingGRPCSpansOfACall(t *testing.T) {
 }
 
 // Over OTLP/HTTP, the reference's default protocol: a call without trace
-// context starts a trace; the instance id is a random UUID when unset and
-// an empty namespace is left out.
+// context starts a trace; the instance id is a random UUID when unset, an
+// empty namespace is left out, and OTEL_RESOURCE_ATTRIBUTES adds to the
+// resource without overriding TRACING_SERVICE_NAME.
 func TestTracingHTTPDefaultProtocol(t *testing.T) {
 	c, endpoint := startHTTPCollector(t)
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test,service.name=other")
 	s := start(t, tracingEnv(t, "", endpoint))
 	callWith(t, s)
 	s.stop()
@@ -141,7 +143,7 @@ func TestTracingHTTPDefaultProtocol(t *testing.T) {
 	if got := c.named(spanRedis); len(got) != 0 {
 		t.Errorf("BACKEND_TYPE=memory: %d Redis spans", len(got))
 	}
-	checkAttrs(t, "resource", srv.resource, map[string]string{"service.name": "RateLimit"})
+	checkAttrs(t, "resource", srv.resource, map[string]string{"service.name": "RateLimit", "deployment.environment": "test"})
 	if id := srv.resource["service.instance.id"]; !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(id) {
 		t.Errorf("service.instance.id = %q, want a random UUID", id)
 	}
