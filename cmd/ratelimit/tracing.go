@@ -84,7 +84,7 @@ func newTracer(t tracingSettings, log *slog.Logger) (*tracer, error) {
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(resource.NewWithAttributes(semconv.SchemaURL, attrs...)),
 	)
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", "err", err) }))
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing: exporting spans", "err", err) }))
 	log.Info("tracing enabled", "protocol", t.protocol, "service_name", t.serviceName,
 		"service_namespace", t.serviceNamespace, "service_instance_id", id, "sampling_rate", t.samplingRate)
 	return tracerOf(tp), nil

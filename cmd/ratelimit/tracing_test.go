@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -240,4 +242,23 @@ func TestTracingFailedCall(t *testing.T) {
 		t.Errorf("server span status %v, want an error with the call's message", srv.Status)
 	}
 	checkAttrs(t, "server span", attrs(srv.Attributes), map[string]string{"rpc.grpc.status_code": "2"})
+}
+
+// A collector that refuses the spans is logged at warn, and the service
+// still answers and stops cleanly.
+func TestTracingExportFailureLogged(t *testing.T) {
+	var refused atomic.Int32
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refused.Add(1)
+		http.Error(w, "no", http.StatusBadRequest) // not retried by the exporter
+	}))
+	defer hs.Close()
+	s := start(t, tracingEnv(t, "http", hs.URL))
+	callWith(t, s)
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if refused.Load() == 0 || !strings.Contains(s.log.String(), "level=WARN msg=\"tracing: exporting") {
+		t.Errorf("%d exports refused; log:\n%s", refused.Load(), s.log)
+	}
 }
