@@ -262,3 +262,25 @@ func TestTracingExportFailureLogged(t *testing.T) {
 		t.Errorf("%d exports refused; log:\n%s", refused.Load(), s.log)
 	}
 }
+
+// A Redis that fails marks the Redis span an error, and the server span
+// too (the call fails with Unknown).
+func TestTracingRedisFailure(t *testing.T) {
+	c, endpoint := startGRPCCollector(t)
+	env := tracingEnv(t, "grpc", endpoint)
+	rs := redistest.Start(t)
+	env["BACKEND_TYPE"], env["REDIS_SOCKET_TYPE"], env["REDIS_URL"], env["REDIS_TIMEOUT"] = "redis", "tcp", rs.Addr, "1s"
+	s := start(t, env)
+	rs.Kill()
+	if _, err := s.call(t, "d", "k=v"); err == nil {
+		t.Fatal("call with Redis down succeeded")
+	}
+	s.stop()
+	red := one(t, c, spanRedis)
+	if red.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || red.Status.GetMessage() == "" {
+		t.Errorf("Redis span status %v, want an error with its message", red.Status)
+	}
+	if srv := one(t, c, grpcSpan); srv.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("server span status %v, want an error", srv.Status)
+	}
+}
