@@ -202,6 +202,9 @@ type tracedEvaluator struct {
 }
 
 func (e tracedEvaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, res *limit.Result) error {
+	if dropped(ctx) {
+		return e.Evaluator.Evaluate(ctx, now, req, res)
+	}
 	ctx, span := e.t.Start(ctx, spanShouldRateLimit)
 	defer span.End()
 	if span.IsRecording() {
@@ -240,6 +243,9 @@ type tracedStore struct {
 }
 
 func (s tracedStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
+	if dropped(ctx) {
+		return s.Store.Update(ctx, now, updates, decisions)
+	}
 	ctx, span := s.t.Start(ctx, spanRedis)
 	defer span.End()
 	if span.IsRecording() {
@@ -250,6 +256,14 @@ func (s tracedStore) Update(ctx context.Context, now time.Time, updates []counte
 		span.SetStatus(codes.Error, err.Error())
 	}
 	return err
+}
+
+// dropped reports whether ctx's span is one the sampler dropped: its
+// children would be dropped too (the sampler follows the parent), so they
+// are not started.
+func dropped(ctx context.Context) bool {
+	sc := trace.SpanContextFromContext(ctx)
+	return sc.IsValid() && !sc.IsSampled()
 }
 
 // httpHandler returns h with the trace context of the request's headers
