@@ -290,3 +290,89 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestReferenceKeysLocalCache: with LOCAL_CACHE_SIZE_IN_BYTES, a counter
+// cmd/ratelimit found over is answered over from the process, without a
+// command for it, as a reference replica with its local cache does: the
+// answers stay those of a reference fleet, and the counters skip the
+// increments a cached replica skips.
+func TestReferenceKeysLocalCache(t *testing.T) {
+	want, _ := pureReference(t, false)
+	f := newRefFleet(t, func(e map[string]string) { e["LOCAL_CACHE_SIZE_IN_BYTES"] = "1000000" }, false)
+	for k := 1; k <= refRequests; k++ {
+		double := k%2 == 1
+		if got := f.do(t, k, double); !equalOutcome(got, want[k-1]) {
+			t.Errorf("request %d (double %v): %+v, want %+v", k, double, got, want[k-1])
+		}
+	}
+	start := itoa(int(refT0.Unix() - 10)) // of the hour and of the minute
+	// cmd/ratelimit found shadow over at request 2, path at 4, user at 6,
+	// and sent nothing for them afterwards.
+	wantCounters := map[string]string{
+		"rl:d_user_alice_" + start:             "7",
+		"rl:d_user_alice_path_/api/*_" + start: "6",
+		"rl:d_shadow_s_" + start:               "5",
+	}
+	if got := f.counters(t); !mapsEqual(got, wantCounters) {
+		t.Errorf("Redis holds %v, want %v", got, wantCounters)
+	}
+}
+
+// TestReferenceKeysStats: the statistics split a request's hits as the
+// reference's do when its counter crosses the limit: near_limit up to the
+// limit (above the near-limit threshold), over_limit beyond.
+func TestReferenceKeysStats(t *testing.T) {
+	f := newRefFleet(t, func(map[string]string) {}, false)
+	user := []refDescriptor{{entries: [][2]string{{"user", "alice"}}, limit: &refLimit{5, 3600}, hits: 2}}
+	for range 2 {
+		if _, _, err := f.double.shouldRateLimit(t.Context(), "d", user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 4 of 5 used; 3 more hits take it to 7: the 5th is near (above
+	// floor(0.8*5) = 4), the 6th and 7th over.
+	req := &rlsv3.RateLimitRequest{Domain: "d", HitsAddend: 3, Descriptors: []*rlv3.RateLimitDescriptor{
+		{Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: "user", Value: "alice"}}}}}
+	r, err := f.srv.client.ShouldRateLimit(t.Context(), req)
+	if err != nil || r.OverallCode != rlsv3.RateLimitResponse_OVER_LIMIT {
+		t.Fatalf("%v %v, want OVER_LIMIT", r, err)
+	}
+	_, text := get(t, "http://"+f.srv.addrs.debug+"/stats")
+	for name, want := range map[string]string{"total_hits": "3", "over_limit": "2", "near_limit": "1", "within_limit": "0"} {
+		line := "ratelimit.service.rate_limit.d.user." + name + ": " + want
+		if !strings.Contains(text, line+"\n") {
+			t.Errorf("/stats has no line %q:\n%s", line, text)
+		}
+	}
+}
+
+// TestReferenceKeysCluster: on a Redis Cluster, the reference's keys (no
+// hash tag: several slots in one request) are counted in one Update, and
+// SHADOW_MODE turns the overall code to OK while every hit is counted.
+func TestReferenceKeysCluster(t *testing.T) {
+	rs := redistest.StartCluster(t)
+	e := redisEnv(t, rs, "cluster")
+	e["RLPKIT_REDIS_KEYS"] = "reference"
+	e["SHADOW_MODE"] = "true"
+	s := startWith(t, e, func(s *settings) { s.refKeys.clock = func() time.Time { return refT0 } })
+	for i, want := range []uint32{1, 0, 0} {
+		r, err := s.call(t, "d", "k=a", "k=b")
+		if err != nil || r.OverallCode != rlsv3.RateLimitResponse_OK || r.Statuses[1].LimitRemaining != want {
+			t.Fatalf("call %d = %v %v, want OK with remaining %d", i, r, err, want)
+		}
+		if over := r.Statuses[0].Code == rlsv3.RateLimitResponse_OVER_LIMIT; over != (i == 2) {
+			t.Errorf("call %d: status %v, want OVER_LIMIT only on the third", i, r.Statuses[0].Code)
+		}
+	}
+	c, err := redis.NewClient(rs.URL() + "?addr=" + rs.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	hour := itoa(int(refT0.Unix() - 10))
+	for _, k := range []string{"rl:d_k_a_" + hour, "rl:d_k_b_" + hour} {
+		if v := c.Get(t.Context(), k).Val(); v != "3" {
+			t.Errorf("%s = %q, want 3", k, v)
+		}
+	}
+}
