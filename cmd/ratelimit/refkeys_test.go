@@ -376,3 +376,21 @@ func TestReferenceKeysCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceKeysRefuseOtherAlgorithms: a configuration the reference's
+// counters cannot keep is refused at load, with its file and line.
+func TestReferenceKeysRefuseOtherAlgorithms(t *testing.T) {
+	rs := redistest.Start(t)
+	e := redisEnv(t, rs, "single")
+	e["RLPKIT_REDIS_KEYS"] = "reference"
+	writeFile(t, filepath.Join(e["RUNTIME_ROOT"], "ratelimit/config/a.yaml"),
+		"domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 2, algorithm: token_bucket}\n")
+	s := start(t, e)
+	if _, err := s.call(t, "d", "k=a"); err == nil || !strings.Contains(err.Error(), "no rate limit configuration loaded") {
+		t.Errorf("call: %v, want no configuration loaded", err)
+	}
+	want := "config.a.yaml:3: descriptors[0].rate_limit.algorithm: algorithm token_bucket cannot be counted with the reference's Redis keys"
+	if !strings.Contains(s.log.String(), want) {
+		t.Errorf("log has no %q:\n%s", want, s.log)
+	}
+}

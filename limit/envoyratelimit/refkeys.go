@@ -117,3 +117,35 @@ func (e *Evaluator) referenceCounts(it item, cost uint64, d *counter.Decision) R
 	}
 	return c
 }
+
+// referenceKeyErrors returns a *LoadError for every limit that the
+// reference's Redis counting cannot keep (KeysReference): an algorithm
+// other than the fixed window.
+func referenceKeyErrors(c *Config) []error {
+	var errs []error
+	for _, d := range c.Domains() {
+		errs = appendReferenceKeyErrors(errs, d.Descriptors(), "")
+	}
+	return errs
+}
+
+func appendReferenceKeyErrors(errs []error, nodes []*Node, parent string) []error {
+	nth := map[string]int{} // a node's index among its file's siblings
+	for _, n := range nodes {
+		path := fmt.Sprintf("%sdescriptors[%d]", parent, nth[n.File])
+		nth[n.File]++
+		for j, r := range n.Limits {
+			if r.Algorithm == counter.AlgorithmFixedWindow {
+				continue
+			}
+			field := path + ".rate_limit.algorithm"
+			if len(n.Limits) > 1 {
+				field = fmt.Sprintf("%s.rate_limits[%d].algorithm", path, j)
+			}
+			errs = append(errs, &LoadError{File: n.File, Line: n.Line, Path: field,
+				Msg: fmt.Sprintf("algorithm %s cannot be counted with the reference's Redis keys, which count fixed windows only", r.Algorithm)})
+		}
+		errs = appendReferenceKeyErrors(errs, n.Children(), path+".")
+	}
+	return errs
+}

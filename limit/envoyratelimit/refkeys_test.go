@@ -117,3 +117,32 @@ func TestReferenceCounts(t *testing.T) {
 		t.Error("NewEvaluator accepted an unknown key format")
 	}
 }
+
+// TestReferenceKeysLoad: with KeysReference, a limit of another algorithm
+// than the fixed window is refused at load, naming its file, line and
+// field.
+func TestReferenceKeysLoad(t *testing.T) {
+	src := `domain: d
+descriptors:
+  - key: a
+    rate_limit: {unit: minute, requests_per_unit: 5}
+  - key: b
+    descriptors:
+      - key: c
+        rate_limit: {unit: minute, requests_per_unit: 5, algorithm: gcra}
+  - key: e
+    rate_limits:
+      - {unit: second, requests_per_unit: 3}
+      - {unit: hour, requests_per_unit: 4, algorithm: sliding_window}
+`
+	files := []File{{Key: "config.t", Data: []byte(src)}}
+	if _, err := Load(files, LoadOptions{}); err != nil {
+		t.Fatalf("rlpkit's keys: %v", err)
+	}
+	_, err := Load(files, LoadOptions{Keys: KeysReference})
+	want := "config.t:7: descriptors[1].descriptors[0].rate_limit.algorithm: algorithm gcra cannot be counted with the reference's Redis keys, which count fixed windows only\n" +
+		"config.t:9: descriptors[2].rate_limits[1].algorithm: algorithm sliding_window cannot be counted with the reference's Redis keys, which count fixed windows only"
+	if err == nil || err.Error() != want {
+		t.Errorf("Load with KeysReference: %v\nwant %s", err, want)
+	}
+}
