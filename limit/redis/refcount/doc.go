@@ -29,6 +29,10 @@
 // request's other counters go to Redis (incremented by 0 when
 // StopIncrementWhenOverLimit is set).
 //
+// With Options.PerSecondClient (the reference's REDIS_PERSECOND Redis),
+// the counters of one-second windows go to that client: one pipeline on
+// the main client, then one on the per-second one.
+//
 // # Where it differs from rlpkit's default store
 //
 // It does not follow counter.Store's all-or-nothing contract, on purpose:

@@ -39,6 +39,12 @@ type Options struct {
 	// be down, and learns from every round trip that fails (see
 	// limit/redis.Breaker). The Store does not close it.
 	Breaker *redis.Breaker
+	// PerSecondClient, when set, keeps the counters of one-second windows,
+	// as the reference's REDIS_PERSECOND Redis does: a request's counters
+	// then take one pipeline on the main client, then one on this one.
+	// PerSecondBreaker is its Breaker, as Breaker is the main client's.
+	PerSecondClient  goredis.UniversalClient
+	PerSecondBreaker *redis.Breaker
 }
 
 // Store is a counter.Store counting as envoyproxy/ratelimit does (see the
@@ -80,6 +86,7 @@ type counterOf struct {
 	window int64  // seconds
 	max    uint64
 	cached bool // over in the local cache: no command
+	second bool // on the per-second client
 	addend uint64
 	value  *goredis.IntCmd // INCRBY's reply
 }
@@ -104,6 +111,7 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 		}
 		c := &cs[i]
 		c.key, c.window, c.max, c.addend = s.o.KeyPrefix+u.Key, int64(u.Policy.Window/time.Second), u.Policy.Max, u.Cost
+		c.second = s.o.PerSecondClient != nil && c.window == 1
 		if s.cache != nil && s.cache.over(c.key, nowSec) {
 			c.cached, anyCached = true, true
 		}
@@ -116,6 +124,11 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 	}
 	if err := s.o.Breaker.Err(); err != nil {
 		return err
+	}
+	if s.o.PerSecondClient != nil {
+		if err := s.o.PerSecondBreaker.Err(); err != nil {
+			return err
+		}
 	}
 	if s.o.StopIncrementWhenOverLimit {
 		if err := s.spare(ctx, cs, anyCached); err != nil {
@@ -156,13 +169,12 @@ func (s *Store) spare(ctx context.Context, cs []counterOf, anyCached bool) error
 		}
 		return nil
 	}
-	pipe := s.client.Pipeline()
 	gets := make([]*goredis.StringCmd, len(cs))
-	for i := range cs {
+	err := s.pipelines(ctx, cs, func(pipe goredis.Pipeliner, i int) bool {
 		gets[i] = pipe.Get(ctx, cs[i].key)
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
-		s.o.Breaker.Report(err)
+		return true
+	})
+	if err != nil {
 		return fmt.Errorf("limit/redis/refcount: read %d counters: %w", len(cs), err)
 	}
 	would := make([]bool, len(cs))
@@ -189,12 +201,11 @@ func (s *Store) spare(ctx context.Context, cs []counterOf, anyCached bool) error
 // count sends INCRBY and EXPIRE for every counter not over in the local
 // cache, in one pipeline.
 func (s *Store) count(ctx context.Context, cs []counterOf) error {
-	pipe := s.client.Pipeline()
 	n := 0
-	for i := range cs {
+	err := s.pipelines(ctx, cs, func(pipe goredis.Pipeliner, i int) bool {
 		c := &cs[i]
 		if c.cached {
-			continue
+			return false
 		}
 		ttl := c.window
 		if s.o.JitterMaxSeconds > 0 {
@@ -203,13 +214,41 @@ func (s *Store) count(ctx context.Context, cs []counterOf) error {
 		c.value = pipe.IncrBy(ctx, c.key, int64(c.addend))
 		pipe.Expire(ctx, c.key, time.Duration(ttl)*time.Second)
 		n++
-	}
-	if n == 0 {
-		return nil
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		s.o.Breaker.Report(err)
+		return true
+	})
+	if err != nil {
 		return fmt.Errorf("limit/redis/refcount: update %d counters: %w", n, err)
+	}
+	return nil
+}
+
+// pipelines queues, with add, the commands of every counter on its
+// client's pipeline, and sends the main client's then the per-second
+// client's, as the reference does; add reports whether it queued any. A
+// failure is reported to the client's Breaker; a missing key (GET) is no
+// failure.
+func (s *Store) pipelines(ctx context.Context, cs []counterOf, add func(goredis.Pipeliner, int) bool) error {
+	for _, second := range []bool{false, true} {
+		client, breaker := s.client, s.o.Breaker
+		if second {
+			client, breaker = s.o.PerSecondClient, s.o.PerSecondBreaker
+		}
+		if client == nil {
+			continue
+		}
+		pipe, queued := client.Pipeline(), false
+		for i := range cs {
+			if cs[i].second == second && add(pipe, i) {
+				queued = true
+			}
+		}
+		if !queued {
+			continue
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
+			breaker.Report(err)
+			return err
+		}
 	}
 	return nil
 }

@@ -232,3 +232,30 @@ func TestBreaker(t *testing.T) {
 		t.Errorf("commands sent while Redis is known down: %q", cmds)
 	}
 }
+
+// TestPerSecondClient: one-second counters live in the per-second Redis,
+// the others in the main one, one pipeline each.
+func TestPerSecondClient(t *testing.T) {
+	for _, stop := range []bool{false, true} {
+		main, mainRec := newClient(t)
+		sec, secRec := newClient(t)
+		s := newStore(t, main, Options{PerSecondClient: sec, StopIncrementWhenOverLimit: stop})
+		perSecond := counter.Update{Key: "s", Policy: fixed(2, time.Second), Cost: 1}
+		perMinute := counter.Update{Key: "m", Policy: fixed(2, time.Minute), Cost: 1}
+		update(t, s, t0, perSecond, perMinute)
+		trips := 1
+		if stop {
+			trips = 2
+		}
+		if _, n := mainRec.take(); n != trips {
+			t.Errorf("stop=%v: %d round trips to the main Redis, want %d", stop, n, trips)
+		}
+		if cmds, n := secRec.take(); n != trips || !slices.Contains(cmds, "expire s 1") {
+			t.Errorf("stop=%v: per-second Redis got %q in %d round trips, want expire s 1 in %d", stop, cmds, n, trips)
+		}
+		if get(t, main, "m") != "1" || get(t, main, "s") != "" || get(t, sec, "s") != "1" || get(t, sec, "m") != "" {
+			t.Errorf("stop=%v: main m=%q s=%q, per-second m=%q s=%q; want m in main, s in per-second", stop,
+				get(t, main, "m"), get(t, main, "s"), get(t, sec, "m"), get(t, sec, "s"))
+		}
+	}
+}
