@@ -394,3 +394,28 @@ func TestReferenceKeysRefuseOtherAlgorithms(t *testing.T) {
 		t.Errorf("log has no %q:\n%s", want, s.log)
 	}
 }
+
+// TestReferenceKeysSentinel: through a Sentinel, the reference's keys
+// land in the master.
+func TestReferenceKeysSentinel(t *testing.T) {
+	master := redistest.Start(t)
+	sentinel := startSentinel(t, master)
+	e := redisEnv(t, master, "sentinel")
+	e["REDIS_URL"] = "mymaster," + sentinel
+	e["RLPKIT_REDIS_KEYS"] = "reference"
+	s := startWith(t, e, func(s *settings) { s.refKeys.clock = func() time.Time { return refT0 } })
+	for _, want := range []uint32{1, 0} {
+		r, err := s.call(t, "d", "k=a")
+		if err != nil || r.Statuses[0].LimitRemaining != want {
+			t.Fatalf("call through sentinel = %v %v, want remaining %d", r, err, want)
+		}
+	}
+	c, err := redis.NewClient(master.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if v := c.Get(t.Context(), "rl:d_k_a_"+itoa(int(refT0.Unix()-10))).Val(); v != "2" {
+		t.Errorf("the master holds %q, want 2", v)
+	}
+}
