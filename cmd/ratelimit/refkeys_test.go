@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -417,5 +418,50 @@ func TestReferenceKeysSentinel(t *testing.T) {
 	defer c.Close()
 	if v := c.Get(t.Context(), "rl:d_k_a_"+itoa(int(refT0.Unix()-10))).Val(); v != "2" {
 		t.Errorf("the master holds %q, want 2", v)
+	}
+}
+
+// TestReferenceKeysConcurrentBudget: requests racing on both fleets at
+// once are admitted exactly up to the one limit they share.
+func TestReferenceKeysConcurrentBudget(t *testing.T) {
+	f := newRefFleet(t, func(map[string]string) {}, false)
+	user := []refDescriptor{{entries: [][2]string{{"user", "bob"}}, limit: &refLimit{5, 3600}, hits: 1}}
+	req := &rlsv3.RateLimitRequest{Domain: "d", Descriptors: []*rlv3.RateLimitDescriptor{
+		{Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: "user", Value: "bob"}}}}}
+	const each = 20
+	oks := make(chan bool, 2*each)
+	errs := make(chan error, 2*each)
+	var wg sync.WaitGroup
+	for range each {
+		wg.Go(func() {
+			over, _, err := f.double.shouldRateLimit(context.Background(), "d", user)
+			errs <- err
+			oks <- err == nil && !over
+		})
+		wg.Go(func() {
+			r, err := f.srv.client.ShouldRateLimit(context.Background(), req)
+			errs <- err
+			oks <- err == nil && r.OverallCode == rlsv3.RateLimitResponse_OK
+		})
+	}
+	wg.Wait()
+	close(oks)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	admitted := 0
+	for ok := range oks {
+		if ok {
+			admitted++
+		}
+	}
+	if admitted != 5 {
+		t.Errorf("%d of %d racing requests admitted, want the limit, 5", admitted, 2*each)
+	}
+	if v := f.counters(t)["rl:d_user_bob_"+itoa(int(refT0.Unix()-10))]; v != itoa(2*each) {
+		t.Errorf("counter %q, want %d: every request counted once", v, 2*each)
 	}
 }
