@@ -24,7 +24,7 @@ const (
 	// (a share_threshold node's pattern for the entries it matched), "_",
 	// then the window's start in Unix seconds:
 	//
-	//	messaging_message_type_marketing_to_number_2061111111_1780000000
+	//	messaging_message_type_marketing_to_number_2061111111_1779926400
 	//
 	// A store of such keys counts as the reference does
 	// (limit/redis/refcount): every descriptor on its own, rejected hits

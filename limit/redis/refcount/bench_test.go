@@ -35,6 +35,7 @@ func BenchmarkUpdate(b *testing.B) {
 			s    counter.Store
 		}{{"reference", ref}, {"default", def}} {
 			b.Run(st.name+"/"+strconv.Itoa(n), func(b *testing.B) {
+				b.ReportAllocs()
 				b.RunParallel(func(pb *testing.PB) {
 					us := make([]counter.Update, n)
 					for i := range us {
