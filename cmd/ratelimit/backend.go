@@ -66,8 +66,13 @@ func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, e
 		client.Close()
 		return nil, err
 	}
-	// Keys tagged by first entry may span tags: each is decided apart.
-	store, err := redis.New(client, redis.Options{KeyPrefix: s.cacheKeyPrefix, Breaker: breaker, SplitHashTags: s.redisHashTag == limit.TagByFirstEntry})
+	var store counter.Store
+	if s.refKeys.reference() {
+		store, err = openReferenceStore(s, client, breaker)
+	} else {
+		// Keys tagged by first entry may span tags: each is decided apart.
+		store, err = redis.New(client, redis.Options{KeyPrefix: s.cacheKeyPrefix, Breaker: breaker, SplitHashTags: s.redisHashTag == limit.TagByFirstEntry})
+	}
 	if err != nil {
 		breaker.Close()
 		client.Close()

@@ -52,6 +52,7 @@ type settings struct {
 	redisHealthCheck           bool // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION
 	cacheKeyPrefix             string
 	redisHashTag               limit.TagBy // RLPKIT_REDIS_HASH_TAG, rlpkit's own
+	refKeys                    refKeys     // RLPKIT_REDIS_KEYS, rlpkit's own
 	// redisHook, when set, is added to the Redis client; tests use it to
 	// count what is sent. No variable sets it.
 	redisHook goredis.Hook
@@ -111,6 +112,7 @@ var implemented = map[string]string{
 	"RLPKIT_MAX_KEY_BYTES_PER_REQUEST":   strconv.Itoa(rls.DefaultMaxKeyBytes),
 	// rlpkit's own, named so that no variable of the reference is.
 	"RLPKIT_REDIS_HASH_TAG": "domain",
+	"RLPKIT_REDIS_KEYS":     "rlpkit",
 	"RLPKIT_STATS_MAX_KEYS": "1000",
 }
 
@@ -214,12 +216,13 @@ func (r *envReader) oneOf(name string, values ...string) string {
 func readSettings(lookup func(string) (string, bool), environ []string) (settings, []string, error) {
 	r := &envReader{lookup: lookup}
 	var s settings
+	r.redisKeys(&s)
 	r.server(&s)
 	r.logAndBackend(&s)
 	r.limitsAndStats(&s)
 	r.xds(&s)
 	r.tracing(&s)
-	return s, r.warnings(environ), errors.Join(r.errs...)
+	return s, r.warnings(environ, s.refKeys.reference()), errors.Join(r.errs...)
 }
 
 // server reads the runtime directory and the listeners.
@@ -260,10 +263,10 @@ func (r *envReader) logAndBackend(s *settings) {
 	s.redisTimeout = r.duration("REDIS_TIMEOUT")
 	s.redisHealthCheck = r.bool("REDIS_HEALTH_CHECK_ACTIVE_CONNECTION")
 	s.cacheKeyPrefix = r.str("CACHE_KEY_PREFIX")
-	if strings.ContainsAny(s.cacheKeyPrefix, "{}") {
+	if strings.ContainsAny(s.cacheKeyPrefix, "{}") && !s.refKeys.reference() {
 		r.errs = append(r.errs, fmt.Errorf("CACHE_KEY_PREFIX=%q: must not contain '{' or '}', which would change the keys' Redis Cluster hash tags", s.cacheKeyPrefix))
 	}
-	r.int("EXPIRATION_JITTER_MAX_SECONDS", 0, 1<<31-1)
+	s.refKeys.jitterMax = r.int("EXPIRATION_JITTER_MAX_SECONDS", 0, 1<<31-1)
 	s.redisHashTag, _ = limit.ParseTagBy(r.oneOf("RLPKIT_REDIS_HASH_TAG", "domain", "first-entry"))
 }
 
@@ -317,16 +320,21 @@ func (r *envReader) limitsAndStats(s *settings) {
 
 // warnings returns the warnings to log once: variables set that are not
 // (or not fully) implemented, sorted.
-func (r *envReader) warnings(environ []string) []string {
+func (r *envReader) warnings(environ []string, referenceKeys bool) []string {
 	lookup := r.lookup
 	var warnings []string
 	// true is what happens anyway (a rejected request moves no counter);
-	// false, the reference's counting of rejected hits, is not offered.
-	if _, set := lookup("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT"); set && !r.bool("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT") {
-		warnings = append(warnings, "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here")
-	}
-	if _, set := lookup("EXPIRATION_JITTER_MAX_SECONDS"); set {
-		warnings = append(warnings, "EXPIRATION_JITTER_MAX_SECONDS is read but not used: every key's TTL is the span its counter matters for, set by the store")
+	// false, the reference's counting of rejected hits, is offered by
+	// RLPKIT_REDIS_KEYS=reference only, which honours both variables.
+	if referenceKeys {
+		warnings = append(warnings, r.referenceKeysWarnings()...)
+	} else {
+		if _, set := lookup("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT"); set && !r.bool("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT") {
+			warnings = append(warnings, "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here")
+		}
+		if _, set := lookup("EXPIRATION_JITTER_MAX_SECONDS"); set {
+			warnings = append(warnings, "EXPIRATION_JITTER_MAX_SECONDS is read but not used: every key's TTL is the span its counter matters for, set by the store")
+		}
 	}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")

@@ -94,6 +94,23 @@
 // _TRACES_ENDPOINT) that is not an http(s) URL stop the process with an
 // error naming the variable. Tracing off adds nothing to a call.
 //
+// RLPKIT_REDIS_KEYS=reference (rlpkit's own variable; default rlpkit) keeps
+// the counters as the reference does, so that a fleet moved one replica at a
+// time shares its budgets with the reference's replicas on the same Redis:
+// the reference's keys byte for byte (CACHE_KEY_PREFIX, the domain, "_",
+// key_value_ per entry, the window's start in Unix seconds; no hash tag of
+// rlpkit's), and per descriptor INCRBY then EXPIRE (unit plus a jitter below
+// EXPIRATION_JITTER_MAX_SECONDS) in one pipeline, with
+// STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT, LOCAL_CACHE_SIZE_IN_BYTES and the
+// near_limit/over_limit split of the reference (limit/redis/refcount). The
+// trade-off is the reference's: it is not all or nothing, so a request over
+// on one descriptor still charges the others, and rejected hits are counted.
+// It needs BACKEND_TYPE=redis, and refuses at load a rule of another
+// algorithm than the fixed window. Switching later to the default changes
+// every key: the counters start from zero once, so within the windows that
+// hold that switch a client may spend each limit once more (the rollout is
+// in the migration guide).
+//
 // Statistics keys holding request values (detailed_metric and
 // value_to_metric rules, limit overrides) are bounded: at most
 // RLPKIT_STATS_MAX_KEYS (default 1000) keep the reference's names, the others

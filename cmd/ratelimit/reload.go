@@ -42,7 +42,7 @@ func (l *loader) load() error {
 	files, err := envoyratelimit.ReadDir(l.dirOptions())
 	var cfg *envoyratelimit.Config
 	if err == nil {
-		cfg, err = envoyratelimit.Load(files, envoyratelimit.LoadOptions{MergeDomains: l.s.mergeDomainConfig})
+		cfg, err = envoyratelimit.Load(files, envoyratelimit.LoadOptions{MergeDomains: l.s.mergeDomainConfig, Keys: l.s.refKeys.format})
 	}
 	if err != nil {
 		l.stats.configLoadError.Add(1)

@@ -133,10 +133,10 @@ type instance struct {
 // call failing until a valid one is loaded, as the reference does).
 func newServer(s settings, log *slog.Logger, store counter.Store, health *storeHealth, tr *tracer) (*instance, error) {
 	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry(), health: health, tr: tr}
-	if s.localCacheBytes > 0 {
+	if s.localCacheBytes > 0 && !s.refKeys.reference() { // the reference's store has its own
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
-	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag}
+	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag, Keys: s.refKeys.format}
 	if !s.disableStats {
 		eo.Observe = srv.st.observe
 		var m *mapper.MetricMapper
@@ -152,7 +152,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 	if err != nil {
 		return nil, err
 	}
-	srv.svc = rls.NewService(rls.Options{Conventions: conventions(s), ResponseHeaders: s.responseHeaders, Caps: s.caps, Observe: srv.observe})
+	srv.svc = rls.NewService(rls.Options{Conventions: conventions(s), ResponseHeaders: s.responseHeaders, Caps: s.caps, Observe: srv.observe, Clock: s.refKeys.clock})
 	empty := ""
 	srv.dump.Store(&empty)
 	apply := func(c *envoyratelimit.Config) {

@@ -102,7 +102,7 @@ const configXDS = "GRPC_XDS_SOTW"
 // refused one counts config_load_error and keeps the configuration in
 // force, as a refused file does.
 func (srv *instance) applyXDS(resp *discoveryv3.DiscoveryResponse, apply func(*envoyratelimit.Config)) error {
-	cfg, err := loadResources(resp.GetResources(), envoyratelimit.LoadOptions{MergeDomains: srv.s.mergeDomainConfig})
+	cfg, err := loadResources(resp.GetResources(), envoyratelimit.LoadOptions{MergeDomains: srv.s.mergeDomainConfig, Keys: srv.s.refKeys.format})
 	if err != nil {
 		srv.st.configLoadError.Add(1)
 		return err

@@ -94,5 +94,11 @@
 //     have the same entries (or values one share_threshold pattern
 //     matches). Options.TagBy can tag keys by the descriptor's first entry
 //     instead of the domain, to spread a domain over a Redis Cluster.
+//     Options.Keys = KeysReference builds the reference's keys instead,
+//     byte for byte, for a store that counts as the reference does
+//     (limit/redis/refcount): a fleet moving from the reference then shares
+//     its counters, at the cost of the all-or-nothing decisions (every
+//     descriptor is counted, rejected hits too); LoadOptions.Keys then
+//     refuses limits of other algorithms than the fixed window.
 //   - Every error of a file is reported, not only the first.
 package envoyratelimit

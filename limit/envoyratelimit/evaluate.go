@@ -39,6 +39,12 @@ type Options struct {
 	// under several tags: a Redis Cluster store must then be allowed to
 	// decide them one tag at a time (limit/redis's Options.SplitHashTags).
 	TagBy limit.TagBy
+	// Keys chooses the counter keys: rlpkit's (KeysRLPKit, the default) or
+	// envoyproxy/ratelimit's (KeysReference), for a store counting as the
+	// reference does (limit/redis/refcount). With KeysReference, TagBy is
+	// not used, and a rejected hit's statistics are split between
+	// over_limit and near_limit as the reference splits them.
+	Keys KeyFormat
 }
 
 // RuleCounts are one request's contribution to a limit's statistics, under
@@ -72,6 +78,9 @@ func NewEvaluator(o Options) (*Evaluator, error) {
 	}
 	if o.TagBy != limit.TagByDomain && o.TagBy != limit.TagByFirstEntry {
 		return nil, fmt.Errorf("ratelimit: unknown hash tag choice %v", o.TagBy)
+	}
+	if o.Keys != KeysRLPKit && o.Keys != KeysReference {
+		return nil, fmt.Errorf("ratelimit: unknown key format %v", o.Keys)
 	}
 	e := &Evaluator{o: o, scratch: &sync.Pool{New: func() any { return new(scratch) }}}
 	return e, nil
@@ -161,7 +170,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 	if len(items) == 0 {
 		return nil
 	}
-	updates := e.updates(sc, req, items)
+	updates := e.updates(sc, now, req, items)
 	decisions := grow(sc.decisions, len(items))
 	sc.decisions = decisions
 	if err := e.o.Store.Update(ctx, now, updates, decisions); err != nil {
@@ -260,11 +269,15 @@ func (e *Evaluator) match(sc *scratch, dom *Domain, req *rlsmsg.Request, res *li
 // updates returns the counter updates of items. Every key is built in one
 // buffer and the updates take strings over it: the store does not keep
 // keys beyond Update (counter.Store's contract).
-func (e *Evaluator) updates(sc *scratch, req *rlsmsg.Request, items []item) []counter.Update {
+func (e *Evaluator) updates(sc *scratch, now time.Time, req *rlsmsg.Request, items []item) []counter.Update {
 	sc.keys = sc.keys[:0]
 	ends := sc.ends[:0]
 	for _, it := range items {
-		sc.keys = appendCounterKey(sc.keys, e.o.TagBy, req.Domain, req.Descriptors[it.desc].Entries, it)
+		if e.o.Keys == KeysReference {
+			sc.keys = appendReferenceKey(sc.keys, req.Domain, req.Descriptors[it.desc].Entries, it, now)
+		} else {
+			sc.keys = appendCounterKey(sc.keys, e.o.TagBy, req.Domain, req.Descriptors[it.desc].Entries, it)
+		}
 		ends = append(ends, len(sc.keys))
 	}
 	sc.ends = ends
@@ -444,6 +457,9 @@ func worse(a, b *counter.Decision) bool {
 
 // counts is one item's statistics.
 func (e *Evaluator) counts(it item, cost uint64, d *counter.Decision) RuleCounts {
+	if e.o.Keys == KeysReference {
+		return e.referenceCounts(it, cost, d)
+	}
 	c := RuleCounts{TotalHits: cost}
 	if !d.Allowed {
 		c.OverLimit = cost

@@ -20,6 +20,10 @@ type LoadOptions struct {
 	// domain (MERGE_DOMAIN_CONFIG=true) instead of rejecting the second
 	// file; a composite key defined twice is still an error.
 	MergeDomains bool
+	// Keys is the key format the configuration will be counted under:
+	// with KeysReference, a limit of another algorithm than the fixed
+	// window is an error, since the reference's counters are fixed windows.
+	Keys KeyFormat
 }
 
 // Load parses and checks files, in order, and returns their configuration.
@@ -47,6 +51,9 @@ func Load(files []File, o LoadOptions) (*Config, error) {
 		}
 		d.Files = append(d.Files, f.Key)
 		errs = append(errs, index(&d.root, fd.nodes, fd.domain+".")...)
+	}
+	if len(errs) == 0 && o.Keys == KeysReference {
+		errs = referenceKeyErrors(c)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
