@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	goredis "github.com/redis/go-redis/v9"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
 	"github.com/rlpkit/rlpkit/limit/counter"
@@ -289,4 +290,38 @@ descriptors:
 	if len(mainKeys) != 1 || !strings.Contains(mainKeys[0], "R60:") || len(psKeys) != 1 || !strings.Contains(psKeys[0], "R1:") {
 		t.Errorf("keys: main Redis %q, per-second Redis %q; want the minute limit's in the main one, the second limit's in the per-second one", mainKeys, psKeys)
 	}
+}
+
+// TestRedisPerSecondDown: the per-second Redis down mid-run fails the calls
+// that need it, is logged by its name and, with
+// REDIS_HEALTH_CHECK_ACTIVE_CONNECTION, fails the health checks while the
+// main Redis keeps answering the others.
+func TestRedisPerSecondDown(t *testing.T) {
+	mainSrv, psSrv := redistest.Start(t), redistest.Start(t)
+	env := redisEnv(t, mainSrv, "single")
+	writeFile(t, filepath.Join(env["RUNTIME_ROOT"], "ratelimit/config/a.yaml"), `domain: d
+descriptors:
+  - key: s
+    rate_limit: {unit: second, requests_per_unit: 1000}
+  - key: m
+    rate_limit: {unit: minute, requests_per_unit: 1000}
+`)
+	env["REDIS_PERSECOND"] = "true"
+	env["REDIS_PERSECOND_SOCKET_TYPE"] = "tcp"
+	env["REDIS_PERSECOND_URL"] = psSrv.Addr
+	env["REDIS_HEALTH_CHECK_ACTIVE_CONNECTION"] = "true"
+	s := start(t, env)
+	psSrv.Kill()
+	if _, err := s.call(t, "d", "s=a"); err == nil {
+		t.Fatal("a per-second call with its Redis down succeeded")
+	}
+	eventually(t, "health to fail", func() bool { return grpcHealth(t, s) == healthpb.HealthCheckResponse_NOT_SERVING })
+	if !strings.Contains(s.log.String(), "store=redis_per_second") {
+		t.Errorf("the outage is not logged with store=redis_per_second:\n%s", s.log)
+	}
+	if r, err := s.call(t, "d", "m=b"); err != nil || r.OverallCode != 1 {
+		t.Errorf("a minute call with the main Redis up = %v %v, want OK", r, err)
+	}
+	psSrv.Restart(t)
+	eventually(t, "health to pass again", func() bool { return grpcHealth(t, s) == healthpb.HealthCheckResponse_SERVING })
 }
