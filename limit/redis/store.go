@@ -108,7 +108,7 @@ type Options struct {
 // of one hash tag decided by one script call, each all or nothing in
 // arrival order, Options.BatchRequests at most per call. An Update still
 // waits for exactly one round trip, and one with no others waiting is sent
-// at once, alone.
+// at once, alone, unless Options.Window asks it to wait for others.
 //
 // With a Cluster or Ring client, all keys of one Update must share one hash
 // tag ("{domain}" on the evaluators' keys by default), since a script can
