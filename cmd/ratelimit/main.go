@@ -90,7 +90,9 @@
 // where the reference honours it only for a Cluster (its write-flush
 // interval): a call that would be sent at once, alone, waits up to the
 // window for others, and the calls gathered are decided in one script
-// call, each all or nothing in arrival order. REDIS_PIPELINE_LIMIT (default 0, the reference
+// call, each all or nothing in arrival order (a window under a
+// millisecond waits about a millisecond in an idle process: Go's timer
+// granularity). REDIS_PIPELINE_LIMIT (default 0, the reference
 // ignores it) is the most requests one script call decides (Options.BatchRequests;
 // 0 keeps 64) and ends a window early once that many wait. Without a
 // window, calls queue only behind a script call in flight, and are then

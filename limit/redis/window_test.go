@@ -186,3 +186,36 @@ func TestNegativeWindow(t *testing.T) {
 		t.Error("New with a negative window: no error")
 	}
 }
+
+// BenchmarkWindow measures Updates from 2 and from 8 goroutines per core
+// without a window and with 200µs, with the round trips per Update.
+func BenchmarkWindow(b *testing.B) {
+	srv := redistest.Start(b)
+	c := newClient(b, srv)
+	var rt roundTrips
+	c.AddHook(&rt)
+	updates := batchOf("benchwindow", 1)
+	updates[0].Policy = counter.Policy{Max: counter.MaxPolicyValue, Window: time.Hour}
+	for _, w := range []time.Duration{0, 200 * time.Microsecond} {
+		s := newStore(b, c, Options{Window: w})
+		if err := s.Update(context.Background(), t0, updates, make([]counter.Decision, 1)); err != nil {
+			b.Fatal(err)
+		}
+		for _, par := range []int{2, 8} {
+			b.Run(fmt.Sprintf("window=%v/goroutines-per-core=%d", w, par), func(b *testing.B) {
+				b.SetParallelism(par)
+				start := rt.n.Load()
+				b.RunParallel(func(pb *testing.PB) {
+					ds := make([]counter.Decision, 1)
+					for pb.Next() {
+						if err := s.Update(context.Background(), t0, updates, ds); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+				b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
+			})
+		}
+	}
+}
