@@ -21,9 +21,22 @@ import (
 // backend is the counter store with what is needed to close it.
 type backend struct {
 	counter.Store
-	kind    string
-	breaker *redis.Breaker // nil for memory
-	close   func() error
+	kind  string
+	redis []*redisPart // the Redis ones, in the order they are first reached: none for memory
+	close func() error
+}
+
+// redisPart is one Redis of the backend: the main one or REDIS_PERSECOND's.
+type redisPart struct {
+	conn    redisConn
+	client  goredis.UniversalClient
+	breaker *redis.Breaker
+	store   counter.Store
+}
+
+func (p *redisPart) close() error {
+	p.breaker.Close()
+	return p.client.Close()
 }
 
 // Redis's probes: at most maxProbeTimeout each (REDIS_TIMEOUT when shorter),
@@ -38,10 +51,13 @@ const (
 // errMemcache is the answer to BACKEND_TYPE=memcache.
 var errMemcache = errors.New("BACKEND_TYPE=memcache: memcache is not offered; use BACKEND_TYPE=redis, or BACKEND_TYPE=memory for a single instance")
 
-// openBackend returns the store BACKEND_TYPE names. A Redis that does not
-// answer is not an error: calls fail until it does (no crash loop), at once
-// while it is known down: the store is behind a breaker
-// (limit/redis.Breaker), whose changes go to health.
+// openBackend returns the store BACKEND_TYPE names. A Redis that goes
+// down mid-run is not an error: calls fail until it answers again (no
+// crash loop), at once while it is known down: each Redis's store is
+// behind a breaker (limit/redis.Breaker), whose changes go to health.
+// With REDIS_PERSECOND=true the per-second limits are counted in their
+// own Redis (see perSecondStore), reached first at start, as the
+// reference does.
 func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, error) {
 	switch s.backendType {
 	case "memcache":
@@ -52,15 +68,52 @@ func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, e
 	// go-redis logs every failed dial to stderr; calls already fail and
 	// count redis_error, so its lines are debug detail.
 	goredis.SetLogger(redisLogger{log})
-	client, err := redisClient(s)
+	main, err := openRedis(s, s.mainConn(), s.redisHook, health.changed("redis"))
 	if err != nil {
 		return nil, err
 	}
-	if s.redisHook != nil {
-		client.AddHook(s.redisHook)
+	be := &backend{Store: main.store, kind: "redis", redis: []*redisPart{main}}
+	be.close = func() error {
+		var errs []error
+		for _, p := range be.redis {
+			errs = append(errs, p.close())
+		}
+		return errors.Join(errs...)
+	}
+	if s.redis.perSecond {
+		ps, err := openRedis(s, s.redis.perSecondConn, s.redis.perSecondHook, health.changed("redis_per_second"))
+		if err != nil {
+			main.close()
+			return nil, err
+		}
+		be.redis = []*redisPart{ps, main}
+		be.Store = perSecondStore{perSecond: ps.store, other: main.store}
+		if s.refKeys.reference() {
+			// The reference's counting sends each counter to its own
+			// Redis itself, as the reference does; no order to keep.
+			store, err := openReferenceStore(s, main.client, main.breaker, ps)
+			if err != nil {
+				be.close()
+				return nil, err
+			}
+			be.Store = timeoutStore{store, main.conn.timeout}
+		}
+	}
+	return be, nil
+}
+
+// openRedis returns the client, breaker and store of the Redis c
+// describes, hook added to its client when set.
+func openRedis(s settings, c redisConn, hook goredis.Hook, onChange func(bool, error)) (*redisPart, error) {
+	client, err := redisClient(s, c)
+	if err != nil {
+		return nil, err
+	}
+	if hook != nil {
+		client.AddHook(hook)
 	}
 	breaker, err := redis.NewBreaker(client, redis.BreakerOptions{
-		ProbeTimeout: min(s.redisTimeout, maxProbeTimeout), CheckInterval: checkInterval, OnChange: health.changed,
+		ProbeTimeout: min(c.timeout, maxProbeTimeout), CheckInterval: checkInterval, OnChange: onChange,
 	})
 	if err != nil {
 		client.Close()
@@ -68,68 +121,77 @@ func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, e
 	}
 	var store counter.Store
 	if s.refKeys.reference() {
-		store, err = openReferenceStore(s, client, breaker)
+		store, err = openReferenceStore(s, client, breaker, nil)
 	} else {
 		// Keys tagged by first entry may span tags: each is decided apart.
-		store, err = redis.New(client, redis.Options{KeyPrefix: s.cacheKeyPrefix, Breaker: breaker, SplitHashTags: s.redisHashTag == limit.TagByFirstEntry})
+		store, err = redis.New(client, redis.Options{
+			KeyPrefix: s.cacheKeyPrefix, Breaker: breaker, SplitHashTags: s.redisHashTag == limit.TagByFirstEntry,
+			Window: c.window, BatchRequests: c.limit, Pipelines: c.pipelines(),
+		})
 	}
 	if err != nil {
 		breaker.Close()
 		client.Close()
 		return nil, err
 	}
-	closeAll := func() error {
-		breaker.Close()
-		return client.Close()
-	}
-	return &backend{Store: timeoutStore{store, s.redisTimeout}, kind: "redis", breaker: breaker, close: closeAll}, nil
+	return &redisPart{conn: c, client: client, breaker: breaker, store: timeoutStore{store, c.timeout}}, nil
 }
 
-// redisClient builds the go-redis client of REDIS_TYPE, REDIS_URL and the
-// rest, as the reference reads them: a bare host:port (tcp) or a socket
-// path (unix); for a cluster, comma-separated host:port seeds; for
-// sentinel, the master's name then the sentinels, comma-separated.
-func redisClient(s settings) (goredis.UniversalClient, error) {
-	user, password := "", s.redisAuth
-	if u, p, ok := strings.Cut(s.redisAuth, ":"); ok {
-		user, password = u, p
-	}
+// redisClient builds the go-redis client of c (REDIS_TYPE, REDIS_URL and
+// the rest, or their REDIS_PERSECOND_ forms) as the reference reads them:
+// a bare host:port (tcp) or a socket path (unix); for a cluster,
+// comma-separated host:port seeds; for sentinel, the master's name then
+// the sentinels, comma-separated, with REDIS_SENTINEL_AUTH for the
+// sentinels and REDIS_AUTH for the master. TLS takes the REDIS_TLS_*
+// files for either Redis, as the reference's.
+func redisClient(s settings, c redisConn) (goredis.UniversalClient, error) {
+	user, password := splitAuth(c.auth)
 	var tlsConfig *tls.Config
-	if s.redisTLS {
+	if c.tls {
 		var err error
 		if tlsConfig, err = redisTLS(s); err != nil {
 			return nil, err
 		}
 	}
-	parts := strings.Split(s.redisURL, ",")
+	parts := strings.Split(c.url, ",")
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
 	}
-	network := s.redisSocketType
-	switch s.redisType {
+	switch c.typ {
 	case "cluster":
 		return goredis.NewClusterClient(&goredis.ClusterOptions{
-			Addrs: parts, Username: user, Password: password, TLSConfig: tlsConfig, PoolSize: s.redisPoolSize,
-			DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout, ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
+			Addrs: parts, Username: user, Password: password, TLSConfig: tlsConfig, PoolSize: c.poolSize,
+			DialTimeout: c.timeout, ReadTimeout: c.timeout, WriteTimeout: c.timeout, ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 		}), nil
 	case "sentinel":
 		if len(parts) < 2 {
-			return nil, fmt.Errorf("REDIS_URL=%q: with REDIS_TYPE=sentinel, want the master's name and one or more sentinels: name,host:port[,host:port...]", s.redisURL)
+			return nil, fmt.Errorf("%s=%q: with %s=sentinel, want the master's name and one or more sentinels: name,host:port[,host:port...]", c.name("URL"), c.url, c.name("TYPE"))
 		}
+		sentinelUser, sentinelPassword := splitAuth(c.sentinelAuth)
 		return goredis.NewFailoverClient(&goredis.FailoverOptions{
-			MasterName: parts[0], SentinelAddrs: parts[1:], Username: user, Password: password, TLSConfig: tlsConfig,
-			PoolSize: s.redisPoolSize, DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout,
+			MasterName: parts[0], SentinelAddrs: parts[1:], Username: user, Password: password,
+			SentinelUsername: sentinelUser, SentinelPassword: sentinelPassword, TLSConfig: tlsConfig,
+			PoolSize: c.poolSize, DialTimeout: c.timeout, ReadTimeout: c.timeout, WriteTimeout: c.timeout,
 			ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 		}), nil
 	}
 	if len(parts) != 1 || parts[0] == "" {
-		return nil, fmt.Errorf("REDIS_URL=%q: with REDIS_TYPE=single, want one address", s.redisURL)
+		return nil, fmt.Errorf("%s=%q: with %s=single, want one address", c.name("URL"), c.url, c.name("TYPE"))
 	}
 	return goredis.NewClient(&goredis.Options{
-		Network: network, Addr: parts[0], Username: user, Password: password, TLSConfig: tlsConfig,
-		PoolSize: s.redisPoolSize, DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout,
+		Network: c.socketType, Addr: parts[0], Username: user, Password: password, TLSConfig: tlsConfig,
+		PoolSize: c.poolSize, DialTimeout: c.timeout, ReadTimeout: c.timeout, WriteTimeout: c.timeout,
 		ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 	}), nil
+}
+
+// splitAuth splits an AUTH variable as the reference does: "user:password",
+// or a password alone.
+func splitAuth(auth string) (user, password string) {
+	if u, p, ok := strings.Cut(auth, ":"); ok {
+		return u, p
+	}
+	return "", auth
 }
 
 // redisTLS is the TLS configuration of REDIS_TLS_*.

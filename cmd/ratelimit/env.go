@@ -82,6 +82,8 @@ type settings struct {
 	configType string // CONFIG_TYPE: FILE or GRPC_XDS_SOTW
 	xds        xdsSettings
 	tracing    tracingSettings // TRACING_*
+
+	redis redisSettings // the second Redis, batching, the first connection (redisenv.go)
 }
 
 // implemented lists the variables read here with their defaults.
@@ -119,50 +121,30 @@ var implemented = map[string]string{
 // notImplemented lists variables of the reference that are not read, and
 // what happens instead; setting one is reported once at start.
 var notImplemented = map[string]string{
-	"REDIS_PIPELINE_WINDOW":                        "requests waiting behind a round trip in flight share its next script call already (limit/redis Options.BatchRequests), with no window to wait",
-	"REDIS_PIPELINE_LIMIT":                         "every request is one Redis round trip already",
-	"REDIS_PERSECOND":                              "one Redis keeps every counter",
-	"REDIS_PERSECOND_URL":                          "one Redis keeps every counter",
-	"REDIS_PERSECOND_TYPE":                         "one Redis keeps every counter",
-	"REDIS_PERSECOND_SOCKET_TYPE":                  "one Redis keeps every counter",
-	"REDIS_PERSECOND_POOL_SIZE":                    "one Redis keeps every counter",
-	"REDIS_PERSECOND_AUTH":                         "one Redis keeps every counter",
-	"REDIS_PERSECOND_TLS":                          "one Redis keeps every counter",
-	"REDIS_SENTINEL_AUTH":                          "not supported",
-	"RESPONSE_DYNAMIC_METADATA":                    "no dynamic metadata is returned",
-	"QUOTA_MODE":                                   "quota_mode rules always apply",
-	"MEMCACHE_HOST_PORT":                           "memcache is not offered",
-	"MEMCACHE_SRV":                                 "memcache is not offered",
-	"MEMCACHE_MAX_IDLE_CONNS":                      "memcache is not offered",
-	"MEMCACHE_SRV_REFRESH":                         "memcache is not offered",
-	"MEMCACHE_TLS":                                 "memcache is not offered",
-	"MEMCACHE_TLS_CACERT":                          "memcache is not offered",
-	"MEMCACHE_TLS_CLIENT_CERT":                     "memcache is not offered",
-	"MEMCACHE_TLS_CLIENT_KEY":                      "memcache is not offered",
-	"MEMCACHE_TLS_SKIP_HOSTNAME_VERIFICATION":      "memcache is not offered",
-	"PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS":     "the response time is exposed in seconds (ratelimit_service_response_time_seconds)",
-	"REDIS_CLUSTER_PIPELINE_PARALLELISM":           "a request is one script call per hash tag, not a pipeline",
-	"REDIS_POOL_ON_EMPTY_BEHAVIOR":                 "a call waits for a pooled connection (go-redis's pool timeout)",
-	"REDIS_STARTUP_INITIAL_INTERVAL":               "Redis down at start never stops the process: calls fail until it answers",
-	"REDIS_STARTUP_MAX_INTERVAL":                   "Redis down at start never stops the process: calls fail until it answers",
-	"REDIS_STARTUP_MAX_ELAPSED_TIME":               "Redis down at start never stops the process: calls fail until it answers",
-	"REDIS_PERSECOND_CLUSTER_PIPELINE_PARALLELISM": "one Redis keeps every counter",
-	"REDIS_PERSECOND_PIPELINE_LIMIT":               "one Redis keeps every counter",
-	"REDIS_PERSECOND_PIPELINE_WINDOW":              "one Redis keeps every counter",
-	"REDIS_PERSECOND_POOL_ON_EMPTY_BEHAVIOR":       "one Redis keeps every counter",
-	"REDIS_PERSECOND_SENTINEL_AUTH":                "one Redis keeps every counter",
-	"REDIS_PERSECOND_TIMEOUT":                      "one Redis keeps every counter",
-	"LOG_TIMESTAMP_FORMAT":                         "timestamps are RFC 3339 with nanoseconds, as the reference writes them",
-	"STATSD_PROTOCOL":                              "statsd over UDP",
-	"GLOBAL_SHADOW_MODE":                           "use SHADOW_MODE",
-	"USE_DOG_STATSD":                               "plain statsd, tags in the name as gostats writes them",
-	"USE_DOG_STATSD_MOGRIFIERS":                    "plain statsd",
+	"RESPONSE_DYNAMIC_METADATA":                "no dynamic metadata is returned",
+	"QUOTA_MODE":                               "quota_mode rules always apply",
+	"MEMCACHE_HOST_PORT":                       "memcache is not offered",
+	"MEMCACHE_SRV":                             "memcache is not offered",
+	"MEMCACHE_MAX_IDLE_CONNS":                  "memcache is not offered",
+	"MEMCACHE_SRV_REFRESH":                     "memcache is not offered",
+	"MEMCACHE_TLS":                             "memcache is not offered",
+	"MEMCACHE_TLS_CACERT":                      "memcache is not offered",
+	"MEMCACHE_TLS_CLIENT_CERT":                 "memcache is not offered",
+	"MEMCACHE_TLS_CLIENT_KEY":                  "memcache is not offered",
+	"MEMCACHE_TLS_SKIP_HOSTNAME_VERIFICATION":  "memcache is not offered",
+	"PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS": "the response time is exposed in seconds (ratelimit_service_response_time_seconds)",
+	"LOG_TIMESTAMP_FORMAT":                     "timestamps are RFC 3339 with nanoseconds, as the reference writes them",
+	"STATSD_PROTOCOL":                          "statsd over UDP",
+	"GLOBAL_SHADOW_MODE":                       "use SHADOW_MODE",
+	"USE_DOG_STATSD":                           "plain statsd, tags in the name as gostats writes them",
+	"USE_DOG_STATSD_MOGRIFIERS":                "plain statsd",
 }
 
 // envReader reads variables and collects every invalid one.
 type envReader struct {
 	lookup func(string) (string, bool)
 	errs   []error
+	warns  []string // values accepted but reported at start
 }
 
 func (r *envReader) str(name string) string {
@@ -219,6 +201,7 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 	r.redisKeys(&s)
 	r.server(&s)
 	r.logAndBackend(&s)
+	r.redis(&s)
 	r.limitsAndStats(&s)
 	r.xds(&s)
 	r.tracing(&s)
@@ -322,7 +305,7 @@ func (r *envReader) limitsAndStats(s *settings) {
 // (or not fully) implemented, sorted.
 func (r *envReader) warnings(environ []string, referenceKeys bool) []string {
 	lookup := r.lookup
-	var warnings []string
+	warnings := r.warns
 	// true is what happens anyway (a rejected request moves no counter);
 	// false, the reference's counting of rejected hits, is offered by
 	// RLPKIT_REDIS_KEYS=reference only, which honours both variables.

@@ -65,14 +65,14 @@ func TestReadSettingsDefaults(t *testing.T) {
 }
 
 func TestReadSettingsWarnings(t *testing.T) {
-	env := map[string]string{"REDIS_PERSECOND": "true", "RESPONSE_DYNAMIC_METADATA": "true", "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "log_level": "x"}
+	env := map[string]string{"REDIS_POOL_ON_EMPTY_WAIT_DURATION": "1s", "RESPONSE_DYNAMIC_METADATA": "true", "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "log_level": "x"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	_, warnings, err := readSettings(lookup, environ(env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		"REDIS_PERSECOND is not implemented and is ignored: one Redis keeps every counter",
+		"REDIS_POOL_ON_EMPTY_WAIT_DURATION is not implemented and is ignored: envoyproxy/ratelimit does not read it either: its pool always waits (REDIS_POOL_ON_EMPTY_BEHAVIOR=WAIT)",
 		"RESPONSE_DYNAMIC_METADATA is not implemented and is ignored: no dynamic metadata is returned",
 		"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here",
 	}
@@ -103,9 +103,9 @@ func TestRunExitsOnBadEnvironment(t *testing.T) {
 
 func TestUnimplementedReportedOnceAtStart(t *testing.T) {
 	env := baseEnv(t.TempDir())
-	env["REDIS_PIPELINE_WINDOW"] = "150us"
+	env["REDIS_POOL_ON_EMPTY_WAIT_DURATION"] = "1s"
 	s := start(t, env)
-	if n := strings.Count(s.log.String(), "REDIS_PIPELINE_WINDOW is not implemented"); n != 1 {
+	if n := strings.Count(s.log.String(), "REDIS_POOL_ON_EMPTY_WAIT_DURATION is not implemented"); n != 1 {
 		t.Errorf("warning logged %d times, want once:\n%s", n, s.log)
 	}
 }

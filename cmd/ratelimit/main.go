@@ -37,7 +37,15 @@
 // with different entries is then decided per tag, all or nothing within
 // each, so it can be charged under one tag and refused under another. The runtime
 // directory is polled every 250 ms rather than watched with file events.
-// Redis down at start or mid-run makes calls fail (gRPC UNKNOWN, as the
+// At start, as the reference, no port opens before Redis answers a PING:
+// the first connection is retried after REDIS_STARTUP_INITIAL_INTERVAL
+// (default 1s), then after intervals doubling up to
+// REDIS_STARTUP_MAX_INTERVAL (30s), each drawn at random between the
+// initial one and the doubled one, every retry logged at warn; when
+// REDIS_STARTUP_MAX_ELAPSED_TIME (default 0: never) has passed, the
+// process exits 1 with the reference's "timed out waiting for Redis
+// connection" (the reference panics); a signal meanwhile ends it with 0.
+// Redis down mid-run makes calls fail (gRPC UNKNOWN, as the
 // reference, which has no fail-open either) while the process keeps
 // serving; it never exits for it. Once Redis is known down the calls fail
 // at once, without a round trip, until a PING in the background answers
@@ -56,6 +64,51 @@
 // FORCE_START_WITHOUT_INITIAL_CONFIG has no effect with CONFIG_TYPE=FILE: as
 // with the reference's file provider, the service always starts, and calls
 // fail until a configuration loads.
+//
+// # Two Redis, pipelining, the pool
+//
+// REDIS_PERSECOND=true counts the per-second limits in a Redis of their
+// own, set by REDIS_PERSECOND_URL, _TYPE, _SOCKET_TYPE, _POOL_SIZE, _AUTH,
+// _SENTINEL_AUTH, _TLS (with the REDIS_TLS_* files, as the reference),
+// _TIMEOUT, _PIPELINE_WINDOW, _PIPELINE_LIMIT, _CLUSTER_PIPELINE_PARALLELISM
+// and _POOL_ON_EMPTY_BEHAVIOR, which mean for it what the REDIS_ ones mean
+// for the main Redis. A per-second limit is one whose window is shorter
+// than a minute: unit second, with a unit_multiplier below 60 (the
+// reference has no multipliers and sends its unit: second limits there).
+// All or nothing holds within each Redis. A request with counters in both
+// is decided in the per-second Redis first: when it refuses, nothing is
+// charged in either (the main Redis decides its counters in a batch made
+// to fail, so that they are reported as with one Redis); when it admits
+// and the main Redis then refuses, the per-second hits stay charged, and
+// are forgotten with their window. So a request refused by a minute, hour
+// or day limit may have spent one second's budget, never the reverse. The
+// reference sends the main Redis's commands first and charges both
+// whatever either says.
+//
+// REDIS_PIPELINE_WINDOW (default 0) is honoured as the batching window of
+// the Redis client (limit/redis Options.Window), for every REDIS_TYPE
+// where the reference honours it only for a Cluster (its write-flush
+// interval): a call that would be sent at once, alone, waits up to the
+// window for others, and the calls gathered are decided in one script
+// call, each all or nothing in arrival order (a window under a
+// millisecond waits about a millisecond in an idle process: Go's timer
+// granularity). REDIS_PIPELINE_LIMIT (default 0, the reference
+// ignores it) is the most requests one script call decides (Options.BatchRequests;
+// 0 keeps 64) and ends a window early once that many wait. Without a
+// window, calls queue only behind a script call in flight, and are then
+// sent together, up to the limit. REDIS_CLUSTER_PIPELINE_PARALLELISM (default 1),
+// with REDIS_TYPE=cluster, is how many pipelines of script calls may be in
+// flight at once (Options.Pipelines), bounded by REDIS_POOL_SIZE as the
+// reference bounds its parallel groups (0 means the pool size); a
+// request's calls to several nodes always go out at once. REDIS_SENTINEL_AUTH
+// (password, or user:password) authenticates to the sentinels themselves,
+// REDIS_AUTH to the master. REDIS_POOL_ON_EMPTY_BEHAVIOR=WAIT (the default)
+// is what the pool does, as the reference's: a call waits for a connection
+// when all REDIS_POOL_SIZE are in use, within REDIS_TIMEOUT; CREATE and
+// ERROR stop the process at start with an error naming the variable, as
+// they stop the reference; another value is reported and waits.
+// REDIS_POOL_ON_EMPTY_WAIT_DURATION, which the reference's README names
+// but its code does not read, is reported and ignored.
 //
 // CONFIG_TYPE=GRPC_XDS_SOTW reads the configuration over xDS, as Envoy
 // Gateway deploys the reference: one state-of-the-world ADS stream for

@@ -40,18 +40,19 @@ func failsFast(t *testing.T, s *server) {
 	}
 }
 
+// TestRedisDownAtStartAndMidRun: Redis down at start holds the ports
+// closed until it answers (TestRedisStartupWaitsForRedis); down mid-run,
+// calls fail fast, each counted as a redis_error, until it is back.
 func TestRedisDownAtStartAndMidRun(t *testing.T) {
 	srv := redistest.Start(t)
 	srv.Kill()
-	s := start(t, redisEnv(t, srv, "single"))
-	failsFast(t, s)
+	p := runPending(t, fastStartup(redisEnv(t, srv, "single")))
+	eventually(t, "a retry at start", func() bool { return strings.Contains(p.log.String(), "retrying the Redis connection") })
 	srv.Restart(t)
-	eventually(t, "calls answered once Redis is up", func() bool {
-		r, err := s.call(t, "d", "k=a")
-		return err == nil && r.Statuses[0].LimitRemaining == 1
-	})
-	// The calls of eventually may fail too, until the breaker's probe has
-	// found Redis back: count from here.
+	s := p.serving(t)
+	if r, err := s.call(t, "d", "k=a"); err != nil || r.Statuses[0].LimitRemaining != 1 {
+		t.Fatalf("first call once Redis is up = %v %v, want OK remaining 1", r, err)
+	}
 	before := redisErrors(t, s)
 	srv.Kill()
 	failsFast(t, s)

@@ -59,14 +59,20 @@ func (r *envReader) referenceKeysWarnings() []string {
 
 // openReferenceStore returns the store of RLPKIT_REDIS_KEYS=reference on
 // client, with the local cache of LOCAL_CACHE_SIZE_IN_BYTES in it (the
-// reference's, per counter; newServer then adds no other).
-func openReferenceStore(s settings, client goredis.UniversalClient, breaker *redis.Breaker) (counter.Store, error) {
-	return refcount.New(client, refcount.Options{
+// reference's, per counter; newServer then adds no other). With perSecond
+// (REDIS_PERSECOND=true) the counters of one-second windows are kept in
+// that Redis, as the reference keeps them.
+func openReferenceStore(s settings, client goredis.UniversalClient, breaker *redis.Breaker, perSecond *redisPart) (counter.Store, error) {
+	o := refcount.Options{
 		KeyPrefix:                  s.cacheKeyPrefix,
 		JitterMaxSeconds:           int64(s.refKeys.jitterMax),
 		Jitter:                     s.refKeys.jitter,
 		StopIncrementWhenOverLimit: s.refKeys.stopIncrement,
 		LocalCacheBytes:            s.localCacheBytes,
 		Breaker:                    breaker,
-	})
+	}
+	if perSecond != nil {
+		o.PerSecondClient, o.PerSecondBreaker = perSecond.client, perSecond.breaker
+	}
+	return refcount.New(client, o)
 }

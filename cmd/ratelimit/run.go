@@ -71,8 +71,12 @@ func serve(ctx context.Context, s settings, log *slog.Logger, ready func(addrs))
 		return err
 	}
 	defer be.close()
-	if be.breaker != nil {
-		be.breaker.Probe(ctx) // the first state: logged when Redis is down
+	// As the reference: no port opens before Redis answers.
+	if err := be.waitStartup(ctx, s.redis.startup, log, realClock); err != nil {
+		if errors.Is(err, errStartStopped) {
+			return nil
+		}
+		return err
 	}
 	tr, err := newTracer(s.tracing, log)
 	if err != nil {

@@ -13,8 +13,9 @@ import (
 )
 
 // startSentinel runs a Redis Sentinel on a free loopback port monitoring
-// master as "mymaster", and returns its address.
-func startSentinel(t *testing.T, master *redistest.Server) string {
+// master as "mymaster", with the extra configuration lines given, and
+// returns its address.
+func startSentinel(t *testing.T, master *redistest.Server, extra ...string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -25,7 +26,7 @@ func startSentinel(t *testing.T, master *redistest.Server) string {
 	_, port, _ := net.SplitHostPort(addr)
 	host, mport, _ := net.SplitHostPort(master.Addr)
 	conf := filepath.Join(t.TempDir(), "sentinel.conf")
-	writeFile(t, conf, fmt.Sprintf("port %s\nbind 127.0.0.1\nsentinel monitor mymaster %s %s 1\n", port, host, mport))
+	writeFile(t, conf, fmt.Sprintf("port %s\nbind 127.0.0.1\nsentinel monitor mymaster %s %s 1\n", port, host, mport)+strings.Join(extra, "\n")+"\n")
 	cmd := exec.Command("redis-server", conf, "--sentinel")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

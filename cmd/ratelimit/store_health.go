@@ -20,13 +20,13 @@ type storeHealth struct {
 	follow bool // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION
 	hs     *serving.Health
 
-	mu       sync.Mutex // orders changes and the health they set
-	down     bool
-	noConfig bool // HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED and no domain loaded
+	mu       sync.Mutex      // orders changes and the health they set
+	down     map[string]bool // the Redis known down, by name
+	noConfig bool            // HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED and no domain loaded
 }
 
 func newStoreHealth(s settings, log *slog.Logger) *storeHealth {
-	return &storeHealth{log: log, follow: s.redisHealthCheck, hs: serving.NewHealth("ratelimit"), noConfig: s.healthyWithConfig}
+	return &storeHealth{log: log, follow: s.redisHealthCheck, hs: serving.NewHealth("ratelimit"), noConfig: s.healthyWithConfig, down: map[string]bool{}}
 }
 
 // configLoaded is called at every configuration applied, with its number
@@ -41,18 +41,23 @@ func (h *storeHealth) configLoaded(follow bool, domains int) {
 	h.publish()
 }
 
-// changed is the breaker's OnChange. The outage is an error and the
-// recovery a warning, so that both show at the default LOG_LEVEL, WARN.
-func (h *storeHealth) changed(up bool, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if up {
-		h.log.Warn("store reachable again", "store", "redis")
-	} else {
-		h.log.Error("store unreachable; calls fail at once until a PING answers", "store", "redis", "err", err.Error())
+// changed is the OnChange of the breaker of the Redis named store
+// ("redis", or "redis_per_second" for REDIS_PERSECOND's): the health
+// fails while any is down. The outage is an error and the recovery a
+// warning, so that both show at the default LOG_LEVEL, WARN.
+func (h *storeHealth) changed(store string) func(up bool, err error) {
+	return func(up bool, err error) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if up {
+			h.log.Warn("store reachable again", "store", store)
+			delete(h.down, store)
+		} else {
+			h.log.Error("store unreachable; calls fail at once until a PING answers", "store", store, "err", err.Error())
+			h.down[store] = true
+		}
+		h.publish()
 	}
-	h.down = !up
-	h.publish()
 }
 
 // publish sets gRPC health from the state; h.mu must be held.
@@ -61,7 +66,7 @@ func (h *storeHealth) publish() {
 }
 
 // ok is the health; h.mu must be held.
-func (h *storeHealth) ok() bool { return (!h.follow || !h.down) && !h.noConfig }
+func (h *storeHealth) ok() bool { return (!h.follow || len(h.down) == 0) && !h.noConfig }
 
 // start sets gRPC health for the first time.
 func (h *storeHealth) start() {

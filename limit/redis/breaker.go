@@ -96,8 +96,9 @@ type Breaker struct {
 	down    atomic.Pointer[outage] // nil while up
 	suspect atomic.Bool            // a timeout asks for a probe now
 
-	mu     sync.Mutex // orders changes of state and their OnChange calls
-	closed bool
+	mu      sync.Mutex // orders changes of state and their OnChange calls
+	closed  bool
+	outages uint64 // counts the outages, to tell them apart
 
 	ctx    context.Context // ends at Close
 	cancel context.CancelFunc
@@ -105,8 +106,12 @@ type Breaker struct {
 	done   chan struct{} // closed when the loop has returned
 }
 
-// outage is one period of Redis being down: the error Err returns.
-type outage struct{ err error }
+// outage is one period of Redis being down: the error Err returns. A
+// probe failing during it gives it a new error, with the same id.
+type outage struct {
+	id  uint64
+	err error
+}
 
 // NewBreaker returns a Breaker for client and starts its probe loop.
 // client must be the client of the stores the Breaker is given to.
@@ -267,7 +272,7 @@ func (b *Breaker) Probe(ctx context.Context) error {
 	if was == nil {
 		b.trip(err)
 	} else {
-		b.down.CompareAndSwap(was, &outage{err: downError(err)}) // the latest reason, no new outage
+		b.down.CompareAndSwap(was, &outage{id: was.id, err: downError(err)}) // the latest reason, no new outage
 	}
 	return err
 }
@@ -297,18 +302,22 @@ func (b *Breaker) trip(cause error) {
 	if b.closed || b.down.Load() != nil {
 		return
 	}
-	b.down.Store(&outage{err: downError(cause)})
+	b.outages++
+	b.down.Store(&outage{id: b.outages, err: downError(cause)})
 	b.wake()
 	if b.onChange != nil {
 		b.onChange(false, cause)
 	}
 }
 
-// recovered ends the outage was, unless another change came first.
+// recovered ends the outage was, unless another change came first: it
+// is over, or another outage began. A probe that failed meanwhile, having
+// started during was, only gave was a new error: was still ends.
 func (b *Breaker) recovered(was *outage) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed || !b.down.CompareAndSwap(was, nil) {
+	cur := b.down.Load()
+	if b.closed || cur == nil || cur.id != was.id || !b.down.CompareAndSwap(cur, nil) {
 		return
 	}
 	b.suspect.Store(false)

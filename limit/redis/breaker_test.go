@@ -384,3 +384,40 @@ func TestNewBreakerErrors(t *testing.T) {
 		t.Error("New with a breaker of another client succeeded")
 	}
 }
+
+// TestBreakerProbeSuccessEndsOutageRenamedMeanwhile: two probes start
+// during one outage; the one failing first gives the outage its error, and
+// the one answering afterwards still ends it (it had ended only an outage
+// whose error no probe had changed).
+func TestBreakerProbeSuccessEndsOutageRenamedMeanwhile(t *testing.T) {
+	c := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { c.Close() })
+	ch := newChanges()
+	b, err := newBreaker(c, BreakerOptions{OnChange: ch.onChange}, newFakeTimers().after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.trip(syscall.ECONNREFUSED)
+	entered := make(chan struct{}, 2)
+	replies := make(chan error)
+	b.ping = func(context.Context) error { entered <- struct{}{}; return <-replies }
+	done := make(chan error, 2)
+	for range 2 {
+		go func() { done <- b.Probe(context.Background()) }()
+		<-entered
+	}
+	replies <- errors.New("i/o timeout")
+	if err := <-done; err == nil {
+		t.Fatal("the first probe to return succeeded, want its error")
+	}
+	replies <- nil
+	if err := <-done; err != nil {
+		t.Fatalf("the second probe: %v", err)
+	}
+	if err := b.Err(); err != nil {
+		t.Errorf("after a probe answered: Err = %v, want nil", err)
+	}
+	if diff := cmp.Diff([]string{"down", "up"}, ch.list()); diff != "" {
+		t.Errorf("OnChange calls (-want +got):\n%s", diff)
+	}
+}

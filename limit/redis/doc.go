@@ -45,8 +45,12 @@
 // an Update back, so an Update waits at most for the pipeline ahead of it
 // (a few hundred microseconds on a loopback or a LAN under load) and its
 // own, and under no concurrency every Update is sent at once, alone.
-// envoyproxy/ratelimit has an explicit window instead (its
-// REDIS_PIPELINE_WINDOW, off by default) and pipelines INCRBY and EXPIRE
+// Options.Window adds an explicit window, off by default: an Update that
+// finds a pipeline free then waits up to Window for others, and the queue
+// is sent when the window ends or once it holds BatchRequests Updates,
+// trading up to Window of latency for larger batches at low concurrency.
+// envoyproxy/ratelimit has such a window (its REDIS_PIPELINE_WINDOW, a
+// write-flush interval, off by default) and pipelines INCRBY and EXPIRE
 // commands rather than batching decisions into scripts.
 // When Redis answers a script call with an error, every Update of that
 // call gets it; a key holding something other than a counter fails only

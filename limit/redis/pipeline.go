@@ -26,10 +26,10 @@ const DefaultPipelines = 1
 // decisions at once. Each call is still decided all or nothing, in arrival
 // order, and waits for one round trip: the pipeline it is sent in.
 //
-// No goroutine waits idle and nothing delays a call. A call that finds
-// fewer than max pipelines in flight and no other call waiting is sent at
-// once, alone, by its own goroutine and under its own context, as without
-// a pipeliner. Calls that arrive while max pipelines are in flight wait in
+// No goroutine waits idle and, without a window (see window.go), nothing
+// delays a call. A call that finds fewer than max pipelines in flight and
+// no other call waiting is sent at once, alone, by its own goroutine and
+// under its own context, as without a pipeliner. Calls that arrive while max pipelines are in flight wait in
 // a queue; a sender that finishes takes the whole queue as its next
 // pipeline, and stops when it finds the queue empty. A caller whose
 // context ends while its call waits returns at once; its call is then not
@@ -40,14 +40,17 @@ const DefaultPipelines = 1
 type pipeliner struct {
 	client  goredis.UniversalClient
 	max     int
-	per     int      // requests per script call, at most
-	sharded bool     // only calls of one hash tag share a script call
-	breaker *Breaker // nil: none; a pipeline is not sent while it is down
+	per     int           // requests per script call, at most
+	sharded bool          // only calls of one hash tag share a script call
+	breaker *Breaker      // nil: none; a pipeline is not sent while it is down
+	window  time.Duration // Options.Window: 0, none (see window.go)
 
 	mu       sync.Mutex
 	queue    []*call
 	spare    []*call // the previous queue's array, to reuse
 	inFlight int     // pipelines being sent, at most max
+	timer    stopper // the window open over the queue; nil: none
+	gen      uint64  // counts the windows opened, so that a stale one is ignored
 }
 
 // call is one script run: its keys and arguments, then its reply. The
@@ -96,8 +99,8 @@ func (c *call) own() {
 // sends them. Only tests set it, to hold a pipeline there.
 var beforeExec func()
 
-func newPipeliner(client goredis.UniversalClient, max, per int, sharded bool, breaker *Breaker) *pipeliner {
-	return &pipeliner{client: client, max: max, per: per, sharded: sharded, breaker: breaker}
+func newPipeliner(client goredis.UniversalClient, max, per int, sharded bool, breaker *Breaker, window time.Duration) *pipeliner {
+	return &pipeliner{client: client, max: max, per: per, sharded: sharded, breaker: breaker, window: window}
 }
 
 // do runs c and waits for its reply or the end of c.ctx. It reports
@@ -105,7 +108,7 @@ func newPipeliner(client goredis.UniversalClient, max, per int, sharded bool, br
 // while c waited, and c must then not be reused.
 func (p *pipeliner) do(c *call) (settled bool) {
 	p.mu.Lock()
-	if p.inFlight < p.max && len(p.queue) == 0 {
+	if p.window == 0 && p.inFlight < p.max && len(p.queue) == 0 {
 		p.inFlight++
 		p.mu.Unlock()
 		var reply string
@@ -119,8 +122,13 @@ func (p *pipeliner) do(c *call) (settled bool) {
 	c.own() // a sender reads the keys, maybe after the caller returned
 	p.queue = append(p.queue, c)
 	if p.inFlight < p.max {
-		p.inFlight++
-		go p.send()
+		if p.window == 0 || len(p.queue) >= p.per {
+			p.closeWindow()
+			p.inFlight++
+			go p.send()
+		} else {
+			p.openWindow()
+		}
 	}
 	p.mu.Unlock()
 	select {
@@ -157,6 +165,7 @@ func (p *pipeliner) send() {
 			return
 		}
 		p.queue, p.spare = p.spare[:0], nil
+		p.closeWindow()
 		p.mu.Unlock()
 
 		cmds = p.exec(batch, cmds[:0], &cb)

@@ -58,6 +58,13 @@ type Options struct {
 	// Store); 0 means DefaultBatchRequests, 1 gives every Update its own
 	// script call. It must not be negative.
 	BatchRequests int
+	// Window, when positive, is how long an Update that finds a pipeline
+	// free may wait for others to share its pipeline and script call: it
+	// is queued, and the queue is sent when the window ends or as soon as
+	// it holds BatchRequests Updates. 0 (the default) sends such an Update
+	// at once, alone; Updates queued behind a pipeline in flight are sent
+	// when it returns, with or without a window. It must not be negative.
+	Window time.Duration
 	// SplitHashTags lets Update decide a batch whose keys have several
 	// hash tags, on a Cluster or Ring client, one tag at a time rather
 	// than refusing it: one script call per tag, all or nothing within
@@ -101,7 +108,7 @@ type Options struct {
 // of one hash tag decided by one script call, each all or nothing in
 // arrival order, Options.BatchRequests at most per call. An Update still
 // waits for exactly one round trip, and one with no others waiting is sent
-// at once, alone.
+// at once, alone, unless Options.Window asks it to wait for others.
 //
 // With a Cluster or Ring client, all keys of one Update must share one hash
 // tag ("{domain}" on the evaluators' keys by default), since a script can
@@ -145,6 +152,9 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if o.BatchRequests < 0 {
 		errs = append(errs, fmt.Errorf("limit/redis: negative batch requests %d", o.BatchRequests))
 	}
+	if o.Window < 0 {
+		errs = append(errs, fmt.Errorf("limit/redis: negative window %v", o.Window))
+	}
 	if o.Breaker != nil && o.Breaker.client != client {
 		errs = append(errs, errors.New("limit/redis: the breaker was made for another client"))
 	}
@@ -165,7 +175,7 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		per = DefaultBatchRequests
 	}
 	return &Store{
-		pipe:       newPipeliner(client, pipelines, per, !standalone, o.Breaker),
+		pipe:       newPipeliner(client, pipelines, per, !standalone, o.Breaker, o.Window),
 		breaker:    o.Breaker,
 		client:     client,
 		prefix:     o.KeyPrefix,
