@@ -59,6 +59,8 @@ type settings struct {
 	localCacheBytes int
 	nearLimitRatio  float64
 	shadowMode      bool
+	quotaMode       bool // QUOTA_MODE
+	dynamicMetadata bool // RESPONSE_DYNAMIC_METADATA
 	caps            rls.RequestCaps
 
 	responseHeaders                           bool
@@ -96,7 +98,7 @@ var implemented = map[string]string{
 	"REDIS_TLS_CACERT": "", "REDIS_TLS_CLIENT_CERT": "", "REDIS_TLS_CLIENT_KEY": "",
 	"REDIS_TLS_SKIP_HOSTNAME_VERIFICATION": "false", "REDIS_TIMEOUT": "10s", "REDIS_HEALTH_CHECK_ACTIVE_CONNECTION": "false",
 	"CACHE_KEY_PREFIX": "", "EXPIRATION_JITTER_MAX_SECONDS": "300", "LOCAL_CACHE_SIZE_IN_BYTES": "0",
-	"NEAR_LIMIT_RATIO": "0.8", "SHADOW_MODE": "false",
+	"NEAR_LIMIT_RATIO": "0.8", "SHADOW_MODE": "false", "QUOTA_MODE": "false", "RESPONSE_DYNAMIC_METADATA": "false",
 	"LIMIT_RESPONSE_HEADERS_ENABLED": "false", "LIMIT_LIMIT_HEADER": "RateLimit-Limit",
 	"LIMIT_REMAINING_HEADER": "RateLimit-Remaining", "LIMIT_RESET_HEADER": "RateLimit-Reset",
 	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5", "STATS_FLUSH_INTERVAL": "10s",
@@ -126,8 +128,6 @@ var notImplemented = map[string]string{
 	"REDIS_PERSECOND_AUTH":                         "one Redis keeps every counter",
 	"REDIS_PERSECOND_TLS":                          "one Redis keeps every counter",
 	"REDIS_SENTINEL_AUTH":                          "not supported",
-	"RESPONSE_DYNAMIC_METADATA":                    "no dynamic metadata is returned",
-	"QUOTA_MODE":                                   "quota_mode rules always apply",
 	"MEMCACHE_HOST_PORT":                           "memcache is not offered",
 	"MEMCACHE_SRV":                                 "memcache is not offered",
 	"MEMCACHE_MAX_IDLE_CONNS":                      "memcache is not offered",
@@ -282,6 +282,8 @@ func (r *envReader) limitsAndStats(s *settings) {
 	}
 	s.nearLimitRatio = f
 	s.shadowMode = r.bool("SHADOW_MODE")
+	s.quotaMode = r.bool("QUOTA_MODE")
+	s.dynamicMetadata = r.bool("RESPONSE_DYNAMIC_METADATA")
 	names := rls.EnvoyRateLimit.CapSettings
 	s.caps = rls.RequestCaps{
 		MaxDescriptors: r.int(names.MaxDescriptors, 1, math.MaxInt32),

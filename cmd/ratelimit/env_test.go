@@ -73,7 +73,6 @@ func TestReadSettingsWarnings(t *testing.T) {
 	}
 	want := []string{
 		"REDIS_PERSECOND is not implemented and is ignored: one Redis keeps every counter",
-		"RESPONSE_DYNAMIC_METADATA is not implemented and is ignored: no dynamic metadata is returned",
 		"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here",
 	}
 	if diff := cmp.Diff(want, warnings); diff != "" {

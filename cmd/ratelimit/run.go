@@ -126,7 +126,8 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 	if s.localCacheBytes > 0 {
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
-	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag}
+	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, QuotaMode: s.quotaMode,
+		DynamicMetadata: s.dynamicMetadata, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag}
 	if !s.disableStats {
 		eo.Observe = srv.st.observe
 		var m *mapper.MetricMapper

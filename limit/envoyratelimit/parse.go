@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // Messages of the reference's load errors.
@@ -274,6 +275,12 @@ func (p *parser) descriptor(n *yaml.Node, path string) *Node {
 			var m map[string]any
 			if err := v.Decode(&m); err != nil {
 				p.errorf(v, fp, msgLoading+"%s", strings.TrimPrefix(err.Error(), "yaml: "))
+			}
+			if m != nil {
+				m = normalizeMetadata(m).(map[string]any)
+				if _, err := rlsmsg.AppendStruct(nil, m); err != nil {
+					p.errorf(v, fp, "error parsing metadata: %s", strings.TrimPrefix(err.Error(), "rlsmsg: "))
+				}
 			}
 			d.Metadata = m
 		}
