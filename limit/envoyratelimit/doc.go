@@ -101,10 +101,12 @@
 //     splits by hash tag (limit/redis's Options.SplitHashTags), it is all
 //     or nothing per first entry instead: a request can be charged under
 //     one tag and refused under another.
-//   - A check (a descriptor hits_addend of 0) is over when not even one
-//     more hit would be admitted; the reference's check is over only when
-//     the counter already exceeds the limit, which its counters can do
-//     because they count rejected hits and these never do.
+//   - A check (a descriptor hits_addend of 0) is over only when the
+//     counter already exceeds the limit, as in the reference: a counter at
+//     its limit answers OK with none remaining. The reference's counters
+//     exceed their limit whenever they count a rejected hit; these never
+//     count one, so a check here is over only after the limit was lowered
+//     on the same counter (see limit/counter for the other algorithms).
 //   - A limit override whose unit is not second..year (or week) is an
 //     error (limit.InvalidRequestError) instead of a crash, as in every
 //     format rlpkit serves (limit.CheckDescriptor), and so is a refund

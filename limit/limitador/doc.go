@@ -36,7 +36,9 @@
 // limits that is over, or else the one with the least remaining. A request's
 // counters go to the Store in one all-or-nothing batch. hits_addend 0 means
 // 1; a limit costs the own hits_addend of the first descriptor it is
-// reported on that has one (an explicit 0 checks without consuming), else
+// reported on that has one (an explicit 0 checks without consuming, and a
+// check on a full counter is within the limit, as Limitador's storages
+// decide a delta of 0: value + delta <= max), else
 // the request's. A descriptor's limit override limits it alone, on a counter
 // of its own; configured limits do not see its entries. An empty domain, a
 // refund (is_negative_hits), an override of an unknown unit or with a
