@@ -149,3 +149,34 @@ func TestStatsFlushInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSettingsNotReference: variables that envoyproxy/ratelimit does
+// not read either are reported with what it does instead.
+func TestReadSettingsNotReference(t *testing.T) {
+	env := map[string]string{"GLOBAL_SHADOW_MODE": "true", "LOG_TIMESTAMP_FORMAT": "2006"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	s, warnings, err := readSettings(lookup, environ(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"GLOBAL_SHADOW_MODE is not a variable of envoyproxy/ratelimit and is ignored: the global shadow mode is SHADOW_MODE",
+		"LOG_TIMESTAMP_FORMAT is not a variable of envoyproxy/ratelimit and is ignored: LOG_FORMAT=json writes @timestamp in RFC 3339 with nanoseconds, as the reference does",
+	}
+	if diff := cmp.Diff(want, warnings); diff != "" || s.shadowMode {
+		t.Errorf("warnings (-want +got):\n%s\nshadow mode %v, want off", diff, s.shadowMode)
+	}
+	for name := range notReference {
+		if _, ok := implemented[name]; ok {
+			t.Errorf("%s is both read and reported as not a variable of the reference", name)
+		}
+		if _, ok := notImplemented[name]; ok {
+			t.Errorf("%s is both not implemented and not a variable of the reference", name)
+		}
+	}
+	for name := range notImplemented {
+		if _, ok := implemented[name]; ok {
+			t.Errorf("%s is both read and reported as not implemented", name)
+		}
+	}
+}

@@ -137,7 +137,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 				return nil, err
 			}
 		}
-		srv.reg.MustRegister(newPromCollector(srv.st, m))
+		srv.reg.MustRegister(newPromCollector(srv.st, m, s.prometheusRTMillis))
 	}
 	ev, err := envoyratelimit.NewEvaluator(eo)
 	if err != nil {
@@ -348,11 +348,7 @@ func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
 	if !s.useStatsd {
 		return
 	}
-	sink, err := newStatsdSink(srv.st, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, srv.log)
-	if err != nil {
-		srv.log.Warn("statsd disabled", "err", err)
-		return
-	}
+	sink := newStatsdSink(srv.st, s.statsdProtocol, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, srv.log)
 	wg.Go(func() { sink.run(ctx) })
 }
 
