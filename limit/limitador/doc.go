@@ -113,9 +113,11 @@
 //     filter sends. With several descriptors the key reads them merged.
 //   - A counter key also carries the limit's algorithm, so changing it starts
 //     fresh counters instead of misreading state.
-//   - A check (hits_addend explicitly 0) is over when not even one more hit
-//     would be admitted: counters never exceed their maximum here, unlike
-//     Envoy's reference service, which counts rejected hits.
+//   - A check (hits_addend explicitly 0) is over only when the counter
+//     already exceeds its maximum (after the limit was lowered), as
+//     limitador's storages decide a delta of 0 (value + delta <= max);
+//     counters never count a rejected hit here, unlike Envoy's reference
+//     service.
 //   - A descriptor's override is enforced with the epoch-aligned fixed
 //     window on a counter of its own (domain, entries, window); configured
 //     limits do not read its entries (limitador ignores overrides).
