@@ -364,11 +364,22 @@ func TestJSONHandlerCaps(t *testing.T) {
 }
 
 // TestJSONHandlerFailure: a call that fails for another reason than the
-// request answers 500.
+// request answers 500 with rlpkit's conventions, 400 "Bad Request" with the
+// reference's, as the reference answers every failure.
 func TestJSONHandlerFailure(t *testing.T) {
-	rec := httptest.NewRecorder()
-	newRatelimitService(t, Options{}, false).JSONHandler().ServeHTTP(rec, httptest.NewRequest("POST", "/json", strings.NewReader(`{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`)))
-	if rec.Code != 500 || !strings.Contains(rec.Body.String(), "no rate limit configuration loaded") {
-		t.Errorf("POST /json before any configuration = %d %q, want 500 no rate limit configuration loaded", rec.Code, rec.Body)
+	rlpkit := RLPKit
+	for _, tc := range []struct {
+		conv     *Conventions
+		code     int
+		wantBody string
+	}{
+		{&rlpkit, 500, "no rate limit configuration loaded"},
+		{nil, 400, "Bad Request\n"},
+	} {
+		rec := httptest.NewRecorder()
+		newRatelimitService(t, Options{Conventions: tc.conv}, false).JSONHandler().ServeHTTP(rec, httptest.NewRequest("POST", "/json", strings.NewReader(`{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`)))
+		if rec.Code != tc.code || rec.Body.String() != tc.wantBody && !strings.Contains(rec.Body.String(), tc.wantBody) {
+			t.Errorf("POST /json before any configuration = %d %q, want %d %q", rec.Code, rec.Body, tc.code, tc.wantBody)
+		}
 	}
 }

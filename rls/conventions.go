@@ -25,6 +25,14 @@ type Conventions struct {
 	HeaderLimit, HeaderRemaining, HeaderReset string
 	// RetryAfter adds Retry-After to the headers of an over-limit answer.
 	RetryAfter bool
+	// JSONBareErrors answers POST /json (JSONHandler) as
+	// envoyproxy/ratelimit does: whatever the method, and every failure
+	// (a body that is not a request, a request refused, a call that
+	// failed) with 400 and the bare status text "Bad Request" as
+	// text/plain, the reason left out. Without it, a method other than
+	// POST is 405, a call that failed otherwise than by its request 500,
+	// and the body says why.
+	JSONBareErrors bool
 	// CapSettings name the settings that raise Options.Caps, in the
 	// message refusing a request over one.
 	CapSettings CapSettings
@@ -50,7 +58,8 @@ var RLPKit = Conventions{
 
 // EnvoyRateLimit are envoyproxy/ratelimit's conventions, those of
 // cmd/ratelimit: every error is gRPC Unknown, descriptors are not checked
-// for entries, no Retry-After, header names configurable
+// for entries, no Retry-After, POST /json failures answered "Bad Request"
+// as the reference answers them, header names configurable
 // (LIMIT_LIMIT_HEADER and the like), and cmd/ratelimit's environment
 // variables as the settings of the caps (RLPKIT_MAX_DESCRIPTORS_PER_REQUEST,
 // RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR, RLPKIT_MAX_KEY_BYTES_PER_REQUEST; envoyproxy/ratelimit
@@ -63,5 +72,6 @@ var EnvoyRateLimit = Conventions{
 	HeaderLimit:     HeaderLimit,
 	HeaderRemaining: HeaderRemaining,
 	HeaderReset:     HeaderReset,
+	JSONBareErrors:  true,
 	CapSettings:     CapSettings{MaxDescriptors: "RLPKIT_MAX_DESCRIPTORS_PER_REQUEST", MaxEntries: "RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR", MaxKeyBytes: "RLPKIT_MAX_KEY_BYTES_PER_REQUEST"},
 }

@@ -77,6 +77,7 @@
 //	RateLimit-* header names    RateLimit-Limit, ...      LIMIT_*_HEADER, RateLimit-Limit, ...
 //	Retry-After when over       yes                       no
 //	POST /json (JSONHandler)    not mounted               mounted on the HTTP port
+//	POST /json failures         400/405/500, the reason   400 "Bad Request", any method
 //	request over a cap          InvalidArgument           Unknown
 //	settings named by it        --max-descriptors, ...    RLPKIT_MAX_DESCRIPTORS_PER_REQUEST, ...
 //
@@ -113,7 +114,9 @@
 //   - envoyproxy/ratelimit bounds a request only by gRPC's default receive
 //     limit (4 MiB) and reads a POST /json body of any length; rlpkit caps
 //     descriptors, entries and key bytes, and bounds both by the caps.
-//     Like the reference, POST /json answers 400 to a request the service
-//     refuses as invalid (500 to any other failure, where the reference
-//     answers 400 too).
+//     With the reference's conventions POST /json answers every failure as
+//     the reference does, 400 "Bad Request", but a request over a cap or a
+//     body over the bound, answered 400 with the reason, which names the
+//     setting to raise (the reference has no caps). With rlpkit's, a
+//     refused request is 400 and any other failure 500, with the reason.
 package rls

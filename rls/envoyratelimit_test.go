@@ -2,6 +2,7 @@ package rls
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -139,30 +140,52 @@ func TestRatelimitOverrideAndHits(t *testing.T) {
 	}
 }
 
+// TestJSONHandler: with the reference's conventions, POST /json answers as
+// the reference's does, every failure 400 with the bare "Bad Request" as
+// text/plain, whatever the method; with rlpkit's, the reason is the body.
 func TestJSONHandler(t *testing.T) {
-	s := newRatelimitService(t, Options{}, true)
-	h := s.JSONHandler()
-	tests := []struct {
+	const valid = `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`
+	type jsonCase struct {
 		name, method, body string
 		wantCode           int
 		wantBody           string
-	}{
-		{"ok", "POST", `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`, 200, `"overallCode":"OK"`},
-		{"second ok", "POST", `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`, 200, `"durationUntilReset":"50s"}]}`},
-		{"over", "POST", `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`, 429, `"overallCode":"OVER_LIMIT"`},
-		{"bad json", "POST", `{"domain":`, 400, "invalid RateLimitRequest"},
-		{"invalid request", "POST", `{"domain":""}`, 400, "ratelimit: invalid request: domain: rate limit domain must not be empty"},
-		{"GET", "GET", "", 405, "POST a RateLimitRequest"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	run := func(t *testing.T, h http.Handler, tests []jsonCase) {
+		t.Helper()
+		for _, tc := range tests {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest(tc.method, "/json", strings.NewReader(tc.body)))
 			if rec.Code != tc.wantCode || !strings.Contains(rec.Body.String(), tc.wantBody) {
-				t.Errorf("%s /json %s = %d %s, want %d containing %s", tc.method, tc.body, rec.Code, rec.Body, tc.wantCode, tc.wantBody)
+				t.Errorf("%s: %s /json %s = %d %q, want %d containing %q", tc.name, tc.method, tc.body, rec.Code, rec.Body, tc.wantCode, tc.wantBody)
 			}
-		})
+			if ct := rec.Header().Get("Content-Type"); rec.Code >= 400 && rec.Code != 429 && ct != "text/plain; charset=utf-8" {
+				t.Errorf("%s: Content-Type %q, want text/plain", tc.name, ct)
+			}
+		}
 	}
+	const bad = "Bad Request\n"
+	run(t, newRatelimitService(t, Options{}, true).JSONHandler(), []jsonCase{
+		{"ok", "POST", valid, 200, `"overallCode":"OK"`},
+		{"second ok", "POST", valid, 200, `"durationUntilReset":"50s"}]}`},
+		{"over", "POST", valid, 429, `"overallCode":"OVER_LIMIT"`},
+		{"bad json", "POST", `{"domain":`, 400, bad},
+		{"empty body", "POST", ``, 400, bad},
+		{"empty domain", "POST", `{"domain":"","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`, 400, bad},
+		{"no descriptors", "POST", `{"domain":"d"}`, 400, bad},
+		{"GET without a body", "GET", "", 400, bad},
+	})
+	run(t, newRatelimitService(t, Options{}, false).JSONHandler(), []jsonCase{
+		{"no configuration", "POST", valid, 400, bad},
+	})
+	rlpkit := RLPKit
+	run(t, newRatelimitService(t, Options{Conventions: &rlpkit}, true).JSONHandler(), []jsonCase{
+		{"bad json", "POST", `{"domain":`, 400, "invalid RateLimitRequest"},
+		{"invalid request", "POST", `{"domain":""}`, 400, "rls: invalid request: domain: empty"},
+		{"GET", "GET", "", 405, "POST a RateLimitRequest"},
+	})
+	run(t, newRatelimitService(t, Options{Conventions: &rlpkit}, false).JSONHandler(), []jsonCase{
+		{"no configuration", "POST", valid, 500, "no rate limit configuration loaded"},
+	})
 }
 
 // TestRatelimitOverGRPC serves two Services alike, one behind a gRPC server

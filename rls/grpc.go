@@ -25,24 +25,39 @@ func (s *Service) ShouldRateLimit(ctx context.Context, req *rlsv3.RateLimitReque
 	return resp, err
 }
 
-// shouldRateLimit is ShouldRateLimit, reporting whether an error is that
-// of an invalid request.
-func (s *Service) shouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, bool, error) {
+// shouldRateLimit is ShouldRateLimit, reporting why a call was refused as
+// an invalid request, if it was.
+func (s *Service) shouldRateLimit(ctx context.Context, req *rlsv3.RateLimitRequest) (*rlsv3.RateLimitResponse, refusal, error) {
 	b, err := proto.Marshal(req)
 	if err != nil {
-		return nil, false, status.Error(codes.Internal, s.conv.Prefix+"encoding the request: "+err.Error())
+		return nil, notRefused, status.Error(codes.Internal, s.conv.Prefix+"encoding the request: "+err.Error())
 	}
 	c := s.get()
 	defer s.release(c)
 	if err := c.decoded(c.dec.Decode(b, &c.req)); err != nil {
-		return nil, false, status.Error(codes.Internal, s.conv.Prefix+err.Error())
+		return nil, notRefused, status.Error(codes.Internal, s.conv.Prefix+err.Error())
 	}
 	if err := s.decide(ctx, c); err != nil {
-		return nil, c.invalid, err
+		switch {
+		case c.refused != nil:
+			return nil, refusedOverCap, err
+		case c.invalid:
+			return nil, refusedInvalid, err
+		}
+		return nil, notRefused, err
 	}
 	out := new(rlsv3.RateLimitResponse)
 	if err := proto.Unmarshal(rlsmsg.AppendResponse(nil, &c.res.Response), out); err != nil {
-		return nil, false, status.Error(codes.Internal, s.conv.Prefix+"decoding the response: "+err.Error())
+		return nil, notRefused, status.Error(codes.Internal, s.conv.Prefix+"decoding the response: "+err.Error())
 	}
-	return out, false, nil
+	return out, notRefused, nil
 }
+
+// refusal tells why a call was refused as an invalid request, if it was.
+type refusal uint8
+
+const (
+	notRefused     refusal = iota
+	refusedInvalid         // an invalid request
+	refusedOverCap         // a request over one of rlpkit's caps
+)

@@ -16,38 +16,44 @@ import (
 // overall code is OVER_LIMIT. A body that is not a request, a request the
 // Service refuses as invalid (over a cap too) and a body longer than any
 // request within the caps takes in JSON (see RequestCaps) answer 400, and
-// a call that fails otherwise 500, with the reason as plain text. The
-// body is decoded whole before the caps are checked, so its bound is what
-// bounds the work of a request over them.
+// a call that fails otherwise 500, with the reason as plain text; with
+// Conventions.JSONBareErrors every failure answers 400 "Bad Request", as
+// the reference does, but for a request over a cap (the reference has
+// none), answered with the reason, which names the setting to raise. The body is decoded whole before the caps are
+// checked, so its bound is what bounds the work of a request over them.
 func (s *Service) JSONHandler() http.Handler {
 	maxBody := s.caps.maxJSONBody()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
+		if r.Method != http.MethodPost && !s.conv.JSONBareErrors {
 			w.Header().Set("Allow", http.MethodPost)
 			http.Error(w, "POST a RateLimitRequest in JSON", http.StatusMethodNotAllowed)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, int64(maxBody)+1))
 		if err != nil {
-			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			s.jsonError(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		if len(body) > maxBody {
+			// The caps are rlpkit's own: say which setting raises them.
 			http.Error(w, s.bodyTooLong(maxBody), http.StatusBadRequest)
 			return
 		}
 		var req rlsv3.RateLimitRequest
 		if err := protojson.Unmarshal(body, &req); err != nil {
-			http.Error(w, "invalid RateLimitRequest: "+err.Error(), http.StatusBadRequest)
+			s.jsonError(w, "invalid RateLimitRequest: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		resp, invalid, err := s.shouldRateLimit(r.Context(), &req)
+		resp, refused, err := s.shouldRateLimit(r.Context(), &req)
 		switch {
-		case invalid:
+		case refused == refusedOverCap:
 			http.Error(w, status.Convert(err).Message(), http.StatusBadRequest)
 			return
+		case refused == refusedInvalid:
+			s.jsonError(w, status.Convert(err).Message(), http.StatusBadRequest)
+			return
 		case err != nil:
-			http.Error(w, err.Error(), http.StatusInternalServerError)
+			s.jsonError(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		out, err := protojson.Marshal(resp)
@@ -61,6 +67,16 @@ func (s *Service) JSONHandler() http.Handler {
 		}
 		w.Write(out)
 	})
+}
+
+// jsonError answers a failed POST /json: with code and msg, or as the
+// reference answers every failure (Conventions.JSONBareErrors).
+func (s *Service) jsonError(w http.ResponseWriter, msg string, code int) {
+	if s.conv.JSONBareErrors {
+		code = http.StatusBadRequest
+		msg = http.StatusText(code)
+	}
+	http.Error(w, msg, code)
 }
 
 // bodyTooLong is the answer to a body over max bytes.

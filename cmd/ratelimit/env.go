@@ -60,6 +60,8 @@ type settings struct {
 	localCacheBytes int
 	nearLimitRatio  float64
 	shadowMode      bool
+	quotaMode       bool // QUOTA_MODE
+	dynamicMetadata bool // RESPONSE_DYNAMIC_METADATA
 	caps            rls.RequestCaps
 
 	responseHeaders                           bool
@@ -68,12 +70,14 @@ type settings struct {
 	useStatsd          bool
 	statsdHost         string
 	statsdPort         int
+	statsdProtocol     string // STATSD_PROTOCOL: tcp (gostats' default) or udp, 4 or 6 optional
 	statsFlush         time.Duration
 	extraTags          []string // "k:v", sorted
 	usePrometheus      bool
 	prometheusAddr     string
 	prometheusPath     string
 	prometheusMapper   string // PROMETHEUS_MAPPER_YAML
+	prometheusRTMillis bool   // PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS
 	disableStats       bool
 	statsMaxKeys       int
 	healthyWithConfig  bool
@@ -100,11 +104,11 @@ var implemented = map[string]string{
 	"REDIS_TLS_CACERT": "", "REDIS_TLS_CLIENT_CERT": "", "REDIS_TLS_CLIENT_KEY": "",
 	"REDIS_TLS_SKIP_HOSTNAME_VERIFICATION": "false", "REDIS_TIMEOUT": "10s", "REDIS_HEALTH_CHECK_ACTIVE_CONNECTION": "false",
 	"CACHE_KEY_PREFIX": "", "EXPIRATION_JITTER_MAX_SECONDS": "300", "LOCAL_CACHE_SIZE_IN_BYTES": "0",
-	"NEAR_LIMIT_RATIO": "0.8", "SHADOW_MODE": "false",
+	"NEAR_LIMIT_RATIO": "0.8", "SHADOW_MODE": "false", "QUOTA_MODE": "false", "RESPONSE_DYNAMIC_METADATA": "false",
 	"LIMIT_RESPONSE_HEADERS_ENABLED": "false", "LIMIT_LIMIT_HEADER": "RateLimit-Limit",
 	"LIMIT_REMAINING_HEADER": "RateLimit-Remaining", "LIMIT_RESET_HEADER": "RateLimit-Reset",
-	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5", "STATS_FLUSH_INTERVAL": "10s",
-	"EXTRA_TAGS": "", "USE_PROMETHEUS": "false", "PROMETHEUS_ADDR": ":9090", "PROMETHEUS_PATH": "/metrics", "PROMETHEUS_MAPPER_YAML": "",
+	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "STATSD_PROTOCOL": "tcp", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5", "STATS_FLUSH_INTERVAL": "10s",
+	"EXTRA_TAGS": "", "USE_PROMETHEUS": "false", "PROMETHEUS_ADDR": ":9090", "PROMETHEUS_PATH": "/metrics", "PROMETHEUS_MAPPER_YAML": "", "PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS": "false",
 	"DISABLE_STATS": "false", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED": "false",
 	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
 	"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "CONFIG_TYPE": "FILE",
@@ -121,23 +125,25 @@ var implemented = map[string]string{
 // notImplemented lists variables of the reference that are not read, and
 // what happens instead; setting one is reported once at start.
 var notImplemented = map[string]string{
-	"RESPONSE_DYNAMIC_METADATA":                "no dynamic metadata is returned",
-	"QUOTA_MODE":                               "quota_mode rules always apply",
-	"MEMCACHE_HOST_PORT":                       "memcache is not offered",
-	"MEMCACHE_SRV":                             "memcache is not offered",
-	"MEMCACHE_MAX_IDLE_CONNS":                  "memcache is not offered",
-	"MEMCACHE_SRV_REFRESH":                     "memcache is not offered",
-	"MEMCACHE_TLS":                             "memcache is not offered",
-	"MEMCACHE_TLS_CACERT":                      "memcache is not offered",
-	"MEMCACHE_TLS_CLIENT_CERT":                 "memcache is not offered",
-	"MEMCACHE_TLS_CLIENT_KEY":                  "memcache is not offered",
-	"MEMCACHE_TLS_SKIP_HOSTNAME_VERIFICATION":  "memcache is not offered",
-	"PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS": "the response time is exposed in seconds (ratelimit_service_response_time_seconds)",
-	"LOG_TIMESTAMP_FORMAT":                     "timestamps are RFC 3339 with nanoseconds, as the reference writes them",
-	"STATSD_PROTOCOL":                          "statsd over UDP",
-	"GLOBAL_SHADOW_MODE":                       "use SHADOW_MODE",
-	"USE_DOG_STATSD":                           "plain statsd, tags in the name as gostats writes them",
-	"USE_DOG_STATSD_MOGRIFIERS":                "plain statsd",
+	"MEMCACHE_HOST_PORT":                      "memcache is not offered",
+	"MEMCACHE_SRV":                            "memcache is not offered",
+	"MEMCACHE_MAX_IDLE_CONNS":                 "memcache is not offered",
+	"MEMCACHE_SRV_REFRESH":                    "memcache is not offered",
+	"MEMCACHE_TLS":                            "memcache is not offered",
+	"MEMCACHE_TLS_CACERT":                     "memcache is not offered",
+	"MEMCACHE_TLS_CLIENT_CERT":                "memcache is not offered",
+	"MEMCACHE_TLS_CLIENT_KEY":                 "memcache is not offered",
+	"MEMCACHE_TLS_SKIP_HOSTNAME_VERIFICATION": "memcache is not offered",
+	"USE_DOG_STATSD":                          "plain statsd, tags in the name as gostats writes them",
+	"USE_DOG_STATSD_MOGRIFIERS":               "plain statsd",
+}
+
+// notReference lists variables that envoyproxy/ratelimit does not read
+// either, though their names suggest it might, with what it does instead;
+// setting one is reported once at start.
+var notReference = map[string]string{
+	"GLOBAL_SHADOW_MODE":   "the global shadow mode is SHADOW_MODE",
+	"LOG_TIMESTAMP_FORMAT": "LOG_FORMAT=json writes @timestamp in RFC 3339 with nanoseconds, as the reference does",
 }
 
 // envReader reads variables and collects every invalid one.
@@ -263,6 +269,8 @@ func (r *envReader) limitsAndStats(s *settings) {
 	}
 	s.nearLimitRatio = f
 	s.shadowMode = r.bool("SHADOW_MODE")
+	s.quotaMode = r.bool("QUOTA_MODE")
+	s.dynamicMetadata = r.bool("RESPONSE_DYNAMIC_METADATA")
 	names := rls.EnvoyRateLimit.CapSettings
 	s.caps = rls.RequestCaps{
 		MaxDescriptors: r.int(names.MaxDescriptors, 1, math.MaxInt32),
@@ -273,6 +281,12 @@ func (r *envReader) limitsAndStats(s *settings) {
 	s.headerLimit, s.headerRemaining, s.headerReset = r.str("LIMIT_LIMIT_HEADER"), r.str("LIMIT_REMAINING_HEADER"), r.str("LIMIT_RESET_HEADER")
 	s.useStatsd = r.bool("USE_STATSD")
 	s.statsdHost, s.statsdPort = r.str("STATSD_HOST"), r.int("STATSD_PORT", 1, 65535)
+	// gostats reads STATSD_PROTOCOL itself, an empty value as its default.
+	if v, _ := r.lookup("STATSD_PROTOCOL"); v != "" {
+		s.statsdProtocol = r.oneOf("STATSD_PROTOCOL", "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6")
+	} else {
+		s.statsdProtocol = implemented["STATSD_PROTOCOL"]
+	}
 	// The reference flushes every STATS_FLUSH_INTERVAL; the
 	// GOSTATS_FLUSH_INTERVAL_SECONDS of its statistics library, when set,
 	// is kept for the configurations that set it.
@@ -294,6 +308,7 @@ func (r *envReader) limitsAndStats(s *settings) {
 	s.usePrometheus = r.bool("USE_PROMETHEUS")
 	s.prometheusAddr, s.prometheusPath = r.str("PROMETHEUS_ADDR"), r.str("PROMETHEUS_PATH")
 	s.prometheusMapper = r.str("PROMETHEUS_MAPPER_YAML")
+	s.prometheusRTMillis = r.bool("PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS")
 	s.disableStats = r.bool("DISABLE_STATS")
 	s.statsMaxKeys = r.int("RLPKIT_STATS_MAX_KEYS", 0, 1<<20)
 	s.healthyWithConfig = r.bool("HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED")
@@ -323,6 +338,9 @@ func (r *envReader) warnings(environ []string, referenceKeys bool) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		if why, ok := notImplemented[name]; ok {
 			warnings = append(warnings, fmt.Sprintf("%s is not implemented and is ignored: %s", name, why))
+		}
+		if why, ok := notReference[name]; ok {
+			warnings = append(warnings, fmt.Sprintf("%s is not a variable of envoyproxy/ratelimit and is ignored: %s", name, why))
 		}
 	}
 	slices.Sort(warnings)

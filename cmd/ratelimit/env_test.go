@@ -65,7 +65,7 @@ func TestReadSettingsDefaults(t *testing.T) {
 }
 
 func TestReadSettingsWarnings(t *testing.T) {
-	env := map[string]string{"REDIS_POOL_ON_EMPTY_WAIT_DURATION": "1s", "RESPONSE_DYNAMIC_METADATA": "true", "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "log_level": "x"}
+	env := map[string]string{"REDIS_POOL_ON_EMPTY_WAIT_DURATION": "1s", "USE_DOG_STATSD": "true", "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT": "false", "log_level": "x"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	_, warnings, err := readSettings(lookup, environ(env))
 	if err != nil {
@@ -73,8 +73,8 @@ func TestReadSettingsWarnings(t *testing.T) {
 	}
 	want := []string{
 		"REDIS_POOL_ON_EMPTY_WAIT_DURATION is not implemented and is ignored: envoyproxy/ratelimit does not read it either: its pool always waits (REDIS_POOL_ON_EMPTY_BEHAVIOR=WAIT)",
-		"RESPONSE_DYNAMIC_METADATA is not implemented and is ignored: no dynamic metadata is returned",
 		"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here",
+		"USE_DOG_STATSD is not implemented and is ignored: plain statsd, tags in the name as gostats writes them",
 	}
 	if diff := cmp.Diff(want, warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
@@ -147,6 +147,37 @@ func TestStatsFlushInterval(t *testing.T) {
 		s, _, err := readSettings(lookup, environ(tc.env))
 		if err != nil || s.statsFlush != tc.want {
 			t.Errorf("readSettings(%v): flush %v, %v; want %v", tc.env, s.statsFlush, err, tc.want)
+		}
+	}
+}
+
+// TestReadSettingsNotReference: variables that envoyproxy/ratelimit does
+// not read either are reported with what it does instead.
+func TestReadSettingsNotReference(t *testing.T) {
+	env := map[string]string{"GLOBAL_SHADOW_MODE": "true", "LOG_TIMESTAMP_FORMAT": "2006"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	s, warnings, err := readSettings(lookup, environ(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"GLOBAL_SHADOW_MODE is not a variable of envoyproxy/ratelimit and is ignored: the global shadow mode is SHADOW_MODE",
+		"LOG_TIMESTAMP_FORMAT is not a variable of envoyproxy/ratelimit and is ignored: LOG_FORMAT=json writes @timestamp in RFC 3339 with nanoseconds, as the reference does",
+	}
+	if diff := cmp.Diff(want, warnings); diff != "" || s.shadowMode {
+		t.Errorf("warnings (-want +got):\n%s\nshadow mode %v, want off", diff, s.shadowMode)
+	}
+	for name := range notReference {
+		if _, ok := implemented[name]; ok {
+			t.Errorf("%s is both read and reported as not a variable of the reference", name)
+		}
+		if _, ok := notImplemented[name]; ok {
+			t.Errorf("%s is both not implemented and not a variable of the reference", name)
+		}
+	}
+	for name := range notImplemented {
+		if _, ok := implemented[name]; ok {
+			t.Errorf("%s is both read and reported as not implemented", name)
 		}
 	}
 }

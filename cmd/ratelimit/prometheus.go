@@ -19,7 +19,10 @@ import (
 //
 // With PROMETHEUS_MAPPER_YAML the counters are named and labelled by its
 // statsd_exporter mapping rules instead, applied to their statsd names; the
-// response time keeps its own two series.
+// response time keeps its own two series. Without it,
+// PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS=true sums the response time in
+// milliseconds under the same name, as the reference's built-in mapping
+// does without its scale.
 type promCollector struct {
 	stats  *stats
 	mapper *mapper.MetricMapper // nil without PROMETHEUS_MAPPER_YAML
@@ -27,10 +30,14 @@ type promCollector struct {
 	svc    map[string]*prometheus.Desc
 	rtSum  *prometheus.Desc
 	rtCnt  *prometheus.Desc
+	rtUnit float64 // nanoseconds per unit of rtSum
 }
 
-func newPromCollector(st *stats, m *mapper.MetricMapper) *promCollector {
-	c := &promCollector{stats: st, mapper: m, svc: map[string]*prometheus.Desc{}}
+func newPromCollector(st *stats, m *mapper.MetricMapper, rtMillis bool) *promCollector {
+	c := &promCollector{stats: st, mapper: m, svc: map[string]*prometheus.Desc{}, rtUnit: 1e9}
+	if rtMillis && m == nil {
+		c.rtUnit = 1e6
+	}
 	for i, n := range ruleStatNames {
 		c.rule[i] = prometheus.NewDesc("ratelimit_service_rate_limit_"+n+"_total", "Hits per rate limit rule: "+n+".", []string{"domain", "key"}, nil)
 	}
@@ -74,7 +81,7 @@ func (c *promCollector) serviceCounters() map[string]uint64 {
 func (c *promCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.mapper != nil {
 		c.collectMapped(ch)
-		ch <- prometheus.MustNewConstMetric(c.rtSum, prometheus.CounterValue, float64(c.stats.responseTimeSum.Load())/1e9)
+		ch <- prometheus.MustNewConstMetric(c.rtSum, prometheus.CounterValue, float64(c.stats.responseTimeSum.Load())/c.rtUnit)
 		ch <- prometheus.MustNewConstMetric(c.rtCnt, prometheus.CounterValue, float64(c.stats.calls.Load()))
 		return
 	}
@@ -87,6 +94,6 @@ func (c *promCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.rule[i], prometheus.CounterValue, float64(v[i]), l.domain, l.key)
 		}
 	}
-	ch <- prometheus.MustNewConstMetric(c.rtSum, prometheus.CounterValue, float64(c.stats.responseTimeSum.Load())/1e9)
+	ch <- prometheus.MustNewConstMetric(c.rtSum, prometheus.CounterValue, float64(c.stats.responseTimeSum.Load())/c.rtUnit)
 	ch <- prometheus.MustNewConstMetric(c.rtCnt, prometheus.CounterValue, float64(c.stats.calls.Load()))
 }

@@ -140,7 +140,8 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 	if s.localCacheBytes > 0 && !s.refKeys.reference() { // the reference's store has its own
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}
-	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag, Keys: s.refKeys.format}
+	eo := envoyratelimit.Options{Store: store, ShadowMode: s.shadowMode, QuotaMode: s.quotaMode,
+		DynamicMetadata: s.dynamicMetadata, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag, Keys: s.refKeys.format}
 	if !s.disableStats {
 		eo.Observe = srv.st.observe
 		var m *mapper.MetricMapper
@@ -150,7 +151,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 				return nil, err
 			}
 		}
-		srv.reg.MustRegister(newPromCollector(srv.st, m))
+		srv.reg.MustRegister(newPromCollector(srv.st, m, s.prometheusRTMillis))
 	}
 	ev, err := envoyratelimit.NewEvaluator(eo)
 	if err != nil {
@@ -362,11 +363,7 @@ func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
 	if !s.useStatsd {
 		return
 	}
-	sink, err := newStatsdSink(srv.st, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, srv.log)
-	if err != nil {
-		srv.log.Warn("statsd disabled", "err", err)
-		return
-	}
+	sink := newStatsdSink(srv.st, s.statsdProtocol, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, srv.log)
 	wg.Go(func() { sink.run(ctx) })
 }
 

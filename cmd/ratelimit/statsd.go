@@ -9,33 +9,49 @@ import (
 	"time"
 )
 
-// maxDatagram bounds one statsd UDP datagram, below common MTUs.
-const maxDatagram = 1432
+const (
+	// maxDatagram bounds one statsd UDP datagram, below common MTUs (the
+	// reference's statistics library, gostats, sends 1,432 bytes at most).
+	maxDatagram = 1432
+	// maxTCPWrite is the most sent in one TCP write (gostats' buffer).
+	maxTCPWrite = 1 << 16
+	// maxPending bounds what is kept for a statsd server that cannot be
+	// reached, the oldest dropped first (gostats keeps about 4 MiB).
+	maxPending = 4 << 20
+	// statsdDialTimeout bounds one connection attempt (gostats': 1.5 s).
+	statsdDialTimeout = 1500 * time.Millisecond
+)
 
 // statsdSink sends the counters' increments and the response times to a
-// statsd server over UDP every interval, as the reference's gostats does:
-// "name:delta|c" and "ratelimit.service.response_time:ms|ms", EXTRA_TAGS
-// appended to every name as gostats writes tags (".__key=value").
+// statsd server every interval, as the reference's gostats does: over TCP
+// by default, or UDP (STATSD_PROTOCOL), one "name:delta|c\n" line per
+// counter and "ratelimit.service.response_time:ms|ms\n" per call, EXTRA_TAGS
+// appended to every name as gostats writes tags (".__key=value"). The
+// connection is made at the first flush and again after a failed write; a
+// server that cannot be reached never stops the service: what could not be
+// sent is kept (at most maxPending bytes, the oldest dropped) and sent once
+// the server answers.
 type statsdSink struct {
 	stats    *stats
-	conn     net.Conn
+	network  string // tcp, tcp4, tcp6, udp, udp4 or udp6
+	addr     string
+	conn     net.Conn // nil until connected, and after a failed write
 	interval time.Duration
 	tags     string
 	last     map[string]uint64 // the service's counters when last sent; the rules' keep theirs
+	pending  []string          // lines not sent yet, oldest first
+	size     int               // bytes of pending, newlines included
+	down     bool              // the last attempt failed (logged once)
 	log      *slog.Logger
 }
 
-func newStatsdSink(st *stats, addr string, interval time.Duration, tags []string, log *slog.Logger) (*statsdSink, error) {
-	conn, err := net.Dial("udp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("STATSD_HOST, STATSD_PORT: %w", err)
-	}
+func newStatsdSink(st *stats, network, addr string, interval time.Duration, tags []string, log *slog.Logger) *statsdSink {
 	var t strings.Builder
 	for _, kv := range tags {
 		k, v, _ := strings.Cut(kv, ":")
 		t.WriteString(".__" + k + "=" + v)
 	}
-	return &statsdSink{stats: st, conn: conn, interval: interval, tags: t.String(), last: map[string]uint64{}, log: log}, nil
+	return &statsdSink{stats: st, network: network, addr: addr, interval: interval, tags: t.String(), last: map[string]uint64{}, log: log}
 }
 
 // run flushes every interval until ctx is done, then once more.
@@ -46,7 +62,9 @@ func (s *statsdSink) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			s.flush()
-			s.conn.Close()
+			if s.conn != nil {
+				s.conn.Close()
+			}
 			return
 		case <-t.C:
 			s.flush()
@@ -54,43 +72,93 @@ func (s *statsdSink) run(ctx context.Context) {
 	}
 }
 
-// flush sends what changed since the last flush.
+// flush sends what changed since the last flush, and what an earlier
+// flush could not send.
 func (s *statsdSink) flush() {
-	var lines []string
 	for _, c := range s.stats.serviceCounters() {
 		if d := c.value - s.last[c.name]; d > 0 {
-			lines = append(lines, fmt.Sprintf("%s%s:%d|c", c.name, s.tags, d))
+			s.queue(fmt.Sprintf("%s%s:%d|c", c.name, s.tags, d))
 			s.last[c.name] = c.value
 		}
 	}
 	for name, v := range s.stats.rules.unsent() {
 		for i, stat := range ruleStatNames {
 			if v[i] > 0 {
-				lines = append(lines, fmt.Sprintf("%s%s.%s%s:%d|c", ruleStatPrefix, name, stat, s.tags, v[i]))
+				s.queue(fmt.Sprintf("%s%s.%s%s:%d|c", ruleStatPrefix, name, stat, s.tags, v[i]))
 			}
 		}
 	}
 	for _, d := range s.stats.takeTimes() {
-		lines = append(lines, fmt.Sprintf("ratelimit.service.response_time%s:%g|ms", s.tags, float64(d.Microseconds())/1000))
+		s.queue(fmt.Sprintf("ratelimit.service.response_time%s:%g|ms", s.tags, float64(d.Microseconds())/1000))
+	}
+	s.send()
+}
+
+// queue adds a line to send, dropping the oldest beyond maxPending.
+func (s *statsdSink) queue(line string) {
+	s.pending = append(s.pending, line)
+	s.size += len(line) + 1
+	for s.size > maxPending && len(s.pending) > 1 {
+		s.size -= len(s.pending[0]) + 1
+		s.pending[0] = ""
+		s.pending = s.pending[1:]
+	}
+}
+
+// send writes the pending lines in chunks of at most one datagram (UDP)
+// or one buffer (TCP), each line ending in a newline; a chunk that cannot
+// be written stays pending with the lines after it.
+func (s *statsdSink) send() {
+	if len(s.pending) == 0 || !s.connect() {
+		return
+	}
+	limit := maxTCPWrite
+	if strings.HasPrefix(s.network, "udp") {
+		limit = maxDatagram
 	}
 	var b strings.Builder
-	send := func() {
-		if b.Len() == 0 {
-			return
+	for len(s.pending) > 0 {
+		n := 0 // lines in this chunk
+		b.Reset()
+		for _, l := range s.pending {
+			if n > 0 && b.Len()+len(l)+1 > limit {
+				break
+			}
+			b.WriteString(l)
+			b.WriteByte('\n')
+			n++
 		}
+		s.conn.SetWriteDeadline(time.Now().Add(time.Second))
 		if _, err := s.conn.Write([]byte(b.String())); err != nil {
 			s.log.Debug("statsd write failed", "err", err)
+			s.conn.Close()
+			s.conn = nil
+			return
 		}
-		b.Reset()
+		clear(s.pending[:n])
+		s.pending = s.pending[n:]
+		s.size -= b.Len()
 	}
-	for _, l := range lines {
-		if b.Len() > 0 && b.Len()+1+len(l) > maxDatagram {
-			send()
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(l)
+	s.pending = nil
+}
+
+// connect dials the statsd server when not connected, and reports whether
+// it is.
+func (s *statsdSink) connect() bool {
+	if s.conn != nil {
+		return true
 	}
-	send()
+	conn, err := net.DialTimeout(s.network, s.addr, statsdDialTimeout)
+	if err != nil {
+		if !s.down {
+			s.log.Warn("statsd unreachable; statistics are kept until it answers", "addr", s.addr, "protocol", s.network, "err", err)
+		}
+		s.down = true
+		return false
+	}
+	if s.down {
+		s.log.Info("statsd reachable again", "addr", s.addr)
+	}
+	s.conn, s.down = conn, false
+	return true
 }

@@ -90,7 +90,7 @@ func TestServeLimitMetrics(t *testing.T) {
 		{alice(1), rlsv3.RateLimitResponse_OK},         // 3: at the near threshold, not above
 		{alice(2), rlsv3.RateLimitResponse_OK},         // 5: both hits near
 		{alice(1), rlsv3.RateLimitResponse_OVER_LIMIT}, // over
-		{alice(0), rlsv3.RateLimitResponse_OVER_LIMIT}, // a check counts no hit
+		{alice(0), rlsv3.RateLimitResponse_OK},         // a check counts no hit, and a full counter is not over
 		// Over on per user; the unnamed ip limit admits its 3 hits (3 of
 		// 100, not near), though nothing is consumed.
 		{rlsRequest("shop", 3, rlsDesc("user", "alice"), rlsDesc("ip", "10.0.0.1")), rlsv3.RateLimitResponse_OVER_LIMIT},

@@ -108,7 +108,9 @@ func testServeEndToEnd(t *testing.T, storeArgs ...string) {
 		{rlsRequest("shop", 3, rlsDesc("ip", "10.0.0.2")), []string{"OK", f(ipOK, 2)}},
 		{rlsRequest("shop", 9, rlsHits(rlsDesc("ip", "10.0.0.2"), 0)), []string{"OK", f(ipOK, 2)}},
 		{rlsRequest("shop", 9, rlsHits(rlsDesc("ip", "10.0.0.2"), 2)), []string{"OK", f(ipOK, 0)}},
-		{rlsRequest("shop", 0, rlsHits(rlsDesc("ip", "10.0.0.2"), 0)), []string{"OVER_LIMIT", `OVER_LIMIT "per ip" 5/YEAR remaining 0`}},
+		// A check on a full counter is OK: only going over is over.
+		{rlsRequest("shop", 0, rlsHits(rlsDesc("ip", "10.0.0.2"), 0)), []string{"OK", f(ipOK, 0)}},
+		{rlsRequest("shop", 0, rlsDesc("ip", "10.0.0.2")), []string{"OVER_LIMIT", `OVER_LIMIT "per ip" 5/YEAR remaining 0`}},
 		// A domain without limits.
 		{rlsRequest("elsewhere", 0, rlsDesc("ip", "10.0.0.2")), []string{"OK", "OK unlimited"}},
 	}
@@ -151,14 +153,14 @@ func testServeEndToEnd(t *testing.T, storeArgs ...string) {
 	// Metrics.
 	metrics := scrape(t, s)
 	for _, want := range []string{
-		`rlpkit_rls_decisions_total{code="OK",domain="shop"} 9`,
+		`rlpkit_rls_decisions_total{code="OK",domain="shop"} 10`,
 		`rlpkit_rls_decisions_total{code="OVER_LIMIT",domain="shop"} 5`,
 		`rlpkit_rls_decisions_total{code="OK",domain="(unconfigured)"} 1`,
 		`rlpkit_rls_errors_total{code="InvalidArgument",domain="(unconfigured)"} 1`,
 		`rlpkit_rls_errors_total{code="InvalidArgument",domain="shop"} 2`,
 		`rlpkit_limits 2`,
 		`rlpkit_limits_reloads_total{result="success"} 1`,
-		`rlpkit_store_update_duration_seconds_count 14`,
+		`rlpkit_store_update_duration_seconds_count 15`,
 	} {
 		if !strings.Contains(metrics, want+"\n") {
 			t.Errorf("metrics lack %q; got:\n%s", want, grepLines(metrics, "rlpkit_"))

@@ -143,8 +143,11 @@ func (p Policy) problems() []string {
 
 // Decide applies cost hits at now to state s under p and returns the new
 // state and the decision. It is pure: the same inputs give the same outputs.
-// A cost of 0 is a check: it consumes nothing and is allowed when one more
-// hit would be. A rejected hit consumes nothing. Unless hits are consumed,
+// A cost of 0 is a check: it consumes nothing and is allowed unless the
+// counter already holds more than its capacity, which it can only after
+// its policy changed (a lowered Max, a shorter window): a full counter is
+// not over, only going over is (as Envoy's reference rate-limit service and
+// limitador decide a check). A rejected hit consumes nothing. Unless hits are consumed,
 // the returned state is s itself, so a store writes state only when the
 // decision is allowed with a cost. An invalid policy (see Validate) is
 // clamped to the nearest valid one.
@@ -194,7 +197,7 @@ type State struct {
 // Decision is the outcome of applying hits to a counter.
 type Decision struct {
 	// Allowed reports whether the hits were admitted (for a check: whether
-	// one more hit would be).
+	// the counter is within its capacity, see Policy.Decide).
 	Allowed bool
 	// PartAdmitted is set by a store that decided the batch in parts, all
 	// or nothing within each part only (limit/redis with
@@ -278,7 +281,8 @@ func ceilDiv(a, b int64) int64 {
 	return (a + b - 1) / b
 }
 
-// need returns the hits a decision must fit: cost, or 1 for a check.
+// need returns the units an acquisition must fit: n, or 1 for none
+// (InFlight).
 func need(cost uint64) uint64 {
 	if cost == 0 {
 		return 1

@@ -43,7 +43,8 @@ func TestFixedWindow(t *testing.T) {
 		{1 * s1, 1, Decision{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 9 * s1}},
 		{2 * s1, 1, Decision{Allowed: true, Used: 3, Remaining: 0, ResetAfter: 8 * s1}},
 		{3 * s1, 1, Decision{Used: 4, ResetAfter: 7 * s1, RetryAfter: 7 * s1}},
-		{3 * s1, 0, Decision{Used: 3, ResetAfter: 7 * s1, RetryAfter: 7 * s1}},
+		// A check on a full counter is allowed: only going over is over.
+		{3 * s1, 0, Decision{Allowed: true, Used: 3, ResetAfter: 7 * s1}},
 		{9999 * ms, 1, Decision{Used: 4, ResetAfter: 1 * ms, RetryAfter: 1 * ms}},
 		{10 * s1, 0, Decision{Allowed: true, Used: 0, Remaining: 3, ResetAfter: 10 * s1}},
 		{10 * s1, 2, Decision{Allowed: true, Used: 2, Remaining: 1, ResetAfter: 10 * s1}},
@@ -79,7 +80,7 @@ func TestFixedWindowFromFirstHit(t *testing.T) {
 		{61 * s1, 1, Decision{Allowed: true, Used: 2, Remaining: 0, ResetAfter: 29 * s1}},
 		{89 * s1, 1, Decision{Used: 3, ResetAfter: 1 * s1, RetryAfter: 1 * s1}},
 		// A stale instant counts in the current window.
-		{10 * s1, 0, Decision{Used: 2, ResetAfter: 80 * s1, RetryAfter: 80 * s1}},
+		{10 * s1, 0, Decision{Allowed: true, Used: 2, ResetAfter: 80 * s1}},
 		{90 * s1, 1, Decision{Allowed: true, Used: 1, Remaining: 1, ResetAfter: 60 * s1}},
 		{149 * s1, 1, Decision{Allowed: true, Used: 2, Remaining: 0, ResetAfter: 1 * s1}},
 		{150 * s1, 1, Decision{Allowed: true, Used: 1, Remaining: 1, ResetAfter: 60 * s1}},
@@ -90,11 +91,15 @@ func TestZeroMaxAdmitsNothing(t *testing.T) {
 	for _, alg := range []Algorithm{AlgorithmFixedWindow, AlgorithmSlidingWindow, AlgorithmTokenBucket, AlgorithmGCRA} {
 		t.Run(alg.String(), func(t *testing.T) {
 			p := Policy{Algorithm: alg, Max: 0, Window: s1}
-			for _, cost := range []uint64{0, 1, 5} {
+			for _, cost := range []uint64{1, 5} {
 				_, d := p.Decide(State{}, t0, cost)
 				if d.Allowed || d.Remaining != 0 || d.RetryAfter != s1 {
 					t.Errorf("Decide(max=0, cost=%d) = %+v, want rejected, Remaining 0, RetryAfter 1s", cost, d)
 				}
+			}
+			// A check is not over: the counter holds nothing more than 0.
+			if _, d := p.Decide(State{}, t0, 0); !d.Allowed || d.Remaining != 0 || d.RetryAfter != 0 {
+				t.Errorf("Decide(max=0, cost=0) = %+v, want allowed, Remaining 0", d)
 			}
 		})
 	}
@@ -241,5 +246,37 @@ func TestAlgorithmNames(t *testing.T) {
 	}
 	if s := Algorithm(9).String(); s != "Algorithm(9)" {
 		t.Errorf("Algorithm(9).String() = %q", s)
+	}
+}
+
+// TestCheckOverOnlyWhenOver: a check (cost 0) on a full counter is
+// allowed, and is over only when the counter holds more than its capacity,
+// as after the limit was lowered (GCRA's TAT runs past a shorter window's
+// bound); the token bucket never lacks more than
+// its capacity, so a check on it is always allowed.
+func TestCheckOverOnlyWhenOver(t *testing.T) {
+	for _, alg := range []Algorithm{AlgorithmFixedWindow, AlgorithmSlidingWindow, AlgorithmTokenBucket, AlgorithmGCRA} {
+		t.Run(alg.String(), func(t *testing.T) {
+			high := Policy{Algorithm: alg, Max: 5, Window: 10 * s1}
+			var s State
+			for range 5 {
+				s, _ = high.Decide(s, t0, 1)
+			}
+			if _, d := high.Decide(s, t0, 0); !d.Allowed || d.Remaining != 0 {
+				t.Errorf("check on a full counter = %+v, want allowed with none remaining", d)
+			}
+			if _, d := high.Decide(s, t0, 1); d.Allowed {
+				t.Errorf("hit on a full counter = %+v, want rejected", d)
+			}
+			low := high // a lower rate on the same key: a lower max, a shorter window
+			low.Max, low.Window = 3, 5*s1
+			_, d := low.Decide(s, t0, 0)
+			if want := alg == AlgorithmTokenBucket; d.Allowed != want || d.Remaining != 0 {
+				t.Errorf("check on a counter over a lowered max = %+v, want allowed=%v with none remaining", d, want)
+			}
+			if !d.Allowed && d.RetryAfter <= 0 {
+				t.Errorf("rejected check = %+v, want a RetryAfter", d)
+			}
+		})
 	}
 }

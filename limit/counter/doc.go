@@ -54,9 +54,15 @@
 //     of pingap's limit plugin, (prev*(1-w)+curr*w)/interval. That plugin's
 //     sliding window counts a rejected request; this one does not (a
 //     rejected hit consumes nothing, for every algorithm).
-//   - A check (cost 0) is over when not even one more hit would be
-//     admitted: counters never exceed their maximum, unlike Envoy's
-//     reference service, which counts rejected hits.
+//   - A check (cost 0) is over only when the counter already holds more
+//     than its capacity, as in Envoy's reference service and limitador: a
+//     full counter is not over. Counters here never count a rejected hit,
+//     so a check is over only after a policy change (a lowered Max on the
+//     same key); for every algorithm the rule is the same: a check is
+//     allowed when the counter with no more hits is within its capacity
+//     (the window's hits, the sliding estimate, GCRA's arrival time ahead
+//     of now; the token bucket never lacks more than its capacity, so a
+//     check on it is always allowed).
 //   - The token bucket and GCRA refill one token every ceil(window/max)
 //     microseconds, so they never admit faster than max per window, and
 //     rates above one hit per microsecond are capped there.

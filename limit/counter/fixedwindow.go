@@ -25,7 +25,8 @@ type FixedWindow struct {
 // an earlier one (a stale now) counts in s's window, so state never moves
 // backwards. With FirstHit, s.Time is the start of the current window, and
 // t >= s.Time+w begins a new window at t. The hits are admitted when
-// Count+cost <= Max.
+// Count+cost <= Max: a check (cost 0) is over only when the window already
+// holds more than Max hits (after Max was lowered).
 func (a FixedWindow) Decide(s State, now time.Time, cost uint64) (State, Decision) {
 	var d Decision
 	fixedWindowStep(&s, now.UnixMicro(), cost, windowMicros(a.Window), clampMax(a.Max), a.FirstHit, &d)
@@ -46,9 +47,9 @@ func fixedWindowStep(s *State, nowUs int64, cost uint64, w int64, max uint64, fi
 		cur = State{Time: start}
 	}
 	reset := cur.Time + w - t
-	n := need(cost)
+	n := cost
 	*d = Decision{Used: float64(addSat(cur.Count, cost)), ResetAfter: micros(reset)}
-	if n <= sub(max, cur.Count) {
+	if cur.Count <= max && n <= max-cur.Count {
 		d.Allowed = true
 		cur.Count += cost
 		if cost > 0 {

@@ -36,7 +36,7 @@ func gcraStep(s *State, t int64, cost uint64, w int64, max uint64, per int64, d 
 	limit := int64(max) * per // the furthest TAT may run ahead of now
 	tat := max64(s.Time, t)
 
-	n := need(cost)
+	n := cost
 	*d = Decision{Used: float64(tat-t)/float64(per) + float64(cost)}
 	if n > max {
 		d.RetryAfter = micros(w)

@@ -311,7 +311,7 @@ func checks(updates []Update, decisions []Decision, keys []batchKey, keyOf []int
 // store decided at a later one.
 func skewStore(d *Decision, t, nowUs int64, u *Update) {
 	if t != nowUs {
-		skew(d, t, nowUs, need(u.Cost) > clampMax(u.Policy.Max))
+		skew(d, t, nowUs, u.Cost > clampMax(u.Policy.Max))
 	}
 }
 

@@ -68,7 +68,7 @@ func (a SlidingWindow) step(sp *State, nowUs int64, cost uint64, w int64, max ui
 	}
 	elapsed := t - s.Time
 	left := w - elapsed // time until the current window ends, in (0, w]
-	n := need(cost)
+	n := cost
 
 	if a.Weighted {
 		*d = a.weighted(s, w, left, max, cost, n)

@@ -60,7 +60,7 @@ func tokenBucketStep(sp *State, nowUs int64, cost uint64, w int64, max uint64, p
 		}
 	}
 
-	n := need(cost)
+	n := cost
 	*d = Decision{Used: float64(addSat(s.Count, cost))}
 	if n <= sub(max, s.Count) {
 		d.Allowed = true

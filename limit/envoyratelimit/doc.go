@@ -40,6 +40,32 @@
 // entry has one. A descriptor with neither rate_limit nor children is a
 // whitelist.
 //
+// # Quotas and dynamic metadata
+//
+// A rule with quota_mode: true makes its descriptor a quota descriptor,
+// and Options.QuotaMode (QUOTA_MODE) makes every descriptor one but the
+// unlimited ones, unmatched descriptors included, as the reference counts
+// them. A descriptor is over when one of its limits is over and is not in
+// shadow mode. The request is OVER_LIMIT when a descriptor that is not a
+// quota is over, or when it has quota descriptors and every one of them is
+// over; a quota descriptor over while another quota descriptor has room
+// keeps its OVER_LIMIT status and the request answers OK. Such a request
+// is let through: every counter that had room counts it (a second
+// Store.Update), and the quota counter that was over does not move, as
+// no counter here ever counts a rejected hit (the reference increments it
+// past its limit).
+//
+// Options.DynamicMetadata (RESPONSE_DYNAMIC_METADATA) fills every
+// answer's dynamic_metadata, an unknown domain's too, with the reference's
+// structure: "domain"; "descriptors", one struct per request descriptor
+// with "entries" (["key=value", ...]), "limit" (a limit override in
+// protobuf's text format, "requests_per_unit:5 unit:MINUTE") and
+// "hitsAddend" (the descriptor's own, when set); "hitsAddend" (the
+// request's, when not 0); and "metadata", the metadata of the rules
+// matched by the descriptors that passed (neither unlimited nor
+// OVER_LIMIT), merged in request order, a key already set winning unless
+// both values are maps, merged alike.
+//
 // # Extensions
 //
 // Under rate_limit, opt-in keys that the reference does not know:
@@ -75,10 +101,12 @@
 //     splits by hash tag (limit/redis's Options.SplitHashTags), it is all
 //     or nothing per first entry instead: a request can be charged under
 //     one tag and refused under another.
-//   - A check (a descriptor hits_addend of 0) is over when not even one
-//     more hit would be admitted; the reference's check is over only when
-//     the counter already exceeds the limit, which its counters can do
-//     because they count rejected hits and these never do.
+//   - A check (a descriptor hits_addend of 0) is over only when the
+//     counter already exceeds the limit, as in the reference: a counter at
+//     its limit answers OK with none remaining. The reference's counters
+//     exceed their limit whenever they count a rejected hit; these never
+//     count one, so a check here is over only after the limit was lowered
+//     on the same counter (see limit/counter for the other algorithms).
 //   - A limit override whose unit is not second..year (or week) is an
 //     error (limit.InvalidRequestError) instead of a crash, as in every
 //     format rlpkit serves (limit.CheckDescriptor), and so is a refund
@@ -101,4 +129,11 @@
 //     descriptor is counted, rejected hits too); LoadOptions.Keys then
 //     refuses limits of other algorithms than the fixed window.
 //   - Every error of a file is reported, not only the first.
+//   - Dynamic metadata: the reference's text of a limit override puts one
+//     or two spaces between fields, depending on its binary (protobuf-go
+//     randomizes it); here always one. The reference drops the metadata of
+//     detailed_metric rules and of value_to_metric rules whose statistics
+//     key takes a request value, and its merge writes into the rules' own
+//     metadata, so that a later request can see an earlier one's; here a
+//     rule's metadata is always reported as configured.
 package envoyratelimit

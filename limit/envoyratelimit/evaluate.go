@@ -25,6 +25,15 @@ type Options struct {
 	// ShadowMode (SHADOW_MODE=true) answers OK overall whatever the
 	// statuses say.
 	ShadowMode bool
+	// QuotaMode (QUOTA_MODE=true) makes every descriptor of a request a
+	// quota descriptor, as a quota_mode rule makes its own (see the
+	// package doc): unlimited ones aside, unmatched ones included, as the
+	// reference counts them.
+	QuotaMode bool
+	// DynamicMetadata (RESPONSE_DYNAMIC_METADATA=true) fills every
+	// answer's dynamic_metadata as the reference does (see the package
+	// doc).
+	DynamicMetadata bool
 	// NearLimitRatio is the fraction of a limit above which hits count as
 	// near_limit; 0 means DefaultNearLimitRatio.
 	NearLimitRatio float64
@@ -123,6 +132,9 @@ type scratch struct {
 	updates   []counter.Update
 	decisions []counter.Decision
 	replaced  []string // the replaces of unlimited limits matched
+	unlimited []bool   // per descriptor: matched an unlimited limit
+	over      []bool   // per descriptor: a limit over that is not in shadow mode
+	quota     []bool   // per descriptor: a quota descriptor
 }
 
 // release returns sc to the pool, dropping what it points to.
@@ -132,6 +144,7 @@ func (e *Evaluator) release(sc *scratch) {
 	clear(sc.updates)
 	sc.items, sc.rules, sc.match, sc.paths = sc.items[:0], sc.rules[:0], sc.match[:0], sc.paths[:0]
 	sc.updates, sc.decisions = sc.updates[:0], sc.decisions[:0]
+	sc.unlimited, sc.over, sc.quota = sc.unlimited[:0], sc.over[:0], sc.quota[:0]
 	clear(sc.replaced)
 	sc.replaced = sc.replaced[:0]
 	e.scratch.Put(sc)
@@ -161,14 +174,16 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 		dom = e.cfg.Domain(req.Domain)
 	}
 	if dom == nil {
-		return nil // overrides are ignored too, as the reference does
+		// Overrides are ignored too, as the reference does.
+		return e.metadata(res, req, nil, nil)
 	}
 	res.Configured = true
 	sc := e.scratch.Get().(*scratch)
 	defer e.release(sc)
+	sc.unlimited = grow(sc.unlimited, len(req.Descriptors))
 	items := e.match(sc, dom, req, res)
 	if len(items) == 0 {
-		return nil
+		return e.metadata(res, req, items, sc.unlimited)
 	}
 	updates := e.updates(sc, now, req, items)
 	decisions := grow(sc.decisions, len(items))
@@ -177,7 +192,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 		e.counted(res, req, items, updates, nil)
 		return &limit.StoreError{Err: err}
 	}
-	over := e.overall(items, decisions)
+	over := e.overall(sc, len(req.Descriptors), items, decisions)
 	if (!over || e.o.ShadowMode) && rejectedAny(decisions) {
 		// Let through (shadow or quota mode): count it on every counter
 		// that had room.
@@ -192,7 +207,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 	case over:
 		res.OverallCode = rlsmsg.CodeOverLimit
 	}
-	return nil
+	return e.metadata(res, req, items, sc.unlimited)
 }
 
 // check returns a *limit.InvalidRequestError for a request the reference
@@ -243,6 +258,7 @@ func (e *Evaluator) match(sc *scratch, dom *Domain, req *rlsmsg.Request, res *li
 			// collects them before it skips unlimited limits.
 			sc.replaced = append(sc.replaced, leaf.Limits[0].Replaces...)
 			res.Statuses[i].LimitRemaining = math.MaxUint32
+			sc.unlimited[i] = true
 			continue
 		}
 		start := len(sc.paths)
@@ -323,20 +339,38 @@ func dropReplaced(items []item, replaced []string) []item {
 	return out
 }
 
-// overall reports whether the request is over: any non-shadow, non-quota
-// limit over, or every quota limit over.
-func (e *Evaluator) overall(items []item, decisions []counter.Decision) bool {
-	quotas, quotasOver := 0, 0
+// overall reports whether the request is over, as the reference counts
+// descriptors (not limits): a descriptor is over when one of its limits is
+// over and not in shadow mode (whose status is OK); the request is over
+// when a descriptor that is not a quota is over, or when it has quota
+// descriptors and every one is over. Unlimited descriptors do not count;
+// with Options.QuotaMode every other descriptor is a quota, a matched one
+// or not.
+func (e *Evaluator) overall(sc *scratch, n int, items []item, decisions []counter.Decision) bool {
+	over, quota := grow(sc.over, n), grow(sc.quota, n)
+	sc.over, sc.quota = over, quota
 	for k, it := range items {
 		if it.node != nil && it.node.QuotaMode {
-			quotas++
-			if !decisions[k].Allowed {
-				quotasOver++
+			quota[it.desc] = true
+		}
+		if !decisions[k].Allowed && (it.node == nil || !it.node.ShadowMode) {
+			over[it.desc] = true
+		}
+	}
+	quotas, quotasOver := 0, 0
+	for i := range n {
+		switch {
+		case sc.unlimited[i]:
+			continue
+		case !e.o.QuotaMode && !quota[i]:
+			if over[i] {
+				return true
 			}
 			continue
 		}
-		if !decisions[k].Allowed && (it.node == nil || !it.node.ShadowMode) {
-			return true
+		quotas++
+		if over[i] {
+			quotasOver++
 		}
 	}
 	return quotas > 0 && quotas == quotasOver

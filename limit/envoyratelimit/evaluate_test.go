@@ -190,7 +190,10 @@ func TestEvaluate(t *testing.T) {
 		}},
 		{"hits_addend: request, descriptor, and 0 checks", []step{
 			{0, Request{Domain: "d", HitsAddend: 2, Descriptors: []Descriptor{desc("user", "h")}}, resp(OK, lim(OK, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
-			{0, req(withHits(desc("user", "h"), 0)), resp(OVER, lim(OVER, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
+			// A check on a counter at its limit is OK, as in the reference:
+			// only going over is over.
+			{0, req(withHits(desc("user", "h"), 0)), resp(OK, lim(OK, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
+			{0, req(desc("user", "h")), resp(OVER, lim(OVER, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
 			{0, req(withHits(desc("user", "h2"), 0)), resp(OK, lim(OK, "per-user", 2, UnitMinute, 2, 50*sec)), ""},
 			{0, Request{Domain: "d", HitsAddend: 5, Descriptors: []Descriptor{withHits(desc("user", "h3"), 1)}}, resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
 		}},

@@ -8,20 +8,23 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // Messages of the reference's load errors.
 const (
-	msgLoading        = "error loading config file: "
-	msgKeyNotString   = "config error, key is not of type string"
-	msgListNotMap     = "config error, yaml file contains list of type other than map"
-	msgChecking       = "error checking config"
-	msgEmptyDomain    = "config file cannot have empty domain"
-	msgEmptyKey       = "descriptor has empty key"
-	msgUnitUnlimited  = "should not specify rate limit unit when unlimited"
-	msgEmptyReplaces  = "should not have an empty replaces entry"
-	msgReplacesSelf   = "replaces should not contain name of same descriptor"
-	msgShareWildcard  = "share_threshold can only be used with wildcard values"
+	msgLoading       = "error loading config file: "
+	msgKeyNotString  = "config error, key is not of type string"
+	msgListNotMap    = "config error, yaml file contains list of type other than map"
+	msgChecking      = "error checking config"
+	msgEmptyDomain   = "config file cannot have empty domain"
+	msgEmptyKey      = "descriptor has empty key"
+	msgUnitUnlimited = "should not specify rate limit unit when unlimited"
+	msgEmptyReplaces = "should not have an empty replaces entry"
+	msgReplacesSelf  = "replaces should not contain name of same descriptor"
+	msgShareWildcard = "share_threshold can only be used with wildcard values (containing '*'), but found key '%s'"
+	// msgUnmarshal is yaml.v2's type error, as the reference reports it.
+	msgUnmarshal      = msgLoading + "yaml: unmarshal errors:\n  line %d: cannot unmarshal %s into %s"
 	msgUnknownKeyFmt  = "config error, unknown key '%s'"
 	msgBadUnitFmt     = "invalid rate limit unit '%s'"
 	msgDupCompositFmt = "duplicate descriptor composite key '%s'"
@@ -76,7 +79,7 @@ func parseFile(file string, data []byte) (*fileDomain, []error) {
 	fd := &fileDomain{file: file}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.errs = append(p.errs, &LoadError{File: file, Msg: msgLoading + strings.TrimPrefix(err.Error(), "yaml: ")})
+		p.errs = append(p.errs, &LoadError{File: file, Msg: msgLoading + err.Error()})
 		return nil, p.errs
 	}
 	if len(doc.Content) == 0 {
@@ -121,13 +124,13 @@ func (p *parser) mapping(n *yaml.Node, path string, allowed map[string]bool) boo
 		return true // an empty value: no keys
 	}
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, msgLoading+"line %d: cannot unmarshal %s into a map", n.Line, shortTag(n))
+		p.errorf(n, path, msgUnmarshal, n.Line, shortTag(n), "a map")
 		return false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := deref(n.Content[i])
 		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
-			p.errorf(k, path, msgKeyNotString)
+			p.errorf(k, path, msgKeyNotString+": %s", k.Value)
 			continue
 		}
 		if !allowed[k.Value] {
@@ -135,6 +138,24 @@ func (p *parser) mapping(n *yaml.Node, path string, allowed map[string]bool) boo
 		}
 	}
 	return true
+}
+
+// compositeKey is a descriptor's key, with "_value" when it has a value.
+func compositeKey(key, value string) string {
+	if value == "" {
+		return key
+	}
+	return key + "_" + value
+}
+
+// plainValue is n's value as the reference writes it in a message (Go's
+// %v of what yaml decodes it to).
+func plainValue(n *yaml.Node) string {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return n.Value
+	}
+	return fmt.Sprintf("%v", v)
 }
 
 func shortTag(n *yaml.Node) string {
@@ -158,7 +179,7 @@ func join(path, key string) string {
 // rejects float leaves with "error checking config").
 func (p *parser) scalar(n *yaml.Node, path, into string) bool {
 	if n.Kind != yaml.ScalarNode {
-		p.errorf(n, path, msgLoading+"line %d: cannot unmarshal %s into %s", n.Line, shortTag(n), into)
+		p.errorf(n, path, msgUnmarshal, n.Line, shortTag(n), into)
 		return false
 	}
 	if n.Tag == "!!float" {
@@ -184,7 +205,7 @@ func (p *parser) boolean(n *yaml.Node, path string) bool {
 	}
 	b, err := strconv.ParseBool(n.Value)
 	if n.Tag != "!!bool" || err != nil {
-		p.errorf(n, path, msgLoading+"line %d: cannot unmarshal %s into bool", n.Line, shortTag(n))
+		p.errorf(n, path, msgUnmarshal, n.Line, shortTag(n), "bool")
 		return false
 	}
 	return b
@@ -196,7 +217,7 @@ func (p *parser) uint32(n *yaml.Node, path string) uint32 {
 	}
 	v, err := strconv.ParseUint(n.Value, 0, 32)
 	if n.Tag != "!!int" || err != nil {
-		p.errorf(n, path, msgLoading+"line %d: cannot unmarshal %s into uint32", n.Line, shortTag(n))
+		p.errorf(n, path, msgUnmarshal, n.Line, shortTag(n), "uint32")
 		return 0
 	}
 	return uint32(v)
@@ -208,14 +229,14 @@ func (p *parser) list(n *yaml.Node, path string) []*yaml.Node {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, path, msgLoading+"line %d: cannot unmarshal %s into a list", n.Line, shortTag(n))
+		p.errorf(n, path, msgUnmarshal, n.Line, shortTag(n), "a list")
 		return nil
 	}
 	var items []*yaml.Node
 	for i, c := range n.Content {
 		c = deref(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(c, fmt.Sprintf("%s[%d]", path, i), msgListNotMap)
+			p.errorf(c, fmt.Sprintf("%s[%d]", path, i), msgListNotMap+": %s", plainValue(c))
 			continue
 		}
 		items = append(items, c)
@@ -273,7 +294,13 @@ func (p *parser) descriptor(n *yaml.Node, path string) *Node {
 		case "metadata":
 			var m map[string]any
 			if err := v.Decode(&m); err != nil {
-				p.errorf(v, fp, msgLoading+"%s", strings.TrimPrefix(err.Error(), "yaml: "))
+				p.errorf(v, fp, msgLoading+"%s", err.Error())
+			}
+			if m != nil {
+				m = normalizeMetadata(m).(map[string]any)
+				if _, err := rlsmsg.AppendStruct(nil, m); err != nil {
+					p.errorf(v, fp, "error parsing metadata: %s", strings.TrimPrefix(err.Error(), "rlsmsg: "))
+				}
 			}
 			d.Metadata = m
 		}
@@ -285,7 +312,7 @@ func (p *parser) descriptor(n *yaml.Node, path string) *Node {
 		p.errorf(several, join(path, "rate_limits"), "rate_limit and rate_limits cannot both be set: move the limit of rate_limit into rate_limits")
 	}
 	if d.ShareThreshold && !strings.Contains(d.Value, "*") {
-		p.errorf(n, join(path, "share_threshold"), msgShareWildcard)
+		p.errorf(n, join(path, "share_threshold"), msgShareWildcard, compositeKey(d.Key, d.Value))
 	}
 	return d
 }

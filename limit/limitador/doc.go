@@ -36,7 +36,9 @@
 // limits that is over, or else the one with the least remaining. A request's
 // counters go to the Store in one all-or-nothing batch. hits_addend 0 means
 // 1; a limit costs the own hits_addend of the first descriptor it is
-// reported on that has one (an explicit 0 checks without consuming), else
+// reported on that has one (an explicit 0 checks without consuming, and a
+// check on a full counter is within the limit, as Limitador's storages
+// decide a delta of 0: value + delta <= max), else
 // the request's. A descriptor's limit override limits it alone, on a counter
 // of its own; configured limits do not see its entries. An empty domain, a
 // refund (is_negative_hits), an override of an unknown unit or with a
@@ -111,9 +113,11 @@
 //     filter sends. With several descriptors the key reads them merged.
 //   - A counter key also carries the limit's algorithm, so changing it starts
 //     fresh counters instead of misreading state.
-//   - A check (hits_addend explicitly 0) is over when not even one more hit
-//     would be admitted: counters never exceed their maximum here, unlike
-//     Envoy's reference service, which counts rejected hits.
+//   - A check (hits_addend explicitly 0) is over only when the counter
+//     already exceeds its maximum (after the limit was lowered), as
+//     limitador's storages decide a delta of 0 (value + delta <= max);
+//     counters never count a rejected hit here, unlike Envoy's reference
+//     service.
 //   - A descriptor's override is enforced with the epoch-aligned fixed
 //     window on a counter of its own (domain, entries, window); configured
 //     limits do not read its entries (limitador ignores overrides).

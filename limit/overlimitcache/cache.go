@@ -15,7 +15,8 @@
 // happens meanwhile. The remembered entry is tied to the policy (maximum,
 // window), so a raised limit is not answered from an old entry. A request
 // is answered locally only when every counter it touches is remembered
-// full: a request that also touches other counters goes to the wrapped
+// full and it hits each (a check, cost 0, on a full counter is allowed, so
+// the wrapped store decides it): a request that also touches other counters goes to the wrapped
 // store, which then decides it all or nothing as usual. So the answers are
 // the wrapped store's, except that durations are computed from the
 // remembered window end. A remembered key is a copy, so a caller may reuse
@@ -108,6 +109,12 @@ func (c *Cache) answer(now time.Time, updates []counter.Update, decisions []coun
 	defer c.mu.Unlock()
 	for i := range updates {
 		u := &updates[i]
+		if u.Cost == 0 {
+			// A check on a full counter is allowed (only going over
+			// is over), and one on a counter over a lowered max is
+			// not: the store knows which.
+			return false
+		}
 		e, ok := c.entries[u.Key]
 		if !ok || !fits(e, u.Policy) {
 			return false
@@ -124,7 +131,7 @@ func (c *Cache) answer(now time.Time, updates []counter.Update, decisions []coun
 		e := c.entries[updates[i].Key]
 		left := time.Duration(e.untilUs-nowUs) * time.Microsecond
 		decisions[i] = counter.Decision{Used: float64(e.max + updates[i].Cost), ResetAfter: left, RetryAfter: left}
-		if max(updates[i].Cost, 1) > e.max {
+		if updates[i].Cost > e.max {
 			decisions[i].RetryAfter = e.window // never fits, as counter.Policy says
 		}
 	}

@@ -49,7 +49,10 @@ func TestCache(t *testing.T) {
 			{0, []counter.Update{a2}, []bool{true}, true},
 			{0, []counter.Update{a2}, []bool{true}, true}, // now full: remembered
 			{time.Second, []counter.Update{a2}, []bool{false}, false},
-			{59 * time.Second, []counter.Update{aCheck}, []bool{false}, false},
+			// A check on the full counter is allowed (only going over is
+			// over): the store decides it.
+			{59 * time.Second, []counter.Update{aCheck}, []bool{true}, true},
+			{59 * time.Second, []counter.Update{a2}, []bool{false}, false},
 			{60 * time.Second, []counter.Update{a2}, []bool{true}, true},
 		}},
 		{"a raised limit is not answered from the old entry", []call{

@@ -93,10 +93,7 @@ for r = 2, #ARGV do
     local k, max, w, cost
     k, max, w, cost, pos = sunpack('<dddd', args, pos)
     local g = km[k]
-    local n = cost
-    if n == 0 then
-      n = 1
-    end
+    local n = cost -- a check (0) is over only when the counter already is
     local st, sc, sp = oT[g], oC[g], oP[g]
     if not st then
       st, sc, sp = T[g], C[g], P[g]

@@ -49,8 +49,9 @@ local function per(max, w)
   return fdiv(w + max - 1, max)
 end
 
--- Each returns whether n more hits are admitted and, if so, the state after
--- consuming cost of them.
+-- Each returns whether n more hits are admitted (n = cost; a check, 0, is
+-- admitted unless the counter already holds more than max) and, if so, the
+-- state after consuming cost of them.
 local decide = {}
 
 decide[0] = function(st, sc, sp, max, w, weight, n, cost) -- fixed window
@@ -209,10 +210,7 @@ for r = 2, #ARGV do
     local k, alg, max, w, weight, cost
     k, alg, max, w, weight, cost, pos = sunpack('<dddddd', args, pos)
     local g = km[k]
-    local n = cost
-    if n == 0 then
-      n = 1
-    end
+    local n = cost -- a check (0) is over only when the counter already is
     local f = decide[alg]
     if not f then
       return redis.error_reply(format('limit/redis: unknown algorithm %d', alg))

@@ -149,7 +149,10 @@ func (s *suite) repeatedKey(t *testing.T) {
 	})
 }
 
-// checkConsumesNothing checks that an update of cost 0 consumes nothing.
+// checkConsumesNothing checks that an update of cost 0 consumes nothing,
+// that a check on a full counter is allowed (only going over is over) and
+// does not reject its batch, and that a check on a counter holding more
+// than a lowered max is over.
 func (s *suite) checkConsumesNothing(t *testing.T) {
 	store := s.newStore(t)
 	p := counter.Policy{Max: 1, Window: time.Minute}
@@ -158,7 +161,35 @@ func (s *suite) checkConsumesNothing(t *testing.T) {
 	expect(t, store, t0, check, []counter.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
 	expect(t, store, t0, check, []counter.Decision{{Allowed: true, Remaining: 1, ResetAfter: time.Minute}})
 	expect(t, store, t0, hit, []counter.Decision{{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Minute}})
-	expect(t, store, t0, check, []counter.Decision{{Used: 1, ResetAfter: time.Minute, RetryAfter: time.Minute}})
+	expect(t, store, t0, check, []counter.Decision{{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Minute}})
+	// The full counter's check does not reject the batch: the other hit
+	// is consumed.
+	other := counter.Update{Key: s.key(t, "other"), Policy: counter.Policy{Max: 2, Window: time.Minute}, Cost: 1}
+	batch := []counter.Update{check[0], other}
+	expect(t, store, t0, batch, []counter.Decision{{Allowed: true, Used: 1, Remaining: 0, ResetAfter: time.Minute}, {Allowed: true, Used: 1, Remaining: 1, ResetAfter: time.Minute}})
+	expect(t, store, t0, batch[1:], []counter.Decision{{Allowed: true, Used: 2, Remaining: 0, ResetAfter: time.Minute}})
+
+	// A limit lowered on the same key: the counter holds more than the new
+	// max, and a check is over, for each algorithm but the token bucket
+	// (which never lacks more than its capacity).
+	for _, alg := range []counter.Algorithm{counter.AlgorithmFixedWindow, counter.AlgorithmSlidingWindow, counter.AlgorithmTokenBucket, counter.AlgorithmGCRA} {
+		high := counter.Policy{Algorithm: alg, Max: 3, Window: 10 * time.Second}
+		low := counter.Policy{Algorithm: alg, Max: 1, Window: 5 * time.Second}
+		k := s.key(t, "lowered-"+alg.String())
+		fill := []counter.Update{{Key: k, Policy: high, Cost: 3}}
+		got := make([]counter.Decision, 1)
+		if err := store.Update(context.Background(), t0, fill, got); err != nil || !got[0].Allowed {
+			t.Fatalf("%s: filling the counter: %+v, %v", alg, got[0], err)
+		}
+		var want counter.Decision
+		var st counter.State
+		st, _ = high.Decide(st, t0, 3)
+		_, want = low.Decide(st, t0, 0)
+		if want.Allowed != (alg == counter.AlgorithmTokenBucket) {
+			t.Fatalf("%s: Policy.Decide's check over a lowered max = %+v", alg, want)
+		}
+		expect(t, store, t0, []counter.Update{{Key: k, Policy: low, Cost: 0}}, []counter.Decision{want})
+	}
 }
 
 // exactUnderConcurrency checks that concurrent batches admit exactly up to
