@@ -1,0 +1,125 @@
+package envoyroute
+
+import (
+	"fmt"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	ratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
+
+	"github.com/rlpkit/rlpkit/rlsmsg"
+)
+
+// Evaluation is what Envoy does with a request: the virtual host and route it takes and
+// the calls its rate-limit filters make.
+type Evaluation struct {
+	// VirtualHost is the name of the virtual host chosen and Domain the domain that chose
+	// it; both empty when none serves the request's authority (Envoy answers 404).
+	VirtualHost, Domain string
+	// Route is the route matched; nil when none.
+	Route *routev3.Route
+	// Calls are the calls of the rate-limit filters when the request arrives, in filter
+	// order, each with at least one descriptor.
+	Calls []Call
+	// Done are the descriptors of rate limits with apply_on_stream_done, sent when the
+	// response is done, one call per filter.
+	Done []Call
+	// Trace tells, line by line, how the route and every descriptor were chosen.
+	Trace []string
+}
+
+// Call is one call of a rate-limit filter to its rate-limit service.
+type Call struct {
+	// Filter is the filter's name.
+	Filter string
+	// Request is the RateLimitRequest: the filter's domain (or the route's override), the
+	// descriptors, the request's cost.
+	Request rlsmsg.Request
+	// Sources name, per descriptor, the rate limit it comes from:
+	// "virtual_hosts[0].routes[2].route.rate_limits[1]".
+	Sources []string
+}
+
+// Evaluate returns what Envoy does with req: the virtual host and route, and the
+// descriptors every rate-limit filter sends. It calls no service.
+func (c *Config) Evaluate(req *Request) *Evaluation {
+	q := prepare(req)
+	ev := &Evaluation{}
+	vh, domain := c.hosts.find(req.Authority)
+	if vh == nil {
+		ev.tracef("no virtual host serves authority %q: Envoy answers 404, no rate limit", req.Authority)
+		return ev
+	}
+	vi := c.vhIndex(vh)
+	ev.VirtualHost, ev.Domain = vh.Name, domain
+	ri := -1
+	for i, r := range vh.Routes {
+		if c.routeMatches(r.Match, q) {
+			ri = i
+			break
+		}
+	}
+	if ri < 0 {
+		ev.tracef("virtual host %s (domain %s): no route matches %s %s: Envoy answers 404, no rate limit", vh.Name, domain, req.Method, req.Path)
+		return ev
+	}
+	r := vh.Routes[ri]
+	ev.Route = r
+	ev.tracef("virtual host %s (domain %s), route %s", vh.Name, domain, routeName(r, vi, ri))
+	if r.GetRoute() == nil {
+		ev.tracef("the route does not forward (a redirect or direct response): the rate-limit filter does nothing")
+		return ev
+	}
+	for _, f := range c.filters {
+		c.filterCalls(ev, &f, vh, vi, r, ri, q)
+	}
+	return ev
+}
+
+func (ev *Evaluation) tracef(format string, a ...any) {
+	ev.Trace = append(ev.Trace, fmt.Sprintf(format, a...))
+}
+
+func routeName(r *routev3.Route, vi, ri int) string {
+	if r.Name != "" {
+		return fmt.Sprintf("%q (virtual_hosts[%d].routes[%d])", r.Name, vi, ri)
+	}
+	return fmt.Sprintf("virtual_hosts[%d].routes[%d]", vi, ri)
+}
+
+func (c *Config) vhIndex(vh *routev3.VirtualHost) int {
+	for i, v := range c.routes.VirtualHosts {
+		if v == vh {
+			return i
+		}
+	}
+	return -1
+}
+
+// perRoute returns a filter's most specific RateLimitPerRoute: the route's, the virtual
+// host's, the route configuration's; nil when none.
+func (c *Config) perRoute(name string, vh *routev3.VirtualHost, r *routev3.Route) (*ratelimitv3.RateLimitPerRoute, string) {
+	if pr := c.perFC[r][name]; pr != nil {
+		return pr, "route"
+	}
+	if pr := c.vhPerFC[vh][name]; pr != nil {
+		return pr, "virtual host"
+	}
+	if pr := c.rcPerFC[name]; pr != nil {
+		return pr, "route configuration"
+	}
+	return nil, ""
+}
+
+// source is one rate limit with the path naming it.
+type source struct {
+	rl   *routev3.RateLimit
+	path string
+}
+
+func sources(rls []*routev3.RateLimit, prefix string) []source {
+	out := make([]source, len(rls))
+	for i, rl := range rls {
+		out[i] = source{rl, fmt.Sprintf("%s[%d]", prefix, i)}
+	}
+	return out
+}
