@@ -12,11 +12,11 @@ import (
 // hostTable is Envoy's RouteMatcher: virtual hosts by exact domain, by wildcard suffix and
 // by wildcard prefix (each longest first), and the "*" one.
 type hostTable struct {
-	exact            map[string]*routev3.VirtualHost
-	suffixes         []affix // "*.example.com": ".example.com", longest first
-	prefixes         []affix // "example.*": "example.", longest first
-	fallback         *routev3.VirtualHost
-	ignorePort       bool
+	exact      map[string]*routev3.VirtualHost
+	suffixes   []affix // "*.example.com": ".example.com", longest first
+	prefixes   []affix // "example.*": "example.", longest first
+	fallback   *routev3.VirtualHost
+	ignorePort bool
 }
 
 type affix struct {
