@@ -3,6 +3,7 @@ package envoyroute
 import (
 	"fmt"
 	"regexp"
+	"slices"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	ratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
@@ -76,4 +77,32 @@ func New(rc *routev3.RouteConfiguration, filters []Filter, o Options) (*Config, 
 		return nil, err
 	}
 	return c, nil
+}
+
+// Domains returns the rate-limit domains the configuration may send: those of its filters,
+// then those its RateLimitPerRoute entries set, each once, in that order.
+func (c *Config) Domains() []string {
+	var out []string
+	add := func(d string) {
+		if d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	for _, f := range c.filters {
+		add(f.Config.GetDomain())
+	}
+	for _, m := range c.rcPerFC {
+		add(m.GetDomain())
+	}
+	for _, vh := range c.routes.VirtualHosts {
+		for _, pr := range c.vhPerFC[vh] {
+			add(pr.GetDomain())
+		}
+		for _, r := range vh.Routes {
+			for _, pr := range c.perFC[r] {
+				add(pr.GetDomain())
+			}
+		}
+	}
+	return out
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
-	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -119,7 +118,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	}
 
 	store := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: 1 << 12})
-	ev, err := limitador.NewEvaluator(target.Limits, store)
+	ev, err := target.newEvaluator(store)
 	if err != nil {
 		r.Failures = append(r.Failures, fmt.Sprintf("the limits are invalid: %v", err))
 		r.Explain = explain.String()
@@ -132,6 +131,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 			if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
 				return Decision{}, err
 			}
+			target.nameStatuses(&resp)
 		}
 		dec := target.decide(&resp, called, lreq.Domain)
 		dec.Statuses = slices.Clone(dec.Statuses)
