@@ -74,6 +74,23 @@
 // domain is "local". A route an invalid policy covers answers 500 without calling, which a
 // case sees as OK.
 //
+// # Envoy route configurations
+//
+// With spec.envoy (LoadEnvoy), the target is an Envoy route configuration with rate-limit
+// actions (written by hand, or "rlpkit compile -o envoy" output) and envoyproxy/ratelimit
+// configuration files: each request goes through package envoyroute's evaluation (the
+// virtual host, the route, the descriptors of the first rate-limit filter's call;
+// RouteFrontend) and is decided by package limit/envoyratelimit's evaluator
+// (RateLimitTarget), with that service's semantics. A limit is named after its rule: its
+// rate_limit name, else its path below the domain ("generic_key_login.remote_address"), as
+// the service names it in statistics; an override keeps no name. Only the first filter's
+// call is sent, and descriptors of apply_on_stream_done rate limits are not: the trace
+// names what was left out. A bare RouteConfiguration names no filter: spec.domain gives
+// its domain, by default the only domain of the ratelimit files. Files are recognised by
+// their keys (see LoadEnvoy); one that is neither, a configuration element envoyroute does
+// not model, or a route configuration none of whose domains is configured is an error,
+// never a run of nothing.
+//
 // # Replaying traffic
 //
 // A Simulator replays access-log lines (ParseLogLine reads Envoy's JSON access logs and its
