@@ -1,7 +1,7 @@
 package envoyroute
 
 import (
-	"fmt"
+	"errors"
 	"regexp"
 	"slices"
 
@@ -13,6 +13,10 @@ import (
 // unless configured otherwise; per-route configuration (typed_per_filter_config) is looked up
 // under a filter's name.
 const DefaultFilterName = "envoy.filters.http.ratelimit"
+
+// ErrNoDomain is New's error for a route configuration without rate-limit filters when
+// Options.Domain is empty.
+var ErrNoDomain = errors.New("envoyroute: no rate-limit filter and no domain: name the domain of the filter that reads the route configuration")
 
 // Filter is one instance of Envoy's rate-limit filter (envoy.filters.http.ratelimit) in the
 // HTTP connection manager that serves a route configuration.
@@ -64,7 +68,7 @@ func (c *Config) Filters() []Filter { return c.filters }
 func New(rc *routev3.RouteConfiguration, filters []Filter, o Options) (*Config, error) {
 	if len(filters) == 0 {
 		if o.Domain == "" {
-			return nil, fmt.Errorf("envoyroute: no rate-limit filter and no domain: name the domain of the filter that reads the route configuration")
+			return nil, ErrNoDomain
 		}
 		filters = []Filter{{Name: DefaultFilterName, Config: &ratelimitv3.RateLimit{Domain: o.Domain}}}
 	}

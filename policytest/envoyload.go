@@ -89,6 +89,9 @@ func envoyTarget(file string, doc *yamljson.Document, cfg *envoyratelimit.Config
 	rc, err := envoyroute.Decode(doc.JSON, envoyroute.Options{Domain: o.Domain, Gateway: o.Gateway})
 	if err != nil {
 		var list fielderr.List
+		if errors.Is(err, envoyroute.ErrNoDomain) {
+			return nil, fmt.Errorf("%s: %w (spec.domain in a PolicyTest, --domain for rlpkit simulate); the envoyproxy/ratelimit files have %d domains", file, err, len(domains))
+		}
 		if errors.As(err, &list) {
 			return nil, locate(file, doc, list, func(e *fielderr.Error) string { return e.Field })
 		}
