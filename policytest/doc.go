@@ -79,17 +79,20 @@
 // With spec.envoy (LoadEnvoy), the target is an Envoy route configuration with rate-limit
 // actions (written by hand, or "rlpkit compile -o envoy" output) and envoyproxy/ratelimit
 // configuration files: each request goes through package envoyroute's evaluation (the
-// virtual host, the route, the descriptors of the first rate-limit filter's call;
-// RouteFrontend) and is decided by package limit/envoyratelimit's evaluator
-// (RateLimitTarget), with that service's semantics. A limit is named after its rule: its
-// rate_limit name, else its path below the domain ("generic_key_login.remote_address"), as
-// the service names it in statistics; an override keeps no name. Only the first filter's
-// call is sent, and descriptors of apply_on_stream_done rate limits are not: the trace
-// names what was left out. A bare RouteConfiguration names no filter: spec.domain gives
-// its domain, by default the only domain of the ratelimit files. Files are recognised by
-// their keys (see LoadEnvoy); one that is neither, a configuration element envoyroute does
-// not model, or a route configuration none of whose domains is configured is an error,
-// never a run of nothing.
+// virtual host, the route, each rate-limit filter's call; RouteFrontend) and is decided by
+// package limit/envoyratelimit's evaluator (RateLimitTarget), with that service's
+// semantics. As in Envoy, the filters call in filter order until one answers OVER_LIMIT,
+// and the filters that ran send the descriptors of apply_on_stream_done rate limits when
+// the response is done, counted for the requests that follow; descriptors and statuses list
+// every request-time descriptor of every call, in order (a call not made answers OK
+// without a limit). A limit is named after its rule: its rate_limit name, else its path
+// below the domain ("generic_key_login.remote_address"), as the service names it in
+// statistics; an override keeps no name. A bare RouteConfiguration names no filter:
+// spec.domain gives its domain, by default the only domain of the ratelimit files. Files
+// are recognised by their keys (see LoadEnvoy); one that is neither, a configuration
+// element envoyroute does not model, or a route configuration none of whose domains is
+// configured is an error, never a run of nothing. Any Frontend that makes several calls
+// (a CallsFrontend) is run the same way, whatever the limits it is paired with.
 //
 // # Replaying traffic
 //

@@ -172,7 +172,7 @@ func (r *egRun) send(ctx context.Context, now time.Time, ev *envoygateway.Evalua
 				st.CurrentLimit = &l
 			}
 			d.Statuses[offset+i] = st
-			r.pick(&d, offset+i, c.Request.Domain)
+			d.pick(offset+i, c.Request.Domain)
 		}
 		offset += len(c.Request.Descriptors)
 		if r.resp.OverallCode == rlsmsg.CodeOverLimit {
@@ -204,7 +204,7 @@ func localStatus(ev *envoygateway.Evaluation, ld envoygateway.LocalDecision) rls
 
 // pick makes status i the deciding one when it is the first over the limit, or else the one
 // with the least remaining.
-func (r *egRun) pick(d *Decision, i int, domain string) {
+func (d *Decision) pick(i int, domain string) {
 	st := &d.Statuses[i]
 	if st.CurrentLimit == nil || d.Descriptor >= 0 && d.Status.Code == rlsmsg.CodeOverLimit {
 		return

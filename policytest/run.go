@@ -93,6 +93,9 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	if target.eg != nil {
 		return t.runEnvoyGatewayCase(target, c)
 	}
+	if cf, ok := target.Frontend.(CallsFrontend); ok {
+		return t.runCallsCase(target, cf, c)
+	}
 	r := CaseResult{Name: c.Name}
 	var explain strings.Builder
 	in := c.Request.input()

@@ -36,6 +36,11 @@ type Simulator struct {
 
 	eg      *egRun              // for a target of BackendTrafficPolicies
 	egDescs []rlsmsg.Descriptor // the last request's descriptors there
+
+	calls     CallsFrontend       // when the target's Frontend makes several calls
+	callDescs []rlsmsg.Descriptor // the last request's descriptors there
+	applied   []int8              // per limit, for the last request: 0 not applied, 1 applied, 2 limited
+	now       time.Time           // the last request's time
 }
 
 // probe finds out whether one limit applies to a request.
@@ -116,6 +121,9 @@ func NewSimulator(target *Target) (*Simulator, error) {
 		return nil, err
 	}
 	s := &Simulator{target: target, ev: ev, probes: map[string][]probe{}}
+	if cf, ok := target.Frontend.(CallsFrontend); ok {
+		s.calls, s.applied = cf, make([]int8, len(target.Limits))
+	}
 	s.stats = make([]LimitStats, len(target.Limits))
 	s.seen = make([]bool, len(target.Limits))
 	for i, l := range target.Limits {
@@ -144,6 +152,9 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	e.request(&s.in)
 	if s.eg != nil {
 		return s.replayEnvoyGateway(e)
+	}
+	if s.calls != nil {
+		return s.replayCalls(e)
 	}
 	if !s.target.Frontend.Generate(&s.in, &s.call, nil) {
 		return s.target.decide(&s.resp, false, ""), nil
@@ -274,6 +285,9 @@ func (s *Simulator) bucket(t time.Time) int {
 func (s *Simulator) Explain(d *Decision) string {
 	if s.eg != nil {
 		return s.egExplain(d)
+	}
+	if s.calls != nil {
+		return s.target.explainDecision(d, s.callDescs)
 	}
 	return s.target.explainDecision(d, s.call.Descriptors)
 }

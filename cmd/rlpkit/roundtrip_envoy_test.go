@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/rlpkit/rlpkit/envoyroute"
 	"github.com/rlpkit/rlpkit/policytest"
@@ -76,4 +77,50 @@ func decisions(explain string) []string {
 		}
 	}
 	return out
+}
+
+// TestSimulateEnvoyRoundTrip replays the toystore access log through the same two targets
+// as TestCompileEnvoyRoundTrip: the reports are equal.
+func TestSimulateEnvoyRoundTrip(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "toystore")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"compile", "-o", "envoy", dir}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("rlpkit compile -o envoy %s: exit %d\n%s", dir, code, stderr.String())
+	}
+	engine, err := policytest.CompileTopology([]string{dir}, "gateway-system/mygateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := envoyroute.Decode(stdout.Bytes(), envoyroute.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	envoy := policytest.NewTarget(policytest.RouteFrontend(routes), engine.Limits)
+	log, err := os.ReadFile(filepath.Join(dir, "access.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := func(target *policytest.Target) policytest.Report {
+		sim, err := policytest.NewSimulator(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(bytes.TrimSpace(log), []byte("\n")) {
+			var e policytest.LogEntry
+			if err := policytest.ParseLogLine(line, &e); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sim.Replay(&e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return sim.Report()
+	}
+	want, got := report(engine), report(envoy)
+	if want.Requests < 100 || want.Limits[0].Limited == 0 {
+		t.Fatalf("the toystore log limits nothing: %+v", want)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(policytest.LimitStats{})); diff != "" {
+		t.Errorf("reports (-engine +Envoy):\n%s", diff)
+	}
 }
