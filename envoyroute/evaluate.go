@@ -2,6 +2,7 @@ package envoyroute
 
 import (
 	"fmt"
+	"strconv"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	ratelimitv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/ratelimit/v3"
@@ -23,8 +24,11 @@ type Evaluation struct {
 	// Done are the descriptors of rate limits with apply_on_stream_done, sent when the
 	// response is done, one call per filter.
 	Done []Call
-	// Trace tells, line by line, how the route and every descriptor were chosen.
+	// Trace tells, line by line, how the route and every descriptor were chosen; none from
+	// Decide.
 	Trace []string
+
+	quiet bool // no Trace, no Sources
 }
 
 // Call is one call of a rate-limit filter to its rate-limit service.
@@ -35,18 +39,26 @@ type Call struct {
 	// descriptors, the request's cost.
 	Request rlsmsg.Request
 	// Sources name, per descriptor, the rate limit it comes from:
-	// "virtual_hosts[0].routes[2].route.rate_limits[1]".
+	// "virtual_hosts[0].routes[2].route.rate_limits[1]"; none from Decide.
 	Sources []string
 }
 
 // Evaluate returns what Envoy does with req: the virtual host and route, and the
-// descriptors every rate-limit filter sends. It calls no service.
-func (c *Config) Evaluate(req *Request) *Evaluation {
+// descriptors every rate-limit filter sends, with the trace of how. It calls no service.
+func (c *Config) Evaluate(req *Request) *Evaluation { return c.evaluate(req, &Evaluation{}) }
+
+// Decide is Evaluate without Trace and Sources, for replays of many requests.
+func (c *Config) Decide(req *Request) *Evaluation {
+	return c.evaluate(req, &Evaluation{quiet: true})
+}
+
+func (c *Config) evaluate(req *Request, ev *Evaluation) *Evaluation {
 	q := prepare(req)
-	ev := &Evaluation{}
 	vh, domain := c.hosts.find(req.Authority)
 	if vh == nil {
-		ev.tracef("no virtual host serves authority %q: Envoy answers 404, no rate limit", req.Authority)
+		if !ev.quiet {
+			ev.tracef("no virtual host serves authority %q: Envoy answers 404, no rate limit", req.Authority)
+		}
 		return ev
 	}
 	vi := c.vhIndex(vh)
@@ -59,14 +71,20 @@ func (c *Config) Evaluate(req *Request) *Evaluation {
 		}
 	}
 	if ri < 0 {
-		ev.tracef("virtual host %s (domain %s): no route matches %s %s: Envoy answers 404, no rate limit", vh.Name, domain, req.Method, req.Path)
+		if !ev.quiet {
+			ev.tracef("virtual host %s (domain %s): no route matches %s %s: Envoy answers 404, no rate limit", vh.Name, domain, req.Method, req.Path)
+		}
 		return ev
 	}
 	r := vh.Routes[ri]
 	ev.Route = r
-	ev.tracef("virtual host %s (domain %s), route %s", vh.Name, domain, routeName(r, vi, ri))
+	if !ev.quiet {
+		ev.tracef("virtual host %s (domain %s), route %s", vh.Name, domain, routeName(r, vi, ri))
+	}
 	if r.GetRoute() == nil {
-		ev.tracef("the route does not forward (a redirect or direct response): the rate-limit filter does nothing")
+		if !ev.quiet {
+			ev.tracef("the route does not forward (a redirect or direct response): the rate-limit filter does nothing")
+		}
 		return ev
 	}
 	for _, f := range c.filters {
@@ -76,6 +94,9 @@ func (c *Config) Evaluate(req *Request) *Evaluation {
 }
 
 func (ev *Evaluation) tracef(format string, a ...any) {
+	if ev.quiet {
+		return
+	}
 	ev.Trace = append(ev.Trace, fmt.Sprintf(format, a...))
 }
 
@@ -110,16 +131,49 @@ func (c *Config) perRoute(name string, vh *routev3.VirtualHost, r *routev3.Route
 	return nil, ""
 }
 
-// source is one rate limit with the path naming it.
-type source struct {
-	rl   *routev3.RateLimit
-	path string
+// origin says which list of rate limits a source is in: a RateLimitPerRoute's of level
+// ("route", "virtual host", "route configuration") for filter name, a filter's own, a
+// route's (vi, ri) or a virtual host's (vi).
+type origin struct {
+	kind        uint8 // originPerRoute, originFilter, originRoute, originVirtualHost
+	vi, ri      int
+	level, name string
 }
 
-func sources(rls []*routev3.RateLimit, prefix string) []source {
+const (
+	originPerRoute = iota
+	originFilter
+	originRoute
+	originVirtualHost
+)
+
+// String names the list: "virtual_hosts[0].routes[2].route.rate_limits".
+func (o origin) String() string {
+	switch o.kind {
+	case originPerRoute:
+		return perRoutePath(o.level, o.vi, o.ri, o.name)
+	case originFilter:
+		return "http_filters[" + o.name + "].rate_limits"
+	case originRoute:
+		return fmt.Sprintf("virtual_hosts[%d].routes[%d].route.rate_limits", o.vi, o.ri)
+	}
+	return fmt.Sprintf("virtual_hosts[%d].rate_limits", o.vi)
+}
+
+// source is one rate limit with what names it: its list and index.
+type source struct {
+	rl     *routev3.RateLimit
+	prefix origin
+	i      int
+}
+
+// path names the rate limit: "virtual_hosts[0].rate_limits[1]".
+func (s source) path() string { return s.prefix.String() + "[" + strconv.Itoa(s.i) + "]" }
+
+func sources(rls []*routev3.RateLimit, prefix origin) []source {
 	out := make([]source, len(rls))
 	for i, rl := range rls {
-		out[i] = source{rl, fmt.Sprintf("%s[%d]", prefix, i)}
+		out[i] = source{rl, prefix, i}
 	}
 	return out
 }

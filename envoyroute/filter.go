@@ -17,16 +17,20 @@ import (
 func (c *Config) applicable(f *Filter, vh *routev3.VirtualHost, vi int, r *routev3.Route, ri int, ev *Evaluation) []source {
 	pr, level := c.perRoute(f.Name, vh, r)
 	if len(pr.GetRateLimits()) > 0 {
-		ev.tracef("filter %s: the rate_limits of the %s's RateLimitPerRoute replace every other", f.Name, level)
-		return sources(pr.RateLimits, perRoutePath(level, vi, ri, f.Name))
+		if !ev.quiet {
+			ev.tracef("filter %s: the rate_limits of the %s's RateLimitPerRoute replace every other", f.Name, level)
+		}
+		return sources(pr.RateLimits, origin{kind: originPerRoute, vi: vi, ri: ri, level: level, name: f.Name})
 	}
 	stage := f.Config.GetStage()
 	if rls := f.Config.GetRateLimits(); len(rls) > 0 {
-		ev.tracef("filter %s: the filter's own rate_limits replace the route's and the virtual host's", f.Name)
-		return staged(sources(rls, "http_filters["+f.Name+"].rate_limits"), stage)
+		if !ev.quiet {
+			ev.tracef("filter %s: the filter's own rate_limits replace the route's and the virtual host's", f.Name)
+		}
+		return staged(sources(rls, origin{kind: originFilter, name: f.Name}), stage)
 	}
 	routeRLs := r.GetRoute().GetRateLimits()
-	out := staged(sources(routeRLs, fmt.Sprintf("virtual_hosts[%d].routes[%d].route.rate_limits", vi, ri)), stage)
+	out := staged(sources(routeRLs, origin{kind: originRoute, vi: vi, ri: ri}), stage)
 	include := false
 	switch {
 	case r.GetRoute().GetIncludeVhRateLimits().GetValue():
@@ -35,16 +39,20 @@ func (c *Config) applicable(f *Filter, vh *routev3.VirtualHost, vi int, r *route
 		include = true
 	case pr != nil && pr.VhRateLimits == ratelimitv3.RateLimitPerRoute_IGNORE:
 		if len(vh.RateLimits) > 0 {
-			ev.tracef("filter %s: the %s's vh_rate_limits IGNORE leaves out the virtual host's rate_limits", f.Name, level)
+			if !ev.quiet {
+				ev.tracef("filter %s: the %s's vh_rate_limits IGNORE leaves out the virtual host's rate_limits", f.Name, level)
+			}
 		}
 	default:
 		include = len(routeRLs) == 0
 		if !include && len(vh.RateLimits) > 0 {
-			ev.tracef("filter %s: the route has rate_limits, which override the virtual host's (vh_rate_limits OVERRIDE)", f.Name)
+			if !ev.quiet {
+				ev.tracef("filter %s: the route has rate_limits, which override the virtual host's (vh_rate_limits OVERRIDE)", f.Name)
+			}
 		}
 	}
 	if include {
-		out = append(out, staged(sources(vh.RateLimits, fmt.Sprintf("virtual_hosts[%d].rate_limits", vi)), stage)...)
+		out = append(out, staged(sources(vh.RateLimits, origin{kind: originVirtualHost, vi: vi}), stage)...)
 	}
 	return out
 }
@@ -59,9 +67,9 @@ func perRoutePath(level string, vi, ri int, name string) string {
 	return fmt.Sprintf("typed_per_filter_config[%s].rate_limits", name)
 }
 
-// staged keeps the rate limits of a filter's stage.
+// staged keeps the rate limits of a filter's stage, in in's memory.
 func staged(in []source, stage uint32) []source {
-	out := in[:0:0]
+	out := in[:0]
 	for _, s := range in {
 		if s.rl.GetStage().GetValue() == stage {
 			out = append(out, s)
@@ -77,14 +85,18 @@ func (c *Config) filterCalls(ev *Evaluation, f *Filter, vh *routev3.VirtualHost,
 	domain := f.Config.GetDomain()
 	if pr, level := c.perRoute(f.Name, vh, r); pr.GetDomain() != "" {
 		domain = pr.Domain
-		ev.tracef("filter %s: domain %s from the %s's RateLimitPerRoute", f.Name, domain, level)
+		if !ev.quiet {
+			ev.tracef("filter %s: domain %s from the %s's RateLimitPerRoute", f.Name, domain, level)
+		}
 	}
 	now := Call{Filter: f.Name, Request: rlsmsg.Request{Domain: domain, HitsAddend: q.HitsAddend}}
 	done := now
 	for _, s := range c.applicable(f, vh, vi, r, ri, ev) {
 		d, ok, why := c.populate(s.rl, r, q)
 		if !ok {
-			ev.tracef("%s: no descriptor: %s", s.path, why)
+			if !ev.quiet {
+				ev.tracef("%s: no descriptor: %s", s.path(), why)
+			}
 			continue
 		}
 		at := &now
@@ -92,12 +104,16 @@ func (c *Config) filterCalls(ev *Evaluation, f *Filter, vh *routev3.VirtualHost,
 			at = &done
 		}
 		at.Request.Descriptors = append(at.Request.Descriptors, d)
-		at.Sources = append(at.Sources, s.path)
+		if !ev.quiet {
+			at.Sources = append(at.Sources, s.path())
+		}
 	}
 	if len(now.Request.Descriptors) > 0 {
 		ev.Calls = append(ev.Calls, now)
 	} else {
-		ev.tracef("filter %s: no descriptor, no call", f.Name)
+		if !ev.quiet {
+			ev.tracef("filter %s: no descriptor, no call", f.Name)
+		}
 	}
 	if len(done.Request.Descriptors) > 0 {
 		ev.Done = append(ev.Done, done)

@@ -113,3 +113,21 @@ func TestRefused(t *testing.T) {
 		t.Errorf("Decode without filter nor domain = %v, want an error asking for the domain", err)
 	}
 }
+
+// TestDecide: Decide makes Evaluate's calls, without trace and sources.
+func TestDecide(t *testing.T) {
+	c := load(t, routes, Options{})
+	for _, path := range []string{"/exact", "/h", "/q?v=a+b", "/redirect", "/"} {
+		req := Request{Method: "GET", Authority: "a", Path: path, Headers: map[string][]string{"x-a": {"yes"}}}
+		ev, quick := c.Evaluate(&req), c.Decide(&req)
+		if len(quick.Trace) != 0 {
+			t.Errorf("Decide(%s).Trace = %q, want none", path, quick.Trace)
+		}
+		for i := range ev.Calls {
+			ev.Calls[i].Sources = nil
+		}
+		if diff := cmp.Diff(ev.Calls, quick.Calls); diff != "" || ev.Route != quick.Route {
+			t.Errorf("Decide(%s) differs from Evaluate (-Evaluate +Decide):\n%s", path, diff)
+		}
+	}
+}

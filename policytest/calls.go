@@ -43,14 +43,19 @@ func flattenCalls(calls []Call) []rlsmsg.Descriptor {
 // the done calls of the filters that ran. Each request-time answer is passed to each, if
 // not nil, before the next call. The decision's statuses are those of every request-time
 // descriptor (OK without a limit for the calls not made), its domain that of the deciding
-// call.
-func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluator, calls, done []Call, resp *limit.Result, each func(*Call, *limit.Result)) (Decision, error) {
+// call. The statuses are written in buf's memory when it is large enough.
+func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluator, calls, done []Call, resp *limit.Result, buf []rlsmsg.Status, each func(*Call, *limit.Result)) (Decision, error) {
 	d := Decision{Code: rlsmsg.CodeOK, Descriptor: -1}
 	n := 0
 	for i := range calls {
 		n += len(calls[i].Request.Descriptors)
 	}
-	d.Statuses = make([]rlsmsg.Status, n)
+	if cap(buf) >= n {
+		d.Statuses = buf[:n]
+		clear(d.Statuses)
+	} else {
+		d.Statuses = make([]rlsmsg.Status, n)
+	}
 	for i := range d.Statuses {
 		d.Statuses[i].Code = rlsmsg.CodeOK
 	}

@@ -50,7 +50,7 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 	}
 	var resp limit.Result
 	send := func(now time.Time) (Decision, error) {
-		return target.sendCalls(context.Background(), now, ev, calls, done, &resp, nil)
+		return target.sendCalls(context.Background(), now, ev, calls, done, &resp, nil, nil)
 	}
 	t.runSteps(target, c, &r, &explain, send, r.descriptors)
 	return r

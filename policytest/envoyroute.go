@@ -24,8 +24,11 @@ func (f *routeFrontend) evaluate(in *Input, trace *strings.Builder) *envoyroute.
 	if in.Metadata != nil {
 		req.Metadata = in.Metadata
 	}
+	if trace == nil {
+		return f.cfg.Decide(&req)
+	}
 	ev := f.cfg.Evaluate(&req)
-	if trace != nil {
+	{
 		for _, l := range ev.Trace {
 			trace.WriteString(l + "\n")
 		}

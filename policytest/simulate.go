@@ -41,6 +41,7 @@ type Simulator struct {
 	callDescs []rlsmsg.Descriptor // the last request's descriptors there
 	applied   []int8              // per limit, for the last request: 0 not applied, 1 applied, 2 limited
 	now       time.Time           // the last request's time
+	statuses  []rlsmsg.Status     // reused for the decisions' statuses
 }
 
 // probe finds out whether one limit applies to a request.

@@ -22,7 +22,8 @@ func (s *Simulator) replayCalls(e *LogEntry) (Decision, error) {
 			perr = err
 		}
 	}
-	d, err := s.target.sendCalls(context.Background(), e.Time, s.ev, calls, done, &s.resp, mark)
+	d, err := s.target.sendCalls(context.Background(), e.Time, s.ev, calls, done, &s.resp, s.statuses, mark)
+	s.statuses = d.Statuses[:0]
 	if err == nil {
 		err = perr
 	}
