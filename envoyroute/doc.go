@@ -34,7 +34,8 @@
 // a repeated header joined with ","); query_parameters (the first value of the parameter,
 // percent-decoded, "+" a space; string_match, or present_match comparing presence as
 // Envoy's enable_new_query_param_present_match_behavior does). A route that does not
-// forward (redirect, direct_response) is not rate-limited.
+// forward (redirect, direct_response) is not rate-limited, nor is one whose cluster_header
+// is absent (Envoy finds no cluster); every cluster a route names is assumed to exist.
 //
 // # Rate limits
 //

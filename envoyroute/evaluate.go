@@ -87,6 +87,12 @@ func (c *Config) evaluate(req *Request, ev *Evaluation) *Evaluation {
 		}
 		return ev
 	}
+	if h := r.GetRoute().GetClusterHeader(); h != "" && len(q.header(h)) == 0 {
+		if !ev.quiet {
+			ev.tracef("the route's cluster header %s is absent: Envoy finds no cluster, and its rate-limit filter does nothing", h)
+		}
+		return ev
+	}
 	for _, f := range c.filters {
 		c.filterCalls(ev, &f, vh, vi, r, ri, q)
 	}

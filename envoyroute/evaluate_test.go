@@ -249,3 +249,17 @@ func mustJSON(t *testing.T, y string) []byte {
 	}
 	return js
 }
+
+// TestClusterHeader: destination_cluster reads the cluster header; without it Envoy finds no
+// cluster and the rate-limit filter does nothing.
+func TestClusterHeader(t *testing.T) {
+	c := load(t, `virtual_hosts: [{name: a, domains: ["*"], routes: [{match: {prefix: /}, route: {cluster_header: x-cluster, rate_limits: [{actions: [{destination_cluster: {}}]}, {actions: [{generic_key: {descriptor_value: v}}]}]}}]}]`, Options{})
+	ev := c.Evaluate(&Request{Authority: "a", Path: "/", Headers: map[string][]string{"x-cluster": {"blue"}}})
+	want := []rlsmsg.Descriptor{entries("destination_cluster", "blue"), entries("generic_key", "v")}
+	if len(ev.Calls) != 1 || !cmp.Equal(want, ev.Calls[0].Request.Descriptors) {
+		t.Errorf("with the cluster header: calls %+v, want one with %v", ev.Calls, want)
+	}
+	if ev := c.Evaluate(&Request{Authority: "a", Path: "/"}); len(ev.Calls) != 0 {
+		t.Errorf("without the cluster header: calls %+v, want none", ev.Calls)
+	}
+}
