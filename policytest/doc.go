@@ -15,7 +15,8 @@
 // A PolicyTest (apiVersion rlpkit.dev/v1alpha1) names its inputs, relative to its file:
 // Gateway API objects and RateLimitPolicies (spec.inputs) and the Gateway whose compiled
 // configuration and limits the cases run against (spec.gateway), or a PluginConfig file and
-// a limits file (spec.pluginConfig, spec.limits). The RateLimitPolicies among the inputs
+// a limits file (spec.pluginConfig, spec.limits), or an Envoy route configuration and
+// envoyproxy/ratelimit configuration files (spec.envoy, see below). The RateLimitPolicies among the inputs
 // choose the compiler: apim.kuadrant.io/v1alpha1 ones compile to a PluginConfig (package
 // merge), kuadrant.io/v1 ones to wasm-shim's configuration and Limitador's limits as
 // kuadrant-operator deploys them (package kuadrant). Inputs holding both APIs, or no
