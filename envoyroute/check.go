@@ -41,6 +41,9 @@ func (k *checker) check() {
 			k.rateLimit(p.Child("rate_limits").Index(j), rl, nil, false)
 		}
 	}
+	if rc.IgnorePathParametersInPathMatching {
+		k.fail("ignore_path_parameters_in_path_matching", "removing path parameters before matching is not modelled")
+	}
 	if rc.Vhds != nil {
 		k.fail("vhds", "virtual hosts discovered on demand are not modelled: give the virtual hosts inline")
 	}

@@ -35,7 +35,9 @@
 // percent-decoded, "+" a space; string_match, or present_match comparing presence as
 // Envoy's enable_new_query_param_present_match_behavior does). A route that does not
 // forward (redirect, direct_response) is not rate-limited, nor is one whose cluster_header
-// is absent (Envoy finds no cluster); every cluster a route names is assumed to exist.
+// is absent (Envoy finds no cluster); every cluster a route names is assumed to exist. A
+// virtual host with require_tls redirects a request whose x-forwarded-proto (else :scheme)
+// is not https, which is then not rate-limited either; one with neither is not redirected.
 //
 // # Rate limits
 //
@@ -66,6 +68,11 @@
 //   - disable_key is not read: rlpkit has no runtime, and Envoy's default enables the rate
 //     limit. request_type, filter_enabled, failure_mode_deny and the runtime keys
 //     ratelimit.http_filter_enabled/enforcing are not read either: every filter runs.
+//   - The request is taken as the HTTP connection manager hands it to the router: its
+//     settings (strip_any_host_port, normalize_path, merge_slashes,
+//     path_with_escaped_slashes_action) are not in the route configuration, so give the
+//     authority and path they leave, and the x-forwarded-proto it sets. require_tls
+//     EXTERNAL_ONLY is taken as ALL: every request is taken as external.
 //   - The remote address is the one given; Envoy's is the downstream address after its
 //     X-Forwarded-For settings (use_remote_address, xff_num_trusted_hops).
 //   - A destination_cluster action on a route that picks its cluster at random
@@ -73,7 +80,8 @@
 //     descriptor in a virtual host's: rlpkit cannot tell which cluster Envoy picks.
 //   - Refused as not modelled: route matches on tls_context, runtime_fraction,
 //     dynamic_metadata, filter_state, cookies, connect_matcher and path_match_policy; a
-//     virtual host's matcher tree; VHDS; descriptor extensions; hits_addend formats other
+//     virtual host's matcher tree; VHDS; ignore_path_parameters_in_path_matching;
+//     descriptor extensions; hits_addend formats other
 //     than %DYNAMIC_METADATA(...)%; refunds (is_negative_hits).
 //   - Regular expressions are Go's regexp, which has RE2's syntax; Envoy's program-size
 //     limit is not applied.

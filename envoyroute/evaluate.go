@@ -63,6 +63,12 @@ func (c *Config) evaluate(req *Request, ev *Evaluation) *Evaluation {
 	}
 	vi := c.vhIndex(vh)
 	ev.VirtualHost, ev.Domain = vh.Name, domain
+	if proto := q.forwardedProto(); vh.RequireTls != routev3.VirtualHost_NONE && proto != "" && proto != "https" {
+		if !ev.quiet {
+			ev.tracef("virtual host %s requires TLS (require_tls %s): Envoy redirects the %s request to https, no rate limit", vh.Name, vh.RequireTls, proto)
+		}
+		return ev
+	}
 	ri := -1
 	for i, r := range vh.Routes {
 		if c.routeMatches(r.Match, q) {

@@ -263,3 +263,21 @@ func TestClusterHeader(t *testing.T) {
 		t.Errorf("without the cluster header: calls %+v, want none", ev.Calls)
 	}
 }
+
+// TestRequireTLS: a virtual host with require_tls redirects plain requests (no rate
+// limit) and rate-limits https ones.
+func TestRequireTLS(t *testing.T) {
+	c := load(t, `virtual_hosts: [{name: a, domains: ["*"], require_tls: ALL, rate_limits: [{actions: [{generic_key: {descriptor_value: v}}]}], routes: [{match: {prefix: /}, route: {cluster: a}}]}]`, Options{})
+	if ev := c.Evaluate(&Request{Scheme: "http", Authority: "a", Path: "/"}); len(ev.Calls) != 0 {
+		t.Errorf("http: calls %+v, want none (redirected)", ev.Calls)
+	}
+	if ev := c.Evaluate(&Request{Scheme: "https", Authority: "a", Path: "/"}); len(ev.Calls) != 1 {
+		t.Errorf("https: calls %+v, want one", ev.Calls)
+	}
+	if ev := c.Evaluate(&Request{Scheme: "https", Authority: "a", Path: "/", Headers: map[string][]string{"x-forwarded-proto": {"http"}}}); len(ev.Calls) != 0 {
+		t.Errorf("x-forwarded-proto http: calls %+v, want none (redirected)", ev.Calls)
+	}
+	if ev := c.Evaluate(&Request{Authority: "a", Path: "/"}); len(ev.Calls) != 1 {
+		t.Errorf("no scheme known: calls %+v, want one", ev.Calls)
+	}
+}

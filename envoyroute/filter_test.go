@@ -99,6 +99,7 @@ func TestRefused(t *testing.T) {
 		{"runtime fraction", `virtual_hosts: [{name: a, domains: ["*"], routes: [{match: {prefix: /, runtime_fraction: {default_value: {numerator: 1}}}, route: {cluster: a}}]}]`, `virtual_hosts[0].routes[0].match.runtime_fraction: route matching on runtime_fraction is not modelled`},
 		{"weighted destination", `virtual_hosts: [{name: a, domains: ["*"], routes: [{match: {prefix: /}, route: {weighted_clusters: {clusters: [{name: a, weight: 1}, {name: b, weight: 1}]}, rate_limits: [{actions: [{destination_cluster: {}}]}]}}]}]`, `actions[0].destination_cluster: the route's cluster is chosen at random`},
 		{"format", `virtual_hosts: [{name: a, domains: ["*"], rate_limits: [{actions: [{remote_address: {}}], hits_addend: {format: "%REQ(x)%"}}]}]`, `virtual_hosts[0].rate_limits[0].hits_addend.format: format "%REQ(x)%": only`},
+		{"path parameters", `{ignore_path_parameters_in_path_matching: true, virtual_hosts: []}`, `ignore_path_parameters_in_path_matching: removing path parameters`},
 		{"unknown field", `virtual_hosts: [{name: a, domians: ["*"]}]`, `unknown field "domians"`},
 	}
 	for _, tc := range tests {

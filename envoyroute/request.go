@@ -94,3 +94,12 @@ func unescape(s string) string {
 	}
 	return s
 }
+
+// forwardedProto is what require_tls reads: x-forwarded-proto, which Envoy's connection
+// manager sets from the connection, else :scheme; "" when neither is known.
+func (p *prepared) forwardedProto() string {
+	if vs := p.Headers["x-forwarded-proto"]; len(vs) > 0 {
+		return lower(vs[0])
+	}
+	return lower(p.Scheme)
+}
