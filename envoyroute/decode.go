@@ -91,13 +91,16 @@ func decode(js []byte, o Options, at fielderr.Path) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("envoyroute: not a route configuration: want virtual_hosts, route_configuration or the gateways of rlpkit compile -o envoy")
 	}
-	rc := new(routev3.RouteConfiguration)
-	if err := unmarshal(in.RouteConfiguration, rc); err != nil {
-		return nil, fmt.Errorf("envoyroute: route_configuration: %w", err)
-	}
 	rcAt := at.Child("route_configuration")
 	if Shape(js) == "route_configuration" {
 		rcAt = at
+	}
+	rc := new(routev3.RouteConfiguration)
+	if err := unmarshal(in.RouteConfiguration, rc); err != nil {
+		if rcAt == "" {
+			return nil, fmt.Errorf("envoyroute: %w", err)
+		}
+		return nil, fmt.Errorf("envoyroute: %s: %w", rcAt, err)
 	}
 	var filters []Filter
 	for i, f := range in.HTTPFilters {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -44,6 +45,7 @@ func LoadEnvoy(paths []string, o EnvoyOptions) (*Target, error) {
 	}
 	var routeFile string
 	var routeDoc *yamljson.Document
+	var routeData []byte
 	var rlFiles []envoyratelimit.File
 	var problems []string
 	for _, f := range files {
@@ -57,7 +59,7 @@ func LoadEnvoy(paths []string, o EnvoyOptions) (*Target, error) {
 		case kind == "route" && routeDoc != nil:
 			problems = append(problems, fmt.Sprintf("%s:%d: a second Envoy route configuration (the first is %s): test one at a time", f, doc.StartLine, routeFile))
 		case kind == "route":
-			routeFile, routeDoc = f, doc
+			routeFile, routeDoc, routeData = f, doc, data
 		case kind == "ratelimit":
 			rlFiles = append(rlFiles, envoyratelimit.File{Key: strings.ReplaceAll(filepath.ToSlash(f), "/", "."), Data: data})
 		default:
@@ -77,11 +79,12 @@ func LoadEnvoy(paths []string, o EnvoyOptions) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return envoyTarget(routeFile, routeDoc, cfg, o)
+	return envoyTarget(routeFile, routeDoc, routeData, cfg, o)
 }
 
-// envoyTarget decodes the route configuration and pairs it with cfg.
-func envoyTarget(file string, doc *yamljson.Document, cfg *envoyratelimit.Config, o EnvoyOptions) (*Target, error) {
+// envoyTarget decodes the route configuration (doc, of file holding data) and pairs it
+// with cfg.
+func envoyTarget(file string, doc *yamljson.Document, data []byte, cfg *envoyratelimit.Config, o EnvoyOptions) (*Target, error) {
 	domains := cfg.Domains()
 	if o.Domain == "" && len(domains) == 1 {
 		o.Domain = domains[0].Name
@@ -95,7 +98,7 @@ func envoyTarget(file string, doc *yamljson.Document, cfg *envoyratelimit.Config
 		if errors.As(err, &list) {
 			return nil, locate(file, doc, list, func(e *fielderr.Error) string { return e.Field })
 		}
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, protoError(file, data, err)
 	}
 	sent := rc.Domains()
 	if !slices.ContainsFunc(sent, func(d string) bool { return cfg.Domain(d) != nil }) {
@@ -144,4 +147,26 @@ func envoyKind(doc *yamljson.Document) string {
 		return "ratelimit"
 	}
 	return ""
+}
+
+// protoPosition is where protojson says a problem is: in the compact JSON rlpkit made of
+// the YAML, which means nothing to the reader.
+var protoPosition = regexp.MustCompile(`\(line \d+:\d+\): `)
+
+// unknownField is protojson's message for a field the message does not have.
+var unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
+
+// protoError reports a decoding error of a route configuration file: without protojson's
+// position, at the first line of data naming the unknown field when that is the problem.
+func protoError(file string, data []byte, err error) error {
+	msg := protoPosition.ReplaceAllString(err.Error(), "")
+	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		key := regexp.MustCompile(`(^|[\s{,"'])` + regexp.QuoteMeta(m[1]) + `["']?\s*:`)
+		for i, line := range strings.Split(string(data), "\n") {
+			if key.MatchString(line) {
+				return fmt.Errorf("%s:%d: %s", file, i+1, msg)
+			}
+		}
+	}
+	return fmt.Errorf("%s: %s", file, msg)
 }

@@ -76,6 +76,7 @@ func TestLoadEnvoyErrors(t *testing.T) {
 		{"another kind", map[string]string{"r.yaml": route, "d.yaml": rl, "x.yaml": "kind: Gateway\napiVersion: gateway.networking.k8s.io/v1\n"}, EnvoyOptions{}, "x.yaml:1: neither an Envoy route configuration"},
 		{"a domain not configured", map[string]string{"r.yaml": route, "d.yaml": rl}, EnvoyOptions{Domain: "e"}, "sends domain e, which the envoyproxy/ratelimit configuration (domains d) does not have"},
 		{"a field error at its line", map[string]string{"r.yaml": "virtual_hosts:\n- name: a\n  domains: [x, x]\n", "d.yaml": rl}, EnvoyOptions{}, `r.yaml:3: envoyroute: virtual_hosts[0].domains[1]: domain "x" is already`},
+		{"an unknown field at its line", map[string]string{"r.yaml": "virtual_hosts:\n- name: a\n  domians: [x]\n", "d.yaml": rl}, EnvoyOptions{}, `r.yaml:3: envoyroute: proto: unknown field "domians"`},
 		{"a bad ratelimit file", map[string]string{"r.yaml": route, "d.yaml": "domain: d\ndescriptors: [{key: k, rate_limit: {unit: fortnight, requests_per_unit: 1}}]\n"}, EnvoyOptions{}, "fortnight"},
 	}
 	for _, tc := range tests {
