@@ -4,7 +4,8 @@
 // filter. Configured with the output, Envoy sends the rate-limit service the same calls
 // (domain, descriptors with their entries, limit override and cost) that package descriptor
 // generates from the PluginConfig. A test interprets the output with Envoy's semantics and
-// checks exactly that, request by request.
+// checks exactly that, request by request; package envoyroute, which "rlpkit test" and
+// "rlpkit simulate" evaluate Envoy configurations with, is held to the same interpreter.
 //
 // It is not an xDS server and does not build listeners, clusters or backends: Translate
 // returns a RouteConfiguration and the HTTP filters to put in an HTTP connection manager, and

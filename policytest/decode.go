@@ -132,10 +132,11 @@ func (t *Test) validate(fail func(path, detail string)) {
 		fail("metadata.name", "Required value")
 	}
 	s := &t.Spec
-	topology, files := len(s.Inputs) > 0 || s.Gateway != "", s.PluginConfig != "" || s.Limits != ""
+	envoy := len(s.Envoy) > 0 || s.Domain != ""
+	topology, files := len(s.Inputs) > 0 || s.Gateway != "" && !envoy, s.PluginConfig != "" || s.Limits != ""
 	switch {
-	case topology && files:
-		fail("spec", "Invalid value: name either inputs and gateway, or pluginConfig and limits")
+	case btoi(topology)+btoi(files)+btoi(envoy) > 1:
+		fail("spec", "Invalid value: name one of: inputs and gateway; pluginConfig and limits; envoy")
 	case topology:
 		if len(s.Inputs) == 0 {
 			fail("spec.inputs", "Required value: the files and directories to compile, relative to the test")
@@ -145,9 +146,7 @@ func (t *Test) validate(fail func(path, detail string)) {
 				fail(fmt.Sprintf("spec.inputs[%d]", i), "Required value")
 			}
 		}
-		if ns, name, ok := strings.Cut(s.Gateway, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-			fail("spec.gateway", fmt.Sprintf("Invalid value: %q: want namespace/name of a Gateway among the inputs", s.Gateway))
-		}
+		validateGateway(s.Gateway, fail)
 	case files:
 		if s.PluginConfig == "" {
 			fail("spec.pluginConfig", "Required value: the PluginConfig file to test with the limits")
@@ -155,8 +154,20 @@ func (t *Test) validate(fail func(path, detail string)) {
 		if s.Limits == "" {
 			fail("spec.limits", "Required value: the limits file to test with the PluginConfig")
 		}
+	case envoy:
+		if len(s.Envoy) == 0 {
+			fail("spec.envoy", "Required value: the Envoy route configuration and envoyproxy/ratelimit files, relative to the test")
+		}
+		for i, in := range s.Envoy {
+			if in == "" {
+				fail(fmt.Sprintf("spec.envoy[%d]", i), "Required value")
+			}
+		}
+		if s.Gateway != "" {
+			validateGateway(s.Gateway, fail)
+		}
 	default:
-		fail("spec", "Required value: name inputs and gateway, or pluginConfig and limits")
+		fail("spec", "Required value: name inputs and gateway, pluginConfig and limits, or envoy")
 	}
 	t.start = DefaultStart
 	if s.Start != "" {
@@ -190,6 +201,19 @@ func (t *Test) validate(fail func(path, detail string)) {
 		for j := range c.Steps {
 			validateStep(&c.Steps[j], fmt.Sprintf("%s.steps[%d]", path, j), fail)
 		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func validateGateway(gw string, fail func(path, detail string)) {
+	if ns, name, ok := strings.Cut(gw, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		fail("spec.gateway", fmt.Sprintf("Invalid value: %q: want namespace/name of a Gateway among the inputs", gw))
 	}
 }
 

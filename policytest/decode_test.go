@@ -50,7 +50,7 @@ spec:
   - name: a
     request: {url: "http://a.example.com/"}
 `,
-			want: `t.yaml:4: PolicyTest t: spec: Invalid value: name either inputs and gateway, or pluginConfig and limits
+			want: `t.yaml:4: PolicyTest t: spec: Invalid value: name one of: inputs and gateway; pluginConfig and limits; envoy
 t.yaml:12: PolicyTest t: spec.cases[1].name: Duplicate value: "a" is also spec.cases[0]
 t.yaml:12: PolicyTest t: spec.cases[1]: Required value: expect descriptors, steps, or both`,
 		},

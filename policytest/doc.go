@@ -15,7 +15,8 @@
 // A PolicyTest (apiVersion rlpkit.dev/v1alpha1) names its inputs, relative to its file:
 // Gateway API objects and RateLimitPolicies (spec.inputs) and the Gateway whose compiled
 // configuration and limits the cases run against (spec.gateway), or a PluginConfig file and
-// a limits file (spec.pluginConfig, spec.limits). The RateLimitPolicies among the inputs
+// a limits file (spec.pluginConfig, spec.limits), or an Envoy route configuration and
+// envoyproxy/ratelimit configuration files (spec.envoy, see below). The RateLimitPolicies among the inputs
 // choose the compiler: apim.kuadrant.io/v1alpha1 ones compile to a PluginConfig (package
 // merge), kuadrant.io/v1 ones to wasm-shim's configuration and Limitador's limits as
 // kuadrant-operator deploys them (package kuadrant). Inputs holding both APIs, or no
@@ -73,6 +74,26 @@
 // ("ns/policy/rule/i"), a local default bucket "ns/policy local default"; a local answer's
 // domain is "local". A route an invalid policy covers answers 500 without calling, which a
 // case sees as OK.
+//
+// # Envoy route configurations
+//
+// With spec.envoy (LoadEnvoy), the target is an Envoy route configuration with rate-limit
+// actions (written by hand, or "rlpkit compile -o envoy" output) and envoyproxy/ratelimit
+// configuration files: each request goes through package envoyroute's evaluation (the
+// virtual host, the route, each rate-limit filter's call; RouteFrontend) and is decided by
+// package limit/envoyratelimit's evaluator (RateLimitTarget), with that service's
+// semantics. As in Envoy, the filters call in filter order until one answers OVER_LIMIT,
+// and the filters that ran send the descriptors of apply_on_stream_done rate limits when
+// the response is done, counted for the requests that follow; descriptors and statuses list
+// every request-time descriptor of every call, in order (a call not made answers OK
+// without a limit). A limit is named after its rule: its rate_limit name, else its path
+// below the domain ("generic_key_login.remote_address"), as the service names it in
+// statistics; an override keeps no name. A bare RouteConfiguration names no filter:
+// spec.domain gives its domain, by default the only domain of the ratelimit files. Files
+// are recognised by their keys (see LoadEnvoy); one that is neither, a configuration
+// element envoyroute does not model, or a route configuration none of whose domains is
+// configured is an error, never a run of nothing. Any Frontend that makes several calls
+// (a CallsFrontend) is run the same way, whatever the limits it is paired with.
 //
 // # Replaying traffic
 //

@@ -30,7 +30,8 @@ type egTarget struct {
 
 // EnvoyGatewayTarget returns the target of Gateway gateway ("namespace/name") compiled from
 // the BackendTrafficPolicies of set, its rate-limit configuration loaded as the rate-limit
-// service loads its files. Target.Limits lists every rule, for replays: Namespace is the
+// service loads its files. Its Frontend is a CallsFrontend of the rate-limit filters' calls
+// (RunCase and Simulator also run the local rate limits, which are not calls). Target.Limits lists every rule, for replays: Namespace is the
 // rule's domain ("local" for local rules), Name the rule's name ("<policy> local default" for
 // a default bucket), MaxValue and Seconds its limit.
 func EnvoyGatewayTarget(set *policy.Set, gateway string) (*Target, error) {
@@ -54,7 +55,7 @@ func EnvoyGatewayTarget(set *policy.Set, gateway string) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the compiled rate-limit configuration does not load: %w", err)
 	}
-	t := NewTarget(nil, egLimits(gw))
+	t := NewTarget(egFrontend{gw: gw}, egLimits(gw))
 	t.eg = &egTarget{gw: gw, cfg: cfg}
 	return t, nil
 }
@@ -172,7 +173,7 @@ func (r *egRun) send(ctx context.Context, now time.Time, ev *envoygateway.Evalua
 				st.CurrentLimit = &l
 			}
 			d.Statuses[offset+i] = st
-			r.pick(&d, offset+i, c.Request.Domain)
+			d.pick(offset+i, c.Request.Domain)
 		}
 		offset += len(c.Request.Descriptors)
 		if r.resp.OverallCode == rlsmsg.CodeOverLimit {
@@ -204,7 +205,7 @@ func localStatus(ev *envoygateway.Evaluation, ld envoygateway.LocalDecision) rls
 
 // pick makes status i the deciding one when it is the first over the limit, or else the one
 // with the least remaining.
-func (r *egRun) pick(d *Decision, i int, domain string) {
+func (d *Decision) pick(i int, domain string) {
 	st := &d.Statuses[i]
 	if st.CurrentLimit == nil || d.Descriptor >= 0 && d.Status.Code == rlsmsg.CodeOverLimit {
 		return

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
 // TestEnvoyGateway runs testdata/envoygateway/test.yaml: local buckets (default and per
@@ -57,5 +59,37 @@ func TestSimulateEnvoyGateway(t *testing.T) {
 		if got[k] != w {
 			t.Errorf("%s: requests, admitted, limited = %v, want %v (all: %v)", k, got[k], w, got)
 		}
+	}
+}
+
+// TestEnvoyGatewayFrontend: a target of BackendTrafficPolicies has a Frontend, the calls of
+// its rate-limit filters, as the target's own evaluation makes them.
+func TestEnvoyGatewayFrontend(t *testing.T) {
+	target, err := CompileTopology([]string{filepath.Join("testdata", "envoygateway", "inputs.yaml")}, "lab/gw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, ok := target.Frontend.(CallsFrontend)
+	if !ok {
+		t.Fatalf("Frontend %T is not a CallsFrontend", target.Frontend)
+	}
+	in := &Input{Method: "GET", Host: "costs.lab.test", Path: "/", Headers: map[string][]string{}}
+	calls, done := cf.Calls(in, nil)
+	dreq := in.descriptorRequest()
+	ev := target.eg.gw.Evaluate(&dreq, 0)
+	if len(calls) == 0 || len(calls) != len(ev.Calls) || len(done) != len(ev.Done) {
+		t.Fatalf("Calls = %d calls, %d done; the Gateway's evaluation makes %d and %d", len(calls), len(done), len(ev.Calls), len(ev.Done))
+	}
+	for i := range calls {
+		if calls[i].Request.Domain != ev.Calls[i].Request.Domain || len(calls[i].Request.Descriptors) != len(ev.Calls[i].Request.Descriptors) {
+			t.Errorf("call %d = %+v, want %+v", i, calls[i].Request, ev.Calls[i].Request)
+		}
+	}
+	var out rlsmsg.Request
+	if !target.Frontend.Generate(in, &out, nil) || out.Domain != calls[0].Request.Domain {
+		t.Errorf("Generate = %+v, want the first call %+v", out, calls[0].Request)
+	}
+	if target.Frontend.Generate(&Input{Method: "GET", Host: "nowhere.test", Path: "/"}, &out, nil) {
+		t.Errorf("Generate(an unrouted host) = %+v, want no call", out)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
-	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -94,6 +93,9 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	if target.eg != nil {
 		return t.runEnvoyGatewayCase(target, c)
 	}
+	if cf, ok := target.Frontend.(CallsFrontend); ok {
+		return t.runCallsCase(target, cf, c)
+	}
 	r := CaseResult{Name: c.Name}
 	var explain strings.Builder
 	in := c.Request.input()
@@ -119,7 +121,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	}
 
 	store := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: 1 << 12})
-	ev, err := limitador.NewEvaluator(target.Limits, store)
+	ev, err := target.newEvaluator(store)
 	if err != nil {
 		r.Failures = append(r.Failures, fmt.Sprintf("the limits are invalid: %v", err))
 		r.Explain = explain.String()
@@ -132,6 +134,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 			if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
 				return Decision{}, err
 			}
+			target.nameStatuses(&resp)
 		}
 		dec := target.decide(&resp, called, lreq.Domain)
 		dec.Statuses = slices.Clone(dec.Statuses)

@@ -19,7 +19,7 @@ const MaxBuckets = 2048
 // counters in memory, and counts per limit what happened. It is not safe for concurrent use.
 type Simulator struct {
 	target *Target
-	ev     *limitador.Evaluator
+	ev     limit.Evaluator
 	// probes[domain] are evaluators of one limit each over a store that counts nothing: the
 	// evaluator says whether that limit applies to a request, by asking the store.
 	probes   map[string][]probe
@@ -36,6 +36,12 @@ type Simulator struct {
 
 	eg      *egRun              // for a target of BackendTrafficPolicies
 	egDescs []rlsmsg.Descriptor // the last request's descriptors there
+
+	calls     CallsFrontend       // when the target's Frontend makes several calls
+	callDescs []rlsmsg.Descriptor // the last request's descriptors there
+	applied   []int8              // per limit, for the last request: 0 not applied, 1 applied, 2 limited
+	now       time.Time           // the last request's time
+	statuses  []rlsmsg.Status     // reused for the decisions' statuses
 }
 
 // probe finds out whether one limit applies to a request.
@@ -111,16 +117,22 @@ func NewSimulator(target *Target) (*Simulator, error) {
 		}
 		return s, nil
 	}
-	ev, err := limitador.NewEvaluator(target.Limits, counter.NewMemoryStore(counter.MemoryOptions{}))
+	ev, err := target.newEvaluator(counter.NewMemoryStore(counter.MemoryOptions{}))
 	if err != nil {
 		return nil, err
 	}
 	s := &Simulator{target: target, ev: ev, probes: map[string][]probe{}}
+	if cf, ok := target.Frontend.(CallsFrontend); ok {
+		s.calls, s.applied = cf, make([]int8, len(target.Limits))
+	}
 	s.stats = make([]LimitStats, len(target.Limits))
 	s.seen = make([]bool, len(target.Limits))
 	for i, l := range target.Limits {
 		s.stats[i].Limit = l
 		s.stats[i].second = -1
+		if target.rl != nil {
+			continue // its answers list the counters that applied
+		}
 		st := &probeStore{}
 		pev, err := limitador.NewEvaluator([]limitador.Limit{l}, st)
 		if err != nil {
@@ -142,6 +154,9 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	if s.eg != nil {
 		return s.replayEnvoyGateway(e)
 	}
+	if s.calls != nil {
+		return s.replayCalls(e)
+	}
 	if !s.target.Frontend.Generate(&s.in, &s.call, nil) {
 		return s.target.decide(&s.resp, false, ""), nil
 	}
@@ -149,7 +164,12 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	if err := s.ev.Evaluate(context.Background(), e.Time, lreq, &s.resp); err != nil {
 		return Decision{}, err
 	}
+	s.target.nameStatuses(&s.resp)
 	d := s.target.decide(&s.resp, true, lreq.Domain)
+	if s.target.rl != nil {
+		s.countCounters(e, lreq.Domain, d.Code == rlsmsg.CodeOK)
+		return d, nil
+	}
 	clear(s.seen)
 	for _, st := range s.resp.Statuses {
 		if st.Code == rlsmsg.CodeOverLimit && st.CurrentLimit != nil {
@@ -171,6 +191,23 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 		s.count(p.index, sec, e, d.Code == rlsmsg.CodeOK, limited)
 	}
 	return d, nil
+}
+
+// countCounters counts a request against every rule whose counter an envoyproxy/ratelimit
+// answer lists; a rule limited it when its counter refused and its descriptor was over.
+func (s *Simulator) countCounters(e *LogEntry, domain string, admitted bool) {
+	clear(s.seen)
+	applied := s.seen // reused: applied[i] once counted
+	sec := e.Time.Unix()
+	for _, c := range s.resp.Counters {
+		i, ok := s.target.limitIndex(domain, c.Name)
+		if c.Name == "" || !ok || applied[i] {
+			continue
+		}
+		applied[i] = true
+		limited := !c.Decision.Allowed && s.resp.Statuses[c.Descriptor].Code == rlsmsg.CodeOverLimit
+		s.count(i, sec, e, admitted, limited)
+	}
 }
 
 // count counts a request a limit applied to, at second sec.
@@ -249,6 +286,9 @@ func (s *Simulator) bucket(t time.Time) int {
 func (s *Simulator) Explain(d *Decision) string {
 	if s.eg != nil {
 		return s.egExplain(d)
+	}
+	if s.calls != nil {
+		return s.target.explainDecision(d, s.callDescs)
 	}
 	return s.target.explainDecision(d, s.call.Descriptors)
 }

@@ -7,16 +7,49 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/rlpkit/rlpkit/envoyroute"
+	"github.com/rlpkit/rlpkit/envoyxds"
+	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policy"
 )
 
 // BenchmarkSimulate replays JSON access-log lines of the toystore example (admin, other and
 // unrouted requests from 256 clients over an hour) from parsing to per-limit counts;
-// lines/s is the throughput on one core.
+// lines/s is the throughput on one core. The engine target generates descriptors from the
+// PluginConfig; the envoy target evaluates the PluginConfig's translation to Envoy's
+// route configuration (what "rlpkit compile -o envoy" prints) as Envoy does, with the same
+// limits.
 func BenchmarkSimulate(b *testing.B) {
 	target, err := CompileTopology([]string{filepath.Join("..", "examples", "toystore")}, "gateway-system/mygateway")
 	if err != nil {
 		b.Fatal(err)
 	}
+	set, err := policy.Read([]string{filepath.Join("..", "examples", "toystore")}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := merge.Compile(set, merge.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := envoyxds.Translate(&res.Gateways[0].PluginConfig, envoyxds.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, err := out.Render()
+	if err != nil {
+		b.Fatal(err)
+	}
+	routes, err := envoyroute.Decode(js, envoyroute.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("engine", func(b *testing.B) { benchmarkSimulate(b, target) })
+	b.Run("envoy", func(b *testing.B) { benchmarkSimulate(b, NewTarget(RouteFrontend(routes), target.Limits)) })
+}
+
+func benchmarkSimulate(b *testing.B, target *Target) {
 	var log bytes.Buffer
 	const lines = 1 << 16
 	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
@@ -16,9 +17,10 @@ import (
 )
 
 // Target is what a test or a replay runs requests against: the Frontend that builds the
-// rate-limit requests (a PluginConfig's descriptor engine, a wasm-shim configuration) and
-// the limits of the rate-limit service with Limitador's semantics, both built by the
-// packages production uses.
+// rate-limit requests (a PluginConfig's descriptor engine, a wasm-shim configuration, an
+// Envoy route configuration) and the limits of the rate-limit service, with Limitador's
+// semantics or, for a RateLimitTarget, envoyproxy/ratelimit's, all built by the packages
+// production uses.
 type Target struct {
 	// Frontend builds the rate-limit requests.
 	Frontend Frontend
@@ -29,8 +31,9 @@ type Target struct {
 	// that attach to no Gateway, policies that apply to no request.
 	Warnings []merge.Warning
 
-	index map[limitKey]int // of Limits, by domain and name
-	eg    *egTarget        // for BackendTrafficPolicies, the Gateway Envoy Gateway configures
+	index map[limitKey]int       // of Limits, by domain and name
+	eg    *egTarget              // for BackendTrafficPolicies, the Gateway Envoy Gateway configures
+	rl    *envoyratelimit.Config // for an envoyproxy/ratelimit configuration, instead of Limits
 }
 
 // limitKey identifies a limit in a decision: the request's domain and the limit's name.
@@ -166,9 +169,16 @@ func (t *Test) load() (*Target, error) {
 	}
 	var target *Target
 	var err error
-	if t.Spec.PluginConfig != "" {
+	switch {
+	case t.Spec.PluginConfig != "":
 		target, err = LoadFiles(rel(t.Spec.PluginConfig), rel(t.Spec.Limits))
-	} else {
+	case len(t.Spec.Envoy) > 0:
+		paths := make([]string, len(t.Spec.Envoy))
+		for i, p := range t.Spec.Envoy {
+			paths[i] = rel(p)
+		}
+		target, err = LoadEnvoy(paths, EnvoyOptions{Gateway: t.Spec.Gateway, Domain: t.Spec.Domain})
+	default:
 		paths := make([]string, len(t.Spec.Inputs))
 		for i, p := range t.Spec.Inputs {
 			paths[i] = rel(p)

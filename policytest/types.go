@@ -26,8 +26,8 @@ type Metadata struct {
 	Name string `json:"name"`
 }
 
-// Spec names the inputs of a test and its cases. It takes either Inputs and Gateway, or
-// PluginConfig and Limits.
+// Spec names the inputs of a test and its cases. It takes Inputs and Gateway, or
+// PluginConfig and Limits, or Envoy (with Domain and Gateway when needed).
 type Spec struct {
 	// Inputs are files and directories of Gateway API objects, RateLimitPolicies and
 	// Namespaces, relative to the test file, read as "rlpkit compile" reads them (a PolicyTest
@@ -35,7 +35,8 @@ type Spec struct {
 	// +optional
 	Inputs []string `json:"inputs,omitempty"`
 	// Gateway is the "namespace/name" of the Gateway whose compiled PluginConfig and limits
-	// the cases run against; required with Inputs.
+	// the cases run against; required with Inputs. With Envoy, it picks the Gateway of
+	// "rlpkit compile -o envoy" output that holds several.
 	// +optional
 	Gateway string `json:"gateway,omitempty"`
 	// PluginConfig is a PluginConfig file (either schema), relative to the test file.
@@ -45,6 +46,19 @@ type Spec struct {
 	// PluginConfig. A limit without a name is reported as "limits[i]".
 	// +optional
 	Limits string `json:"limits,omitempty"`
+	// Envoy are files and directories, relative to the test file, holding an Envoy route
+	// configuration (a RouteConfiguration, or "rlpkit compile -o envoy" output) and the
+	// envoyproxy/ratelimit configuration files its descriptors are decided by; each
+	// document is recognised by its keys (see LoadEnvoy). A step's limit names a rule of
+	// that configuration: its rate_limit name, else its path below the domain
+	// ("key_value.key").
+	// +optional
+	Envoy []string `json:"envoy,omitempty"`
+	// Domain is the rate-limit domain of the filter reading the route configuration, when
+	// the inputs name no rate-limit HTTP filter; default: the only domain of the
+	// envoyproxy/ratelimit configuration.
+	// +optional
+	Domain string `json:"domain,omitempty"`
 	// Start is the simulated instant every case starts at, RFC 3339; default
 	// 2024-01-01T00:00:00Z, where windows of a minute, an hour and a day begin.
 	// +optional

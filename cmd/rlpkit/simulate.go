@@ -13,7 +13,7 @@ import (
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
-const simulateSynopsis = `rlpkit simulate (--gateway ns/name PATH... | --config PLUGINCONFIG --limits FILE) --log FILE [-o text|json] [--html FILE] [--explain]
+const simulateSynopsis = `rlpkit simulate (--gateway ns/name PATH... | --config PLUGINCONFIG --limits FILE | --envoy [--domain D] [--gateway ns/name] PATH...) --log FILE [-o text|json] [--html FILE] [--explain]
 
 Replays an Envoy access log (JSON lines, or Envoy's default text format, where the client is
 the first X-Forwarded-For entry; "-" reads stdin) through the descriptors and limits of a
@@ -21,7 +21,14 @@ compiled Gateway (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1 policies, as rlpki
 reads them; with Envoy Gateway BackendTrafficPolicies, what Envoy Gateway configures:
 routes, rate-limit service and local rate limits, a limit per rule, its namespace the
 rule's domain or "local") or of a PluginConfig and a limits file, with counters in memory on a clock
-driven by the log's start times. Prints, per limit, the requests it applied to, how many were
+driven by the log's start times. With --envoy the PATHs hold an Envoy route configuration
+and envoyproxy/ratelimit configuration files, recognised by their keys as rlpkit test reads
+a PolicyTest's spec.envoy: virtual_hosts (a RouteConfiguration), route_configuration, or
+the gateways of compile -o envoy (--gateway picks one) make the route configuration, whose
+rate-limit actions Envoy's way build the descriptors; domain makes an envoyproxy/ratelimit
+file, whose rules decide (each a limit, named by its name or its path below the domain);
+--domain is the rate-limit filter's domain when the route configuration names no filter
+(default: the only domain configured); any other file is an error. Prints, per limit, the requests it applied to, how many were
 admitted, how many it rejected, how many another limit rejected (limited elsewhere), when
 it first rejected one and its peak requests per second.
 -o json prints {"requests": N, "limits": [{"namespace", "name", "max_value", "seconds",
@@ -43,11 +50,20 @@ func simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	output := fs.String("o", "text", "output `format`: text or json")
 	htmlFile := fs.String("html", "", "write a timeline page per limit to `file`")
 	explain := fs.Bool("explain", false, "write what decided every line to stderr")
+	envoy := fs.Bool("envoy", false, "the PATHs are an Envoy route configuration and envoyproxy/ratelimit configuration files")
+	domain := fs.String("domain", "", "with --envoy, the rate-limit `domain` of a route configuration that names no filter")
 	paths, err := parseFlags(fs, args, simulateSynopsis, true, stdout)
 	if err != nil {
 		return err
 	}
 	switch {
+	case *envoy && (*config != "" || *limitsFile != ""):
+		return usagef("--envoy reads the PATHs; --config and --limits go without it")
+	case *envoy && len(paths) == 0:
+		return usagef("--envoy needs the PATH... of the route configuration and the envoyproxy/ratelimit files")
+	case !*envoy && *domain != "":
+		return usagef("--domain goes with --envoy")
+	case *envoy:
 	case (*gateway == "") == (*config == ""):
 		return usagef("exactly one of --gateway and --config is required")
 	case *gateway != "" && len(paths) == 0:
@@ -63,7 +79,12 @@ func simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case *output != "text" && *output != "json":
 		return usagef("-o %q: want text or json", *output)
 	}
-	target, err := simulateTarget(*gateway, paths, *config, *limitsFile, stdin, stderr)
+	var target *policytest.Target
+	if *envoy {
+		target, err = policytest.LoadEnvoy(paths, policytest.EnvoyOptions{Gateway: *gateway, Domain: *domain})
+	} else {
+		target, err = simulateTarget(*gateway, paths, *config, *limitsFile, stdin, stderr)
+	}
 	if err != nil {
 		return err
 	}

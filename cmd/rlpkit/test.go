@@ -15,7 +15,11 @@ const testSynopsis = `rlpkit test [-run REGEX] [-update] [-v] PATH...
 Runs every PolicyTest (rlpkit.dev/v1alpha1) in the files and directories given: each case's
 request through the descriptors and limits compiled from the test's inputs (apim.kuadrant.io/v1alpha1
 policies or a PluginConfig: rlpkit's descriptors; kuadrant.io/v1 policies: wasm-shim's
-evaluation and Limitador's limits), on a simulated clock, with fresh counters per case.
+evaluation and Limitador's limits; spec.envoy: an Envoy route configuration evaluated as
+Envoy's router and rate-limit filter do, and envoyproxy/ratelimit configuration files, each
+file recognised by its keys: virtual_hosts, route_configuration or the gateways of compile
+-o envoy for the route configuration, domain for a ratelimit file, anything else an error),
+on a simulated clock, with fresh counters per case.
 Inputs holding no RateLimitPolicy, or both APIs at once, are an error. Prints the failures as go test does, then
 "N passed, M failed"; exits 1 when any case failed or a test could not run.
 With -v every case is listed, with which policy, rules, descriptor and limit decided each

@@ -1,0 +1,96 @@
+package policytest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/rlsmsg"
+)
+
+// Call is one call of a proxy's rate-limit filter to the rate-limit service.
+type Call struct {
+	// Filter names the filter that makes it.
+	Filter string
+	// Request is what it sends.
+	Request rlsmsg.Request
+}
+
+// CallsFrontend is a Frontend whose proxy may call the rate-limit service more than once
+// for a request: once per rate-limit filter, in filter order, each until one answers
+// OVER_LIMIT, and again when the response is done, for the filters that ran. Targets of a
+// CallsFrontend send every call; Generate is the first call alone.
+type CallsFrontend interface {
+	Frontend
+	// Calls returns the request-time calls (each with at least one descriptor) and the
+	// stream-done calls the proxy makes for in. With trace not nil, it writes there, one a
+	// line, why.
+	Calls(in *Input, trace *strings.Builder) (calls, done []Call)
+}
+
+// flattenCalls returns the descriptors of every call, in call order.
+func flattenCalls(calls []Call) []rlsmsg.Descriptor {
+	var out []rlsmsg.Descriptor
+	for i := range calls {
+		out = append(out, calls[i].Request.Descriptors...)
+	}
+	return out
+}
+
+// sendCalls sends calls at now through ev, in order, until one answers OVER_LIMIT, then
+// the done calls of the filters that ran. Each request-time answer is passed to each, if
+// not nil, before the next call. The decision's statuses are those of every request-time
+// descriptor (OK without a limit for the calls not made), its domain that of the deciding
+// call. The statuses are written in buf's memory when it is large enough.
+func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluator, calls, done []Call, resp *limit.Result, buf []rlsmsg.Status, each func(*Call, *limit.Result)) (Decision, error) {
+	d := Decision{Code: rlsmsg.CodeOK, Descriptor: -1}
+	n := 0
+	for i := range calls {
+		n += len(calls[i].Request.Descriptors)
+	}
+	if cap(buf) >= n {
+		d.Statuses = buf[:n]
+		clear(d.Statuses)
+	} else {
+		d.Statuses = make([]rlsmsg.Status, n)
+	}
+	for i := range d.Statuses {
+		d.Statuses[i].Code = rlsmsg.CodeOK
+	}
+	ran, offset := -1, 0
+	for ci := range calls {
+		c := &calls[ci]
+		d.Called, ran = true, ci
+		if err := ev.Evaluate(ctx, now, &c.Request, resp); err != nil {
+			return Decision{}, err
+		}
+		t.nameStatuses(resp)
+		if each != nil {
+			each(c, resp)
+		}
+		for i, st := range resp.Statuses {
+			d.Statuses[offset+i] = st
+			d.pick(offset+i, c.Request.Domain)
+		}
+		offset += len(c.Request.Descriptors)
+		if resp.OverallCode == rlsmsg.CodeOverLimit {
+			d.Code = rlsmsg.CodeOverLimit
+			break
+		}
+	}
+	if d.Descriptor >= 0 {
+		d.Limit = t.limitOf(d.Domain, &d.Status)
+	}
+	var dresp limit.Result
+	for i := range done {
+		if !slices.ContainsFunc(calls[:ran+1], func(c Call) bool { return c.Filter == done[i].Filter }) {
+			continue
+		}
+		if err := ev.Evaluate(ctx, now, &done[i].Request, &dresp); err != nil {
+			return Decision{}, err
+		}
+	}
+	return d, nil
+}
