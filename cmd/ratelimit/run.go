@@ -144,6 +144,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 		DynamicMetadata: s.dynamicMetadata, NearLimitRatio: s.nearLimitRatio, TagBy: s.redisHashTag, Keys: s.refKeys.format}
 	if !s.disableStats {
 		eo.Observe = srv.st.observe
+		eo.OnCountOverError = srv.st.countOverError
 		var m *mapper.MetricMapper
 		if s.usePrometheus && s.prometheusMapper != "" {
 			var err error

@@ -44,6 +44,13 @@ func (s *stats) observe(st envoyratelimit.Stat, c envoyratelimit.RuleCounts) {
 	s.rules.observe(st, c)
 }
 
+// countOverError counts a failure to count a refused request's rejected
+// hits (envoyratelimit.Options.OnCountOverError) as a redis_error: the
+// call's answer stands, the store did fail.
+func (s *stats) countOverError(error) {
+	s.redisError.Add(1)
+}
+
 // call records one call's outcome.
 func (s *stats) call(d time.Duration, err error, shadowed bool, storeErr bool) {
 	s.calls.Add(1)

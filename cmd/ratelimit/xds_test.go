@@ -163,11 +163,12 @@ func TestXDSEnvoyGatewayDeployment(t *testing.T) {
 		t.Fatalf("shared rule, second call = %v %v, want OVER_LIMIT", r, err)
 	}
 
-	// Version 2 raises the route's limit: its counter is kept (3 spent).
+	// Version 2 raises the route's limit: its counter is kept (4 spent,
+	// the refused call included, as the reference counts it).
 	xs.set(2, egRouteConfig(5), egSharedConfig(1))
 	xs.ack(2)
-	if l, r := c.remaining(); l != 5 || r != 1 {
-		t.Fatalf("call on version 2 = limit %d remaining %d, want 5 and 1 (the counter kept)", l, r)
+	if l, r := c.remaining(); l != 5 || r != 0 {
+		t.Fatalf("call on version 2 = limit %d remaining %d, want 5 and 0 (the counter kept)", l, r)
 	}
 
 	// Version 3 removes the shared domain: its calls are OK, with no limit.
@@ -209,8 +210,10 @@ func TestXDSEnvoyGatewayDeployment(t *testing.T) {
 	}
 	xs2.set(1, egRouteConfig(10), egSharedConfig(1))
 	xs2.ack(1)
-	if l, r := c.remaining(); l != 10 || r != 3 {
-		t.Fatalf("call on the restarted server's version 1 = limit %d remaining %d, want 10 and 3", l, r)
+	// 8 spent: every call counted, the refused ones too (the reference's
+	// counts).
+	if l, r := c.remaining(); l != 10 || r != 2 {
+		t.Fatalf("call on the restarted server's version 1 = limit %d remaining %d, want 10 and 2", l, r)
 	}
 	if r, err := c.call(egShared, egSharedRule, "rule-0-match-0=bob"); err != nil || r.OverallCode != rlsv3.RateLimitResponse_OK || r.Statuses[0].CurrentLimit.GetRequestsPerUnit() != 1 {
 		t.Fatalf("shared domain back = %v %v, want OK with its limit", r, err)

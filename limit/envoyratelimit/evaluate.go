@@ -54,6 +54,11 @@ type Options struct {
 	// not used, and a rejected hit's statistics are split between
 	// over_limit and near_limit as the reference splits them.
 	Keys KeyFormat
+	// OnCountOverError, when set, is called with the error of the store
+	// when it fails to count the rejected hits of the fixed-window
+	// counters a request was over (see the package doc); the answer
+	// stands. It must be safe for concurrent use.
+	OnCountOverError func(err error)
 }
 
 // RuleCounts are one request's contribution to a limit's statistics, under
@@ -135,6 +140,9 @@ type scratch struct {
 	unlimited []bool   // per descriptor: matched an unlimited limit
 	over      []bool   // per descriptor: a limit over that is not in shadow mode
 	quota     []bool   // per descriptor: a quota descriptor
+
+	overUpdates   []counter.Update   // countOver's
+	overDecisions []counter.Decision // countOver's
 }
 
 // release returns sc to the pool, dropping what it points to.
@@ -142,6 +150,8 @@ func (e *Evaluator) release(sc *scratch) {
 	clear(sc.items)
 	clear(sc.paths)
 	clear(sc.updates)
+	clear(sc.overUpdates)
+	sc.overUpdates, sc.overDecisions = sc.overUpdates[:0], sc.overDecisions[:0]
 	sc.items, sc.rules, sc.match, sc.paths = sc.items[:0], sc.rules[:0], sc.match[:0], sc.paths[:0]
 	sc.updates, sc.decisions = sc.updates[:0], sc.decisions[:0]
 	sc.unlimited, sc.over, sc.quota = sc.unlimited[:0], sc.over[:0], sc.quota[:0]
@@ -193,12 +203,16 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 		return &limit.StoreError{Err: err}
 	}
 	over := e.overall(sc, len(req.Descriptors), items, decisions)
-	if (!over || e.o.ShadowMode) && rejectedAny(decisions) {
-		// Let through (shadow or quota mode): count it on every counter
-		// that had room.
-		if err := e.countLetThrough(ctx, now, updates, decisions); err != nil {
-			return err
+	if rejectedAny(decisions) {
+		if !over || e.o.ShadowMode {
+			// Let through (shadow or quota mode): count it on every
+			// counter that had room.
+			if err := e.countLetThrough(ctx, now, updates, decisions); err != nil {
+				return err
+			}
 		}
+		// Let through or not, the counters that were over count it.
+		e.countOver(ctx, now, sc, updates, decisions)
 	}
 	e.report(res, req, items, updates, decisions)
 	switch {
@@ -491,7 +505,9 @@ func worse(a, b *counter.Decision) bool {
 
 // counts is one item's statistics.
 func (e *Evaluator) counts(it item, cost uint64, d *counter.Decision) RuleCounts {
-	if e.o.Keys == KeysReference {
+	if e.o.Keys == KeysReference || !d.Allowed && cost > 0 && it.rule.Algorithm == counter.AlgorithmFixedWindow {
+		// The reference's counter, or one counting its rejected hits
+		// as the reference's does (countOver): the reference's split.
 		return e.referenceCounts(it, cost, d)
 	}
 	c := RuleCounts{TotalHits: cost}

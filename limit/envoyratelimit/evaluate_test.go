@@ -168,9 +168,12 @@ func TestEvaluate(t *testing.T) {
 			{0, req(desc("user", "r"), desc("vip", "r")), resp(OK, ok(), lim(OK, "vip", 100, UnitMinute, 99, 50*sec)), ""},
 			{0, req(desc("user", "r")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
 		}},
-		{"an over-limit descriptor reports none remaining", []step{
+		{"an over-limit descriptor reports none remaining and counts its rejected hits", []step{
 			{0, Request{Domain: "d", HitsAddend: 5, Descriptors: []Descriptor{desc("user", "big")}}, resp(OVER, lim(OVER, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
-			{0, req(desc("user", "big")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
+			// 5 of 2, as the reference counts: over until the window ends.
+			{0, req(withHits(desc("user", "big"), 0)), resp(OVER, lim(OVER, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
+			{0, req(desc("user", "big")), resp(OVER, lim(OVER, "per-user", 2, UnitMinute, 0, 50*sec)), ""},
+			{60 * sec, req(desc("user", "big")), resp(OK, lim(OK, "per-user", 2, UnitMinute, 1, 50*sec)), ""},
 		}},
 		{"two rate_limits with one window count apart", []step{
 			{0, req(desc("twins", "t")), resp(OK, lim(OK, "per-minute", 2, UnitMinute, 1, 50*sec)), ""},

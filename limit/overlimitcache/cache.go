@@ -13,7 +13,10 @@
 // it full (no hit left) under a fixed window, the one algorithm where a
 // full counter stays full until a known instant (the window's end) whatever
 // happens meanwhile. The remembered entry is tied to the policy (maximum,
-// window), so a raised limit is not answered from an old entry. A request
+// window), so a raised limit is not answered from an old entry; a decision
+// under a higher maximum on the same window (limit/envoyratelimit counts a
+// rejected hit that way) does not drop it, as the window's count never
+// goes down. A request
 // is answered locally only when every counter it touches is remembered
 // full and it hits each (a check, cost 0, on a full counter is allowed, so
 // the wrapped store decides it): a request that also touches other counters goes to the wrapped
@@ -151,7 +154,11 @@ func (c *Cache) learn(now time.Time, updates []counter.Update, decisions []count
 			continue
 		}
 		if d.Remaining != 0 || d.ResetAfter <= 0 {
-			c.forget(u.Key) // not full (any more): a stale entry must not answer
+			// Not full (any more): a stale entry must not answer.
+			// Unless this was a higher capacity on the same window
+			// (limit/envoyratelimit counting rejected hits that way):
+			// the window's count is still at least the entry's.
+			c.forgetUnless(u.Key, u.Policy)
 			continue
 		}
 		c.put(u.Key, entry{max: u.Policy.Max, window: u.Policy.Window, untilUs: nowUs + d.ResetAfter.Microseconds()}, nowUs)
@@ -198,11 +205,14 @@ func (c *Cache) makeRoom(size int, nowUs int64) {
 	}
 }
 
-// forget removes key's entry, if any.
-func (c *Cache) forget(key string) {
+// forgetUnless removes key's entry, if any, unless p is a fixed window of
+// the entry's window with a higher capacity: a counter not full under it
+// may still be full under the entry's.
+func (c *Cache) forgetUnless(key string, p counter.Policy) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
+	e, ok := c.entries[key]
+	if ok && (p.Algorithm != counter.AlgorithmFixedWindow || p.Window != e.window || p.Max <= e.max) {
 		c.remove(key)
 	}
 }

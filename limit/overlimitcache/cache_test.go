@@ -40,6 +40,7 @@ func TestCache(t *testing.T) {
 	a3 := counter.Update{Key: "a", Policy: fixed(3), Cost: 1}
 	b := counter.Update{Key: "b", Policy: fixed(5), Cost: 1}
 	aCheck := counter.Update{Key: "a", Policy: fixed(2)}
+	aHuge := counter.Update{Key: "a", Policy: fixed(counter.MaxPolicyValue), Cost: 1}
 	tb := counter.Update{Key: "t", Policy: counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 1, Window: time.Minute}, Cost: 1}
 	tests := []struct {
 		name  string
@@ -59,6 +60,16 @@ func TestCache(t *testing.T) {
 			{0, []counter.Update{a2}, []bool{true}, true},
 			{0, []counter.Update{a2}, []bool{true}, true},
 			{0, []counter.Update{a3}, []bool{true}, true},
+		}},
+		{"a higher capacity on the same window keeps the entry", []call{
+			{0, []counter.Update{a2}, []bool{true}, true},
+			{0, []counter.Update{a2}, []bool{true}, true},
+			// Rejected hits counted as limit/envoyratelimit counts them.
+			{0, []counter.Update{aHuge}, []bool{true}, true},
+			{time.Second, []counter.Update{a2}, []bool{false}, false},
+			// Another window on the key may have started it again.
+			{time.Second, []counter.Update{{Key: "a", Policy: counter.Policy{Max: 9, Window: time.Hour}, Cost: 1}}, []bool{true}, true},
+			{time.Second, []counter.Update{a2}, []bool{false}, true},
 		}},
 		{"a request touching another counter goes to the store", []call{
 			{0, []counter.Update{a2}, []bool{true}, true},
