@@ -127,5 +127,10 @@ func TestLocalCacheAnswersFullCountersWithoutRedis(t *testing.T) {
 	if err != nil || r.OverallCode != 2 {
 		t.Errorf("full counter with Redis down = %v %v, want OVER_LIMIT from the local cache", r, err)
 	}
+	// Its rejected hit could not be counted in Redis: the answer stands,
+	// the failure is a redis_error.
+	if n := redisErrors(t, s); n != 1 {
+		t.Errorf("redis_error = %d after the refused call, want 1", n)
+	}
 	failsFast(t, s) // k=a is not known: Redis is needed
 }

@@ -173,7 +173,9 @@ func (c *Cache) put(key string, e entry, nowUs int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[key]; ok {
-		c.entries[key] = e
+		// A copy again: assigning to a map's existing string key stores
+		// the key given, which may alias the caller's buffer.
+		c.entries[strings.Clone(key)] = e
 		return
 	}
 	if c.used+size > c.budget {

@@ -160,3 +160,27 @@ func TestCacheCopiesKeys(t *testing.T) {
 		t.Errorf("after the caller's buffer changed: allowed %v, store calls %d; want answered from the cache (false, 1)", ds[0].Allowed, inner.calls)
 	}
 }
+
+// TestCacheCopiesKeysOnRefresh: a counter remembered again (a check shows
+// it still full) keeps a copy of its key too, as assigning to a map's
+// existing string key stores the key given.
+func TestCacheCopiesKeysOnRefresh(t *testing.T) {
+	inner := &countingStore{Store: counter.NewMemoryStore(counter.MemoryOptions{})}
+	c := New(inner, 1<<20)
+	buf := []byte("full")
+	key := unsafe.String(&buf[0], len(buf))
+	for _, cost := range []uint64{1, 0} { // remembered, then a check remembers it again
+		u := []counter.Update{{Key: key, Policy: fixed(1), Cost: cost}}
+		if err := c.Update(context.Background(), t0, u, make([]counter.Decision, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copy(buf, "xxxx") // the caller reuses its buffer
+	ds := make([]counter.Decision, 1)
+	if err := c.Update(context.Background(), t0, []counter.Update{{Key: "full", Policy: fixed(1), Cost: 1}}, ds); err != nil {
+		t.Fatal(err)
+	}
+	if ds[0].Allowed || inner.calls != 2 {
+		t.Errorf("after the caller's buffer changed: allowed %v, store calls %d; want answered from the cache (false, 2)", ds[0].Allowed, inner.calls)
+	}
+}
