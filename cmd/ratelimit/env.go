@@ -321,14 +321,15 @@ func (r *envReader) limitsAndStats(s *settings) {
 func (r *envReader) warnings(environ []string, referenceKeys bool) []string {
 	lookup := r.lookup
 	warnings := r.warns
-	// true is what happens anyway (a rejected request moves no counter);
-	// false, the reference's counting of rejected hits, is offered by
-	// RLPKIT_REDIS_KEYS=reference only, which honours both variables.
+	// true is what happens anyway (a rejected request counts on the
+	// counters it is over only); false, the reference's counting of it
+	// on every counter, is offered by RLPKIT_REDIS_KEYS=reference only,
+	// which honours both variables.
 	if referenceKeys {
 		warnings = append(warnings, r.referenceKeysWarnings()...)
 	} else {
 		if _, set := lookup("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT"); set && !r.bool("STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT") {
-			warnings = append(warnings, "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here")
+			warnings = append(warnings, "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request counts only on the counters it is over, as with true; the others do not move here")
 		}
 		if _, set := lookup("EXPIRATION_JITTER_MAX_SECONDS"); set {
 			warnings = append(warnings, "EXPIRATION_JITTER_MAX_SECONDS is read but not used: every key's TTL is the span its counter matters for, set by the store")

@@ -73,7 +73,7 @@ func TestReadSettingsWarnings(t *testing.T) {
 	}
 	want := []string{
 		"REDIS_POOL_ON_EMPTY_WAIT_DURATION is not implemented and is ignored: envoyproxy/ratelimit does not read it either: its pool always waits (REDIS_POOL_ON_EMPTY_BEHAVIOR=WAIT)",
-		"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request never moves a counter here",
+		"STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false is not honoured: a rejected request counts only on the counters it is over, as with true; the others do not move here",
 		"USE_DOG_STATSD is not implemented and is ignored: plain statsd, tags in the name as gostats writes them",
 	}
 	if diff := cmp.Diff(want, warnings); diff != "" {

@@ -22,9 +22,17 @@
 // # Where it differs from envoyproxy/ratelimit
 //
 // A request is decided all or nothing, in one Redis round trip: when any
-// descriptor is over its limit, no counter moves, and the descriptors that
-// were not over report their limit minus their current count (what the
-// reference reports with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true).
+// descriptor is over its limit, no counter that had room moves, and the
+// descriptors that were not over report their limit minus their current
+// count; the counters over count the rejected hits, in a second round trip
+// (fixed windows; other algorithms never count one). That is what the
+// reference does with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true, so that
+// a budget checked with hits_addend 0 and charged when the response is
+// done (Envoy Gateway's costs) is over once a charge takes it past its
+// limit. STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=false, the reference's
+// default, also counts the request on the other counters there; here it is
+// not honoured (a warning at start). A failure of the second round trip
+// leaves the answer as it was and counts as a redis_error.
 // Rules may opt in to other algorithms, windows of several units and
 // several limits per descriptor (see package limit/envoyratelimit). Counters are kept
 // in rlpkit's format, not shared with a reference instance: keys length-prefix

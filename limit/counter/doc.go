@@ -57,8 +57,11 @@
 //   - A check (cost 0) is over only when the counter already holds more
 //     than its capacity, as in Envoy's reference service and limitador: a
 //     full counter is not over. Counters here never count a rejected hit,
-//     so a check is over only after a policy change (a lowered Max on the
-//     same key); for every algorithm the rule is the same: a check is
+//     so a check is over only after a policy change on the same key (a
+//     lowered Max, or hits admitted under a higher one, which is how
+//     limit/envoyratelimit counts the rejected hits of a fixed window
+//     over, as Envoy's reference service does); for every algorithm the
+//     rule is the same: a check is
 //     allowed when the counter with no more hits is within its capacity
 //     (the window's hits, the sliding estimate, GCRA's arrival time ahead
 //     of now; the token bucket never lacks more than its capacity, so a

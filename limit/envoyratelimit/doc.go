@@ -51,9 +51,8 @@
 // over; a quota descriptor over while another quota descriptor has room
 // keeps its OVER_LIMIT status and the request answers OK. Such a request
 // is let through: every counter that had room counts it (a second
-// Store.Update), and the quota counter that was over does not move, as
-// no counter here ever counts a rejected hit (the reference increments it
-// past its limit).
+// Store.Update), and the quota counter that was over counts it too, past
+// its limit, as every counter over does (see below).
 //
 // Options.DynamicMetadata (RESPONSE_DYNAMIC_METADATA) fills every
 // answer's dynamic_metadata, an unknown domain's too, with the reference's
@@ -89,24 +88,48 @@
 //
 // A file without these keys behaves exactly as with the reference.
 //
+// # Rejected hits
+//
+// A counter a request goes over counts the request's hits even though they
+// are rejected, as the reference counts them with
+// STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true: after a Store.Update with
+// rejected updates, one more Store.Update adds the cost of every rejected
+// fixed-window update to its counter (the same key and window, the
+// largest capacity a Policy has, so that it is not refused short of
+// counter.MaxPolicyValue hits in a window), whether the request is refused
+// or let through. The counter is then past its limit: a check of it
+// (hits_addend 0) is over until its window ends, where a counter exactly
+// at its limit is not. So a budget checked when a request arrives and
+// charged when its response is done (Envoy Gateway's costs, a rate limit
+// with apply_on_stream_done) stops its client once a charge took it over,
+// as with the reference. The statistics of such a counter split its hits
+// between near_limit and over_limit as the reference's do. A failure of
+// that Store.Update does not change the answer: it is reported to
+// Options.OnCountOverError. Counters of the other algorithms
+// (sliding_window, token_bucket, gcra) never count a rejected hit: their
+// state is not a count of hits. With Options.Keys = KeysReference the
+// store counts as the reference does, and no second Store.Update is made.
+//
 // # Where it differs from the reference
 //
-//   - A request is decided all or nothing, in one Store.Update: when any
-//     counter would go over, no counter moves, and a descriptor that was
-//     not over reports its limit minus its current count (the reference
-//     counts every matched descriptor, #427, #1060). A request let through
-//     anyway (a shadow_mode rule, SHADOW_MODE, quota_mode) is then counted
-//     on every counter that had room, in a second Store.Update. With
+//   - A request is decided all or nothing for every counter with room, in
+//     one Store.Update: when any counter would go over, no counter that
+//     had room moves, and a descriptor that was not over reports its limit
+//     minus its current count (the reference counts every matched
+//     descriptor unless STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT is set,
+//     #427, #1060); the counters over count it (above). A request let
+//     through anyway (a shadow_mode rule, SHADOW_MODE, quota_mode) is then
+//     counted on every counter that had room, in a second Store.Update,
+//     where the reference with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT
+//     counts only the counters over. With
 //     Options.TagBy = limit.TagByFirstEntry over a Redis Cluster store that
 //     splits by hash tag (limit/redis's Options.SplitHashTags), it is all
 //     or nothing per first entry instead: a request can be charged under
 //     one tag and refused under another.
-//   - A check (a descriptor hits_addend of 0) is over only when the
-//     counter already exceeds the limit, as in the reference: a counter at
-//     its limit answers OK with none remaining. The reference's counters
-//     exceed their limit whenever they count a rejected hit; these never
-//     count one, so a check here is over only after the limit was lowered
-//     on the same counter (see limit/counter for the other algorithms).
+//   - The over-limit cache of the reference (LOCAL_CACHE_SIZE_IN_BYTES)
+//     increments nothing for a key it holds over; a request answered over
+//     by limit/overlimitcache still makes the Store.Update that counts its
+//     rejected hits.
 //   - A limit override whose unit is not second..year (or week) is an
 //     error (limit.InvalidRequestError) instead of a crash, as in every
 //     format rlpkit serves (limit.CheckDescriptor), and so is a refund

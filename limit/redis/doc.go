@@ -161,6 +161,9 @@
 // trips that race (two clients read the same count and both increment),
 // and its keys never expire unless the limiter sets a TTL; here one
 // atomic script both checks and counts, and every key expires. Unlike
-// envoyproxy/ratelimit, a rejected hit is never counted, and a request
-// with several counters changes all or none of them.
+// envoyproxy/ratelimit, a rejected hit is never counted by the store, and
+// a request with several counters changes all or none of them
+// (limit/envoyratelimit then counts the rejected hits of the fixed windows
+// over in a second call, as the reference does with
+// STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true).
 package redis
