@@ -12,20 +12,20 @@ import (
 
 // Messages of the reference's load errors.
 const (
-	msgLoading        = "error loading config file: "
-	msgKeyNotString   = "config error, key is not of type string"
-	msgListNotMap     = "config error, yaml file contains list of type other than map"
-	msgChecking       = "error checking config"
-	msgEmptyDomain    = "config file cannot have empty domain"
-	msgEmptyKey       = "descriptor has empty key"
-	msgUnitUnlimited  = "should not specify rate limit unit when unlimited"
-	msgEmptyReplaces  = "should not have an empty replaces entry"
-	msgReplacesSelf   = "replaces should not contain name of same descriptor"
-	msgShareWildcard  = "share_threshold can only be used with wildcard values"
-	msgUnknownKeyFmt  = "config error, unknown key '%s'"
-	msgBadUnitFmt     = "invalid rate limit unit '%s'"
-	msgDupCompositFmt = "duplicate descriptor composite key '%s'"
-	msgDupDomainFmt   = "duplicate domain '%s' in config file"
+	msgLoading          = "error loading config file: "
+	msgKeyNotString     = "config error, key is not of type string"
+	msgListNotMap       = "config error, yaml file contains list of type other than map"
+	msgChecking         = "error checking config"
+	msgEmptyDomain      = "config file cannot have empty domain"
+	msgEmptyKey         = "descriptor has empty key"
+	msgUnitUnlimited    = "should not specify rate limit unit when unlimited"
+	msgEmptyReplaces    = "should not have an empty replaces entry"
+	msgReplacesSelf     = "replaces should not contain name of same descriptor"
+	msgShareWildcardFmt = "share_threshold can only be used with wildcard values (containing '*'), but found key '%s'"
+	msgUnknownKeyFmt    = "config error, unknown key '%s'"
+	msgBadUnitFmt       = "invalid rate limit unit '%s'"
+	msgDupCompositFmt   = "duplicate descriptor composite key '%s'"
+	msgDupDomainFmt     = "duplicate domain '%s' in config file"
 )
 
 // The keys of each level of the schema; the extensions are marked.
@@ -76,7 +76,7 @@ func parseFile(file string, data []byte) (*fileDomain, []error) {
 	fd := &fileDomain{file: file}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.errs = append(p.errs, &LoadError{File: file, Msg: msgLoading + strings.TrimPrefix(err.Error(), "yaml: ")})
+		p.errs = append(p.errs, &LoadError{File: file, Msg: msgLoading + err.Error()})
 		return nil, p.errs
 	}
 	if len(doc.Content) == 0 {
@@ -127,7 +127,7 @@ func (p *parser) mapping(n *yaml.Node, path string, allowed map[string]bool) boo
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := deref(n.Content[i])
 		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
-			p.errorf(k, path, msgKeyNotString)
+			p.errorf(k, path, msgKeyNotString+": %s", goValue(k))
 			continue
 		}
 		if !allowed[k.Value] {
@@ -215,7 +215,7 @@ func (p *parser) list(n *yaml.Node, path string) []*yaml.Node {
 	for i, c := range n.Content {
 		c = deref(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(c, fmt.Sprintf("%s[%d]", path, i), msgListNotMap)
+			p.errorf(c, fmt.Sprintf("%s[%d]", path, i), msgListNotMap+": %s", goValue(c))
 			continue
 		}
 		items = append(items, c)
@@ -285,7 +285,7 @@ func (p *parser) descriptor(n *yaml.Node, path string) *Node {
 		p.errorf(several, join(path, "rate_limits"), "rate_limit and rate_limits cannot both be set: move the limit of rate_limit into rate_limits")
 	}
 	if d.ShareThreshold && !strings.Contains(d.Value, "*") {
-		p.errorf(n, join(path, "share_threshold"), msgShareWildcard)
+		p.errorf(n, join(path, "share_threshold"), msgShareWildcardFmt, compositeKey(d.Key, d.Value))
 	}
 	return d
 }
@@ -366,4 +366,23 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 		}
 	}
 	return r
+}
+
+// goValue writes n as the reference's messages do: the value its YAML
+// decoder makes of it, printed with %v ("0.25", "a", "[1 2]").
+func goValue(n *yaml.Node) string {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return n.Value
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+// compositeKey is a descriptor's key within its level, "key_value" or
+// "key", as the reference names it in messages.
+func compositeKey(key, value string) string {
+	if value == "" {
+		return key
+	}
+	return key + "_" + value
 }
