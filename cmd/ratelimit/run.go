@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/statsd_exporter/pkg/mapper"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
 
@@ -187,6 +188,11 @@ func (srv *instance) observe(o rls.Outcome) {
 	}
 	var se *limit.StoreError
 	srv.st.call(o.Duration, o.Err, o.ShadowedOverLimit, errors.As(o.Err, &se))
+	if o.Code == codes.OK && !o.Configured {
+		// The reference counts each descriptor it looks up in a domain it
+		// does not have.
+		srv.st.notFound.add(o.Domain, o.Descriptors)
+	}
 }
 
 // grpcServer returns the gRPC server: the RLS service, health (service
@@ -197,7 +203,7 @@ func (srv *instance) grpcServer() (*grpc.Server, error) {
 	gopts := append(srv.svc.ServerOptions(), grpc.KeepaliveParams(keepalive.ServerParameters{
 		MaxConnectionAge: srv.s.grpcMaxAge, MaxConnectionAgeGrace: srv.s.grpcMaxAgeGrace}))
 	if srv.s.grpcTLS {
-		creds, err := grpcTLS(srv.s)
+		creds, err := grpcTLS(srv.s, srv.log)
 		if err != nil {
 			return nil, err
 		}
@@ -355,14 +361,15 @@ func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
 	wg.Go(func() { sink.run(ctx) })
 }
 
-// grpcTLS is the server's TLS of GRPC_SERVER_TLS_*, verifying client
+// grpcTLS is the server's TLS of GRPC_SERVER_TLS_*, its certificate
+// reloaded when the files change (certReloader), verifying client
 // certificates against GRPC_CLIENT_TLS_CACERT when set.
-func grpcTLS(s settings) (credentials.TransportCredentials, error) {
-	cert, err := tls.LoadX509KeyPair(s.grpcTLSCert, s.grpcTLSKey)
+func grpcTLS(s settings, log *slog.Logger) (credentials.TransportCredentials, error) {
+	certs, err := newCertReloader(s.grpcTLSCert, s.grpcTLSKey, log)
 	if err != nil {
-		return nil, fmt.Errorf("GRPC_SERVER_TLS_CERT, GRPC_SERVER_TLS_KEY: %w", err)
+		return nil, err
 	}
-	c := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	c := &tls.Config{GetCertificate: certs.getCertificate, MinVersion: tls.VersionTLS12}
 	if s.grpcCA != "" {
 		pem, err := os.ReadFile(s.grpcCA)
 		if err != nil {

@@ -19,7 +19,8 @@ type ruleStats [len(ruleStatNames)]atomic.Uint64
 // stats holds every counter the service keeps under the reference's names
 // (ratelimit.service...). It is safe for concurrent use.
 type stats struct {
-	rules *ruleSet
+	rules    *ruleSet
+	notFound *notFound
 
 	configLoadSuccess atomic.Uint64
 	configLoadError   atomic.Uint64
@@ -36,7 +37,7 @@ type stats struct {
 // newStats returns the statistics of a service keeping at most maxKeys
 // statistics keys that hold request values.
 func newStats(maxKeys int) *stats {
-	return &stats{rules: newRuleSet(maxKeys)}
+	return &stats{rules: newRuleSet(maxKeys), notFound: newNotFound(maxKeys)}
 }
 
 // observe adds one rule's counts; it is envoyratelimit.Options.Observe.
@@ -70,15 +71,16 @@ type sample struct {
 	value uint64
 }
 
-// serviceCounters returns the service's counters, not the rules'.
+// serviceCounters returns the service's counters, not the rules', and
+// each domain's domain_not_found.
 func (s *stats) serviceCounters() []sample {
-	return []sample{
+	return append([]sample{
 		{"ratelimit.service.config_load_success", s.configLoadSuccess.Load()},
 		{"ratelimit.service.config_load_error", s.configLoadError.Load()},
 		{"ratelimit.service.global_shadow_mode", s.globalShadowMode.Load()},
 		{"ratelimit.service.call.should_rate_limit.redis_error", s.redisError.Load()},
 		{"ratelimit.service.call.should_rate_limit.service_error", s.serviceError.Load()},
-	}
+	}, s.notFound.samples()...)
 }
 
 // counters returns every counter, sorted by name: the service's and one per

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
+	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// These tests restate the reference's test/service, test/server and
+// test/integration behaviours that the conformance cases (testdata) do not
+// hold; testdata/reference-suite.md maps every reference test.
+
+// statValue returns the value of name in the debug port's /stats, -1 when
+// absent.
+func statValue(t *testing.T, s *server, name string) int {
+	t.Helper()
+	_, text := get(t, "http://"+s.addrs.debug+"/stats")
+	for _, l := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(l, name+": "); ok {
+			n := 0
+			for _, c := range v {
+				n = n*10 + int(c-'0')
+			}
+			return n
+		}
+	}
+	return -1
+}
+
+// TestRefDomainNotFound restates TestBasicConfig's domain_not_found: each
+// descriptor of a call to a domain without configuration counts in
+// <domain>.domain_not_found, a configured domain never; the domains
+// counted on their own are bounded by RLPKIT_STATS_MAX_KEYS.
+func TestRefDomainNotFound(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(10))
+	env := baseEnv(root)
+	env["RLPKIT_STATS_MAX_KEYS"] = "1"
+	s := start(t, env)
+	for _, c := range []struct {
+		domain  string
+		entries []string
+	}{{"foo", []string{"k=a", "k=b"}}, {"d", []string{"k=a"}}, {"foo", []string{"x=y"}}, {"bar", []string{"k=a"}}} {
+		if _, err := s.call(t, c.domain, c.entries...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]int{
+		"ratelimit.service.rate_limit.foo.domain_not_found":    3,
+		"ratelimit.service.rate_limit._other.domain_not_found": 1,
+		"ratelimit.service.rate_limit.d.domain_not_found":      -1,
+		"ratelimit.service.rate_limit.bar.domain_not_found":    -1,
+	} {
+		if got := statValue(t, s, name); got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+	_, metrics := get(t, "http://"+s.addrs.debug+"/metrics")
+	if want := `ratelimit_service_rate_limit_domain_not_found_total{domain="foo"} 3`; !strings.Contains(metrics, want) {
+		t.Errorf("/metrics lacks %q", want)
+	}
+}
+
+// TestRefServiceErrors restates TestEmptyDomain, TestEmptyDescriptors and
+// TestInitialLoadError: each fails with the reference's message and counts
+// in call.should_rate_limit.service_error, none in redis_error.
+func TestRefServiceErrors(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(10))
+	s := start(t, baseEnv(root))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, c := range []struct {
+		req  *rlsv3.RateLimitRequest
+		want string
+	}{
+		{&rlsv3.RateLimitRequest{Descriptors: []*rlv3.RateLimitDescriptor{{Entries: []*rlv3.RateLimitDescriptor_Entry{{Key: "hello", Value: "world"}}}}}, "rate limit domain must not be empty"},
+		{&rlsv3.RateLimitRequest{Domain: "d"}, "rate limit descriptor list must not be empty"},
+	} {
+		_, err := s.client.ShouldRateLimit(ctx, c.req)
+		if st := status.Convert(err); st.Code() != codes.Unknown || !strings.HasSuffix(st.Message(), c.want) {
+			t.Errorf("ShouldRateLimit(%v) = %v, want Unknown %q", c.req, err, c.want)
+		}
+	}
+	if got := statValue(t, s, "ratelimit.service.call.should_rate_limit.service_error"); got != 2 {
+		t.Errorf("service_error = %d, want 2", got)
+	}
+
+	bad := t.TempDir()
+	writeFile(t, filepath.Join(bad, "ratelimit/config/a.yaml"), "domain: d\nbogus: 1\n")
+	s2 := start(t, baseEnv(bad))
+	_, err := s2.call(t, "d", "hello=world")
+	if st := status.Convert(err); st.Code() != codes.Unknown || st.Message() != "no rate limit configuration loaded" {
+		t.Errorf("call without a configuration = %v, want Unknown no rate limit configuration loaded", err)
+	}
+	for name, want := range map[string]int{
+		"ratelimit.service.call.should_rate_limit.service_error": 1,
+		"ratelimit.service.call.should_rate_limit.redis_error":   0,
+		"ratelimit.service.config_load_error":                    1,
+		"ratelimit.service.config_load_success":                  0,
+	} {
+		if got := statValue(t, s2, name); got != want {
+			t.Errorf("without a configuration, %s = %d, want %d", name, got, want)
+		}
+	}
+}
+
+// TestRefReloadCountsEveryLoad restates the integration suite's
+// testConfigReload: adding a file reloads (config_load_success grows, its
+// domain answers), and so does removing it.
+func TestRefReloadCountsEveryLoad(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(10))
+	env := baseEnv(root)
+	env["RUNTIME_WATCH_ROOT"] = "false"
+	s := start(t, env)
+	if r, err := s.call(t, "reload", "block=foo"); err != nil || limitOf(r, err) != -1 {
+		t.Fatalf("before the reload: %v %v, want OK without a limit", r, err)
+	}
+	loads := statValue(t, s, "ratelimit.service.config_load_success")
+	file := filepath.Join(root, "ratelimit/config/reload.yaml")
+	writeFile(t, file, "domain: reload\ndescriptors:\n  - key: block\n    rate_limit: {unit: second, requests_per_unit: 0}\n")
+	eventually(t, "the reload of a new file", func() bool { return statValue(t, s, "ratelimit.service.config_load_success") > loads })
+	if r, err := s.call(t, "reload", "block=foo"); err != nil || r.OverallCode != rlsv3.RateLimitResponse_OVER_LIMIT {
+		t.Errorf("after the reload: %v %v, want OVER_LIMIT", r, err)
+	}
+	loads = statValue(t, s, "ratelimit.service.config_load_success")
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the reload of a removal", func() bool { return statValue(t, s, "ratelimit.service.config_load_success") > loads })
+	if r, err := s.call(t, "reload", "block=foo"); err != nil || limitOf(r, err) != -1 {
+		t.Errorf("after the removal: %v %v, want OK without a limit", r, err)
+	}
+}
+
+// TestRefReloadGRPCServerCerts restates TestReloadGRPCServerCerts: new
+// certificate files replacing the old ones are served from the next
+// handshake; a pair that does not load keeps the last good one.
+func TestRefReloadGRPCServerCerts(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(1))
+	dir := t.TempDir()
+	certFile, keyFile, oldCert := selfSigned(t, dir)
+	newCertFile, newKeyFile, newCert := selfSigned(t, t.TempDir())
+	env := baseEnv(root)
+	env["GRPC_SERVER_USE_TLS"] = "true"
+	env["GRPC_SERVER_TLS_CERT"] = certFile
+	env["GRPC_SERVER_TLS_KEY"] = keyFile
+	s := start(t, env)
+	dial := func(trusted *x509.Certificate) error {
+		pool := x509.NewCertPool()
+		pool.AddCert(trusted)
+		c, err := tls.Dial("tcp", s.addrs.grpc, &tls.Config{RootCAs: pool, NextProtos: []string{"h2"}})
+		if err == nil {
+			c.Close()
+		}
+		return err
+	}
+	if err := dial(oldCert); err != nil {
+		t.Fatalf("with the initial certificate: %v", err)
+	}
+	if dial(newCert) == nil {
+		t.Fatal("a client trusting only the new certificate connected before the change")
+	}
+	// A half-written pair (the new key with the old certificate) does not
+	// load: the old certificate is still served.
+	data, err := os.ReadFile(newKeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, keyFile+".tmp", string(data))
+	if err := os.Rename(keyFile+".tmp", keyFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := dial(oldCert); err != nil {
+		t.Errorf("with a mismatched pair on disk: %v, want the old certificate kept", err)
+	}
+	if err := os.Rename(newCertFile, certFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := dial(newCert); err != nil {
+		t.Errorf("after the change, with the new certificate: %v", err)
+	}
+	if dial(oldCert) == nil {
+		t.Error("after the change, a client trusting only the old certificate connected")
+	}
+	if !strings.Contains(s.log.String(), "does not load; the previous one is kept") {
+		t.Errorf("the mismatched pair was not logged:\n%s", s.log)
+	}
+}
