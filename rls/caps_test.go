@@ -364,11 +364,17 @@ func TestJSONHandlerCaps(t *testing.T) {
 }
 
 // TestJSONHandlerFailure: a call that fails for another reason than the
-// request answers 500.
+// request answers Conventions.JSONFailure: 400 with the reference's
+// conventions, 500 with rlpkit's.
 func TestJSONHandlerFailure(t *testing.T) {
-	rec := httptest.NewRecorder()
-	newRatelimitService(t, Options{}, false).JSONHandler().ServeHTTP(rec, httptest.NewRequest("POST", "/json", strings.NewReader(`{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`)))
-	if rec.Code != 500 || !strings.Contains(rec.Body.String(), "no rate limit configuration loaded") {
-		t.Errorf("POST /json before any configuration = %d %q, want 500 no rate limit configuration loaded", rec.Code, rec.Body)
+	for _, tc := range []struct {
+		conv *Conventions
+		want int
+	}{{&EnvoyRateLimit, 400}, {&RLPKit, 500}} {
+		rec := httptest.NewRecorder()
+		newRatelimitService(t, Options{Conventions: tc.conv}, false).JSONHandler().ServeHTTP(rec, httptest.NewRequest("POST", "/json", strings.NewReader(`{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`)))
+		if rec.Code != tc.want || !strings.Contains(rec.Body.String(), "no rate limit configuration loaded") {
+			t.Errorf("POST /json before any configuration (%s) = %d %q, want %d no rate limit configuration loaded", tc.conv.Prefix, rec.Code, rec.Body, tc.want)
+		}
 	}
 }

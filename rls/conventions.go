@@ -1,6 +1,10 @@
 package rls
 
-import "google.golang.org/grpc/codes"
+import (
+	"net/http"
+
+	"google.golang.org/grpc/codes"
+)
 
 // Conventions are what a Service answers differently for the users of one
 // format: everything else (the decisions, the model, the codec, metrics)
@@ -25,6 +29,10 @@ type Conventions struct {
 	HeaderLimit, HeaderRemaining, HeaderReset string
 	// RetryAfter adds Retry-After to the headers of an over-limit answer.
 	RetryAfter bool
+	// JSONFailure is the HTTP status with which JSONHandler answers a call
+	// that fails other than as an invalid request (a store failure, no
+	// configuration); 0 means 500.
+	JSONFailure int
 	// CapSettings name the settings that raise Options.Caps, in the
 	// message refusing a request over one.
 	CapSettings CapSettings
@@ -49,7 +57,8 @@ var RLPKit = Conventions{
 }
 
 // EnvoyRateLimit are envoyproxy/ratelimit's conventions, those of
-// cmd/ratelimit: every error is gRPC Unknown, descriptors are not checked
+// cmd/ratelimit: every error is gRPC Unknown (and POST /json's 400),
+// descriptors are not checked
 // for entries, no Retry-After, header names configurable
 // (LIMIT_LIMIT_HEADER and the like), and cmd/ratelimit's environment
 // variables as the settings of the caps (RLPKIT_MAX_DESCRIPTORS_PER_REQUEST,
@@ -60,6 +69,7 @@ var EnvoyRateLimit = Conventions{
 	StoreFailure:    codes.Unknown,
 	NoConfig:        codes.Unknown,
 	Prefix:          "ratelimit: ",
+	JSONFailure:     http.StatusBadRequest,
 	HeaderLimit:     HeaderLimit,
 	HeaderRemaining: HeaderRemaining,
 	HeaderReset:     HeaderReset,

@@ -16,7 +16,8 @@ import (
 // overall code is OVER_LIMIT. A body that is not a request, a request the
 // Service refuses as invalid (over a cap too) and a body longer than any
 // request within the caps takes in JSON (see RequestCaps) answer 400, and
-// a call that fails otherwise 500, with the reason as plain text. The
+// a call that fails otherwise Conventions.JSONFailure (500 unless set; the
+// reference's conventions answer 400), with the reason as plain text. The
 // body is decoded whole before the caps are checked, so its bound is what
 // bounds the work of a request over them.
 func (s *Service) JSONHandler() http.Handler {
@@ -47,7 +48,11 @@ func (s *Service) JSONHandler() http.Handler {
 			http.Error(w, status.Convert(err).Message(), http.StatusBadRequest)
 			return
 		case err != nil:
-			http.Error(w, err.Error(), http.StatusInternalServerError)
+			code := s.conv.JSONFailure
+			if code == 0 {
+				code = http.StatusInternalServerError
+			}
+			http.Error(w, err.Error(), code)
 			return
 		}
 		out, err := protojson.Marshal(resp)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	rlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/common/ratelimit/v3"
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
+	"github.com/rlpkit/rlpkit/internal/redistest"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -197,5 +200,55 @@ func TestRefReloadGRPCServerCerts(t *testing.T) {
 	}
 	if !strings.Contains(s.log.String(), "does not load; the previous one is kept") {
 		t.Errorf("the mismatched pair was not logged:\n%s", s.log)
+	}
+}
+
+// postBody posts body to the server's /json.
+func postBody(t *testing.T, s *server, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post("http://"+s.addrs.http+"/json", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestRefJSONHandler restates TestJsonHandler: no body or one that is not
+// JSON, and any call the service fails (an invalid request, Redis down, no
+// configuration) answer 400; an answer 200, or 429 when over the limit.
+func TestRefJSONHandler(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(1))
+	s := start(t, baseEnv(root))
+	one := `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"a"}]}]}`
+	for _, c := range []struct {
+		body string
+		code int
+		want string
+	}{
+		{"", 400, ""},
+		{"}", 400, ""},
+		{`{"domain":"d"}`, 400, "rate limit descriptor list must not be empty"},
+		{one, 200, `"overallCode":"OK"`},
+		{one, 429, `"overallCode":"OVER_LIMIT"`},
+	} {
+		if code, body := postBody(t, s, c.body); code != c.code || !strings.Contains(body, c.want) {
+			t.Errorf("POST /json %q = %d %q, want %d with %q", c.body, code, body, c.code, c.want)
+		}
+	}
+
+	down := redistest.Start(t)
+	down.Kill()
+	s2 := start(t, redisEnv(t, down, "single"))
+	if code, body := postBody(t, s2, one); code != 400 {
+		t.Errorf("POST /json with Redis down = %d %q, want 400", code, body)
+	}
+	bad := t.TempDir()
+	writeFile(t, filepath.Join(bad, "ratelimit/config/a.yaml"), "domain: d\nbogus: 1\n")
+	s3 := start(t, baseEnv(bad))
+	if code, body := postBody(t, s3, one); code != 400 || !strings.Contains(body, "no rate limit configuration loaded") {
+		t.Errorf("POST /json without a configuration = %d %q, want 400", code, body)
 	}
 }
