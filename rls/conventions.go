@@ -29,6 +29,9 @@ type Conventions struct {
 	HeaderLimit, HeaderRemaining, HeaderReset string
 	// RetryAfter adds Retry-After to the headers of an over-limit answer.
 	RetryAfter bool
+	// ReferenceHeaders picks the status ResponseHeaders describes as
+	// envoyproxy/ratelimit does (see ResponseHeaders).
+	ReferenceHeaders bool
 	// JSONFailure is the HTTP status with which JSONHandler answers a call
 	// that fails other than as an invalid request (a store failure, no
 	// configuration); 0 means 500.
@@ -65,13 +68,14 @@ var RLPKit = Conventions{
 // RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR, RLPKIT_MAX_KEY_BYTES_PER_REQUEST; envoyproxy/ratelimit
 // has no caps, nor variables of those names).
 var EnvoyRateLimit = Conventions{
-	InvalidRequest:  codes.Unknown,
-	StoreFailure:    codes.Unknown,
-	NoConfig:        codes.Unknown,
-	Prefix:          "ratelimit: ",
-	JSONFailure:     http.StatusBadRequest,
-	HeaderLimit:     HeaderLimit,
-	HeaderRemaining: HeaderRemaining,
-	HeaderReset:     HeaderReset,
-	CapSettings:     CapSettings{MaxDescriptors: "RLPKIT_MAX_DESCRIPTORS_PER_REQUEST", MaxEntries: "RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR", MaxKeyBytes: "RLPKIT_MAX_KEY_BYTES_PER_REQUEST"},
+	InvalidRequest:   codes.Unknown,
+	StoreFailure:     codes.Unknown,
+	NoConfig:         codes.Unknown,
+	Prefix:           "ratelimit: ",
+	JSONFailure:      http.StatusBadRequest,
+	ReferenceHeaders: true,
+	HeaderLimit:      HeaderLimit,
+	HeaderRemaining:  HeaderRemaining,
+	HeaderReset:      HeaderReset,
+	CapSettings:      CapSettings{MaxDescriptors: "RLPKIT_MAX_DESCRIPTORS_PER_REQUEST", MaxEntries: "RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR", MaxKeyBytes: "RLPKIT_MAX_KEY_BYTES_PER_REQUEST"},
 }

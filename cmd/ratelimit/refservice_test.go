@@ -252,3 +252,70 @@ func TestRefJSONHandler(t *testing.T) {
 		t.Errorf("POST /json without a configuration = %d %q, want 400", code, body)
 	}
 }
+
+// headersOf returns the response's headers as "Key: value" lines.
+func headersOf(r *rlsv3.RateLimitResponse) string {
+	var b strings.Builder
+	for _, h := range r.GetResponseHeadersToAdd() {
+		b.WriteString(h.Key + ": " + h.Value + "\n")
+	}
+	return b.String()
+}
+
+// TestRefResponseHeaders restates TestServiceWithCustomRatelimitHeaders and
+// TestServiceWithDefaultRatelimitHeaders: the LIMIT_*_HEADER names, the
+// limit, remaining and reset of the descriptor the reference picks: the
+// last one over the limit, else the first with the least remaining.
+func TestRefResponseHeaders(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), `domain: h
+descriptors:
+  - key: hourly
+    rate_limit: {unit: hour, requests_per_unit: 5}
+  - key: minutely
+    rate_limit: {unit: minute, requests_per_unit: 6}
+  - key: small
+    rate_limit: {unit: minute, requests_per_unit: 1}
+  - key: big
+    rate_limit: {unit: minute, requests_per_unit: 2}
+`)
+	env := baseEnv(root)
+	env["LIMIT_RESPONSE_HEADERS_ENABLED"] = "true"
+	env["LIMIT_LIMIT_HEADER"] = "A-Ratelimit-Limit"
+	env["LIMIT_REMAINING_HEADER"] = "A-Ratelimit-Remaining"
+	env["LIMIT_RESET_HEADER"] = "A-Ratelimit-Reset"
+	s := start(t, env)
+	awayFromWindowEnd()
+	send := func(call string) *rlsv3.RateLimitResponse {
+		t.Helper()
+		req, err := parseCall(call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r, err := s.client.ShouldRateLimit(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// Both have 4 left: the first is described, whatever its reset.
+	r := send("h minutely=a,@hits=2 hourly=a")
+	if want := "A-Ratelimit-Limit: 6\nA-Ratelimit-Remaining: 4\n"; !strings.HasPrefix(headersOf(r), want) {
+		t.Errorf("headers of a tie = %q, want %q then the reset", headersOf(r), want)
+	}
+	// Both over: the last is described.
+	r = send("h +hits=3 small=a big=a")
+	want := "A-Ratelimit-Limit: 2\nA-Ratelimit-Remaining: 0\nA-Ratelimit-Reset: "
+	if r.OverallCode != rlsv3.RateLimitResponse_OVER_LIMIT || !strings.HasPrefix(headersOf(r), want) {
+		t.Errorf("headers of two over the limit = %q (%v), want %q", headersOf(r), r.OverallCode, want)
+	}
+	delete(env, "LIMIT_LIMIT_HEADER")
+	delete(env, "LIMIT_REMAINING_HEADER")
+	delete(env, "LIMIT_RESET_HEADER")
+	s = start(t, env)
+	if got := headersOf(send("h hourly=b")); !strings.HasPrefix(got, "RateLimit-Limit: 5\nRateLimit-Remaining: 4\nRateLimit-Reset: ") {
+		t.Errorf("default header names: %q", got)
+	}
+}
