@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/rlpkit/rlpkit/internal/redistest"
+)
+
+// TestRefRedisAuth restates the reference's driver tests "auth pass",
+// "auth user pass", "auth fail" and "auth user pass fail": REDIS_AUTH as
+// a password or user:password; a wrong one fails the calls (the reference
+// stops at start; here the calls fail until Redis accepts).
+func TestRefRedisAuth(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	for _, cmd := range [][]any{
+		{"ACL", "SETUSER", "alice", "on", ">alicepw", "~*", "&*", "+@all"},
+		{"CONFIG", "SET", "requirepass", "password123"},
+	} {
+		if err := admin.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	for _, c := range []struct {
+		auth string
+		ok   bool
+	}{{"password123", true}, {"alice:alicepw", true}, {"wrong", false}, {"alice:wrong", false}, {"", false}} {
+		t.Run(c.auth, func(t *testing.T) {
+			env := redisEnv(t, srv, "single")
+			env["REDIS_AUTH"] = c.auth
+			env["CACHE_KEY_PREFIX"] = strings.ReplaceAll(c.auth, ":", "-") + ":"
+			s := start(t, env)
+			r, err := s.call(t, "d", "k=a")
+			if c.ok && (err != nil || r.Statuses[0].LimitRemaining != 1) {
+				t.Errorf("REDIS_AUTH=%q: %v %v, want OK with 1 left", c.auth, r, err)
+			}
+			if !c.ok && err == nil {
+				t.Errorf("REDIS_AUTH=%q: call answered %v, want a failure", c.auth, r)
+			}
+		})
+	}
+}
+
+// TestRefCacheKeys restates TestGenerateCacheKeys, TestGenerateCacheKeysPrefix
+// and TestGenerateCacheKeysWithShareThreshold, and TestRedis's EXPIRE: every
+// key begins with CACHE_KEY_PREFIX and expires; the values of a
+// share_threshold wildcard share one key, other values have one each. (The
+// keys are rlpkit's, not "domain_key_value_window": see the migration
+// guide.)
+func TestRefCacheKeys(t *testing.T) {
+	srv := redistest.Start(t)
+	env := redisEnv(t, srv, "single")
+	writeFile(t, env["RUNTIME_ROOT"]+"/ratelimit/config/a.yaml", `domain: domain
+descriptors:
+  - key: files
+    value: files/*
+    share_threshold: true
+    rate_limit: {unit: second, requests_per_unit: 10}
+  - key: plain
+    value: files/*
+    rate_limit: {unit: second, requests_per_unit: 10}
+  - key: parent
+    descriptors:
+      - key: files
+        value: nested/*
+        share_threshold: true
+        rate_limit: {unit: hour, requests_per_unit: 10}
+`)
+	env["CACHE_KEY_PREFIX"] = "prefix:"
+	s := start(t, env)
+	for _, c := range [][]string{
+		{"files=files/a.pdf"}, {"files=files/b.csv"}, {"files=files/subdir/f.txt"},
+		{"plain=files/a.pdf"}, {"plain=files/b.csv"},
+	} {
+		if _, err := s.call(t, "domain", c...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []string{"nested/file1.txt", "nested/file2.csv"} {
+		req, err := parseCall("domain parent=value1,files=" + v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err = s.client.ShouldRateLimit(ctx, req)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	keys, err := admin.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// files: one shared key; plain: one per value; parent/files: one shared.
+	if len(keys) != 4 {
+		t.Errorf("keys = %q, want 4 (one for files/*, two for plain, one for the nested share)", keys)
+	}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "prefix:") {
+			t.Errorf("key %q does not begin with CACHE_KEY_PREFIX", k)
+		}
+		if ttl, err := admin.TTL(ctx, k).Result(); err != nil || ttl <= 0 {
+			t.Errorf("key %q: TTL %v %v, want one", k, ttl, err)
+		}
+	}
+}
