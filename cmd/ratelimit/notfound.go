@@ -48,7 +48,7 @@ func (f *notFound) byDomain() map[string]uint64 {
 func (f *notFound) samples() []sample {
 	var out []sample
 	for d, v := range f.byDomain() {
-		out = append(out, sample{ruleStatPrefix + d + ".domain_not_found", v})
+		out = append(out, sample{ruleStatPrefix + statName(d) + ".domain_not_found", v})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out

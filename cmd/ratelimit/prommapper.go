@@ -92,7 +92,7 @@ func (c *promCollector) collectMapped(ch chan<- prometheus.Metric) {
 	all := map[string]uint64{}
 	for key, v := range c.stats.rules.totals() {
 		for i, n := range ruleStatNames {
-			all[ruleStatPrefix+key+"."+n] = v[i]
+			all[ruleStatPrefix+statName(key)+"."+n] += v[i] // two keys may escape alike
 		}
 	}
 	for name, v := range c.serviceCounters() {

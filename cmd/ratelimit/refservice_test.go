@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -317,5 +319,58 @@ descriptors:
 	s = start(t, env)
 	if got := headersOf(send("h hourly=b")); !strings.HasPrefix(got, "RateLimit-Limit: 5\nRateLimit-Remaining: 4\nRateLimit-Reset: ") {
 		t.Errorf("default header names: %q", got)
+	}
+}
+
+// TestRefEscapedStatNames restates TestEscapingInvalidChartersInMetricName:
+// ':' and '|' of a statistics key are written '_' in statsd names and
+// /stats, so that a request value cannot break a statsd line.
+func TestRefEscapedStatNames(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), "domain: d\ndescriptors:\n  - key: path\n    detailed_metric: true\n    rate_limit: {unit: hour, requests_per_unit: 10}\n")
+	env := baseEnv(root)
+	env["USE_STATSD"], env["STATSD_HOST"] = "true", "127.0.0.1"
+	env["STATSD_PORT"] = strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+	env["GOSTATS_FLUSH_INTERVAL_SECONDS"] = "1"
+	s := start(t, env)
+	for _, v := range []string{"/foo/bar", "/foo:*:bar", "/foo|bar|baz", "/foo:bar|baz"} {
+		if _, err := s.call(t, "d", "path="+v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{
+		"ratelimit.service.rate_limit.d.path_/foo/bar.total_hits",
+		"ratelimit.service.rate_limit.d.path_/foo_*_bar.total_hits",
+		"ratelimit.service.rate_limit.d.path_/foo_bar_baz.total_hits",
+	}
+	if got := statValue(t, s, want[2]); got != 2 {
+		t.Errorf("/stats %s = %d, want 2 (two keys escape alike)", want[2], got)
+	}
+	var got strings.Builder
+	buf := make([]byte, 65536)
+	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for !strings.Contains(got.String(), want[2]) {
+		n, _, err := pc.ReadFrom(buf)
+		if err != nil {
+			t.Fatalf("reading statsd: %v; got:\n%s", err, got.String())
+		}
+		got.Write(buf[:n])
+		got.WriteByte('\n')
+	}
+	for _, line := range strings.Split(strings.TrimSpace(got.String()), "\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || strings.Count(rest, "|") != 1 || strings.ContainsAny(name, "|") {
+			t.Errorf("statsd line %q is not name:value|type", line)
+		}
+	}
+	for _, w := range want[:2] {
+		if !strings.Contains(got.String(), w+":1|c") {
+			t.Errorf("statsd lacks %s:1|c; got:\n%s", w, got.String())
+		}
 	}
 }

@@ -84,13 +84,20 @@ func (s *stats) serviceCounters() []sample {
 }
 
 // counters returns every counter, sorted by name: the service's and one per
-// rule and statistic.
+// rule and statistic (two keys that escape alike, see statName, are one).
 func (s *stats) counters() []sample {
-	out := s.serviceCounters()
+	byName := map[string]uint64{}
+	for _, c := range s.serviceCounters() {
+		byName[c.name] += c.value
+	}
 	for name, v := range s.rules.totals() {
 		for i, stat := range ruleStatNames {
-			out = append(out, sample{ruleStatPrefix + name + "." + stat, v[i]})
+			byName[ruleStatPrefix+statName(name)+"."+stat] += v[i]
 		}
+	}
+	out := make([]sample, 0, len(byName))
+	for name, v := range byName {
+		out = append(out, sample{name, v})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out

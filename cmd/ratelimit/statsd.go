@@ -66,7 +66,7 @@ func (s *statsdSink) flush() {
 	for name, v := range s.stats.rules.unsent() {
 		for i, stat := range ruleStatNames {
 			if v[i] > 0 {
-				lines = append(lines, fmt.Sprintf("%s%s.%s%s:%d|c", ruleStatPrefix, name, stat, s.tags, v[i]))
+				lines = append(lines, fmt.Sprintf("%s%s.%s%s:%d|c", ruleStatPrefix, statName(name), stat, s.tags, v[i]))
 			}
 		}
 	}
