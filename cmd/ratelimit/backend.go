@@ -85,46 +85,79 @@ func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, e
 // path (unix); for a cluster, comma-separated host:port seeds; for
 // sentinel, the master's name then the sentinels, comma-separated.
 func redisClient(s settings) (goredis.UniversalClient, error) {
-	user, password := "", s.redisAuth
-	if u, p, ok := strings.Cut(s.redisAuth, ":"); ok {
-		user, password = u, p
+	addrs, err := redisAddrs(s)
+	if err != nil {
+		return nil, err
+	}
+	user, password := addrs[0].user, addrs[0].password
+	if s.redisAuth != "" || !addrs[0].hasAuth {
+		user, password = "", s.redisAuth
+		if u, p, ok := strings.Cut(s.redisAuth, ":"); ok {
+			user, password = u, p
+		}
 	}
 	var tlsConfig *tls.Config
-	if s.redisTLS {
-		var err error
+	if s.redisTLS || addrs[0].tls {
 		if tlsConfig, err = redisTLS(s); err != nil {
 			return nil, err
 		}
 	}
-	parts := strings.Split(s.redisURL, ",")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
+	hosts := make([]string, len(addrs))
+	for i, a := range addrs {
+		hosts[i] = a.addr
 	}
-	network := s.redisSocketType
 	switch s.redisType {
 	case "cluster":
 		return goredis.NewClusterClient(&goredis.ClusterOptions{
-			Addrs: parts, Username: user, Password: password, TLSConfig: tlsConfig, PoolSize: s.redisPoolSize,
+			Addrs: hosts, Username: user, Password: password, TLSConfig: tlsConfig, PoolSize: s.redisPoolSize,
 			DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout, ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 		}), nil
 	case "sentinel":
-		if len(parts) < 2 {
-			return nil, fmt.Errorf("REDIS_URL=%q: with REDIS_TYPE=sentinel, want the master's name and one or more sentinels: name,host:port[,host:port...]", s.redisURL)
-		}
 		return goredis.NewFailoverClient(&goredis.FailoverOptions{
-			MasterName: parts[0], SentinelAddrs: parts[1:], Username: user, Password: password, TLSConfig: tlsConfig,
+			MasterName: hosts[0], SentinelAddrs: hosts[1:], Username: user, Password: password, TLSConfig: tlsConfig,
 			PoolSize: s.redisPoolSize, DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout,
 			ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 		}), nil
 	}
-	if len(parts) != 1 || parts[0] == "" {
-		return nil, fmt.Errorf("REDIS_URL=%q: with REDIS_TYPE=single, want one address", s.redisURL)
-	}
 	return goredis.NewClient(&goredis.Options{
-		Network: network, Addr: parts[0], Username: user, Password: password, TLSConfig: tlsConfig,
+		Network: s.redisSocketType, Addr: hosts[0], Username: user, Password: password, TLSConfig: tlsConfig, DB: addrs[0].db,
 		PoolSize: s.redisPoolSize, DialTimeout: s.redisTimeout, ReadTimeout: s.redisTimeout, WriteTimeout: s.redisTimeout,
 		ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 	}), nil
+}
+
+// redisAddrs parses REDIS_URL's addresses for REDIS_TYPE; the first holds
+// the credentials and scheme that count (for sentinel, the first
+// sentinel's: the master's name is not an address).
+func redisAddrs(s settings) ([]redisAddr, error) {
+	parts := strings.Split(s.redisURL, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	switch {
+	case s.redisType == "sentinel" && len(parts) < 2:
+		return nil, fmt.Errorf("REDIS_URL=%q: with REDIS_TYPE=sentinel, want the master's name and one or more sentinels: name,host:port[,host:port...]", maskCredentials(s.redisURL))
+	case s.redisType != "sentinel" && s.redisType != "cluster" && (len(parts) != 1 || parts[0] == ""):
+		return nil, fmt.Errorf("REDIS_URL=%q: with REDIS_TYPE=single, want one address", maskCredentials(s.redisURL))
+	}
+	var out []redisAddr
+	for i, p := range parts {
+		if s.redisType == "sentinel" && i == 0 {
+			out = append(out, redisAddr{addr: p})
+			continue
+		}
+		a, err := parseRedisAddr(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	if s.redisType == "sentinel" {
+		first := out[1]
+		first.addr = out[0].addr
+		out[0] = first
+	}
+	return out, nil
 }
 
 // redisTLS is the TLS configuration of REDIS_TLS_*.

@@ -117,3 +117,59 @@ descriptors:
 		}
 	}
 }
+
+// TestRefMaskCredentialsInURL restates TestMaskCredentialsInUrl,
+// TestMaskCredentialsInUrlCluster and TestMaskCredentialsInUrlSentinel.
+func TestRefMaskCredentialsInURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"redis:6379":                 "redis:6379",
+		"redis://foo:bar@redis:6379": "redis://*****@redis:6379",
+		"redis1:6379,redis2:6379":    "redis1:6379,redis2:6379",
+		"redis://foo:bar@redis1:6379,redis://foo:bar@redis2:6379":        "redis://*****@redis1:6379,redis://*****@redis2:6379",
+		"redis://foo:b@r@redis1:6379,redis://foo:b@r@redis2:6379":        "redis://*****@redis1:6379,redis://*****@redis2:6379",
+		"foobar,redis://foo:bar@redis1:6379,redis://foo:bar@redis2:6379": "foobar,redis://*****@redis1:6379,redis://*****@redis2:6379",
+		"foob@r,redis://foo:b@r@redis1:6379,redis://foo:b@r@redis2:6379": "foob@r,redis://*****@redis1:6379,redis://*****@redis2:6379",
+	} {
+		if got := maskCredentials(in); got != want {
+			t.Errorf("maskCredentials(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRefRedisURLCredentials: REDIS_URL as a redis:// URL carries the
+// credentials, as the reference's Redis client reads it (REDIS_AUTH wins
+// when set); a bad REDIS_URL is reported without its credentials.
+func TestRefRedisURLCredentials(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	for _, cmd := range [][]any{
+		{"ACL", "SETUSER", "alice", "on", ">b@d:pw", "~*", "&*", "+@all"},
+		{"CONFIG", "SET", "requirepass", "password123"},
+	} {
+		if err := admin.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	for _, c := range []struct{ url, auth string }{
+		{"redis://alice:b@d:pw@" + srv.Addr, ""},
+		{"redis://password123@" + srv.Addr + "/0", ""},
+		{"redis://alice:wrong@" + srv.Addr, "password123"},
+	} {
+		env := redisEnv(t, srv, "single")
+		env["REDIS_URL"], env["REDIS_AUTH"] = c.url, c.auth
+		s := start(t, env)
+		if r, err := s.call(t, "d", "k=a"); err != nil || r.Statuses[0].CurrentLimit == nil {
+			t.Errorf("REDIS_URL=%s REDIS_AUTH=%q: %v %v, want an answer", c.url, c.auth, r, err)
+		}
+	}
+	env := redisEnv(t, srv, "single")
+	env["REDIS_URL"] = "redis://alice:secret@" + srv.Addr + ",redis://alice:secret@" + srv.Addr
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	var log syncBuffer
+	if code := run(context.Background(), lookup, environ(env), &log, nil); code == 0 || strings.Contains(log.String(), "secret") || !strings.Contains(log.String(), "redis://*****@") {
+		t.Errorf("two addresses with REDIS_TYPE=single: exit %d, log:\n%s\nwant an error without the password", code, log.String())
+	}
+}
