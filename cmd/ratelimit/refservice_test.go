@@ -374,3 +374,30 @@ func TestRefEscapedStatNames(t *testing.T) {
 		}
 	}
 }
+
+// TestRefGlobalShadowModeCounted restates TestServiceGlobalShadowMode's
+// statistics: with SHADOW_MODE=true an over-limit answer turned OK counts
+// in global_shadow_mode, and the configuration's load in
+// config_load_success.
+func TestRefGlobalShadowModeCounted(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(0))
+	env := baseEnv(root)
+	env["SHADOW_MODE"] = "true"
+	s := start(t, env)
+	for range 2 {
+		if r, err := s.call(t, "d", "k=a", "hello=world"); err != nil || r.OverallCode != rlsv3.RateLimitResponse_OK ||
+			r.Statuses[0].Code != rlsv3.RateLimitResponse_OVER_LIMIT {
+			t.Fatalf("over the limit with SHADOW_MODE: %v %v, want OK overall, OVER_LIMIT status", r, err)
+		}
+	}
+	for name, want := range map[string]int{
+		"ratelimit.service.global_shadow_mode":  2,
+		"ratelimit.service.config_load_success": 1,
+		"ratelimit.service.config_load_error":   0,
+	} {
+		if got := statValue(t, s, name); got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+}
