@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// readButUnused are variables read (an invalid value exits) whose value
+// changes nothing: the guide says "warned and ignored".
+var readButUnused = map[string]bool{"EXPIRATION_JITTER_MAX_SECONDS": true}
+
+// TestMigrationGuideHasEveryVariable: the migration guide's table has one
+// row for every variable of the reference, saying what is done with it in
+// words that agree with what is read here, so that the table cannot fall
+// behind the code.
+func TestMigrationGuideHasEveryVariable(t *testing.T) {
+	guide, err := os.ReadFile("../../docs/migrating-from-envoy-ratelimit.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(guide), "\n") {
+		rest, ok := strings.CutPrefix(line, "| `")
+		if !ok {
+			continue
+		}
+		name, rest, ok := strings.Cut(rest, "` | ")
+		if !ok {
+			continue
+		}
+		cells := strings.Split(strings.TrimSuffix(rest, " |"), " | ")
+		if len(cells) != 2 {
+			continue // another table
+		}
+		if _, dup := rows[name]; dup {
+			t.Errorf("%s has two rows", name)
+		}
+		rows[name] = cells[1]
+	}
+	list, err := os.ReadFile("testdata/envoy-ratelimit-variables.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Split(string(list), "\n") {
+		if name == "" || strings.HasPrefix(name, "#") {
+			continue
+		}
+		what, ok := rows[name]
+		switch {
+		case !ok:
+			t.Errorf("%s: no row in the migration guide's table of variables", name)
+		case notImplemented[name] != "" && !strings.HasPrefix(what, "warned and ignored") && !strings.HasPrefix(what, "exits"):
+			t.Errorf("%s is not read, but the guide says %q", name, what)
+		case notImplemented[name] == "" && !readButUnused[name] && !strings.HasPrefix(what, "honoured"):
+			t.Errorf("%s is read, but the guide says %q", name, what)
+		case readButUnused[name] && !strings.HasPrefix(what, "warned and ignored"):
+			t.Errorf("%s is read but not used, but the guide says %q", name, what)
+		}
+	}
+}
