@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"net"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +174,50 @@ func TestRefRedisURLCredentials(t *testing.T) {
 	var log syncBuffer
 	if code := run(context.Background(), lookup, environ(env), &log, nil); code == 0 || strings.Contains(log.String(), "secret") || !strings.Contains(log.String(), "redis://*****@") {
 		t.Errorf("two addresses with REDIS_TYPE=single: exit %d, log:\n%s\nwant an error without the password", code, log.String())
+	}
+}
+
+// TestRefRedisTLS restates the integration suite's TestBasicTLSConfig:
+// REDIS_TLS with the server's CA in REDIS_TLS_CACERT, the name checked
+// unless REDIS_TLS_SKIP_HOSTNAME_VERIFICATION (the chain still is); a
+// client that does not trust the server's certificate gets no answer.
+func TestRefRedisTLS(t *testing.T) {
+	srv := redistest.Start(t)
+	certFile, keyFile, _ := selfSigned(t, t.TempDir()) // for 127.0.0.1, its own CA
+	otherCA, _, _ := selfSigned(t, t.TempDir())
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsPort := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	if err := admin.Do(ctx, "CONFIG", "SET", "tls-cert-file", certFile, "tls-key-file", keyFile,
+		"tls-ca-cert-file", certFile, "tls-auth-clients", "no", "tls-port", tlsPort).Err(); err != nil {
+		t.Fatalf("enabling TLS on redis-server: %v", err)
+	}
+	for _, c := range []struct {
+		host, ca   string
+		skipVerify bool
+		ok         bool
+	}{
+		{"127.0.0.1", certFile, false, true},
+		{"localhost", certFile, false, false}, // the certificate is for 127.0.0.1
+		{"localhost", certFile, true, true},
+		{"localhost", otherCA, true, false}, // the chain is still verified
+		{"127.0.0.1", otherCA, false, false},
+	} {
+		env := redisEnv(t, srv, "single")
+		env["REDIS_URL"] = net.JoinHostPort(c.host, tlsPort)
+		env["REDIS_TLS"], env["REDIS_TLS_CACERT"] = "true", c.ca
+		env["REDIS_TLS_SKIP_HOSTNAME_VERIFICATION"] = strconv.FormatBool(c.skipVerify)
+		s := start(t, env)
+		r, err := s.call(t, "d", "k=a")
+		if c.ok != (err == nil) {
+			t.Errorf("REDIS_URL=%s, CA %s, skip verify %v: %v %v, want ok %v", env["REDIS_URL"], filepath.Base(filepath.Dir(c.ca)), c.skipVerify, r, err, c.ok)
+		}
 	}
 }
