@@ -67,6 +67,7 @@ type settings struct {
 	useStatsd          bool
 	statsdHost         string
 	statsdPort         int
+	statsdProtocol     string // STATSD_PROTOCOL, the reference's statistics library's: tcp (default) or udp
 	statsFlush         time.Duration
 	extraTags          []string // "k:v", sorted
 	usePrometheus      bool
@@ -99,7 +100,7 @@ var implemented = map[string]string{
 	"NEAR_LIMIT_RATIO": "0.8", "SHADOW_MODE": "false",
 	"LIMIT_RESPONSE_HEADERS_ENABLED": "false", "LIMIT_LIMIT_HEADER": "RateLimit-Limit",
 	"LIMIT_REMAINING_HEADER": "RateLimit-Remaining", "LIMIT_RESET_HEADER": "RateLimit-Reset",
-	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5", "STATS_FLUSH_INTERVAL": "10s",
+	"USE_STATSD": "true", "STATSD_HOST": "localhost", "STATSD_PORT": "8125", "STATSD_PROTOCOL": "tcp", "GOSTATS_FLUSH_INTERVAL_SECONDS": "5", "STATS_FLUSH_INTERVAL": "10s",
 	"EXTRA_TAGS": "", "USE_PROMETHEUS": "false", "PROMETHEUS_ADDR": ":9090", "PROMETHEUS_PATH": "/metrics", "PROMETHEUS_MAPPER_YAML": "",
 	"DISABLE_STATS": "false", "HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED": "false",
 	"FORCE_START_WITHOUT_INITIAL_CONFIG":      "false",
@@ -157,7 +158,6 @@ var notImplemented = map[string]string{
 	"TRACING_SAMPLING_RATE":                        "no tracing",
 	"OTEL_EXPORTER_OTLP_ENDPOINT":                  "no tracing",
 	"LOG_TIMESTAMP_FORMAT":                         "timestamps are RFC 3339 with nanoseconds, as the reference writes them",
-	"STATSD_PROTOCOL":                              "statsd over UDP",
 	"GLOBAL_SHADOW_MODE":                           "use SHADOW_MODE",
 	"USE_DOG_STATSD":                               "plain statsd, tags in the name as gostats writes them",
 	"USE_DOG_STATSD_MOGRIFIERS":                    "plain statsd",
@@ -292,6 +292,7 @@ func (r *envReader) limitsAndStats(s *settings) {
 	s.headerLimit, s.headerRemaining, s.headerReset = r.str("LIMIT_LIMIT_HEADER"), r.str("LIMIT_REMAINING_HEADER"), r.str("LIMIT_RESET_HEADER")
 	s.useStatsd = r.bool("USE_STATSD")
 	s.statsdHost, s.statsdPort = r.str("STATSD_HOST"), r.int("STATSD_PORT", 1, 65535)
+	s.statsdProtocol = r.oneOf("STATSD_PROTOCOL", "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6")
 	// The reference flushes every STATS_FLUSH_INTERVAL; the
 	// GOSTATS_FLUSH_INTERVAL_SECONDS of its statistics library, when set,
 	// is kept for the configurations that set it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -334,7 +335,7 @@ func TestRefEscapedStatNames(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), "domain: d\ndescriptors:\n  - key: path\n    detailed_metric: true\n    rate_limit: {unit: hour, requests_per_unit: 10}\n")
 	env := baseEnv(root)
-	env["USE_STATSD"], env["STATSD_HOST"] = "true", "127.0.0.1"
+	env["USE_STATSD"], env["STATSD_HOST"], env["STATSD_PROTOCOL"] = "true", "127.0.0.1", "udp"
 	env["STATSD_PORT"] = strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
 	env["GOSTATS_FLUSH_INTERVAL_SECONDS"] = "1"
 	s := start(t, env)
@@ -400,4 +401,54 @@ func TestRefGlobalShadowModeCounted(t *testing.T) {
 			t.Errorf("%s = %d, want %d", name, got, want)
 		}
 	}
+}
+
+// TestRefStatsdOverTCP: by default statistics go to statsd over TCP, as the
+// reference's statistics library sends them (its STATSD_PROTOCOL defaults
+// to tcp), one "name:value|type" a line; a connection statsd closes is made
+// again at a later flush.
+func TestRefStatsdOverTCP(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(10))
+	env := baseEnv(root)
+	env["USE_STATSD"], env["STATSD_HOST"] = "true", "127.0.0.1"
+	env["STATSD_PORT"] = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	env["GOSTATS_FLUSH_INTERVAL_SECONDS"] = "1"
+	s := start(t, env)
+	// readUntil accepts a connection and reads lines until one has want.
+	readUntil := func(want string) {
+		t.Helper()
+		l.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+		conn, err := l.Accept()
+		if err != nil {
+			t.Fatalf("no statsd connection: %v", err)
+		}
+		defer conn.Close()
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		sc := bufio.NewScanner(conn)
+		for sc.Scan() {
+			line := sc.Text()
+			if name, rest, ok := strings.Cut(line, ":"); !ok || name == "" || strings.Count(rest, "|") != 1 {
+				t.Errorf("statsd line %q is not name:value|type", line)
+			}
+			if strings.HasPrefix(line, want) {
+				return
+			}
+		}
+		t.Fatalf("statsd over TCP: no %q: %v", want, sc.Err())
+	}
+	if _, err := s.call(t, "d", "k=a"); err != nil {
+		t.Fatal(err)
+	}
+	readUntil("ratelimit.service.rate_limit.d.k.total_hits:1|c")
+	// The connection is closed: the next flushes make a new one.
+	if _, err := s.call(t, "d", "k=b"); err != nil {
+		t.Fatal(err)
+	}
+	readUntil("ratelimit.service.rate_limit.d.k.within_limit:")
 }

@@ -353,7 +353,7 @@ func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
 	if !s.useStatsd {
 		return
 	}
-	sink, err := newStatsdSink(srv.st, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, srv.log)
+	sink, err := newStatsdSink(srv.st, s.statsdProtocol, net.JoinHostPort(s.statsdHost, strconv.Itoa(s.statsdPort)), s.statsFlush, s.extraTags, srv.log)
 	if err != nil {
 		srv.log.Warn("statsd disabled", "err", err)
 		return

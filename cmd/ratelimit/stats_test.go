@@ -18,7 +18,7 @@ func TestStatsd(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), limitYAML(1))
 	env := baseEnv(root)
-	env["USE_STATSD"] = "true"
+	env["USE_STATSD"], env["STATSD_PROTOCOL"] = "true", "udp"
 	env["STATSD_HOST"] = "127.0.0.1"
 	env["STATSD_PORT"] = strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
 	env["GOSTATS_FLUSH_INTERVAL_SECONDS"] = "1"

@@ -4,38 +4,35 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"time"
 )
 
-// maxDatagram bounds one statsd UDP datagram, below common MTUs.
-const maxDatagram = 1432
-
 // statsdSink sends the counters' increments and the response times to a
-// statsd server over UDP every interval, as the reference's gostats does:
+// statsd server (over TCP unless STATSD_PROTOCOL says udp) every interval,
+// as the reference's gostats does:
 // "name:delta|c" and "ratelimit.service.response_time:ms|ms", EXTRA_TAGS
 // appended to every name as gostats writes tags (".__key=value").
 type statsdSink struct {
 	stats    *stats
-	conn     net.Conn
+	w        *statsdWriter
 	interval time.Duration
 	tags     string
 	last     map[string]uint64 // the service's counters when last sent; the rules' keep theirs
 	log      *slog.Logger
 }
 
-func newStatsdSink(st *stats, addr string, interval time.Duration, tags []string, log *slog.Logger) (*statsdSink, error) {
-	conn, err := net.Dial("udp", addr)
+func newStatsdSink(st *stats, network, addr string, interval time.Duration, tags []string, log *slog.Logger) (*statsdSink, error) {
+	w, err := newStatsdWriter(network, addr, log)
 	if err != nil {
-		return nil, fmt.Errorf("STATSD_HOST, STATSD_PORT: %w", err)
+		return nil, err
 	}
 	var t strings.Builder
 	for _, kv := range tags {
 		k, v, _ := strings.Cut(kv, ":")
 		t.WriteString(".__" + k + "=" + v)
 	}
-	return &statsdSink{stats: st, conn: conn, interval: interval, tags: t.String(), last: map[string]uint64{}, log: log}, nil
+	return &statsdSink{stats: st, w: w, interval: interval, tags: t.String(), last: map[string]uint64{}, log: log}, nil
 }
 
 // run flushes every interval until ctx is done, then once more.
@@ -46,7 +43,7 @@ func (s *statsdSink) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			s.flush()
-			s.conn.Close()
+			s.w.close()
 			return
 		case <-t.C:
 			s.flush()
@@ -73,24 +70,5 @@ func (s *statsdSink) flush() {
 	for _, d := range s.stats.takeTimes() {
 		lines = append(lines, fmt.Sprintf("ratelimit.service.response_time%s:%g|ms", s.tags, float64(d.Microseconds())/1000))
 	}
-	var b strings.Builder
-	send := func() {
-		if b.Len() == 0 {
-			return
-		}
-		if _, err := s.conn.Write([]byte(b.String())); err != nil {
-			s.log.Debug("statsd write failed", "err", err)
-		}
-		b.Reset()
-	}
-	for _, l := range lines {
-		if b.Len() > 0 && b.Len()+1+len(l) > maxDatagram {
-			send()
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(l)
-	}
-	send()
+	s.w.write(lines)
 }

@@ -125,7 +125,7 @@ func TestStatsdKeysAreBounded(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), detailedYAML)
 	env := baseEnv(root)
-	env["USE_STATSD"], env["STATSD_HOST"] = "true", "127.0.0.1"
+	env["USE_STATSD"], env["STATSD_HOST"], env["STATSD_PROTOCOL"] = "true", "127.0.0.1", "udp"
 	env["STATSD_PORT"] = strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
 	env["GOSTATS_FLUSH_INTERVAL_SECONDS"] = "1"
 	env["RLPKIT_STATS_MAX_KEYS"] = "100"
