@@ -452,3 +452,19 @@ func TestRefStatsdOverTCP(t *testing.T) {
 	}
 	readUntil("ratelimit.service.rate_limit.d.k.within_limit:")
 }
+
+// TestRefDebugRoot restates the README's debug port: its root lists the
+// endpoints, one "path: help" a line.
+func TestRefDebugRoot(t *testing.T) {
+	s := start(t, baseEnv(t.TempDir()))
+	code, body := get(t, "http://"+s.addrs.debug+"/")
+	for _, want := range []string{
+		"/debug/pprof/: root of various pprof endpoints. hit for help.\n",
+		"/rlconfig: print out the currently loaded configuration for debugging\n",
+		"/stats: print out stats\n",
+	} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("GET / on the debug port = %d %q, want 200 with %q", code, body, want)
+		}
+	}
+}

@@ -231,9 +231,21 @@ func (srv *instance) httpMux() *http.ServeMux {
 	return mux
 }
 
-// debugMux is the debug port: /rlconfig, /stats, /metrics and pprof.
+// debugEndpoints are the debug port's endpoints its root lists, as the
+// reference's does: "path: help" lines, sorted.
+const debugEndpoints = `/debug/pprof/: root of various pprof endpoints. hit for help.
+/debug/pprof/profile: CPU profiling endpoint
+/debug/pprof/trace: trace endpoint
+/metrics: the statistics as Prometheus metrics
+/rlconfig: print out the currently loaded configuration for debugging
+/stats: print out stats
+`
+
+// debugMux is the debug port: /rlconfig, /stats, /metrics and pprof, and
+// the list of them at any other path.
 func (srv *instance) debugMux() *http.ServeMux {
 	dmux := http.NewServeMux()
+	dmux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, debugEndpoints) })
 	dmux.HandleFunc("/rlconfig", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, *srv.dump.Load()) })
 	dmux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, srv.st.text()) })
 	dmux.Handle("/metrics", promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
