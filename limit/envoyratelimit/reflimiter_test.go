@@ -91,3 +91,35 @@ descriptors:
 		t.Errorf("statistics (-want +got):\n%s", diff)
 	}
 }
+
+// TestRefNearLimitThresholdSinglePrecision: the near_limit threshold is
+// floor(limit x NEAR_LIMIT_RATIO) computed in single precision, as the
+// reference reads the ratio: 0.29 of 100 is 29 (28.999999999999996 in
+// double precision would make it 28).
+func TestRefNearLimitThresholdSinglePrecision(t *testing.T) {
+	cfg := mustLoad(t, "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 100}\n")
+	var near uint64
+	ev, err := NewEvaluator(Options{Store: counter.NewMemoryStore(counter.MemoryOptions{}), NearLimitRatio: 0.29, Observe: func(_ Stat, c RuleCounts) {
+		near += c.NearLimit
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := desc("k", "v")
+	d.HitsAddend = u64(29)
+	r := req(d)
+	if _, err := evaluate(ev, cfg, t0, &r); err != nil {
+		t.Fatal(err)
+	}
+	if near != 0 {
+		t.Errorf("29 hits of 100 at ratio 0.29: near_limit %d, want 0 (the threshold is 29)", near)
+	}
+	d.HitsAddend = u64(1)
+	r = req(d)
+	if _, err := evaluate(ev, cfg, t0, &r); err != nil {
+		t.Fatal(err)
+	}
+	if near != 1 {
+		t.Errorf("the 30th hit: near_limit %d, want 1", near)
+	}
+}
