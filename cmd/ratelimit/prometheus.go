@@ -18,9 +18,10 @@ import (
 //	ratelimit_service_call_should_rate_limit_redis_error_total, ..._service_error_total
 //	ratelimit_service_response_time_seconds_sum, ..._count
 //
-// With PROMETHEUS_MAPPER_YAML the counters are named and labelled by its
-// statsd_exporter mapping rules instead, applied to their statsd names; the
-// response time keeps its own two series.
+// With USE_PROMETHEUS=true the counters are named and labelled by
+// statsd_exporter mapping rules instead, applied to their statsd names:
+// PROMETHEUS_MAPPER_YAML's, or the reference's built-in ones
+// (defaultMapperYAML); the response time keeps its own two series.
 type promCollector struct {
 	stats  *stats
 	mapper *mapper.MetricMapper // nil without PROMETHEUS_MAPPER_YAML
@@ -72,6 +73,7 @@ func (c *promCollector) serviceCounters() map[string]uint64 {
 		"ratelimit.service.global_shadow_mode":                   c.stats.globalShadowMode.Load(),
 		"ratelimit.service.call.should_rate_limit.redis_error":   c.stats.redisError.Load(),
 		"ratelimit.service.call.should_rate_limit.service_error": c.stats.serviceError.Load(),
+		requestsStat: c.stats.calls.Load(),
 	}
 	for _, s := range c.stats.notFound.samples() {
 		m[s.name] = s.value

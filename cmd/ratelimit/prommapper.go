@@ -78,7 +78,7 @@ func (s *mappedSeries) add(stat string, v float64) {
 // emit sends every series as a counter.
 func (s *mappedSeries) emit(ch chan<- prometheus.Metric) {
 	for _, mv := range s.values {
-		d := prometheus.NewDesc(mv.name, "statsd metric mapped by PROMETHEUS_MAPPER_YAML", nil, mv.labels)
+		d := prometheus.NewDesc(mv.name, "statsd metric mapped by statsd_exporter rules", nil, mv.labels)
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, mv.v)
 	}
 }

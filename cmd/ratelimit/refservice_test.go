@@ -468,3 +468,55 @@ func TestRefDebugRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestRefDefaultPrometheusMapping restates the README's Prometheus section:
+// with USE_PROMETHEUS=true and no PROMETHEUS_MAPPER_YAML the statistics
+// are named by the reference's built-in mapping. (Keys of one level and of
+// two map to one name with different labels, which statsd_exporter, and
+// so the reference, keeps only one of: the configuration here has keys of
+// two levels only, and one of one level in its own server.)
+func TestRefDefaultPrometheusMapping(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ratelimit/config/a.yaml"), `domain: d
+descriptors:
+  - key: route
+    descriptors:
+      - key: method
+        rate_limit: {unit: hour, requests_per_unit: 10}
+`)
+	env := baseEnv(root)
+	env["USE_PROMETHEUS"], env["PROMETHEUS_ADDR"] = "true", "127.0.0.1:0"
+	s := start(t, env)
+	req, err := parseCall("d route=r,method=GET")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.client.ShouldRateLimit(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, "http://"+s.addrs.debug+"/metrics")
+	for _, want := range []string{
+		`ratelimit_service_rate_limit_within_limit{domain="d",key1="route",key2="method"} 1`,
+		`ratelimit_service_total_requests{grpc_method="ShouldRateLimit"} 1`,
+		`ratelimit_service_should_rate_limit_error{err_type="redis_error"} 0`,
+		`ratelimit_service_config_load_success 1`,
+		`ratelimit_service_config_load_error 0`,
+	} {
+		if !strings.Contains(body, want+"\n") {
+			t.Errorf("/metrics lacks %s:\n%s", want, body)
+		}
+	}
+	one := t.TempDir()
+	writeFile(t, filepath.Join(one, "ratelimit/config/a.yaml"), limitYAML(10))
+	env = baseEnv(one)
+	env["USE_PROMETHEUS"], env["PROMETHEUS_ADDR"] = "true", "127.0.0.1:0"
+	s = start(t, env)
+	if _, err := s.call(t, "d", "k=a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := get(t, "http://"+s.addrs.debug+"/metrics"); !strings.Contains(body, `ratelimit_service_rate_limit_total_hits{domain="d",key1="k"} 1`+"\n") {
+		t.Errorf("/metrics lacks the one-level key:\n%s", body)
+	}
+}

@@ -131,9 +131,16 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 	if !s.disableStats {
 		eo.Observe = srv.st.observe
 		var m *mapper.MetricMapper
-		if s.usePrometheus && s.prometheusMapper != "" {
+		if s.usePrometheus {
+			// The reference's Prometheus sink maps the statistics by the
+			// file's rules, or by its built-in ones.
 			var err error
-			if m, err = loadMapper(s.prometheusMapper); err != nil {
+			if s.prometheusMapper != "" {
+				m, err = loadMapper(s.prometheusMapper)
+			} else {
+				m, err = defaultMapper()
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

@@ -10,6 +10,13 @@ import (
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
+// The reference's statistics of its gRPC server's calls of ShouldRateLimit:
+// a counter, and a timer in milliseconds.
+const (
+	requestsStat     = "ratelimit_server.ShouldRateLimit.total_requests"
+	responseTimeStat = "ratelimit_server.ShouldRateLimit.response_time"
+)
+
 // The per-rule statistics, in the reference's order and names.
 var ruleStatNames = [...]string{"total_hits", "over_limit", "near_limit", "within_limit", "shadow_mode"}
 
@@ -80,6 +87,7 @@ func (s *stats) serviceCounters() []sample {
 		{"ratelimit.service.global_shadow_mode", s.globalShadowMode.Load()},
 		{"ratelimit.service.call.should_rate_limit.redis_error", s.redisError.Load()},
 		{"ratelimit.service.call.should_rate_limit.service_error", s.serviceError.Load()},
+		{requestsStat, s.calls.Load()},
 	}, s.notFound.samples()...)
 }
 

@@ -11,7 +11,7 @@ import (
 // statsdSink sends the counters' increments and the response times to a
 // statsd server (over TCP unless STATSD_PROTOCOL says udp) every interval,
 // as the reference's gostats does:
-// "name:delta|c" and "ratelimit.service.response_time:ms|ms", EXTRA_TAGS
+// "name:delta|c" and "ratelimit_server.ShouldRateLimit.response_time:ms|ms", EXTRA_TAGS
 // appended to every name as gostats writes tags (".__key=value").
 type statsdSink struct {
 	stats    *stats
@@ -68,7 +68,7 @@ func (s *statsdSink) flush() {
 		}
 	}
 	for _, d := range s.stats.takeTimes() {
-		lines = append(lines, fmt.Sprintf("ratelimit.service.response_time%s:%g|ms", s.tags, float64(d.Microseconds())/1000))
+		lines = append(lines, fmt.Sprintf("%s%s:%g|ms", responseTimeStat, s.tags, float64(d.Microseconds())/1000))
 	}
 	s.w.write(lines)
 }
