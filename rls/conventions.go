@@ -32,6 +32,9 @@ type Conventions struct {
 	// ReferenceHeaders picks the status ResponseHeaders describes as
 	// envoyproxy/ratelimit does (see ResponseHeaders).
 	ReferenceHeaders bool
+	// JSONAnyMethod makes JSONHandler take a request whatever the HTTP
+	// method, as the reference's does; without it only POST.
+	JSONAnyMethod bool
 	// JSONFailure is the HTTP status with which JSONHandler answers a call
 	// that fails other than as an invalid request (a store failure, no
 	// configuration); 0 means 500.
@@ -73,6 +76,7 @@ var EnvoyRateLimit = Conventions{
 	NoConfig:         codes.Unknown,
 	Prefix:           "ratelimit: ",
 	JSONFailure:      http.StatusBadRequest,
+	JSONAnyMethod:    true,
 	ReferenceHeaders: true,
 	HeaderLimit:      HeaderLimit,
 	HeaderRemaining:  HeaderRemaining,

@@ -81,6 +81,7 @@
 //	                            remaining (latest reset)  remaining
 //	POST /json (JSONHandler)    not mounted               mounted on the HTTP port
 //	POST /json of a failed call 500                       400
+//	/json by another method     405                       answered as POST
 //	request over a cap          InvalidArgument           Unknown
 //	settings named by it        --max-descriptors, ...    RLPKIT_MAX_DESCRIPTORS_PER_REQUEST, ...
 //

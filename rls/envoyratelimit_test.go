@@ -152,7 +152,7 @@ func TestJSONHandler(t *testing.T) {
 		{"over", "POST", `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`, 429, `"overallCode":"OVER_LIMIT"`},
 		{"bad json", "POST", `{"domain":`, 400, "invalid RateLimitRequest"},
 		{"invalid request", "POST", `{"domain":""}`, 400, "ratelimit: invalid request: domain: rate limit domain must not be empty"},
-		{"GET", "GET", "", 405, "POST a RateLimitRequest"},
+		{"GET without a body", "GET", "", 400, "invalid RateLimitRequest"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,6 +162,22 @@ func TestJSONHandler(t *testing.T) {
 				t.Errorf("%s /json %s = %d %s, want %d containing %s", tc.method, tc.body, rec.Code, rec.Body, tc.wantCode, tc.wantBody)
 			}
 		})
+	}
+}
+
+// TestJSONHandlerMethods: the reference's conventions take a request by
+// any method, rlpkit's only by POST.
+func TestJSONHandlerMethods(t *testing.T) {
+	body := `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`
+	for _, tc := range []struct {
+		conv *Conventions
+		want int
+	}{{&EnvoyRateLimit, 200}, {&RLPKit, 405}} {
+		rec := httptest.NewRecorder()
+		newRatelimitService(t, Options{Conventions: tc.conv}, true).JSONHandler().ServeHTTP(rec, httptest.NewRequest("PUT", "/json", strings.NewReader(body)))
+		if rec.Code != tc.want {
+			t.Errorf("PUT /json (%s) = %d %q, want %d", tc.conv.Prefix, rec.Code, rec.Body, tc.want)
+		}
 	}
 }
 

@@ -10,7 +10,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
-// JSONHandler returns the reference's POST /json endpoint: the body is a
+// JSONHandler returns the reference's POST /json endpoint (any method with
+// Conventions.JSONAnyMethod, as the reference takes): the body is a
 // RateLimitRequest in protobuf's JSON mapping, the answer the
 // RateLimitResponse in the same mapping, with status 200, or 429 when the
 // overall code is OVER_LIMIT. A body that is not a request, a request the
@@ -23,7 +24,7 @@ import (
 func (s *Service) JSONHandler() http.Handler {
 	maxBody := s.caps.maxJSONBody()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
+		if r.Method != http.MethodPost && !s.conv.JSONAnyMethod {
 			w.Header().Set("Allow", http.MethodPost)
 			http.Error(w, "POST a RateLimitRequest in JSON", http.StatusMethodNotAllowed)
 			return

@@ -241,6 +241,16 @@ func TestRefJSONHandler(t *testing.T) {
 			t.Errorf("POST /json %q = %d %q, want %d with %q", c.body, code, body, c.code, c.want)
 		}
 	}
+	// The reference takes any method.
+	put, err := http.NewRequest("PUT", "http://"+s.addrs.http+"/json", strings.NewReader(`{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"b"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.DefaultClient.Do(put); err != nil || resp.StatusCode != 200 {
+		t.Errorf("PUT /json = %v %v, want 200", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 
 	down := redistest.Start(t)
 	down.Kill()
