@@ -2,7 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -218,6 +226,79 @@ func TestRefRedisTLS(t *testing.T) {
 		r, err := s.call(t, "d", "k=a")
 		if c.ok != (err == nil) {
 			t.Errorf("REDIS_URL=%s, CA %s, skip verify %v: %v %v, want ok %v", env["REDIS_URL"], filepath.Base(filepath.Dir(c.ca)), c.skipVerify, r, err, c.ok)
+		}
+	}
+}
+
+// clientCert writes a self-signed client certificate and its key.
+func clientCert(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "ratelimit-client"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "client.pem"), filepath.Join(dir, "client-key.pem")
+	writeFile(t, certFile, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
+	writeFile(t, keyFile, string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})))
+	return certFile, keyFile
+}
+
+// TestRefRedisTLSClientCert restates TestBasicTLSConfig's WithClientCert:
+// a Redis that verifies client certificates answers with
+// REDIS_TLS_CLIENT_CERT and REDIS_TLS_CLIENT_KEY, and not without them.
+func TestRefRedisTLSClientCert(t *testing.T) {
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	certFile, keyFile, _ := selfSigned(t, dir)
+	cliCert, cliKey := clientCert(t, dir)
+	serverPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientPEM, err := os.ReadFile(cliCert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(dir, "cas.pem")
+	writeFile(t, bundle, string(serverPEM)+string(clientPEM))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsPort := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	if err := admin.Do(ctx, "CONFIG", "SET", "tls-cert-file", certFile, "tls-key-file", keyFile,
+		"tls-ca-cert-file", bundle, "tls-auth-clients", "yes", "tls-port", tlsPort).Err(); err != nil {
+		t.Fatalf("enabling TLS on redis-server: %v", err)
+	}
+	for _, withCert := range []bool{true, false} {
+		env := redisEnv(t, srv, "single")
+		env["REDIS_URL"] = net.JoinHostPort("127.0.0.1", tlsPort)
+		env["REDIS_TLS"], env["REDIS_TLS_CACERT"] = "true", certFile
+		if withCert {
+			env["REDIS_TLS_CLIENT_CERT"], env["REDIS_TLS_CLIENT_KEY"] = cliCert, cliKey
+		}
+		s := start(t, env)
+		if r, err := s.call(t, "d", "k=a"); withCert != (err == nil) {
+			t.Errorf("with a client certificate %v: %v %v, want an answer %v", withCert, r, err, withCert)
 		}
 	}
 }
