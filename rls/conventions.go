@@ -1,6 +1,8 @@
 package rls
 
-import "google.golang.org/grpc/codes"
+import (
+	"google.golang.org/grpc/codes"
+)
 
 // Conventions are what a Service answers differently for the users of one
 // format: everything else (the decisions, the model, the codec, metrics)
@@ -33,6 +35,9 @@ type Conventions struct {
 	// POST is 405, a call that failed otherwise than by its request 500,
 	// and the body says why.
 	JSONBareErrors bool
+	// ReferenceHeaders picks the status ResponseHeaders describes as
+	// envoyproxy/ratelimit does (see ResponseHeaders).
+	ReferenceHeaders bool
 	// CapSettings name the settings that raise Options.Caps, in the
 	// message refusing a request over one.
 	CapSettings CapSettings
@@ -65,13 +70,14 @@ var RLPKit = Conventions{
 // RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR, RLPKIT_MAX_KEY_BYTES_PER_REQUEST; envoyproxy/ratelimit
 // has no caps, nor variables of those names).
 var EnvoyRateLimit = Conventions{
-	InvalidRequest:  codes.Unknown,
-	StoreFailure:    codes.Unknown,
-	NoConfig:        codes.Unknown,
-	Prefix:          "ratelimit: ",
-	HeaderLimit:     HeaderLimit,
-	HeaderRemaining: HeaderRemaining,
-	HeaderReset:     HeaderReset,
-	JSONBareErrors:  true,
-	CapSettings:     CapSettings{MaxDescriptors: "RLPKIT_MAX_DESCRIPTORS_PER_REQUEST", MaxEntries: "RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR", MaxKeyBytes: "RLPKIT_MAX_KEY_BYTES_PER_REQUEST"},
+	InvalidRequest:   codes.Unknown,
+	StoreFailure:     codes.Unknown,
+	NoConfig:         codes.Unknown,
+	Prefix:           "ratelimit: ",
+	HeaderLimit:      HeaderLimit,
+	HeaderRemaining:  HeaderRemaining,
+	HeaderReset:      HeaderReset,
+	JSONBareErrors:   true,
+	ReferenceHeaders: true,
+	CapSettings:      CapSettings{MaxDescriptors: "RLPKIT_MAX_DESCRIPTORS_PER_REQUEST", MaxEntries: "RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR", MaxKeyBytes: "RLPKIT_MAX_KEY_BYTES_PER_REQUEST"},
 }

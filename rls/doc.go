@@ -22,7 +22,8 @@
 // no limit applies), limit_remaining and duration_until_reset, as the
 // evaluator decides. With Options.ResponseHeaders the response also carries
 // the RateLimit header fields of draft-ietf-httpapi-ratelimit-headers-03 for
-// the most restrictive status (see ResponseHeaders); RateLimit-Reset is the
+// the most restrictive status (see ResponseHeaders; the reference's
+// conventions pick it as the reference does); RateLimit-Reset is the
 // duration until reset rounded up to whole seconds, so that a client
 // retrying at the advertised time is not refused.
 //
@@ -76,6 +77,8 @@
 //	descriptor without entries  InvalidArgument           evaluated (matches nothing)
 //	RateLimit-* header names    RateLimit-Limit, ...      LIMIT_*_HEADER, RateLimit-Limit, ...
 //	Retry-After when over       yes                       no
+//	status the headers describe first over, else least       last over, else first least
+//	                            remaining (latest reset)  remaining
 //	POST /json (JSONHandler)    not mounted               mounted on the HTTP port
 //	POST /json failures         400/405/500, the reason   400 "Bad Request", any method
 //	request over a cap          InvalidArgument           Unknown

@@ -188,6 +188,22 @@ func TestJSONHandler(t *testing.T) {
 	})
 }
 
+// TestJSONHandlerMethods: the reference's conventions take a request by
+// any method, rlpkit's only by POST.
+func TestJSONHandlerMethods(t *testing.T) {
+	body := `{"domain":"d","descriptors":[{"entries":[{"key":"k","value":"j"}]}]}`
+	for _, tc := range []struct {
+		conv *Conventions
+		want int
+	}{{&EnvoyRateLimit, 200}, {&RLPKit, 405}} {
+		rec := httptest.NewRecorder()
+		newRatelimitService(t, Options{Conventions: tc.conv}, true).JSONHandler().ServeHTTP(rec, httptest.NewRequest("PUT", "/json", strings.NewReader(body)))
+		if rec.Code != tc.want {
+			t.Errorf("PUT /json (%s) = %d %q, want %d", tc.conv.Prefix, rec.Code, rec.Body, tc.want)
+		}
+	}
+}
+
 // TestRatelimitOverGRPC serves two Services alike, one behind a gRPC server
 // with ServerOptions and Register, and checks that every answer crosses
 // the wire unchanged, response headers and an over-limit answer included.

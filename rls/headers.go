@@ -29,9 +29,16 @@ const (
 //
 // The most restrictive status is, among those with a current limit, the
 // first that is over the limit, or else the one with the least remaining,
-// the latest reset breaking ties, then request order.
+// the latest reset breaking ties, then request order. With
+// Conventions.ReferenceHeaders it is the reference's pick instead: the
+// last that is over the limit, or else the first with the least remaining.
 func ResponseHeaders(dst []rlsmsg.Header, resp *rlsmsg.Response, c *Conventions) []rlsmsg.Header {
-	st := mostRestrictive(resp.Statuses)
+	var st *rlsmsg.Status
+	if c.ReferenceHeaders {
+		st = referencePick(resp.Statuses)
+	} else {
+		st = mostRestrictive(resp.Statuses)
+	}
 	if st == nil {
 		return dst
 	}
@@ -59,6 +66,24 @@ func mostRestrictive(statuses []rlsmsg.Status) *rlsmsg.Status {
 		}
 		if pick == nil || st.LimitRemaining < pick.LimitRemaining ||
 			st.LimitRemaining == pick.LimitRemaining && duration(st) > duration(pick) {
+			pick = st
+		}
+	}
+	return pick
+}
+
+// referencePick is envoyproxy/ratelimit's choice of the status the
+// headers describe: the last over the limit, else the first of those with
+// a current limit with the least remaining.
+func referencePick(statuses []rlsmsg.Status) *rlsmsg.Status {
+	var pick *rlsmsg.Status
+	for i := range statuses {
+		st := &statuses[i]
+		switch {
+		case st.CurrentLimit == nil:
+		case st.Code == rlsmsg.CodeOverLimit:
+			pick = st
+		case pick == nil || pick.Code != rlsmsg.CodeOverLimit && st.LimitRemaining < pick.LimitRemaining:
 			pick = st
 		}
 	}

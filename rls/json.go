@@ -10,7 +10,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
-// JSONHandler returns the reference's POST /json endpoint: the body is a
+// JSONHandler returns the reference's POST /json endpoint (any method with
+// Conventions.JSONAnyMethod, as the reference takes): the body is a
 // RateLimitRequest in protobuf's JSON mapping, the answer the
 // RateLimitResponse in the same mapping, with status 200, or 429 when the
 // overall code is OVER_LIMIT. A body that is not a request, a request the

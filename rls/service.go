@@ -55,6 +55,8 @@ type Options struct {
 type Outcome struct {
 	// Domain is the request's domain.
 	Domain string
+	// Descriptors is the number of the request's descriptors.
+	Descriptors int
 	// Configured reports whether the evaluator in force has configuration
 	// for this domain. A server labelling metrics by domain should
 	// collapse unconfigured domains, which clients choose freely.
@@ -209,7 +211,7 @@ func (c *call) decoded(err error) error {
 // decide answers req into c.res, returning the gRPC error to answer
 // instead, if any.
 func (s *Service) decide(ctx context.Context, c *call) error {
-	out := Outcome{Domain: c.req.Domain}
+	out := Outcome{Domain: c.req.Domain, Descriptors: len(c.req.Descriptors)}
 	err := s.evaluate(ctx, c)
 	if err == nil {
 		if s.opts.ResponseHeaders {

@@ -202,7 +202,7 @@ func TestShouldRateLimitErrors(t *testing.T) {
 			if err != nil && got != nil {
 				t.Errorf("ShouldRateLimit(%v) = %v with error %v, want nil response", tc.req, got, err)
 			}
-			want := []Outcome{{Domain: tc.req.GetDomain(), Configured: tc.req.GetDomain() == "shop", Code: tc.code}}
+			want := []Outcome{{Domain: tc.req.GetDomain(), Descriptors: len(tc.req.GetDescriptors()), Configured: tc.req.GetDomain() == "shop", Code: tc.code}}
 			if tc.code == codes.OK {
 				want[0].Overall = rlsmsg.CodeOK
 			}
@@ -389,7 +389,7 @@ func TestShouldRateLimitCallerGaveUp(t *testing.T) {
 			if st := grpcstatus.Convert(err); st.Code() != tc.code || st.Message() != tc.msg {
 				t.Errorf("ShouldRateLimit = %v (%q), want %v (%q)", st.Code(), st.Message(), tc.code, tc.msg)
 			}
-			want := []Outcome{{Domain: "shop", Configured: true, Code: tc.code}}
+			want := []Outcome{{Domain: "shop", Descriptors: 1, Configured: true, Code: tc.code}}
 			if diff := cmp.Diff(want, outcomes, cmpopts.IgnoreFields(Outcome{}, "Err", "Duration")); diff != "" {
 				t.Errorf("outcomes mismatch (-want +got):\n%s", diff)
 			}

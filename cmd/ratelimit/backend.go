@@ -139,47 +139,48 @@ func openRedis(s settings, c redisConn, hook goredis.Hook, onChange func(bool, e
 
 // redisClient builds the go-redis client of c (REDIS_TYPE, REDIS_URL and
 // the rest, or their REDIS_PERSECOND_ forms) as the reference reads them:
-// a bare host:port (tcp) or a socket path (unix); for a cluster,
-// comma-separated host:port seeds; for sentinel, the master's name then
-// the sentinels, comma-separated, with REDIS_SENTINEL_AUTH for the
-// sentinels and REDIS_AUTH for the master. TLS takes the REDIS_TLS_*
-// files for either Redis, as the reference's.
+// a bare host:port (tcp), a socket path (unix) or a
+// redis[s]://[user:password@]host:port[/db] URL; for a cluster,
+// comma-separated seeds; for sentinel, the master's name then the
+// sentinels, comma-separated, with REDIS_SENTINEL_AUTH for the sentinels
+// and REDIS_AUTH (or the first address's credentials) for the master. TLS
+// takes the REDIS_TLS_* files for either Redis, as the reference's.
 func redisClient(s settings, c redisConn) (goredis.UniversalClient, error) {
-	user, password := splitAuth(c.auth)
+	addrs, err := redisAddrs(c)
+	if err != nil {
+		return nil, err
+	}
+	user, password := addrs[0].user, addrs[0].password
+	if c.auth != "" || !addrs[0].hasAuth {
+		user, password = splitAuth(c.auth)
+	}
 	var tlsConfig *tls.Config
-	if c.tls {
-		var err error
+	if c.tls || addrs[0].tls {
 		if tlsConfig, err = redisTLS(s); err != nil {
 			return nil, err
 		}
 	}
-	parts := strings.Split(c.url, ",")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
+	hosts := make([]string, len(addrs))
+	for i, a := range addrs {
+		hosts[i] = a.addr
 	}
 	switch c.typ {
 	case "cluster":
 		return goredis.NewClusterClient(&goredis.ClusterOptions{
-			Addrs: parts, Username: user, Password: password, TLSConfig: tlsConfig, PoolSize: c.poolSize,
+			Addrs: hosts, Username: user, Password: password, TLSConfig: tlsConfig, PoolSize: c.poolSize,
 			DialTimeout: c.timeout, ReadTimeout: c.timeout, WriteTimeout: c.timeout, ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 		}), nil
 	case "sentinel":
-		if len(parts) < 2 {
-			return nil, fmt.Errorf("%s=%q: with %s=sentinel, want the master's name and one or more sentinels: name,host:port[,host:port...]", c.name("URL"), c.url, c.name("TYPE"))
-		}
 		sentinelUser, sentinelPassword := splitAuth(c.sentinelAuth)
 		return goredis.NewFailoverClient(&goredis.FailoverOptions{
-			MasterName: parts[0], SentinelAddrs: parts[1:], Username: user, Password: password,
+			MasterName: hosts[0], SentinelAddrs: hosts[1:], Username: user, Password: password,
 			SentinelUsername: sentinelUser, SentinelPassword: sentinelPassword, TLSConfig: tlsConfig,
 			PoolSize: c.poolSize, DialTimeout: c.timeout, ReadTimeout: c.timeout, WriteTimeout: c.timeout,
 			ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 		}), nil
 	}
-	if len(parts) != 1 || parts[0] == "" {
-		return nil, fmt.Errorf("%s=%q: with %s=single, want one address", c.name("URL"), c.url, c.name("TYPE"))
-	}
 	return goredis.NewClient(&goredis.Options{
-		Network: c.socketType, Addr: parts[0], Username: user, Password: password, TLSConfig: tlsConfig,
+		Network: c.socketType, Addr: hosts[0], Username: user, Password: password, TLSConfig: tlsConfig, DB: addrs[0].db,
 		PoolSize: c.poolSize, DialTimeout: c.timeout, ReadTimeout: c.timeout, WriteTimeout: c.timeout,
 		ContextTimeoutEnabled: true, Protocol: redis.DefaultProtocol,
 	}), nil
@@ -192,6 +193,40 @@ func splitAuth(auth string) (user, password string) {
 		return u, p
 	}
 	return "", auth
+}
+
+// redisAddrs parses c's URL's addresses for its type; the first holds
+// the credentials and scheme that count (for sentinel, the first
+// sentinel's: the master's name is not an address).
+func redisAddrs(c redisConn) ([]redisAddr, error) {
+	parts := strings.Split(c.url, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	switch {
+	case c.typ == "sentinel" && len(parts) < 2:
+		return nil, fmt.Errorf("%s=%q: with %s=sentinel, want the master's name and one or more sentinels: name,host:port[,host:port...]", c.name("URL"), maskCredentials(c.url), c.name("TYPE"))
+	case c.typ != "sentinel" && c.typ != "cluster" && (len(parts) != 1 || parts[0] == ""):
+		return nil, fmt.Errorf("%s=%q: with %s=single, want one address", c.name("URL"), maskCredentials(c.url), c.name("TYPE"))
+	}
+	var out []redisAddr
+	for i, p := range parts {
+		if c.typ == "sentinel" && i == 0 {
+			out = append(out, redisAddr{addr: p})
+			continue
+		}
+		a, err := parseRedisAddr(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	if c.typ == "sentinel" {
+		first := out[1]
+		first.addr = out[0].addr
+		out[0] = first
+	}
+	return out, nil
 }
 
 // redisTLS is the TLS configuration of REDIS_TLS_*.

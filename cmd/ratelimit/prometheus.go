@@ -14,28 +14,38 @@ import (
 //	                                                         _override for every limit override, _other for the overflow)
 //	ratelimit_service_config_load_success_total, ..._config_load_error_total
 //	ratelimit_service_global_shadow_mode_total
+//	ratelimit_service_rate_limit_domain_not_found_total{domain}  (at most RLPKIT_STATS_MAX_KEYS domains, then _other)
 //	ratelimit_service_call_should_rate_limit_redis_error_total, ..._service_error_total
 //	ratelimit_service_response_time_seconds_sum, ..._count
 //
-// With PROMETHEUS_MAPPER_YAML the counters are named and labelled by its
-// statsd_exporter mapping rules instead, applied to their statsd names; the
-// response time keeps its own two series. Without it,
-// PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS=true sums the response time in
-// milliseconds under the same name, as the reference's built-in mapping
-// does without its scale.
+// With USE_PROMETHEUS=true the counters are named and labelled by
+// statsd_exporter mapping rules instead, applied to their statsd names:
+// PROMETHEUS_MAPPER_YAML's, or the reference's built-in ones
+// (defaultMapperYAML); the response time keeps its own two series.
+// Without PROMETHEUS_MAPPER_YAML, PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS=true
+// sums the response time in milliseconds under the same name, as the
+// reference's built-in mapping does without its scale.
 type promCollector struct {
 	stats  *stats
 	mapper *mapper.MetricMapper // nil without PROMETHEUS_MAPPER_YAML
 	rule   [len(ruleStatNames)]*prometheus.Desc
 	svc    map[string]*prometheus.Desc
+	nf     *prometheus.Desc
 	rtSum  *prometheus.Desc
 	rtCnt  *prometheus.Desc
 	rtUnit float64 // nanoseconds per unit of rtSum
 }
 
+// responseTimeMillis reports whether the response time is summed in
+// milliseconds: PROMETHEUS_RESPONSE_TIME_AS_MILLISECONDS=true with the
+// built-in mapping; a PROMETHEUS_MAPPER_YAML file's rules keep seconds.
+func responseTimeMillis(s settings) bool {
+	return s.prometheusRTMillis && s.prometheusMapper == ""
+}
+
 func newPromCollector(st *stats, m *mapper.MetricMapper, rtMillis bool) *promCollector {
 	c := &promCollector{stats: st, mapper: m, svc: map[string]*prometheus.Desc{}, rtUnit: 1e9}
-	if rtMillis && m == nil {
+	if rtMillis {
 		c.rtUnit = 1e6
 	}
 	for i, n := range ruleStatNames {
@@ -45,6 +55,7 @@ func newPromCollector(st *stats, m *mapper.MetricMapper, rtMillis bool) *promCol
 		c.svc["ratelimit.service."+strings.Replace(n, "call_should_rate_limit_", "call.should_rate_limit.", 1)] =
 			prometheus.NewDesc("ratelimit_service_"+n+"_total", "ratelimit.service."+n, nil, nil)
 	}
+	c.nf = prometheus.NewDesc("ratelimit_service_rate_limit_domain_not_found_total", "Descriptors looked up in a domain without configuration.", []string{"domain"}, nil)
 	c.rtSum = prometheus.NewDesc("ratelimit_service_response_time_seconds_sum", "Total time of ShouldRateLimit calls.", nil, nil)
 	c.rtCnt = prometheus.NewDesc("ratelimit_service_response_time_seconds_count", "ShouldRateLimit calls.", nil, nil)
 	return c
@@ -62,19 +73,26 @@ func (c *promCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range c.svc {
 		ch <- d
 	}
+	ch <- c.nf
 	ch <- c.rtSum
 	ch <- c.rtCnt
 }
 
-// serviceCounters returns the service's counters by statsd name.
+// serviceCounters returns the service's counters by statsd name, each
+// domain's domain_not_found included.
 func (c *promCollector) serviceCounters() map[string]uint64 {
-	return map[string]uint64{
+	m := map[string]uint64{
 		"ratelimit.service.config_load_success":                  c.stats.configLoadSuccess.Load(),
 		"ratelimit.service.config_load_error":                    c.stats.configLoadError.Load(),
 		"ratelimit.service.global_shadow_mode":                   c.stats.globalShadowMode.Load(),
 		"ratelimit.service.call.should_rate_limit.redis_error":   c.stats.redisError.Load(),
 		"ratelimit.service.call.should_rate_limit.service_error": c.stats.serviceError.Load(),
+		requestsStat: c.stats.calls.Load(),
 	}
+	for _, s := range c.stats.notFound.samples() {
+		m[s.name] = s.value
+	}
+	return m
 }
 
 // Collect implements prometheus.Collector.
@@ -88,6 +106,9 @@ func (c *promCollector) Collect(ch chan<- prometheus.Metric) {
 	counters := c.serviceCounters()
 	for name, d := range c.svc {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(counters[name]))
+	}
+	for domain, v := range c.stats.notFound.byDomain() {
+		ch <- prometheus.MustNewConstMetric(c.nf, prometheus.CounterValue, float64(v), domain)
 	}
 	for l, v := range c.stats.rules.byLabel() {
 		for i := range ruleStatNames {

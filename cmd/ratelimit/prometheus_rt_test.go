@@ -27,8 +27,11 @@ func TestPrometheusResponseTimeMilliseconds(t *testing.T) {
 	}{
 		{"seconds", false, nil, 0.003},
 		{"milliseconds", true, nil, 3},
-		{"a mapper file: seconds", true, mapped, 0.003},
+		{"mapped, milliseconds", true, mapped, 3},
 	} {
+		if got := responseTimeMillis(settings{prometheusRTMillis: true, prometheusMapper: "m.yaml"}); got {
+			t.Error("with PROMETHEUS_MAPPER_YAML the response time is in milliseconds, want seconds")
+		}
 		st := newStats(10)
 		st.call(1*time.Millisecond, nil, false, false)
 		st.call(2*time.Millisecond, nil, false, false)

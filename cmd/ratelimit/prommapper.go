@@ -78,7 +78,7 @@ func (s *mappedSeries) add(stat string, v float64) {
 // emit sends every series as a counter.
 func (s *mappedSeries) emit(ch chan<- prometheus.Metric) {
 	for _, mv := range s.values {
-		d := prometheus.NewDesc(mv.name, "statsd metric mapped by PROMETHEUS_MAPPER_YAML", nil, mv.labels)
+		d := prometheus.NewDesc(mv.name, "statsd metric mapped by statsd_exporter rules", nil, mv.labels)
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, mv.v)
 	}
 }
@@ -92,7 +92,7 @@ func (c *promCollector) collectMapped(ch chan<- prometheus.Metric) {
 	all := map[string]uint64{}
 	for key, v := range c.stats.rules.totals() {
 		for i, n := range ruleStatNames {
-			all[ruleStatPrefix+key+"."+n] = v[i]
+			all[ruleStatPrefix+statName(key)+"."+n] += v[i] // two keys may escape alike
 		}
 	}
 	for name, v := range c.serviceCounters() {

@@ -13,6 +13,20 @@ import (
 // ruleStatPrefix begins the name of every per-rule statistic.
 const ruleStatPrefix = "ratelimit.service.rate_limit."
 
+// statNameEscaper replaces what statsd gives a meaning to, as the
+// reference's statistics library does.
+var statNameEscaper = strings.NewReplacer(":", "_", "|", "_")
+
+// statName is a statistics key as the names of statsd, /stats and the
+// Prometheus mapper write it: ':' and '|' as '_' ("d.path_/a:b" is
+// d.path_/a_b).
+func statName(key string) string {
+	if !strings.ContainsAny(key, ":|") {
+		return key
+	}
+	return statNameEscaper.Replace(key)
+}
+
 // The statistics keys, below a domain, of what is not a key of its own.
 const (
 	// otherKey counts the keys holding request values that found no room,

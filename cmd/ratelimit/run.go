@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/statsd_exporter/pkg/mapper"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
 
@@ -146,13 +147,20 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 		eo.Observe = srv.st.observe
 		eo.OnCountOverError = srv.st.countOverError
 		var m *mapper.MetricMapper
-		if s.usePrometheus && s.prometheusMapper != "" {
+		if s.usePrometheus {
+			// The reference's Prometheus sink maps the statistics by the
+			// file's rules, or by its built-in ones.
 			var err error
-			if m, err = loadMapper(s.prometheusMapper); err != nil {
+			if s.prometheusMapper != "" {
+				m, err = loadMapper(s.prometheusMapper)
+			} else {
+				m, err = defaultMapper()
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
-		srv.reg.MustRegister(newPromCollector(srv.st, m, s.prometheusRTMillis))
+		srv.reg.MustRegister(newPromCollector(srv.st, m, responseTimeMillis(s)))
 	}
 	ev, err := envoyratelimit.NewEvaluator(eo)
 	if err != nil {
@@ -203,6 +211,11 @@ func (srv *instance) observe(o rls.Outcome) {
 	}
 	var se *limit.StoreError
 	srv.st.call(o.Duration, o.Err, o.ShadowedOverLimit, errors.As(o.Err, &se))
+	if o.Code == codes.OK && !o.Configured {
+		// The reference counts each descriptor it looks up in a domain it
+		// does not have.
+		srv.st.notFound.add(o.Domain, o.Descriptors)
+	}
 }
 
 // grpcServer returns the gRPC server: the RLS service, health (service
@@ -214,7 +227,7 @@ func (srv *instance) grpcServer() (*grpc.Server, error) {
 		MaxConnectionAge: srv.s.grpcMaxAge, MaxConnectionAgeGrace: srv.s.grpcMaxAgeGrace}))
 	gopts = append(gopts, srv.tr.serverOptions()...)
 	if srv.s.grpcTLS {
-		creds, err := grpcTLS(srv.s)
+		creds, err := grpcTLS(srv.s, srv.log)
 		if err != nil {
 			return nil, err
 		}
@@ -242,9 +255,21 @@ func (srv *instance) httpMux() *http.ServeMux {
 	return mux
 }
 
-// debugMux is the debug port: /rlconfig, /stats, /metrics and pprof.
+// debugEndpoints are the debug port's endpoints its root lists, as the
+// reference's does: "path: help" lines, sorted.
+const debugEndpoints = `/debug/pprof/: root of various pprof endpoints. hit for help.
+/debug/pprof/profile: CPU profiling endpoint
+/debug/pprof/trace: trace endpoint
+/metrics: the statistics as Prometheus metrics
+/rlconfig: print out the currently loaded configuration for debugging
+/stats: print out stats
+`
+
+// debugMux is the debug port: /rlconfig, /stats, /metrics and pprof, and
+// the list of them at any other path.
 func (srv *instance) debugMux() *http.ServeMux {
 	dmux := http.NewServeMux()
+	dmux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, debugEndpoints) })
 	dmux.HandleFunc("/rlconfig", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, *srv.dump.Load()) })
 	dmux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, srv.st.text()) })
 	dmux.Handle("/metrics", promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
@@ -368,14 +393,15 @@ func (srv *instance) background(ctx context.Context, wg *sync.WaitGroup) {
 	wg.Go(func() { sink.run(ctx) })
 }
 
-// grpcTLS is the server's TLS of GRPC_SERVER_TLS_*, verifying client
+// grpcTLS is the server's TLS of GRPC_SERVER_TLS_*, its certificate
+// reloaded when the files change (certReloader), verifying client
 // certificates against GRPC_CLIENT_TLS_CACERT when set.
-func grpcTLS(s settings) (credentials.TransportCredentials, error) {
-	cert, err := tls.LoadX509KeyPair(s.grpcTLSCert, s.grpcTLSKey)
+func grpcTLS(s settings, log *slog.Logger) (credentials.TransportCredentials, error) {
+	certs, err := newCertReloader(s.grpcTLSCert, s.grpcTLSKey, log)
 	if err != nil {
-		return nil, fmt.Errorf("GRPC_SERVER_TLS_CERT, GRPC_SERVER_TLS_KEY: %w", err)
+		return nil, err
 	}
-	c := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	c := &tls.Config{GetCertificate: certs.getCertificate, MinVersion: tls.VersionTLS12}
 	if s.grpcCA != "" {
 		pem, err := os.ReadFile(s.grpcCA)
 		if err != nil {

@@ -10,6 +10,13 @@ import (
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
+// The reference's statistics of its gRPC server's calls of ShouldRateLimit:
+// a counter, and a timer in milliseconds.
+const (
+	requestsStat     = "ratelimit_server.ShouldRateLimit.total_requests"
+	responseTimeStat = "ratelimit_server.ShouldRateLimit.response_time"
+)
+
 // The per-rule statistics, in the reference's order and names.
 var ruleStatNames = [...]string{"total_hits", "over_limit", "near_limit", "within_limit", "shadow_mode"}
 
@@ -19,7 +26,8 @@ type ruleStats [len(ruleStatNames)]atomic.Uint64
 // stats holds every counter the service keeps under the reference's names
 // (ratelimit.service...). It is safe for concurrent use.
 type stats struct {
-	rules *ruleSet
+	rules    *ruleSet
+	notFound *notFound
 
 	configLoadSuccess atomic.Uint64
 	configLoadError   atomic.Uint64
@@ -36,7 +44,7 @@ type stats struct {
 // newStats returns the statistics of a service keeping at most maxKeys
 // statistics keys that hold request values.
 func newStats(maxKeys int) *stats {
-	return &stats{rules: newRuleSet(maxKeys)}
+	return &stats{rules: newRuleSet(maxKeys), notFound: newNotFound(maxKeys)}
 }
 
 // observe adds one rule's counts; it is envoyratelimit.Options.Observe.
@@ -77,25 +85,34 @@ type sample struct {
 	value uint64
 }
 
-// serviceCounters returns the service's counters, not the rules'.
+// serviceCounters returns the service's counters, not the rules', and
+// each domain's domain_not_found.
 func (s *stats) serviceCounters() []sample {
-	return []sample{
+	return append([]sample{
 		{"ratelimit.service.config_load_success", s.configLoadSuccess.Load()},
 		{"ratelimit.service.config_load_error", s.configLoadError.Load()},
 		{"ratelimit.service.global_shadow_mode", s.globalShadowMode.Load()},
 		{"ratelimit.service.call.should_rate_limit.redis_error", s.redisError.Load()},
 		{"ratelimit.service.call.should_rate_limit.service_error", s.serviceError.Load()},
-	}
+		{requestsStat, s.calls.Load()},
+	}, s.notFound.samples()...)
 }
 
 // counters returns every counter, sorted by name: the service's and one per
-// rule and statistic.
+// rule and statistic (two keys that escape alike, see statName, are one).
 func (s *stats) counters() []sample {
-	out := s.serviceCounters()
+	byName := map[string]uint64{}
+	for _, c := range s.serviceCounters() {
+		byName[c.name] += c.value
+	}
 	for name, v := range s.rules.totals() {
 		for i, stat := range ruleStatNames {
-			out = append(out, sample{ruleStatPrefix + name + "." + stat, v[i]})
+			byName[ruleStatPrefix+statName(name)+"."+stat] += v[i]
 		}
+	}
+	out := make([]sample, 0, len(byName))
+	for name, v := range byName {
+		out = append(out, sample{name, v})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out

@@ -46,7 +46,8 @@ func TestStatsd(t *testing.T) {
 		"ratelimit.service.rate_limit.d.k.within_limit.__env=test:1|c",
 		"ratelimit.service.rate_limit.d.k.near_limit.__env=test:1|c",
 		"ratelimit.service.config_load_success.__env=test:1|c",
-		"ratelimit.service.response_time.__env=test:",
+		"ratelimit_server.ShouldRateLimit.total_requests.__env=test:2|c",
+		"ratelimit_server.ShouldRateLimit.response_time.__env=test:",
 	} {
 		if !strings.Contains(got.String(), want) {
 			t.Errorf("statsd did not receive %q; got:\n%s", want, got.String())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -25,7 +26,7 @@ const (
 // statsdSink sends the counters' increments and the response times to a
 // statsd server every interval, as the reference's gostats does: over TCP
 // by default, or UDP (STATSD_PROTOCOL), one "name:delta|c\n" line per
-// counter and "ratelimit.service.response_time:ms|ms\n" per call, EXTRA_TAGS
+// counter and "ratelimit_server.ShouldRateLimit.response_time:ms|ms\n" per call, EXTRA_TAGS
 // appended to every name as gostats writes tags (".__key=value"). The
 // connection is made at the first flush and again after a failed write; a
 // server that cannot be reached never stops the service: what could not be
@@ -84,12 +85,12 @@ func (s *statsdSink) flush() {
 	for name, v := range s.stats.rules.unsent() {
 		for i, stat := range ruleStatNames {
 			if v[i] > 0 {
-				s.queue(fmt.Sprintf("%s%s.%s%s:%d|c", ruleStatPrefix, name, stat, s.tags, v[i]))
+				s.queue(fmt.Sprintf("%s%s.%s%s:%d|c", ruleStatPrefix, statName(name), stat, s.tags, v[i]))
 			}
 		}
 	}
 	for _, d := range s.stats.takeTimes() {
-		s.queue(fmt.Sprintf("ratelimit.service.response_time%s:%g|ms", s.tags, float64(d.Microseconds())/1000))
+		s.queue(fmt.Sprintf("%s%s:%g|ms", responseTimeStat, s.tags, float64(d.Microseconds())/1000))
 	}
 	s.send()
 }
@@ -145,6 +146,11 @@ func (s *statsdSink) send() {
 // connect dials the statsd server when not connected, and reports whether
 // it is.
 func (s *statsdSink) connect() bool {
+	if s.conn != nil && !strings.HasPrefix(s.network, "udp") && closedByPeer(s.conn) {
+		// A write to it would be taken by the kernel and lost.
+		s.conn.Close()
+		s.conn = nil
+	}
 	if s.conn != nil {
 		return true
 	}
@@ -161,4 +167,15 @@ func (s *statsdSink) connect() bool {
 	}
 	s.conn, s.down = conn, false
 	return true
+}
+
+// closedByPeer reports whether statsd closed the TCP connection conn: it
+// never sends, so a read that does not time out within a millisecond
+// found the end of the stream or an error.
+func closedByPeer(conn net.Conn) bool {
+	conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+	var b [1]byte
+	_, err := conn.Read(b[:])
+	var ne net.Error
+	return !(errors.As(err, &ne) && ne.Timeout())
 }

@@ -14,7 +14,10 @@
 // statistics under the reference's names, each a Stat whose Kind says
 // whether its key embeds request values (detailed_metric, value_to_metric,
 // a limit override), which a server should keep bounded (cmd/ratelimit
-// keeps 1,000 and counts the rest in one key per domain). Package rls
+// keeps 1,000 and counts the rest in one key per domain). The keys are
+// the reference's, a share_threshold level keeping its pattern even under
+// value_to_metric or a detailed_metric leaf, and the near_limit threshold
+// is computed in single precision, as the reference's. Package rls
 // serves it over gRPC and HTTP, with the reference's conventions
 // (rls.EnvoyRateLimit) in cmd/ratelimit and rlpkit's in
 // `rlpkit serve --ratelimit-config`.

@@ -35,7 +35,8 @@ type Options struct {
 	// doc).
 	DynamicMetadata bool
 	// NearLimitRatio is the fraction of a limit above which hits count as
-	// near_limit; 0 means DefaultNearLimitRatio.
+	// near_limit; 0 means DefaultNearLimitRatio. The threshold is computed
+	// in single precision, as the reference computes it.
 	NearLimitRatio float64
 	// Observe, when set, is called for every limit evaluated, with its
 	// statistics key and this request's counts. It must be fast and safe
@@ -519,7 +520,9 @@ func (e *Evaluator) counts(it item, cost uint64, d *counter.Decision) RuleCounts
 		return c
 	}
 	c.WithinLimit = cost
-	threshold := uint64(math.Floor(float64(it.rule.RequestsPerUnit) * e.o.NearLimitRatio))
+	// In single precision, as the reference reads NEAR_LIMIT_RATIO and
+	// multiplies it (0.29 of 100 is 29 there, 28 in double precision).
+	threshold := uint64(math.Floor(float64(float32(it.rule.RequestsPerUnit) * float32(e.o.NearLimitRatio))))
 	if used := uint64(d.Used); cost > 0 && used > threshold {
 		c.NearLimit = min(cost, used-threshold)
 	}

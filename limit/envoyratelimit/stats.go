@@ -36,12 +36,14 @@ const (
 )
 
 // statsKey is the reference's statistics key of a match: the configured
-// path ("domain.key_value.key"), or with detailed_metric the request's
-// entries, and with value_to_metric the request's value on that level.
+// path ("domain.key_value.key"); with detailed_metric on the leaf, every
+// entry of the request as "key_value"; with value_to_metric on a level, the
+// request's value on that level. A share_threshold level always keeps its
+// pattern, in both ("domain.files_files/*.user_u1").
 func statsKey(domain string, entries []rlsmsg.Entry, path []*Node) (string, StatKind) {
 	leaf := path[len(path)-1]
 	if leaf.DetailedMetric {
-		return overrideStatsKey(domain, entries), StatDetailed
+		return detailedStatsKey(domain, entries, path), StatDetailed
 	}
 	valueToMetric := false
 	for _, n := range path {
@@ -56,7 +58,7 @@ func statsKey(domain string, entries []rlsmsg.Entry, path []*Node) (string, Stat
 		b.WriteByte('.')
 		b.WriteString(n.Key)
 		v := n.Value
-		if n.ValueToMetric {
+		if n.ValueToMetric && !sharesThreshold(n) {
 			v = entries[i].Value
 		}
 		if v != "" {
@@ -64,7 +66,42 @@ func statsKey(domain string, entries []rlsmsg.Entry, path []*Node) (string, Stat
 			b.WriteString(v)
 		}
 	}
-	return b.String(), StatDetailed
+	if k := b.String(); k != leaf.StatsKey {
+		return k, StatDetailed
+	}
+	return leaf.StatsKey, StatConfigured
+}
+
+// sharesThreshold reports whether n is a share_threshold wildcard, whose
+// statistics keep its pattern whatever the flags.
+func sharesThreshold(n *Node) bool {
+	return n.ShareThreshold && strings.Contains(n.Value, "*")
+}
+
+// detailedStatsKey is the key of a detailed_metric leaf: "domain.k1_v1.k2_v2"
+// with the "_" even before an empty value, as the reference writes it;
+// when a level shares its threshold, that level is its pattern and an empty
+// value elsewhere drops its "_" (the reference builds that key apart).
+func detailedStatsKey(domain string, entries []rlsmsg.Entry, path []*Node) string {
+	shared := false
+	for _, n := range path {
+		shared = shared || sharesThreshold(n)
+	}
+	var b strings.Builder
+	b.WriteString(domain)
+	for i, en := range entries {
+		b.WriteByte('.')
+		b.WriteString(en.Key)
+		switch {
+		case shared && sharesThreshold(path[i]):
+			b.WriteByte('_')
+			b.WriteString(path[i].Value)
+		case !shared || en.Value != "":
+			b.WriteByte('_')
+			b.WriteString(en.Value)
+		}
+	}
+	return b.String()
 }
 
 // overrideStatsKey is "domain.k1_v1.k2_v2".
