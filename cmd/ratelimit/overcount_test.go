@@ -68,9 +68,14 @@ func TestRedisCountsOverHits(t *testing.T) {
 		t.Errorf("redis_error = %d, want 0", n)
 	}
 	// Counting the rejected hits did not make the local cache forget that
-	// k=x is full: with Redis gone, it still answers.
+	// k=x is full: with Redis gone, it still answers; and k=x being known
+	// over, its rejected hit is not sent to Redis again (the reference's
+	// cache increments nothing for a key it holds over): no redis_error.
 	srv.Kill()
 	if r, err := cached.call(t, "d", "k=x"); err != nil || r.OverallCode != over {
 		t.Errorf("k=x with Redis down = %v %v, want OVER_LIMIT from the local cache", r, err)
+	}
+	if n := redisErrors(t, cached); n != 0 {
+		t.Errorf("redis_error = %d after a call answered from the local cache, want 0", n)
 	}
 }

@@ -130,9 +130,10 @@
 //     or nothing per first entry instead: a request can be charged under
 //     one tag and refused under another.
 //   - The over-limit cache of the reference (LOCAL_CACHE_SIZE_IN_BYTES)
-//     increments nothing for a key it holds over; a request answered over
-//     by limit/overlimitcache still makes the Store.Update that counts its
-//     rejected hits.
+//     increments nothing for a key it holds over; limit/overlimitcache
+//     does the same for a counter it knows over (one that counted a
+//     rejected hit), but a counter it knows only full (at its limit) still
+//     gets the Store.Update that counts its rejected hits.
 //   - A limit override whose unit is not second..year (or week) is an
 //     error (limit.InvalidRequestError) instead of a crash, as in every
 //     format rlpkit serves (limit.CheckDescriptor), and so is a refund

@@ -16,7 +16,11 @@
 // window), so a raised limit is not answered from an old entry; a decision
 // under a higher maximum on the same window (limit/envoyratelimit counts a
 // rejected hit that way) does not drop it, as the window's count never
-// goes down. A request
+// goes down; and once such a decision counted hits on a counter
+// remembered full (it is then over its maximum), further hits of maximum
+// counter.MaxPolicyValue on it are answered allowed without the wrapped
+// store and not counted, until its window ends, as envoyproxy/ratelimit's
+// cache increments nothing for a key it holds over. A request
 // is answered locally only when every counter it touches is remembered
 // full and it hits each (a check, cost 0, on a full counter is allowed, so
 // the wrapped store decides it): a request that also touches other counters goes to the wrapped
@@ -68,6 +72,7 @@ type entry struct {
 	max     uint64
 	window  time.Duration
 	untilUs int64 // Unix microseconds at which the window ends
+	over    bool  // rejected hits were counted on it: it holds more than max
 }
 
 var _ counter.Store = (*Cache)(nil)
@@ -90,7 +95,7 @@ func (c *Cache) Len() int {
 
 // Update implements counter.Store.
 func (c *Cache) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
-	if len(updates) > 0 && c.answer(now, updates, decisions) {
+	if len(updates) > 0 && (c.answer(now, updates, decisions) || c.dropOver(now, updates, decisions)) {
 		c.hits.Add(uint64(len(updates)))
 		return nil
 	}
@@ -158,7 +163,7 @@ func (c *Cache) learn(now time.Time, updates []counter.Update, decisions []count
 			// Unless this was a higher capacity on the same window
 			// (limit/envoyratelimit counting rejected hits that way):
 			// the window's count is still at least the entry's.
-			c.forgetUnless(u.Key, u.Policy)
+			c.notFull(u, d)
 			continue
 		}
 		c.put(u.Key, entry{max: u.Policy.Max, window: u.Policy.Window, untilUs: nowUs + d.ResetAfter.Microseconds()}, nowUs)
@@ -172,7 +177,8 @@ func (c *Cache) put(key string, e entry, nowUs int64) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
+	if old, ok := c.entries[key]; ok {
+		e.over = e.over || old.over && old.max == e.max && old.window == e.window
 		// A copy again: assigning to a map's existing string key stores
 		// the key given, which may alias the caller's buffer.
 		c.entries[strings.Clone(key)] = e
@@ -204,18 +210,6 @@ func (c *Cache) makeRoom(size int, nowUs int64) {
 		}
 		c.visited++
 		c.remove(k)
-	}
-}
-
-// forgetUnless removes key's entry, if any, unless p is a fixed window of
-// the entry's window with a higher capacity: a counter not full under it
-// may still be full under the entry's.
-func (c *Cache) forgetUnless(key string, p counter.Policy) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if ok && (p.Algorithm != counter.AlgorithmFixedWindow || p.Window != e.window || p.Max <= e.max) {
-		c.remove(key)
 	}
 }
 

@@ -71,6 +71,17 @@ func TestCache(t *testing.T) {
 			{time.Second, []counter.Update{{Key: "a", Policy: counter.Policy{Max: 9, Window: time.Hour}, Cost: 1}}, []bool{true}, true},
 			{time.Second, []counter.Update{a2}, []bool{false}, true},
 		}},
+		{"rejected hits over a counter known over are not counted again", []call{
+			{0, []counter.Update{a2}, []bool{true}, true},
+			{0, []counter.Update{a2}, []bool{true}, true},
+			{0, []counter.Update{a2}, []bool{false}, false},
+			{0, []counter.Update{aHuge}, []bool{true}, true}, // now 3 of 2: over
+			{time.Second, []counter.Update{a2}, []bool{false}, false},
+			{time.Second, []counter.Update{aHuge}, []bool{true}, false}, // dropped, as the reference's cache
+			{time.Second, []counter.Update{aHuge, b}, []bool{true, true}, true},
+			{time.Second, []counter.Update{a3}, []bool{false}, true},        // 4 of 3: the store decides
+			{60 * time.Second, []counter.Update{aHuge}, []bool{true}, true}, // a new window
+		}},
 		{"a request touching another counter goes to the store", []call{
 			{0, []counter.Update{a2}, []bool{true}, true},
 			{0, []counter.Update{a2}, []bool{true}, true},
