@@ -46,7 +46,9 @@ func (c *localCache) put(key string, untilSec, nowSec int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[key]; ok {
-		c.entries[key] = untilSec
+		// Assigning to an existing string key stores the new key too: a
+		// copy, as the caller's may alias its buffer.
+		c.entries[strings.Clone(key)] = untilSec
 		return
 	}
 	if c.used+size > c.budget {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -257,5 +258,21 @@ func TestPerSecondClient(t *testing.T) {
 			t.Errorf("stop=%v: main m=%q s=%q, per-second m=%q s=%q; want m in main, s in per-second", stop,
 				get(t, main, "m"), get(t, main, "s"), get(t, sec, "m"), get(t, sec, "s"))
 		}
+	}
+}
+
+// TestLocalCacheCopiesKeysOnRefresh: a key remembered again is kept as a
+// copy; the caller's buffer, overwritten afterwards, does not rename it.
+func TestLocalCacheCopiesKeysOnRefresh(t *testing.T) {
+	c := newLocalCache(1 << 10)
+	buf := []byte("d_k_a_60")
+	c.put(string(buf), 100, 0)
+	c.put(unsafe.String(&buf[0], len(buf)), 200, 0)
+	copy(buf, "d_k_b_60")
+	if !c.over("d_k_a_60", 150) {
+		t.Error("d_k_a_60 forgotten after its key's buffer was reused")
+	}
+	if c.over("d_k_b_60", 150) {
+		t.Error("d_k_b_60 remembered: the cache kept the caller's buffer as its key")
 	}
 }
