@@ -269,13 +269,20 @@ func redisTLS(s settings) (*tls.Config, error) {
 }
 
 // timeoutStore bounds every update by REDIS_TIMEOUT, so that a Redis that
-// hangs fails calls rather than holding them.
+// hangs fails calls rather than holding them. A call whose own deadline
+// comes first (Envoy's rate limit filter gives each a timeout, 20ms by
+// default) is bounded by it already: it keeps its context, without the
+// derived one (its registration with the parent, its timer) that would
+// change nothing but cost every decision.
 type timeoutStore struct {
 	counter.Store
 	timeout time.Duration
 }
 
 func (s timeoutStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= s.timeout {
+		return s.Store.Update(ctx, now, updates, decisions)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	return s.Store.Update(ctx, now, updates, decisions)

@@ -26,7 +26,7 @@ type batch struct {
 	stored []counter.State // per key: the state the script read
 	work   []counter.State // per key: the state while replaying
 	script *goredis.Script // updateScript, or fixedScript for fixed windows only
-	argv   [2]any          // the script's ARGV: "" (its keys are KEYS), args
+	argv   [2]string       // the script's ARGV: "" (its keys are KEYS), args as a string
 	call   call            // the script call
 }
 
@@ -35,8 +35,8 @@ func (b *batch) reset() {
 	clear(b.names)
 	b.keys, b.names, b.keyOf, b.ttl, b.ends = b.keys[:0], b.names[:0], b.keyOf[:0], b.ttl[:0], b.ends[:0]
 	b.kbuf, b.args, b.stored, b.work = b.kbuf[:0], b.args[:0], b.stored[:0], b.work[:0]
-	b.argv[1], b.script = nil, nil
-	b.call = call{done: b.call.done, kbuf: b.call.kbuf[:0]}
+	b.argv[1], b.script = "", nil
+	b.call = call{done: b.call.done, kbuf: b.call.kbuf[:0], eval: b.call.eval}
 }
 
 // build fills keys and args for updates at nowUs.

@@ -152,7 +152,7 @@ func (r *modelRun) batchStep(reqs []batchRequest) {
 		batches[i] = r.store.prepare(context.Background(), q.now.UnixMicro(), q.updates)
 		calls[i] = &batches[i].call
 	}
-	r.store.pipe.exec(calls, nil, &combiner{})
+	r.store.pipe.exec(calls, &sender{pipe: r.store.client.Pipeline()})
 	for i, q := range reqs {
 		want := r.m.update(q.now, q.updates)
 		<-calls[i].done

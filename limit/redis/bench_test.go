@@ -34,8 +34,9 @@ func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) gored
 
 // BenchmarkUpdate measures one Update over loopback, serially (latency)
 // and from 8 goroutines per core (throughput), with the round trips per
-// Update as a metric. The script's time on the server is in
-// cmdstat_evalsha of INFO commandstats.
+// Update and the client's CPU time per Update (cpu-ns/op: this process's,
+// so not Redis's, which shares the machine) as metrics. The script's time
+// on the server is in cmdstat_evalsha of INFO commandstats.
 func BenchmarkUpdate(b *testing.B) {
 	srv := redistest.Start(b)
 	c := newClient(b, srv)
@@ -55,18 +56,19 @@ func BenchmarkUpdate(b *testing.B) {
 		b.Run(fmt.Sprintf("updates=%d", n), func(b *testing.B) {
 			ds := make([]counter.Decision, n)
 			b.ReportAllocs()
-			start := rt.n.Load()
+			start, cpu := rt.n.Load(), processCPU()
 			for i := 0; b.Loop(); i++ {
 				if err := s.Update(ctx, t0.Add(time.Duration(i)*time.Microsecond), updates, ds); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 			b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
 		})
 		b.Run(fmt.Sprintf("updates=%d/parallel", n), func(b *testing.B) {
 			b.SetParallelism(8) // requests in flight: 8 per core
 			b.ReportAllocs()
-			start := rt.n.Load()
+			start, cpu := rt.n.Load(), processCPU()
 			b.RunParallel(func(pb *testing.PB) {
 				ds := make([]counter.Decision, n)
 				for pb.Next() {
@@ -76,8 +78,17 @@ func BenchmarkUpdate(b *testing.B) {
 					}
 				}
 			})
+			reportCPU(b, cpu)
 			b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
 		})
+	}
+}
+
+// reportCPU reports the process's CPU time since start per op, where it
+// can be read.
+func reportCPU(b *testing.B, start time.Duration) {
+	if start > 0 {
+		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -1,6 +1,10 @@
 package redis
 
-import "github.com/rlpkit/rlpkit/limit/redis/internal/script"
+import (
+	"unsafe"
+
+	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
+)
 
 // DefaultBatchRequests bounds the Updates one script call decides, unless
 // Options.BatchRequests says otherwise.
@@ -17,8 +21,8 @@ const DefaultBatchRequests = 64
 type combiner struct {
 	groups [][]*call // per script call, its calls
 	keys   [][]string
-	args   [][]any
-	maps   [][]byte
+	args   [][]string     // ARGV: the map of keys (or "" for one call), then each call's numbers
+	maps   [][]byte       // the bytes of args[g][0] when merged
 	open   map[string]int // the last group of a hash tag ("" when standalone)
 	index  map[string]int // key -> index into the script call's KEYS
 }
@@ -70,7 +74,7 @@ func (cb *combiner) merge(g int) {
 	}
 	clear(cb.index)
 	keys, m := cb.keys[g][:0], cb.maps[g][:0]
-	args := append(cb.args[g][:0], nil)
+	args := append(cb.args[g][:0], "")
 	for _, c := range calls {
 		m = script.AppendNum(m, int64(len(c.keys)))
 		for _, k := range c.keys {
@@ -84,7 +88,7 @@ func (cb *combiner) merge(g int) {
 		}
 		args = append(args, c.args[1])
 	}
-	args[0] = m
+	args[0] = unsafe.String(unsafe.SliceData(m), len(m)) // m is not written again until done
 	cb.keys[g], cb.args[g], cb.maps[g] = keys, args, m
 }
 

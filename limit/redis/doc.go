@@ -64,6 +64,26 @@
 // caller did not ask for. An Update split by hash tag (Options.SplitHashTags,
 // below) is sent at once, in a pipeline of its own, under its own context.
 //
+// # The client's own cost
+//
+// A script call is a go-redis command whose arguments are pointers to the
+// strings it sends (the digest, the keys, ARGV), in a list its sender
+// reuses, and whose reply is read as one string: the Update that fills it
+// allocates nothing for it, and a pipeline allocates a handful of objects
+// in go-redis (the command, its reply, go-redis's own bookkeeping) however
+// many Updates it decides. A sender keeps its go-redis pipeline and
+// scratch from one pipeline to the next, and a pipeline's context carries
+// its callers' latest deadline without a timer of its own. With several
+// Updates per script call, what a round trip costs the client (a system
+// call each way, go-redis's check of the pooled connection) is shared by
+// all of them; what is left per Update is its own arguments and reply and
+// waiting for its pipeline. github.com/redis/rueidis, whose connections
+// pipeline implicitly, was measured as the transport of these script calls:
+// it spent a few per cent less CPU per decision in most runs, within the
+// runs' spread, which does not weigh against leaving go-redis, whose
+// client the store, its Breaker and the commands' Sentinel, Cluster, TLS
+// and auth options are built on.
+//
 // # Keys and Redis Cluster
 //
 // The evaluators start every counter key with a Redis Cluster hash tag

@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	goredis "github.com/redis/go-redis/v9"
-	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
 // DefaultPipelines is how many pipelines of script calls a Store keeps in
@@ -47,10 +46,11 @@ type pipeliner struct {
 
 	mu       sync.Mutex
 	queue    []*call
-	spare    []*call // the previous queue's array, to reuse
-	inFlight int     // pipelines being sent, at most max
-	timer    stopper // the window open over the queue; nil: none
-	gen      uint64  // counts the windows opened, so that a stale one is ignored
+	spare    []*call   // the previous queue's array, to reuse
+	inFlight int       // pipelines being sent, at most max
+	senders  []*sender // the scratch of senders that finished, to reuse
+	timer    stopper   // the window open over the queue; nil: none
+	gen      uint64    // counts the windows opened, so that a stale one is ignored
 }
 
 // call is one script run: its keys and arguments, then its reply. The
@@ -66,11 +66,12 @@ type call struct {
 	script   *goredis.Script
 	keys     []string // the call's slice; with borrowed, its strings may be the caller's
 	borrowed bool
-	args     []any // ARGV: "" then the request's numbers (see fixed.lua)
+	args     []string // ARGV: "" then the request's numbers (see fixed.lua)
 	result
 	err  error
 	done chan struct{} // capacity 1
 	kbuf []byte        // the keys' bytes once owned, reused with the call
+	eval evalArgs      // the command's arguments when sent at once
 }
 
 // own points c's keys at copies in kbuf, when they are borrowed.
@@ -112,7 +113,7 @@ func (p *pipeliner) do(c *call) (settled bool) {
 		p.inFlight++
 		p.mu.Unlock()
 		var reply string
-		if reply, c.err = c.script.Run(c.ctx, p.client, c.keys, c.args...).Text(); c.err == nil {
+		if reply, c.err = runScript(c.ctx, p.client, &c.eval, c.script, c.keys, c.args); c.err == nil {
 			one := [1]*call{c}
 			c.err = splitReply(reply, one[:])
 		}
@@ -151,16 +152,36 @@ func (p *pipeliner) finished() {
 	go p.send()
 }
 
+// sender is the scratch of one sender, reused from one pipeline to the
+// next and, through pipeliner.senders, from one sender to the next.
+type sender struct {
+	pipe goredis.Pipeliner
+	cb   combiner
+	cmds []*goredis.StringCmd
+	eval []evalArgs // per script call of the pipeline
+	live []*call
+}
+
 // send sends the queue as one pipeline, then the calls queued meanwhile,
 // until the queue is empty.
 func (p *pipeliner) send() {
-	var cmds []*goredis.Cmd
-	var cb combiner
+	p.mu.Lock()
+	var sd *sender
+	if n := len(p.senders); n > 0 {
+		sd = p.senders[n-1]
+		p.senders[n-1] = nil
+		p.senders = p.senders[:n-1]
+	}
+	p.mu.Unlock()
+	if sd == nil {
+		sd = &sender{pipe: p.client.Pipeline()}
+	}
 	for {
 		p.mu.Lock()
 		batch := p.queue
 		if len(batch) == 0 {
 			p.inFlight--
+			p.senders = append(p.senders, sd)
 			p.mu.Unlock()
 			return
 		}
@@ -168,7 +189,7 @@ func (p *pipeliner) send() {
 		p.closeWindow()
 		p.mu.Unlock()
 
-		cmds = p.exec(batch, cmds[:0], &cb)
+		p.exec(batch, sd)
 		clear(batch)
 		p.mu.Lock()
 		if p.spare == nil {
@@ -183,10 +204,8 @@ func (p *pipeliner) send() {
 // (see combiner), then the script calls the server answered NOSCRIPT in
 // one of EVAL, and signals every call; while the breaker knows Redis to be
 // down, it sends nothing and answers them its error.
-func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd, cb *combiner) []*goredis.Cmd {
-	ctx, cancel := batchContext(batch)
-	defer cancel()
-	live := batch[:0:0]
+func (p *pipeliner) exec(batch []*call, sd *sender) {
+	live := sd.live[:0]
 	for _, c := range batch {
 		if err := c.ctx.Err(); err != nil {
 			c.err = err
@@ -195,8 +214,9 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd, cb *combiner) []*go
 		}
 		live = append(live, c)
 	}
+	defer func() { clear(live); sd.live = live[:0] }()
 	if len(live) == 0 {
-		return cmds
+		return
 	}
 	if err := p.breaker.Err(); err != nil {
 		// Redis went down while these waited: answer them without trying.
@@ -204,27 +224,17 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd, cb *combiner) []*go
 			c.err = err
 			c.done <- struct{}{}
 		}
-		return cmds
+		return
 	}
+	cb := &sd.cb
 	cb.group(live, p.sharded, p.per)
 	defer cb.done()
-	n := len(cb.groups)
-	if cap(cmds) < n {
-		cmds = make([]*goredis.Cmd, n)
-	}
-	cmds = cmds[:n]
 	if beforeExec != nil {
 		beforeExec()
 	}
-	script.Eval(ctx, p.client, cmds, func(pipe goredis.Pipeliner, g int, sha bool) *goredis.Cmd {
-		s := cb.groups[g][0].script
-		if sha {
-			return s.EvalSha(ctx, pipe, cb.keys[g], cb.args[g]...)
-		}
-		return s.Eval(ctx, pipe, cb.keys[g], cb.args[g]...)
-	})
+	cmds := sd.run(batchContext(live), cb)
 	for g, calls := range cb.groups {
-		reply, err := cmds[g].Text()
+		reply, err := cmds[g].Result()
 		if err == nil {
 			err = splitReply(reply, calls)
 		}
@@ -236,23 +246,67 @@ func (p *pipeliner) exec(batch []*call, cmds []*goredis.Cmd, cb *combiner) []*go
 		}
 	}
 	clear(cmds)
-	return cmds
 }
 
-// batchContext returns the context a pipeline is sent under: no caller's
-// cancellation ends it (others still wait for it), and its deadline is the
-// latest of the callers' when all have one (otherwise the client's read
-// and write timeouts bound it).
-func batchContext(batch []*call) (context.Context, context.CancelFunc) {
-	var latest time.Time
-	for _, c := range batch {
-		d, ok := c.ctx.Deadline()
-		if !ok {
-			return context.Background(), func() {}
-		}
-		if d.After(latest) {
-			latest = d
+// run sends the script calls of cb in one pipeline of EVALSHA, then those
+// the server answered NOSCRIPT in one of EVAL, which loads the script
+// again, and returns their replies, each with its own error.
+func (sd *sender) run(ctx context.Context, cb *combiner) []*goredis.StringCmd {
+	n := len(cb.groups)
+	sd.cmds = slices.Grow(sd.cmds[:0], n)[:n]
+	if len(sd.eval) < n {
+		sd.eval = append(sd.eval, make([]evalArgs, n-len(sd.eval))...)
+	}
+	for g, calls := range cb.groups {
+		sd.cmds[g] = evalCmd(ctx, sd.eval[g].set(calls[0].script, true, cb.keys[g], cb.args[g]))
+		_ = sd.pipe.Process(ctx, sd.cmds[g])
+	}
+	_, _ = sd.pipe.Exec(ctx) // each command holds its own error
+	again := false
+	for g, calls := range cb.groups {
+		if isNoScript(sd.cmds[g].Err()) {
+			sd.cmds[g] = evalCmd(ctx, sd.eval[g].set(calls[0].script, false, cb.keys[g], cb.args[g]))
+			_ = sd.pipe.Process(ctx, sd.cmds[g])
+			again = true
 		}
 	}
-	return context.WithDeadline(context.Background(), latest)
+	if again {
+		_, _ = sd.pipe.Exec(ctx)
+	}
+	for g := range n {
+		sd.eval[g].clear()
+	}
+	return sd.cmds
+}
+
+// deadlineContext is the context a pipeline is sent under when its callers
+// all have a deadline: it is never cancelled, since callers that give up
+// return at once while others still wait for the pipeline, and its
+// deadline bounds the pipeline's dial, reads and writes in go-redis
+// (ContextTimeoutEnabled). It starts no timer, as context.WithDeadline
+// would for every pipeline.
+type deadlineContext struct {
+	context.Context // context.Background()
+	deadline        time.Time
+}
+
+// Deadline implements context.Context.
+func (d *deadlineContext) Deadline() (time.Time, bool) { return d.deadline, true }
+
+// batchContext returns the context a pipeline of the calls of live is sent
+// under: no caller's cancellation ends it (others still wait for it), and
+// its deadline is the latest of the callers' when all have one (otherwise
+// the client's read and write timeouts bound it).
+func batchContext(live []*call) context.Context {
+	var latest time.Time
+	for _, c := range live {
+		t, ok := c.ctx.Deadline()
+		if !ok {
+			return context.Background()
+		}
+		if t.After(latest) {
+			latest = t
+		}
+	}
+	return &deadlineContext{context.Background(), latest}
 }

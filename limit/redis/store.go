@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -258,7 +259,8 @@ func (s *Store) prepare(ctx context.Context, nowUs int64, updates []counter.Upda
 	c := &b.call
 	c.ctx, c.script, c.keys, c.args = ctx, b.script, b.keys, b.argv[:]
 	c.borrowed = s.prefix == "" // the keys are then the caller's strings (see setKeys)
-	b.argv[0], b.argv[1] = "", b.args
+	// args is not written again until the batch is released.
+	b.argv[0], b.argv[1] = "", unsafe.String(unsafe.SliceData(b.args), len(b.args))
 	return b
 }
 
