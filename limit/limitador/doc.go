@@ -53,7 +53,7 @@
 // per-request buffer reused across requests: an evaluation with legacy
 // conditions allocates nothing.
 //
-// A namespace of 16 limits or more is indexed, so that a request's cost
+// A namespace of 4 limits or more is indexed, so that a request's cost
 // does not grow with the limits it does not match: each limit is listed
 // under an entry it needs (a legacy KEY == VALUE condition, or a CEL
 // condition of the plain form descriptors[N]['KEY'] == 'VALUE'), else under

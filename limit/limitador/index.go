@@ -10,7 +10,7 @@ import (
 // indexMin is the number of limits of a namespace from which the
 // Evaluator looks its limits up by the request's entries rather than trying
 // each one: below it, trying them all is as cheap.
-const indexMin = 16
+const indexMin = 4
 
 // entryPair is an entry a limit needs some visible descriptor to hold.
 type entryPair struct{ key, value string }
