@@ -8,7 +8,11 @@
 // commands a server sends are pinned in cmd/rlpkit's tests with MONITOR.
 //
 // With -pid, the server's process id, it reports the server's CPU time
-// (user plus system, from /proc/PID/stat) per decision; with -redis naming
+// (user plus system, from /proc/PID/stat) per decision and, at the end, its
+// resident set (VmRSS, and its peak VmHWM, from /proc/PID/status); -calls N
+// ends the measured phase after N calls (1,000,000 over -users 100000
+// measures a server's memory after a million requests over 100,000 keys);
+// with -redis naming
 // a redis-server on this machine (INFO server's process_id), Redis's too.
 // On a machine the client, the server and Redis share, throughput follows
 // their total CPU per decision, so these figures compare servers better

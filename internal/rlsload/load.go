@@ -32,6 +32,7 @@ type config struct {
 	domain           string
 	redisURL         string
 	serverPID        int // measure this process's CPU time; 0: none
+	calls            int // end the measured phase after this many calls; 0: at duration
 }
 
 // report is what a run measured.
@@ -46,6 +47,9 @@ type report struct {
 	// serverCPU and redisCPU are the CPU time the server process and
 	// redis-server used during the measured phase; 0 when not measured.
 	serverCPU, redisCPU time.Duration
+	// serverMemory is the server process's resident set after the
+	// measured phase; zero when not measured.
+	serverMemory procMemory
 }
 
 // load sends calls for the warm-up and then for the measured duration.
@@ -100,6 +104,11 @@ func load(ctx context.Context, c config) (*report, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
+	if c.serverPID != 0 {
+		if r.serverMemory, err = memoryOf(c.serverPID); err != nil {
+			return nil, err
+		}
+	}
 	if rs != nil {
 		if r.redis, err = rs.stats(ctx); err != nil {
 			return nil, err
@@ -127,11 +136,16 @@ func requests(c config) []*rlsv3.RateLimitRequest {
 }
 
 // phase keeps c.concurrency calls in flight for d and, when measure is set,
-// reports them.
+// reports them; with c.calls, a measured phase ends after that many calls
+// if d has not passed.
 func phase(ctx context.Context, c config, clients []rlsv3.RateLimitServiceClient, reqs []*rlsv3.RateLimitRequest, d time.Duration, measure bool) (*report, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	var next atomic.Int64
+	var next, sent atomic.Int64
+	limit := int64(0)
+	if measure {
+		limit = int64(c.calls)
+	}
 	type result struct {
 		lat      []time.Duration
 		ok, over int
@@ -146,6 +160,9 @@ func phase(ctx context.Context, c config, clients []rlsv3.RateLimitServiceClient
 			res.errors = map[string]int{}
 			client := clients[w%len(clients)]
 			for ctx.Err() == nil {
+				if limit > 0 && sent.Add(1) > limit {
+					break
+				}
 				req := reqs[int(next.Add(1))%len(reqs)]
 				cctx, ccancel := context.WithTimeout(context.Background(), c.timeout)
 				t0 := time.Now()
@@ -230,6 +247,9 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.redisCPU > 0 {
 		fmt.Fprintf(w, "redis CPU      %v, %.1f us per decision\n", r.redisCPU, r.perDecision(r.redisCPU))
+	}
+	if m := r.serverMemory; m.rss > 0 {
+		fmt.Fprintf(w, "server memory  VmRSS %.1f MB, VmHWM %.1f MB\n", float64(m.rss)/1e6, float64(m.hwm)/1e6)
 	}
 	if r.redis != nil {
 		scripts, _ := r.scripts()

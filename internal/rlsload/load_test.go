@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,21 @@ func TestWindowUsage(t *testing.T) {
 		if code := run(context.Background(), args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-window 0 or from 65536 to 2147483647") {
 			t.Errorf("run(%v) = %d, stderr %q; want 2 and the range of -window", args, code, stderr.String())
 		}
+	}
+}
+
+// TestLoadCallsBound ends the measured phase after -calls calls.
+func TestLoadCallsBound(t *testing.T) {
+	addr := serve(t, 1_000_000)
+	c := config{addr: addr, duration: time.Minute, timeout: time.Second, concurrency: 4, conns: 2, users: 10, descriptors: 1, domain: "load", calls: 57, serverPID: os.Getpid()}
+	r, err := load(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.calls != 57 || r.ok != 57 {
+		t.Errorf("load with -calls 57: %d calls, %d OK (errors %v), want 57", r.calls, r.ok, r.errors)
+	}
+	if r.serverMemory.rss <= 0 {
+		t.Errorf("load with -pid: server memory %+v, want VmRSS read", r.serverMemory)
 	}
 }

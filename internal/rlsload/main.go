@@ -45,7 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.domain, "domain", "load", "the request domain")
 	fs.DurationVar(&c.timeout, "timeout", time.Second, "deadline of each call")
 	fs.StringVar(&c.redisURL, "redis", "", "the server's Redis `URL`: report its commands, and its CPU time when it runs on this machine, per decision")
-	fs.IntVar(&c.serverPID, "pid", 0, "the server's process `id`: report its CPU time per decision")
+	fs.IntVar(&c.serverPID, "pid", 0, "the server's process `id`: report its CPU time per decision and its resident set (VmRSS, VmHWM) at the end")
+	fs.IntVar(&c.calls, "calls", 0, "end the measured phase after this many calls, if -duration has not passed first (0: at -duration)")
 	var bins, serveArgs string
 	var cmp comparison
 	fs.StringVar(&bins, "compare", "", "comma-separated server `binaries` to start and compare in interleaved rounds, instead of -addr and -pid")
@@ -57,9 +58,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if fs.NArg() > 0 || c.concurrency < 1 || c.conns < 1 || c.users < 1 || c.descriptors < 1 || c.duration <= 0 || c.warmup < 0 ||
+	if fs.NArg() > 0 || c.concurrency < 1 || c.conns < 1 || c.users < 1 || c.descriptors < 1 || c.duration <= 0 || c.warmup < 0 || c.calls < 0 ||
 		window != 0 && (window < minWindow || window > math.MaxInt32) {
-		fmt.Fprintf(stderr, "rlsload: want no arguments, positive -concurrency, -conns, -users, -descriptors and -duration, and -window 0 or from %d to %d\n", minWindow, math.MaxInt32)
+		fmt.Fprintf(stderr, "rlsload: want no arguments, positive -concurrency, -conns, -users, -descriptors and -duration, -calls 0 or more, and -window 0 or from %d to %d\n", minWindow, math.MaxInt32)
 		return 2
 	}
 	c.window = int32(window)

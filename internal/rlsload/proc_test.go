@@ -59,3 +59,29 @@ func TestCPUTimeSelf(t *testing.T) {
 		t.Errorf("CPU time of 100ms of spinning (%d loops) = %v, want more than 0", x, used)
 	}
 }
+
+func TestParseStatus(t *testing.T) {
+	m, err := parseStatus([]byte("Name:\trlpkit\nVmPeak:\t  900 kB\nVmHWM:\t   64000 kB\nVmRSS:\t   51200 kB\nThreads:\t9\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.rss != 51200<<10 || m.hwm != 64000<<10 {
+		t.Errorf("parseStatus = %+v, want VmRSS 51200 kB and VmHWM 64000 kB in bytes", m)
+	}
+	for _, bad := range []string{"Name:\tx\n", "VmHWM:\t12 MB\nVmRSS:\t1 kB\n", "VmHWM:\tx kB\nVmRSS:\t1 kB\n"} {
+		if _, err := parseStatus([]byte(bad)); err == nil {
+			t.Errorf("parseStatus(%q) = nil error, want one", bad)
+		}
+	}
+}
+
+// TestMemorySelf reads this process's resident set.
+func TestMemorySelf(t *testing.T) {
+	m, err := memoryOf(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.rss <= 0 || m.hwm < m.rss {
+		t.Errorf("memoryOf(self) = %+v, want VmRSS > 0 and VmHWM >= VmRSS", m)
+	}
+}

@@ -24,7 +24,8 @@ type memShard struct {
 	// every stored key in the batch: until the batch ends, no key can be
 	// evicted, and eviction says so without scanning again.
 	batchOnly bool
-	_         [31]byte // 128 bytes: shards never share a cache line
+	sweepAt   uint32   // the slot the pass of sweepStep under way goes on from
+	_         [24]byte // 128 bytes: shards never share a cache line
 }
 
 // memSlot is 32 bytes, two to a cache line.
@@ -43,6 +44,9 @@ type memLimits struct {
 	keys       int   // stored keys
 	keyBytes   int   // arena bytes, at most math.MaxUint32
 	sweepEvery int64 // µs between sweeps on write
+	// sweepBudget bounds the work of one sweep step on write (see
+	// sweepStep); 0 means the default, sweepBudget.
+	sweepBudget int
 }
 
 func (sl *memSlot) state() State {
@@ -106,8 +110,9 @@ func (sh *memShard) get(tag uint32, key string) (*memSlot, State) {
 }
 
 // put stores s for key until expires (Unix µs), deciding at instant t. A
-// new key first sweeps expired keys (at most once per sweep interval); in a
-// full shard it then evicts the sampled key closest to expiry that is not in
+// new key first takes a step of the pass sweeping expired keys (a pass
+// starts at most once per sweep interval, and goes on with every new key
+// until it has been over the whole table); in a full shard it then evicts the sampled key closest to expiry that is not in
 // keep, and evicts more while the arena has no room for the key. put returns
 // false when nothing could be evicted (every key is in keep), leaving the
 // key unstored: the shard never exceeds its bounds.
@@ -116,8 +121,7 @@ func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *
 		sl.set(s, expires)
 		return true
 	}
-	if t >= sh.nextSweep {
-		sh.sweep(t)
+	if t >= sh.nextSweep && sh.sweepStep(t, lim.sweepBudget) {
 		sh.nextSweep = t + lim.sweepEvery
 	}
 	if sh.n >= lim.keys && !sh.evict(keep) {
@@ -184,10 +188,12 @@ func (sh *memShard) insertSlot(tag uint32) *memSlot {
 	return &sh.slots[i]
 }
 
-// grow doubles the table (16 slots at first) and re-inserts every key.
+// grow doubles the table (16 slots at first) and re-inserts every key; a
+// pass of sweepStep under way starts again at the first slot.
 func (sh *memShard) grow() {
 	old := sh.slots
 	sh.slots = make([]memSlot, max(16, 2*len(old)))
+	sh.sweepAt = 0
 	for i := range old {
 		if old[i].tag != 0 {
 			*sh.insertSlot(old[i].tag) = old[i]
@@ -196,11 +202,14 @@ func (sh *memShard) grow() {
 }
 
 // deleteAt empties slot i, shifting back the keys after it that would
-// otherwise become unreachable (deletion without tombstones).
-func (sh *memShard) deleteAt(i uint32) {
+// otherwise become unreachable (deletion without tombstones). It returns
+// the number of slots it looked at after i.
+func (sh *memShard) deleteAt(i uint32) int {
 	sh.garbage += int(sh.slots[i].keyLen)
 	mask := uint32(len(sh.slots) - 1)
+	seen := 0
 	for j := (i + 1) & mask; sh.slots[j].tag != 0; j = (j + 1) & mask {
+		seen++
 		k := sh.home(sh.slots[j].tag)
 		// The key at j stays when its home lies cyclically in (i, j].
 		if i <= j && i < k && k <= j || i > j && (i < k || k <= j) {
@@ -211,21 +220,48 @@ func (sh *memShard) deleteAt(i uint32) {
 	}
 	sh.slots[i] = memSlot{}
 	sh.n--
+	return seen + 1
 }
 
-// sweep removes every key that expired at or before now (Unix µs), and
-// remembers now so that no key is created again before it (see
-// MemoryStore).
+// sweep removes every key that expired at or before now (Unix µs), in one
+// pass over the whole table, and remembers now so that no key is created
+// again before it (see MemoryStore).
 func (sh *memShard) sweep(now int64) {
+	sh.sweepAt = 0
+	sh.sweepStep(now, math.MaxInt)
+}
+
+// sweepStep goes on with the pass over the table from sweepAt, removing the
+// keys that expired at or before now (Unix µs), and stops once it has
+// looked at budget slots (the slots that deletions shift back included;
+// 0: sweepBudget) or reached the end of the table. It remembers now so that
+// no key is created again before it (see MemoryStore), and reports whether
+// the pass reached the end; the next pass then starts at the first slot. A
+// step's work is bounded whatever the table's size, so that removing
+// millions of expired counters never holds a shard's lock for long; keys
+// that other writes shift back past sweepAt between steps wait for the
+// next pass.
+func (sh *memShard) sweepStep(now int64, budget int) bool {
+	if budget <= 0 {
+		budget = sweepBudget
+	}
 	sec := floorDiv(now, 1_000_000)
-	for i := 0; i < len(sh.slots); {
+	i, work := int(sh.sweepAt), 0
+	for i < len(sh.slots) && work < budget {
+		work++
 		if sl := &sh.slots[i]; sl.tag != 0 && int64(sl.expires) <= sec {
-			sh.deleteAt(uint32(i))
+			work += sh.deleteAt(uint32(i))
 			continue // slot i may now hold a shifted key
 		}
 		i++
 	}
 	sh.swept = max(sh.swept, now)
+	if i >= len(sh.slots) {
+		sh.sweepAt = 0
+		return true
+	}
+	sh.sweepAt = uint32(i)
+	return false
 }
 
 const evictionSamples = 16

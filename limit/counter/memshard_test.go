@@ -218,3 +218,38 @@ func FuzzMemShard(f *testing.F) {
 		}
 	})
 }
+
+// TestMemShardSweepStep fills one shard with 10,000 counters that expire
+// together, then writes new counters: each write removes at most a bounded
+// step's worth of the expired ones (never the whole shard under one lock),
+// and a few writes remove them all.
+func TestMemShardSweepStep(t *testing.T) {
+	const step = 4096 // the default sweep budget
+	sh := &memShard{rng: 1}
+	lim := &memLimits{keys: 100_000, keyBytes: 1 << 30, sweepEvery: 1e6}
+	hashOf := func(i int) uint32 { return uint32(i)*2654435761 | 1 }
+	const old = 10_000
+	for i := range old {
+		sh.put(hashOf(i), fmt.Sprint("old", i), State{Count: 1}, 1e6, 0, lim, nil)
+	}
+	slots := len(sh.slots)
+	if slots <= step {
+		t.Fatalf("table of %d slots, want more than one step's %d", slots, step)
+	}
+	before := sh.n
+	sh.put(hashOf(old), "new0", State{Count: 1}, 10e6, 3e6, lim, nil)
+	if removed := before + 1 - sh.n; removed > step || removed == 0 {
+		t.Fatalf("the first write after expiry removed %d of %d expired counters, want 1 to %d (one step)", removed, old, step)
+	}
+	writes := 1
+	for ; sh.n > writes && writes < 100; writes++ {
+		sh.put(hashOf(old+writes), fmt.Sprint("new", writes), State{Count: 1}, 10e6, 3e6, lim, nil)
+	}
+	if sh.n != writes {
+		t.Fatalf("after %d writes the shard holds %d counters, want only the %d new ones", writes, sh.n, writes)
+	}
+	// Each step looks at 4,096 slots, those deletions shift included.
+	if max := 4*slots/step + 2; writes > max {
+		t.Errorf("the pass took %d writes, want at most %d for %d slots", writes, max, slots)
+	}
+}

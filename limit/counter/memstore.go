@@ -19,8 +19,19 @@ const DefaultSweepInterval = time.Second
 
 const memShards = 256
 
-// minPerShard is the smallest shard capacity worth a shard of its own.
-const minPerShard = 64
+// sweepBudget bounds the slots one write's sweep step looks at (see
+// memShard.sweepStep): 4,096 slots are 128 KiB, tens of microseconds.
+const sweepBudget = 4096
+
+// minPerShard is the smallest shard capacity worth a shard of its own, and
+// maxPerShard the largest before the store takes more shards (up to
+// maxShards): whatever touches a whole shard (growing its table, compacting
+// its keys) then stays a matter of microseconds at millions of counters.
+const (
+	minPerShard = 64
+	maxPerShard = 4096
+	maxShards   = 1 << 16
+)
 
 // MemoryOptions configures a MemoryStore. The zero value gives the defaults.
 type MemoryOptions struct {
@@ -34,7 +45,8 @@ type MemoryOptions struct {
 }
 
 // MemoryStore is the in-process Store: counters in 256 shards (fewer when
-// MaxKeys is below 16,384), each a mutex and an open-addressing hash table
+// MaxKeys is below 16,384; more, of at most 4,096 counters each, when it is
+// above 1,048,576), each a mutex and an open-addressing hash table
 // of 32-byte slots holding the states inline and the keys in a byte arena,
 // with no pointers for the garbage collector to scan. A decision locks only
 // the shards of its keys, in increasing order, so there is no global lock
@@ -48,8 +60,10 @@ type MemoryOptions struct {
 //
 // Counters expire when their state is back to fresh (Decision.ResetAfter),
 // kept at the precision of whole seconds, rounded up. Expired counters are
-// swept a shard at a time while writing to it, at most once per
-// SweepInterval, or by Sweep. When a shard is full, a new counter first
+// swept a shard at a time while writing new counters to it, a pass over the
+// shard starting at most once per SweepInterval, or by Sweep; a pass goes a
+// bounded step (4,096 slots) per write, so that no write holds a shard's
+// lock for the sweep of a whole shard. When a shard is full, a new counter first
 // triggers a sweep (if one is due), then evicts the counter closest to expiry
 // among 16 found from a random slot on. Evicting a live counter forgets its
 // hits, so under more live keys than the bound the store errs towards
@@ -87,6 +101,9 @@ func NewMemoryStore(o MemoryOptions) *MemoryStore {
 	n := memShards
 	for n > 1 && maxKeys/n < minPerShard {
 		n /= 2 // small stores get fewer, larger shards
+	}
+	for n < maxShards && maxKeys/n > maxPerShard {
+		n *= 2 // large ones more, of at most 4,096 counters
 	}
 	every := o.SweepInterval
 	if every <= 0 {
@@ -316,14 +333,22 @@ func skewStore(d *Decision, t, nowUs int64, u *Update) {
 }
 
 // Sweep removes every counter that expired at or before now, one shard at a
-// time. New counters are not created before now afterwards (see
-// MemoryStore), so never sweep with an instant ahead of the decisions' clock.
+// time, a bounded step at a time: it releases the shard's lock between
+// steps, so that decisions never wait for a whole shard's sweep, and a
+// counter that a concurrent write moves back past the step under way is
+// left to the next sweep. New counters are not created before now
+// afterwards (see MemoryStore), so never sweep with an instant ahead of the
+// decisions' clock.
 func (m *MemoryStore) Sweep(now time.Time) {
 	nowUs := now.UnixMicro()
 	for i := range m.shards {
 		sh := &m.shards[i]
 		sh.mu.Lock()
-		sh.sweep(nowUs)
+		sh.sweepAt = 0
+		for !sh.sweepStep(nowUs, m.lim.sweepBudget) {
+			sh.mu.Unlock()
+			sh.mu.Lock()
+		}
 		sh.mu.Unlock()
 	}
 }

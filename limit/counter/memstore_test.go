@@ -364,3 +364,24 @@ func TestMemoryStoreBound(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryStoreShardSize checks that a large bound takes more shards
+// rather than larger ones, so that what touches a whole shard (growing its
+// table, compacting its keys) stays small at millions of counters.
+func TestMemoryStoreShardSize(t *testing.T) {
+	for _, tc := range []struct{ maxKeys, shards int }{
+		{100, 1},
+		{1 << 14, 256},
+		{DefaultMaxKeys, 256},
+		{10_000_000, 4096},
+		{1 << 40, 1 << 16},
+	} {
+		m := NewMemoryStore(MemoryOptions{MaxKeys: tc.maxKeys})
+		if got := len(m.shards); got != tc.shards {
+			t.Errorf("MaxKeys %d: %d shards, want %d", tc.maxKeys, got, tc.shards)
+		}
+		if tc.maxKeys <= 1<<28 && m.lim.keys > 4096 {
+			t.Errorf("MaxKeys %d: %d counters per shard, want at most 4,096", tc.maxKeys, m.lim.keys)
+		}
+	}
+}

@@ -61,7 +61,8 @@ func (d *Domain) Descriptors() []*Node { return d.root.nodes }
 type level struct {
 	byKey     map[string]*Node
 	wildcards []*Node
-	nodes     []*Node // all, in file order
+	wild      wildcardIndex // the wildcards by literal prefix
+	nodes     []*Node       // all, in file order
 }
 
 // Node is one descriptor of a configuration file.

@@ -80,6 +80,7 @@ func index(lv *level, nodes []*Node, parentKey string) []error {
 		}
 		lv.byKey[n.composite] = n
 		if strings.Contains(n.Value, "*") {
+			lv.wild.add(n, len(lv.wildcards))
 			lv.wildcards = append(lv.wildcards, n)
 		}
 		lv.nodes = append(lv.nodes, n)

@@ -21,12 +21,7 @@ func (d *Domain) Match(entries []rlsmsg.Entry, buf []*Node) []*Node {
 		composite := append(append(append(scratch[:0], e.Key...), '_'), e.Value...)
 		n := lv.byKey[string(composite)]
 		if n == nil {
-			for _, w := range lv.wildcards {
-				if globMatch(w.composite, string(composite)) {
-					n = w
-					break
-				}
-			}
+			n = lv.wild.first(lv.wildcards, composite)
 		}
 		if n == nil {
 			n = lv.byKey[e.Key]

@@ -55,6 +55,16 @@
 // per-request buffer reused across requests: an evaluation with legacy
 // conditions allocates nothing.
 //
+// A namespace of 4 limits or more is indexed, so that a request's cost
+// does not grow with the limits it does not match: each limit is listed
+// under an entry it needs (a legacy KEY == VALUE condition, or a CEL
+// condition of the plain form descriptors[N]['KEY'] == 'VALUE'), else under
+// an entry key it needs (a legacy KEY != VALUE condition or variable, a CEL
+// variable descriptors[N]['KEY']), and a request tries, in configuration
+// order, only the limits listed under its entries and those needing none of
+// these (any other CEL). Every limit tried is still evaluated in full, so
+// the answers are those of trying every limit of the namespace.
+//
 // Fixed windows start at a counter's first hit and last the limit's seconds,
 // as limitador counts (counter.Policy.FirstHit), unless Limit.EpochWindows
 // aligns them to the Unix epoch, as envoyproxy/ratelimit counts.

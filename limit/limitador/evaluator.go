@@ -57,6 +57,7 @@ type Evaluator struct {
 
 type domainLimits struct {
 	limits []*compiledLimit
+	index  *limitIndex // nil: every limit is tried
 }
 
 // scratch is the reusable per-request state, so that a request allocates
@@ -70,6 +71,7 @@ type scratch struct {
 	pick    []int   // per descriptor: the update its status reports
 	limits  []*rlsmsg.RateLimit
 	act     activation
+	cand    []int32 // the limits the index says may apply
 }
 
 // Option configures an Evaluator.
@@ -113,6 +115,7 @@ func NewEvaluator(limits []Limit, store counter.Store, opts ...Option) (*Evaluat
 		}
 		dl.limits = append(dl.limits, compiled[i])
 	}
+	e.buildIndexes(indexMin)
 	e.scratch.New = func() any { return new(scratch) }
 	for _, o := range opts {
 		o(e)
@@ -156,24 +159,15 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 	defer e.release(sc)
 	if dl != nil {
 		sc.act.reset(req.Descriptors)
-		for _, l := range dl.limits {
-			start := len(sc.keys)
-			var ok bool
-			if sc.keys, ok = l.applies(&sc.act, sc.keys, e.tagBy); !ok {
-				continue
+		if dl.index == nil {
+			for _, l := range dl.limits {
+				e.try(sc, req, resp, l)
 			}
-			first := len(sc.attr)
-			for i, read := range sc.act.reads {
-				if read {
-					sc.attr = append(sc.attr, int32(i))
-				}
+		} else {
+			sc.cand = dl.index.candidates(req.Descriptors, sc.cand[:0])
+			for _, i := range sc.cand {
+				e.try(sc, req, resp, dl.limits[i])
 			}
-			if len(sc.attr) == first {
-				sc.attr = append(sc.attr, int32(firstVisible(req.Descriptors)))
-			}
-			cost := limitCost(req, sc.attr[first:])
-			sc.add(start, l.policy, cost, &l.status)
-			resp.Counters = append(resp.Counters, limit.Counted{Descriptor: int(sc.attr[first]), Limit: &l.status, Name: l.status.Name, Cost: cost})
 		}
 	}
 	for i := range req.Descriptors {
@@ -203,6 +197,37 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 	return nil
 }
 
+// try counts the request on l when l applies to it.
+func (e *Evaluator) try(sc *scratch, req *rlsmsg.Request, resp *limit.Result, l *compiledLimit) {
+	start := len(sc.keys)
+	var ok bool
+	if sc.keys, ok = l.applies(&sc.act, sc.keys, e.tagBy); !ok {
+		return
+	}
+	first := len(sc.attr)
+	for i, read := range sc.act.reads {
+		if read {
+			sc.attr = append(sc.attr, int32(i))
+		}
+	}
+	if len(sc.attr) == first {
+		sc.attr = append(sc.attr, int32(firstVisible(req.Descriptors)))
+	}
+	cost := limitCost(req, sc.attr[first:])
+	sc.add(start, l.policy, cost, &l.status)
+	resp.Counters = append(resp.Counters, limit.Counted{Descriptor: int(sc.attr[first]), Limit: &l.status, Name: l.status.Name, Cost: cost})
+}
+
+// buildIndexes indexes the limits of every namespace holding at least min
+// of them (see limitIndex).
+func (e *Evaluator) buildIndexes(min int) {
+	for _, dl := range e.domains {
+		if len(dl.limits) >= min {
+			dl.index = newLimitIndex(dl.limits)
+		}
+	}
+}
+
 // add records an update whose key is sc.keys[start:], attributed to the
 // descriptors appended to sc.attr since the previous update.
 func (sc *scratch) add(start int, p counter.Policy, cost uint64, rl *rlsmsg.RateLimit) {
@@ -218,7 +243,7 @@ func (e *Evaluator) release(sc *scratch) {
 	clear(sc.updates)
 	clear(sc.limits)
 	sc.keys, sc.updates, sc.decs, sc.limits = sc.keys[:0], sc.updates[:0], sc.decs[:0], sc.limits[:0]
-	sc.attr, sc.attrEnd, sc.pick = sc.attr[:0], sc.attrEnd[:0], sc.pick[:0]
+	sc.attr, sc.attrEnd, sc.pick, sc.cand = sc.attr[:0], sc.attrEnd[:0], sc.pick[:0], sc.cand[:0]
 	sc.act.reset(nil)
 	e.scratch.Put(sc)
 }

@@ -19,7 +19,6 @@ type batch struct {
 	keys   []string        // distinct keys, prefixed: the script's KEYS
 	names  []string        // the same keys as given, for deduplication
 	keyOf  []int           // update index -> key index
-	ttl    []int64         // per key: TTL in ms when written, 0 if never
 	ends   []int           // per key: end of its prefixed form in kbuf
 	kbuf   []byte          // prefixed keys
 	args   []byte          // the script's ARGV[1], doubles (see script.AppendNum)
@@ -33,7 +32,7 @@ type batch struct {
 func (b *batch) reset() {
 	clear(b.keys)
 	clear(b.names)
-	b.keys, b.names, b.keyOf, b.ttl, b.ends = b.keys[:0], b.names[:0], b.keyOf[:0], b.ttl[:0], b.ends[:0]
+	b.keys, b.names, b.keyOf, b.ends = b.keys[:0], b.names[:0], b.keyOf[:0], b.ends[:0]
 	b.kbuf, b.args, b.stored, b.work = b.kbuf[:0], b.args[:0], b.stored[:0], b.work[:0]
 	b.argv[1], b.script = "", nil
 	b.call = call{done: b.call.done, kbuf: b.call.kbuf[:0], eval: b.call.eval}
@@ -47,6 +46,7 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 	a := b.args
 	a = script.AppendNum(a, nowUs)
 	a = script.AppendNum(a, boolNum(s.serverTime))
+	a = script.AppendNum(a, s.marginMs)
 	a = script.AppendNum(a, int64(len(updates)))
 	for i := range updates {
 		u := &updates[i]
@@ -73,13 +73,10 @@ func (b *batch) build(s *Store, nowUs int64, updates []counter.Update) {
 		// bounding it keeps the script's numbers exact.
 		a = script.AppendNum(a, int64(min(u.Cost, counter.MaxPolicyValue+1)))
 	}
-	for _, ttl := range b.ttl {
-		a = script.AppendNum(a, ttl)
-	}
 	b.args = a
 }
 
-// addKeys fills names, keyOf, ttl and keys from updates: one key for each
+// addKeys fills names, keyOf and keys from updates: one key for each
 // distinct Update.Key, in the order of first use.
 func (b *batch) addKeys(s *Store, updates []counter.Update) {
 	var index map[string]int
@@ -93,9 +90,6 @@ func (b *batch) addKeys(s *Store, updates []counter.Update) {
 			k = b.addKey(s, index, u.Key)
 		}
 		b.keyOf = append(b.keyOf, k)
-		if u.Cost > 0 {
-			b.ttl[k] = max(b.ttl[k], ttlMillis(u.Policy)+s.marginMs)
-		}
 	}
 	b.setKeys(s)
 }
@@ -138,7 +132,6 @@ func (b *batch) lookUp(index map[string]int, key string) int {
 func (b *batch) addKey(s *Store, index map[string]int, key string) int {
 	k := len(b.names)
 	b.names = append(b.names, key)
-	b.ttl = append(b.ttl, 0)
 	if index != nil {
 		index[key] = k
 	}
@@ -175,24 +168,6 @@ func boolNum(b bool) int64 {
 		return 1
 	}
 	return 0
-}
-
-// ttlMillis returns the span in ms for which a counter's state can matter
-// after a write under p, from the instant of the write.
-func ttlMillis(p counter.Policy) int64 {
-	w := p.Window.Microseconds()
-	switch p.Algorithm {
-	case counter.AlgorithmSlidingWindow:
-		return ceilMillis(2 * w)
-	case counter.AlgorithmTokenBucket, counter.AlgorithmGCRA:
-		if p.Max == 0 {
-			return ceilMillis(w)
-		}
-		per := (w + int64(p.Max) - 1) / int64(p.Max)
-		return ceilMillis(per * int64(p.Max))
-	default:
-		return ceilMillis(w)
-	}
 }
 
 // replay computes the decisions from the states the script read, as the

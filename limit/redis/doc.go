@@ -116,10 +116,21 @@
 // (*redis.Client) takes any keys, and decides the whole batch in one
 // script whatever the tags.
 //
-// Every written key gets a TTL (see Store), so idle counters disappear.
-// Forgetting a counter whose TTL has passed changes no decision: by then
-// its state decides as a fresh counter does. The margin (Options.TTLMargin)
-// covers clients whose instants lag the freshest one.
+// Every written key gets a TTL (see Store), so idle counters disappear
+// when their state no longer matters: a key outlives its window by the
+// margin (Options.TTLMargin, 500 ms by default) and the rounding to a
+// millisecond, no more. Forgetting a counter whose TTL has passed changes
+// no decision: by then its state decides as a fresh counter does. The
+// margin covers the store's clock lagging the clock of the one that wrote
+// the key: another replica deciding at its own now, or, after a failover,
+// a Redis whose clock is ahead (a replica keeps a key's expiry as an
+// instant of the primary's clock). With Options.ServerTime every decision
+// is at the clock of the Redis holding the key, the one its expiry is kept
+// by, so there is no margin unless Options.TTLMargin sets one.
+// envoyproxy/ratelimit sets a key's TTL to its whole window (its unit, plus
+// a random jitter of up to EXPIRATION_JITTER_MAX_SECONDS) on every
+// increment, so a key written near its window's end lives about a window
+// longer than its count matters.
 //
 // # Time
 //

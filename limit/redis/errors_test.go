@@ -170,27 +170,6 @@ func TestParseStates(t *testing.T) {
 	}
 }
 
-func TestTTLMillis(t *testing.T) {
-	tests := []struct {
-		name string
-		p    counter.Policy
-		want int64
-	}{
-		{"fixed window", counter.Policy{Max: 3, Window: time.Minute}, 60_000},
-		{"fixed window under 1ms", counter.Policy{Max: 3, Window: 1500 * time.Microsecond}, 2},
-		{"sliding window", counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 3, Window: time.Minute}, 120_000},
-		{"token bucket", counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 7, Window: time.Second}, 1001}, // 142,858µs x 7
-		{"token bucket max 0", counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 0, Window: time.Second}, 1000},
-		{"gcra", counter.Policy{Algorithm: counter.AlgorithmGCRA, Max: 3, Window: time.Second}, 1001}, // 333,334µs x 3
-		{"largest", counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 1, Window: counter.MaxWindow}, 2 * counter.MaxWindow.Milliseconds()},
-	}
-	for _, tc := range tests {
-		if got := ttlMillis(tc.p); got != tc.want {
-			t.Errorf("ttlMillis(%s %+v) = %d, want %d", tc.name, tc.p, got, tc.want)
-		}
-	}
-}
-
 // TestFinishDisagreement feeds finish a reply whose admission flag
 // contradicts the states it carries: Update must fail rather than pick one.
 func TestFinishDisagreement(t *testing.T) {

@@ -10,11 +10,12 @@
 --   or nothing on the states the requests before it left; little-endian
 --   IEEE doubles, all integers below 2^53:
 --   now (Unix µs), servertime (1: use TIME instead of now, read once for
---   the call), n (updates),
+--   the call), margin (ms added to every TTL), n (updates),
 --   then per update: key (index into the request's keys), max, window (µs;
 --   negative for a window that starts at its counter's first hit,
 --   update.lua's algorithm 4), cost,
---   then per key of the request: its TTL in milliseconds when written.
+-- A state is written to expire when its window ends, plus margin, as
+-- update.lua writes it (see its ttlMillis).
 -- The reply is "now flags", one flag per request (1 admitted, 0 rejected,
 -- e one of its keys holds no counter state), then per request a line per
 -- key holding the state it read: empty when the key did not exist, ! when
@@ -54,10 +55,10 @@ end
 
 local map, mpos = ARGV[1], 1
 local flags, lines = {}, {}
-local km, oT, oC, oP, touched = {}, {}, {}, {}, {}
+local km, oT, oC, oP, oX, touched = {}, {}, {}, {}, {}, {}
 for r = 2, #ARGV do
   local args = ARGV[r]
-  local now, servertime, nu, pos = sunpack('<ddd', args)
+  local now, servertime, margin, nu, pos = sunpack('<dddd', args)
   if servertime == 1 then
     if not time then
       local t = redis.call('TIME')
@@ -129,15 +130,22 @@ for r = 2, #ARGV do
         touched[nt] = g
       end
       oT[g], oC[g], oP[g] = st, sc + cost, sp
-    end
-  end
-  if ok then
-    for j = 1, rk do
-      local g = km[j]
-      local ms
-      ms, pos = sunpack('<d', args, pos)
-      if oT[g] then
-        ttl[g] = ms
+      -- the window's end in ms rounded up with servertime (PXAT), else
+      -- the span until it from now rounded up with a millisecond more,
+      -- since Redis counts a span from its clock's millisecond rounded
+      -- down (PX); an integer division, exact below 2^53
+      local us = st + w + 999
+      if servertime ~= 1 then
+        us = us - now + 999
+      end
+      local ms = floor(us / 1000)
+      if ms * 1000 > us then
+        ms = ms - 1
+      elseif (ms + 1) * 1000 <= us then
+        ms = ms + 1
+      end
+      if not oX[g] or ms > oX[g] then
+        oX[g] = ms
       end
     end
   end
@@ -146,15 +154,21 @@ for r = 2, #ARGV do
     if ok then
       T[g], C[g], P[g], dirty[g] = oT[g], oC[g], oP[g], true
       cur[g] = format('%d %d %d', T[g], C[g], P[g])
+      ttl[g] = math.max(ttl[g] or 0, oX[g] + margin, 1)
     end
-    oT[g], oC[g], oP[g] = nil, nil, nil
+    oT[g], oC[g], oP[g], oX[g] = nil, nil, nil, nil
   end
   flags[#flags + 1] = flag
 end
 
+-- PXAT: an instant of the server's clock (servertime), PX: a span.
+local expiry = 'PX'
+if time then
+  expiry = 'PXAT'
+end
 for g = 1, nk do
   if dirty[g] then
-    redis.call('SET', KEYS[g], cur[g], 'PX', format('%d', ttl[g]))
+    redis.call('SET', KEYS[g], cur[g], expiry, format('%d', ttl[g]))
   end
 end
 

@@ -16,8 +16,10 @@ import (
 )
 
 // DefaultTTLMargin is what a key's TTL adds to the span its state matters
-// for, unless Options.TTLMargin says otherwise.
-const DefaultTTLMargin = 2 * time.Second
+// for, unless Options.TTLMargin says otherwise or Options.ServerTime makes
+// it unneeded: the most the clocks of the servers sharing the counters
+// (rlpkit's replicas, the Redis a failover promotes) may lag one another.
+const DefaultTTLMargin = 500 * time.Millisecond
 
 // maxNowMicros bounds the instants Update accepts: from the Unix epoch to
 // 2^52 µs (in 2112), so that the script's arithmetic in doubles is exact.
@@ -50,7 +52,8 @@ type Options struct {
 	// durations count from the server's instant.
 	ServerTime bool
 	// TTLMargin is added to every key's TTL (see Store); 0 means
-	// DefaultTTLMargin. It must not be negative.
+	// DefaultTTLMargin, or no margin with ServerTime. It must not be
+	// negative.
 	TTLMargin time.Duration
 	// Pipelines bounds the pipelines of script calls in flight at once
 	// (see Store); 0 means DefaultPipelines. It must not be negative.
@@ -98,10 +101,16 @@ type Options struct {
 // decisions are exactly the memory store's.
 //
 // A counter is stored as a string "time count prev" (counter.State) with a
-// TTL, set on every write, of the span its state can matter for plus
-// Options.TTLMargin: the window (fixed window), two windows (sliding
-// window, which reads the previous one) or the time to refill a full bucket
-// (token bucket, GCRA, at most the window plus max µs).
+// TTL, set on every write, of the span from the write's instant until the
+// state decides as a fresh counter does (counter.Decision.ResetAfter: the
+// end of the window, of the window after it for the sliding window, which
+// reads the previous one, the refill of the tokens taken for the token
+// bucket and GCRA), rounded up to the millisecond, plus Options.TTLMargin.
+// A key written near the end of its window thus expires with the window,
+// not a window later. The TTL is a span (PX), so that a Redis whose clock
+// differs from the store's expires the key at the same moment; with
+// Options.ServerTime, whose instants are the server's, it is that instant
+// (PXAT).
 //
 // Concurrent Updates share round trips and script calls: while
 // Options.Pipelines pipelines are in flight, further Updates wait and are
@@ -163,7 +172,7 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		return nil, err
 	}
 	margin := o.TTLMargin
-	if margin == 0 {
+	if margin == 0 && !o.ServerTime {
 		margin = DefaultTTLMargin
 	}
 	_, standalone := client.(*goredis.Client)

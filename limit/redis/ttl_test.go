@@ -5,58 +5,124 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/rlpkit/rlpkit/internal/redistest"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
-// TestTTL checks that every key written has a TTL of its policy's span
-// plus the margin, and that checks and rejected batches write nothing.
+// ttlPolicies are the policies TestTTL writes, one per algorithm and form.
+var ttlPolicies = []struct {
+	name   string
+	policy counter.Policy
+}{
+	{"fixed window", counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: time.Hour}},
+	{"fixed window of 10s", counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: 10 * time.Second}},
+	{"fixed window from its first hit", counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: time.Hour, FirstHit: true}},
+	{"sliding window", counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: time.Hour}},
+	{"weighted sliding window", counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: time.Hour, Weighted: true, Weight: 30}},
+	{"token bucket", counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 7, Window: time.Hour}},
+	{"gcra", counter.Policy{Algorithm: counter.AlgorithmGCRA, Max: 7, Window: time.Hour}},
+	{"sub-millisecond window", counter.Policy{Max: 7, Window: 10 * time.Microsecond}},
+}
+
+// freshAt returns the instant (Unix µs) from which state s, as stored under
+// p, decides as a fresh counter does: its window's end (fixed window), the
+// next window's end (sliding window), the refill of the tokens taken (token
+// bucket), its TAT (GCRA).
+func freshAt(p counter.Policy, s counter.State) int64 {
+	w := p.Window.Microseconds()
+	switch p.Algorithm {
+	case counter.AlgorithmSlidingWindow:
+		return s.Time + 2*w
+	case counter.AlgorithmTokenBucket:
+		per := (w + int64(p.Max) - 1) / int64(p.Max)
+		return s.Time + int64(s.Count)*per
+	case counter.AlgorithmGCRA:
+		return s.Time
+	}
+	return s.Time + w
+}
+
+// serverNow returns the Redis server's clock (TIME).
+func serverNow(t *testing.T, c goredis.UniversalClient) time.Time {
+	t.Helper()
+	now, err := c.Time(context.Background()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return now
+}
+
+// outlives returns how long the key outlives its state: its expiry
+// (PEXPIRETIME, the server's clock) less the instant its stored state
+// decides as a fresh counter from, both in ms.
+func outlives(t *testing.T, c goredis.UniversalClient, key string, p counter.Policy) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := c.Get(ctx, key).Result()
+	if err != nil {
+		t.Fatalf("GET %q: %v", key, err)
+	}
+	st, err := script.ParseState(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := c.Do(ctx, "PEXPIRETIME", key).Int64()
+	if err != nil {
+		t.Fatalf("PEXPIRETIME %q: %v", key, err)
+	}
+	if at < 0 {
+		t.Fatalf("PEXPIRETIME %q = %d: the key has no TTL", key, at)
+	}
+	return time.Duration(at)*time.Millisecond - time.Duration(freshAt(p, st))*time.Microsecond
+}
+
+// TestTTL checks, on the server's clock, that every key written expires
+// when its state decides as a fresh counter does, plus the margin and the
+// rounding to a millisecond: never earlier, never more than a second later,
+// whenever in its window it was written. With ServerTime there is no
+// margin; deciding at the store's own now (here the server's clock read
+// just before), the margin is added and the TTL is counted from the write.
 func TestTTL(t *testing.T) {
 	srv := redistest.Start(t)
 	c := newClient(t, srv)
 	ctx := context.Background()
-	hour := time.Hour.Milliseconds()
-	tests := []struct {
-		name    string
-		margin  time.Duration
-		policy  counter.Policy
-		wantTTL int64 // ms
+	for _, mode := range []struct {
+		name     string
+		o        Options
+		min, max time.Duration
 	}{
-		{"fixed window", 0, counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: time.Hour}, hour + 2000},
-		{"fixed window from its first hit", 0, counter.Policy{Algorithm: counter.AlgorithmFixedWindow, Max: 7, Window: time.Hour, FirstHit: true}, hour + 2000},
-		{"sliding window keeps the previous one", 0, counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: time.Hour}, 2*hour + 2000},
-		{"weighted sliding window", 0, counter.Policy{Algorithm: counter.AlgorithmSlidingWindow, Max: 7, Window: time.Hour, Weighted: true, Weight: 30}, 2*hour + 2000},
-		// ceil(3.6e9µs/7) * 7 = 3,600,000,005µs, rounded up to ms.
-		{"token bucket refills a full bucket", 0, counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 7, Window: time.Hour}, hour + 1 + 2000},
-		{"gcra", 0, counter.Policy{Algorithm: counter.AlgorithmGCRA, Max: 7, Window: time.Hour}, hour + 1 + 2000},
-		{"margin option", 30 * time.Second, counter.Policy{Max: 7, Window: time.Hour}, hour + 30000},
-		{"sub-millisecond window", 0, counter.Policy{Max: 7, Window: 10 * time.Microsecond}, 1 + 2000},
-	}
-	for i, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := newStore(t, c, Options{TTLMargin: tc.margin})
-			key := "{ttl}" + tc.name
-			ds := make([]counter.Decision, 1)
-			check := []counter.Update{{Key: key, Policy: tc.policy, Cost: 0}}
-			if err := s.Update(ctx, t0, check, ds); err != nil {
-				t.Fatal(err)
-			}
-			if n := c.Exists(ctx, key).Val(); n != 0 {
-				t.Fatalf("a check created key %q", key)
-			}
-			hit := []counter.Update{{Key: key, Policy: tc.policy, Cost: 1}}
-			if err := s.Update(ctx, t0.Add(time.Duration(i)), hit, ds); err != nil {
-				t.Fatal(err)
-			}
-			pttl, err := c.PTTL(ctx, key).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The TTL counts down in real time: allow a minute of it.
-			if got := pttl.Milliseconds(); got > tc.wantTTL || got <= tc.wantTTL-60_000 {
-				t.Errorf("PTTL(%q) = %dms, want %dms (less the time since the write)", key, got, tc.wantTTL)
-			}
-		})
+		{"server time", Options{ServerTime: true}, 0, time.Millisecond},
+		{"store's now", Options{}, DefaultTTLMargin, time.Second},
+		{"store's now, margin option", Options{TTLMargin: 700 * time.Millisecond}, 700 * time.Millisecond, time.Second},
+	} {
+		s := newStore(t, c, mode.o)
+		for _, tc := range ttlPolicies {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				key := "{ttl}" + mode.name + "/" + tc.name
+				ds := make([]counter.Decision, 1)
+				check := []counter.Update{{Key: key, Policy: tc.policy, Cost: 0}}
+				if err := s.Update(ctx, serverNow(t, c), check, ds); err != nil {
+					t.Fatal(err)
+				}
+				if n := c.Exists(ctx, key).Val(); n != 0 {
+					t.Fatalf("a check created key %q", key)
+				}
+				// Three hits at the server's clock: wherever they fall in
+				// the window, the key expires with the state.
+				for range 3 {
+					hit := []counter.Update{{Key: key, Policy: tc.policy, Cost: 1}}
+					if err := s.Update(ctx, serverNow(t, c), hit, ds); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if got := outlives(t, c, key, tc.policy); got < mode.min || got > mode.max {
+					t.Errorf("the key expires %v after its state is fresh again, want %v to %v", got, mode.min, mode.max)
+				}
+			})
+		}
 	}
 
 	t.Run("rejected batch writes nothing", func(t *testing.T) {
@@ -82,11 +148,11 @@ func TestTTL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(keys) < len(tests) {
-			t.Fatalf("KEYS * = %q, want at least %d keys", keys, len(tests))
+		if len(keys) < len(ttlPolicies) {
+			t.Fatalf("KEYS * = %q, want at least %d keys", keys, len(ttlPolicies))
 		}
 		for _, k := range keys {
-			if pttl := c.PTTL(ctx, k).Val(); pttl <= 0 {
+			if pttl := c.PTTL(ctx, k).Val(); pttl <= 0 && pttl != -2 {
 				t.Errorf("PTTL(%q) = %v, want a TTL", k, pttl)
 			}
 		}

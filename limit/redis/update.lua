@@ -10,12 +10,15 @@
 --   or nothing on the states the requests before it left; little-endian
 --   IEEE doubles, all integers below 2^53:
 --   now (Unix µs), servertime (1: use TIME instead of now, read once for
---   the call), n (updates),
+--   the call), margin (ms added to every TTL), n (updates),
 --   then per update: key (index into the request's keys), algorithm (4:
 --   the fixed window starting at its first hit), max, window (µs),
 --   weight (-1: proportional sliding window, else 0-100), cost,
---   then per key of the request: its TTL in milliseconds when written.
--- A stored state is the text "time count prev" (see limit.State).
+-- A stored state is the text "time count prev" (see limit.State), written
+-- to expire when it decides as a fresh counter does (see fresh), plus
+-- margin: at that instant of the server's clock with servertime, else
+-- after the span from the instant of the request that wrote it (see
+-- ttlMillis).
 -- The reply is "now flags", one flag per request (1 admitted, 0 rejected,
 -- e one of its keys holds no counter state), then per request a line per
 -- key holding the state it read: empty when the key did not exist, ! when
@@ -136,6 +139,30 @@ decide[3] = function(st, sc, sp, max, w, weight, n, cost) -- GCRA
   return true, tat + n * p, sc, sp
 end
 
+-- fresh returns the instant from which a state written under an algorithm
+-- decides as a fresh counter does: the end of its window (fixed window),
+-- of the window after it (sliding window, which reads the previous one),
+-- of the refill of every token taken (token bucket), its TAT (GCRA). It is
+-- what the caller's replay reports as the decision's reset.
+local fresh = {}
+fresh[0] = function(st, sc, max, w) return st + w end
+fresh[4] = fresh[0]
+fresh[1] = function(st, sc, max, w) return st + 2 * w end
+fresh[2] = function(st, sc, max, w) return st + sc * per(max, w) end
+fresh[3] = function(st) return st end
+
+-- ttlMillis returns what SET is given for a state fresh from the instant
+-- f: with servertime the instant itself (PXAT), in ms rounded up, since f
+-- is on the server's clock; else the span from now (PX), in ms rounded up
+-- with a millisecond more, since Redis counts it from its clock's
+-- millisecond, rounded down.
+local function ttlMillis(f, servertime)
+  if servertime == 1 then
+    return fdiv(f + 999, 1000)
+  end
+  return fdiv(f - now + 1998, 1000)
+end
+
 local nk = #KEYS
 local cur, T, C, P, bad, dirty, ttl = {}, {}, {}, {}, {}, {}, {}
 -- one MGET per 1000 keys (unpack's stack stays small) rather than a GET
@@ -167,11 +194,11 @@ end
 
 local map, mpos = ARGV[1], 1
 local flags, lines = {}, {}
-local km, oT, oC, oP, touched = {}, {}, {}, {}, {}
+local km, oT, oC, oP, oX, touched = {}, {}, {}, {}, {}, {}
 for r = 2, #ARGV do
   local args = ARGV[r]
-  local servertime, nu, pos
-  now, servertime, nu, pos = sunpack('<ddd', args)
+  local servertime, margin, nu, pos
+  now, servertime, margin, nu, pos = sunpack('<dddd', args)
   if servertime == 1 then
     if not time then
       if redis.replicate_commands then
@@ -229,15 +256,9 @@ for r = 2, #ARGV do
         touched[nt] = g
       end
       oT[g], oC[g], oP[g] = st, sc, sp
-    end
-  end
-  if ok then
-    for j = 1, rk do
-      local g = km[j]
-      local ms
-      ms, pos = sunpack('<d', args, pos)
-      if oT[g] then
-        ttl[g] = ms
+      local ms = ttlMillis(fresh[alg](st, sc, max, w), servertime)
+      if not oX[g] or ms > oX[g] then
+        oX[g] = ms
       end
     end
   end
@@ -246,15 +267,21 @@ for r = 2, #ARGV do
     if ok then
       T[g], C[g], P[g], dirty[g] = oT[g], oC[g], oP[g], true
       cur[g] = format('%d %d %d', T[g], C[g], P[g])
+      ttl[g] = math.max(ttl[g] or 0, oX[g] + margin, 1)
     end
-    oT[g], oC[g], oP[g] = nil, nil, nil
+    oT[g], oC[g], oP[g], oX[g] = nil, nil, nil, nil
   end
   flags[#flags + 1] = flag
 end
 
+-- PXAT: an instant of the server's clock (servertime), PX: a span.
+local expiry = 'PX'
+if time then
+  expiry = 'PXAT'
+end
 for g = 1, nk do
   if dirty[g] then
-    redis.call('SET', KEYS[g], cur[g], 'PX', format('%d', ttl[g]))
+    redis.call('SET', KEYS[g], cur[g], expiry, format('%d', ttl[g]))
   end
 end
 

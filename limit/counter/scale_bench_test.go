@@ -1,0 +1,179 @@
+package counter
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// The scale benchmarks measure the memory store as its live counters grow,
+// against these goals:
+//   - BenchmarkMemoryStoreScale: CPU per decision (ns/op, one goroutine,
+//     keys drawn uniformly from all live counters) within 1.5x from 10,000
+//     to 10,000,000 counters, and the heap per live counter (B/counter,
+//     HeapAlloc after GC, less before) under 150 bytes;
+//   - BenchmarkMemoryStoreExpiry: the longest a store operation is blocked
+//     by the removal of expired counters (max-hold-ns) under 1 ms with
+//     10,000,000 counters expiring at once.
+//
+// RLPKIT_BENCH_COUNTERS sets the counts, comma-separated (default
+// 10000,1000000,10000000; 10M counters take about 1.2 GB of heap).
+
+// scaleCounts returns the live counter counts to run.
+func scaleCounts(b *testing.B) []int {
+	spec := os.Getenv("RLPKIT_BENCH_COUNTERS")
+	if spec == "" {
+		return []int{10_000, 1_000_000, 10_000_000}
+	}
+	var out []int
+	for f := range strings.SplitSeq(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("RLPKIT_BENCH_COUNTERS=%q: %q is not a positive count", spec, f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func countName(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return strconv.Itoa(n/1_000_000) + "M"
+	case n >= 1_000 && n%1_000 == 0:
+		return strconv.Itoa(n/1_000) + "k"
+	}
+	return strconv.Itoa(n)
+}
+
+// scaleKey writes counter i's key, shaped as the evaluators' keys (about
+// 50 bytes), into buf and returns it as a string aliasing buf, as the
+// evaluators pass their keys.
+func scaleKey(buf []byte, i int) (string, []byte) {
+	buf = append(buf[:0], "{toystore}\x00fixed_window\x003600\x00\x00user\x00user-"...)
+	buf = strconv.AppendInt(buf, int64(i), 10)
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), buf
+}
+
+// fillScale returns a store holding n counters of policy p written at now,
+// and the heap it takes per counter.
+func fillScale(n int, p Policy, now time.Time) (*MemoryStore, float64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m := NewMemoryStore(MemoryOptions{MaxKeys: 2*n + 64*memShards}) // room: no eviction
+	buf := make([]byte, 0, 64)
+	var key string
+	for i := range n {
+		key, buf = scaleKey(buf, i)
+		m.UpdateOne(now, Update{Key: key, Policy: p, Cost: 1})
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return m, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+}
+
+// BenchmarkMemoryStoreScale is one fixed window decision on a counter drawn
+// at random among n live ones.
+func BenchmarkMemoryStoreScale(b *testing.B) {
+	p := Policy{Max: MaxPolicyValue, Window: time.Hour}
+	for _, n := range scaleCounts(b) {
+		b.Run("counters="+countName(n), func(b *testing.B) {
+			m, perCounter := fillScale(n, p, t0)
+			if got := m.Len(); got != n {
+				b.Fatalf("Len = %d, want %d", got, n)
+			}
+			buf := make([]byte, 0, 64)
+			var key string
+			rng := uint64(0x9e3779b97f4a7c15)
+			now := t0.Add(time.Second)
+			b.ReportAllocs()
+			for b.Loop() {
+				rng ^= rng << 13
+				rng ^= rng >> 7
+				rng ^= rng << 17
+				key, buf = scaleKey(buf, int(rng%uint64(n)))
+				if _, err := m.UpdateOne(now, Update{Key: key, Policy: p, Cost: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(perCounter, "B/counter")
+			runtime.KeepAlive(m)
+		})
+	}
+}
+
+// BenchmarkMapScale is the reference for BenchmarkMemoryStoreScale: a
+// lookup and an increment in a Go map of n counters with the same keys,
+// drawn the same way, with no lock and no rate-limit logic. Its growth
+// from 10,000 to 10,000,000 counters is what the machine's caches and TLB
+// charge any table that size.
+func BenchmarkMapScale(b *testing.B) {
+	for _, n := range scaleCounts(b) {
+		b.Run("counters="+countName(n), func(b *testing.B) {
+			m := make(map[string]uint64)
+			buf := make([]byte, 0, 64)
+			var key string
+			for i := range n {
+				key, buf = scaleKey(buf, i)
+				m[strings.Clone(key)] = 1
+			}
+			rng := uint64(0x9e3779b97f4a7c15)
+			for b.Loop() {
+				rng ^= rng << 13
+				rng ^= rng >> 7
+				rng ^= rng << 17
+				key, buf = scaleKey(buf, int(rng%uint64(n)))
+				m[key]++
+			}
+		})
+	}
+}
+
+// BenchmarkMemoryStoreExpiry writes new counters into a store whose n
+// counters have all expired: the writes remove the expired counters as
+// they go. It reports the longest single write (max-hold-ns: the CPU time
+// of the thread, which is how long the write held its shard's lock, since
+// nothing else contends for it and the time the thread was descheduled is
+// left out; the collector is off meanwhile) and the share of the expired counters still stored when
+// the benchmark ended (expired-left, from a sample of 10,000).
+func BenchmarkMemoryStoreExpiry(b *testing.B) {
+	p := Policy{Max: MaxPolicyValue, Window: time.Second}
+	for _, n := range scaleCounts(b) {
+		b.Run("counters="+countName(n), func(b *testing.B) {
+			m, _ := fillScale(n, p, t0)
+			buf := make([]byte, 0, 64)
+			var key string
+			now := t0.Add(3 * time.Second)
+			var longest time.Duration
+			i := n
+			defer debug.SetGCPercent(debug.SetGCPercent(-1))
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for b.Loop() {
+				key, buf = scaleKey(buf, i)
+				i++
+				start := threadCPU()
+				m.UpdateOne(now, Update{Key: key, Policy: p, Cost: 1})
+				if d := threadCPU() - start; d > longest {
+					longest = d
+				}
+			}
+			b.ReportMetric(float64(longest.Nanoseconds()), "max-hold-ns")
+			left, sample := 0, min(n, 10_000)
+			for j := range sample {
+				key, buf = scaleKey(buf, j*(n/sample))
+				h, si := m.hash(key)
+				if m.shards[si].find(h, key) != nil {
+					left++
+				}
+			}
+			b.ReportMetric(float64(left)/float64(sample), "expired-left")
+		})
+	}
+}
