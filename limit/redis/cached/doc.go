@@ -8,7 +8,8 @@
 // The name follows Limitador's storage; the package sits under limit/redis
 // because it is a mode of that store rather than a store of its own: it
 // writes limit/redis's keys in limit/redis's format (a string
-// "time count prev" with a TTL of the window plus Options.Redis.TTLMargin),
+// "time count prev" with a TTL until its window ends, plus
+// Options.Redis.TTLMargin),
 // so that exact and approximate servers can share one Redis and a user can
 // switch one to the other without losing counts, and it hands every batch
 // it cannot approximate to a limit/redis Store.

@@ -72,7 +72,10 @@ func (s *Store) takePending() []record {
 		if e.pending == 0 {
 			continue
 		}
-		r := record{key: k, start: e.start, hits: e.pending, ttlMs: ceilMillis(e.window) + s.marginMs}
+		// The key lives until its window ends, on the clock of the
+		// Updates (a flush may run later than the last of them), plus
+		// the margin for clocks that differ.
+		r := record{key: k, start: e.start, hits: e.pending, ttlMs: max(ceilMillis(e.start+e.window-s.lastNow), 1) + s.marginMs}
 		if e.firstHit {
 			r.first = e.window
 		}

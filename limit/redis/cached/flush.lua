@@ -9,7 +9,9 @@
 -- KEYS: the counter keys.
 -- ARGV[1]: little-endian IEEE doubles, integers below 2^53: per key, the
 --   window start (Unix µs) the hits were counted in, the hits, the TTL in
---   milliseconds to set when the key is written, and the window in µs when
+--   milliseconds to set when the key is written in that window (the time
+--   until it ends, plus a margin; a window adopted from Redis that started
+--   earlier ends as much earlier), and the window in µs when
 --   windows start at a counter's first hit (limitador's), else 0 (windows
 --   aligned to the Unix epoch).
 --
@@ -48,7 +50,8 @@ for k = 1, #KEYS do
   end
   if hits > 0 then
     c = c + hits
-    redis.call('SET', KEYS[k], string.format('%d %d %d', t, c, p), 'PX', string.format('%d', ttl))
+    local px = math.max(math.ceil(ttl - (start - t) / 1000), 1)
+    redis.call('SET', KEYS[k], string.format('%d %d %d', t, c, p), 'PX', string.format('%d', px))
   end
   out[k] = string.format('%d %d %d', t, c, p)
 end

@@ -96,8 +96,9 @@ type Store struct {
 
 	mu       sync.Mutex
 	counters map[string]*entry
-	dirty    int  // counters with pending > 0
-	down     bool // the last flush failed: decide without waiting for Redis
+	dirty    int   // counters with pending > 0
+	lastNow  int64 // the latest instant an Update decided at, Unix µs: a flush's clock
+	down     bool  // the last flush failed: decide without waiting for Redis
 	closed   bool
 
 	flushing chan struct{} // holds a token while a flush runs: one at a time
@@ -233,6 +234,7 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 			s.mu.Unlock()
 			return errors.New("limit/redis/cached: Update after Close")
 		}
+		s.lastNow = max(s.lastNow, nowUs)
 		why := s.decide(now, updates, decisions)
 		s.mu.Unlock()
 		if why == decided {
