@@ -40,6 +40,11 @@ type Result struct {
 	// ShadowedOverLimit is set when a shadow mode turned an over-limit
 	// answer into OK.
 	ShadowedOverLimit bool
+	// Quota, when not empty, has one entry per status: whether its
+	// descriptor is a quota (envoyproxy/ratelimit's quota_mode), whose
+	// being over decides the overall code only with the other quotas, and
+	// which the reference's RateLimit headers do not describe as over.
+	Quota []bool
 }
 
 // Reset prepares r for a request of n descriptors: no counters, overall
@@ -58,6 +63,7 @@ func (r *Result) Reset(n int) {
 	clear(r.ResponseHeadersToAdd)
 	r.Response = rlsmsg.Response{OverallCode: rlsmsg.CodeOK, Statuses: r.Statuses, ResponseHeadersToAdd: r.ResponseHeadersToAdd[:0]}
 	r.Configured, r.ShadowedOverLimit = false, false
+	r.Quota = r.Quota[:0]
 }
 
 // Counted is one counter of a request: the limit it belongs to, the hits

@@ -33,9 +33,16 @@ const (
 // Conventions.ReferenceHeaders it is the reference's pick instead: the
 // last that is over the limit, or else the first with the least remaining.
 func ResponseHeaders(dst []rlsmsg.Header, resp *rlsmsg.Response, c *Conventions) []rlsmsg.Header {
+	return responseHeaders(dst, resp, nil, c)
+}
+
+// responseHeaders is ResponseHeaders for a response whose statuses of
+// quota descriptors (limit.Result.Quota) the reference's pick does not take
+// as over.
+func responseHeaders(dst []rlsmsg.Header, resp *rlsmsg.Response, quota []bool, c *Conventions) []rlsmsg.Header {
 	var st *rlsmsg.Status
 	if c.ReferenceHeaders {
-		st = referencePick(resp.Statuses)
+		st = referencePick(resp.Statuses, quota)
 	} else {
 		st = mostRestrictive(resp.Statuses)
 	}
@@ -73,15 +80,16 @@ func mostRestrictive(statuses []rlsmsg.Status) *rlsmsg.Status {
 }
 
 // referencePick is envoyproxy/ratelimit's choice of the status the
-// headers describe: the last over the limit, else the first of those with
-// a current limit with the least remaining.
-func referencePick(statuses []rlsmsg.Status) *rlsmsg.Status {
+// headers describe: the last over the limit that is not a quota's (quota
+// set at its index), else the first of those with a current limit with the
+// least remaining.
+func referencePick(statuses []rlsmsg.Status, quota []bool) *rlsmsg.Status {
 	var pick *rlsmsg.Status
 	for i := range statuses {
 		st := &statuses[i]
 		switch {
 		case st.CurrentLimit == nil:
-		case st.Code == rlsmsg.CodeOverLimit:
+		case st.Code == rlsmsg.CodeOverLimit && !(i < len(quota) && quota[i]):
 			pick = st
 		case pick == nil || pick.Code != rlsmsg.CodeOverLimit && st.LimitRemaining < pick.LimitRemaining:
 			pick = st

@@ -94,3 +94,19 @@ func responseFromProto(t testing.TB, r *rlsv3.RateLimitResponse) *rlsmsg.Respons
 	}
 	return &out
 }
+
+// TestReferenceHeadersSkipQuotas: with the reference's pick, a quota
+// descriptor over its limit is not the last over the limit: the headers
+// describe the other descriptor over it.
+func TestReferenceHeadersSkipQuotas(t *testing.T) {
+	r := responseFromProto(t, resp(over, limited(over, "a", 5, second, 0, time.Second), limited(over, "q", 9, second, 0, time.Second)))
+	for _, tc := range []struct {
+		quota []bool
+		want  string
+	}{{nil, "9"}, {[]bool{false, true}, "5"}} {
+		got := responseHeaders(nil, r, tc.quota, &EnvoyRateLimit)
+		if len(got) == 0 || got[0].Value != tc.want {
+			t.Errorf("quota %v: headers %v, want RateLimit-Limit %s", tc.quota, got, tc.want)
+		}
+	}
+}

@@ -215,7 +215,7 @@ func (s *Service) decide(ctx context.Context, c *call) error {
 	err := s.evaluate(ctx, c)
 	if err == nil {
 		if s.opts.ResponseHeaders {
-			c.res.ResponseHeadersToAdd = ResponseHeaders(c.res.ResponseHeadersToAdd[:0], &c.res.Response, s.conv)
+			c.res.ResponseHeadersToAdd = responseHeaders(c.res.ResponseHeadersToAdd[:0], &c.res.Response, c.res.Quota, s.conv)
 		}
 		out.Code, out.Overall = codes.OK, c.res.OverallCode
 	}

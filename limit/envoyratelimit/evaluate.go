@@ -216,6 +216,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 		e.countOver(ctx, now, sc, updates, decisions)
 	}
 	e.report(res, req, items, updates, decisions)
+	e.reportQuota(res, sc, len(req.Descriptors))
 	switch {
 	case over && e.o.ShadowMode:
 		res.ShadowedOverLimit = true
@@ -389,6 +390,19 @@ func (e *Evaluator) overall(sc *scratch, n int, items []item, decisions []counte
 		}
 	}
 	return quotas > 0 && quotas == quotasOver
+}
+
+// reportQuota sets res.Quota from overall's view of the descriptors, when
+// any is a quota.
+func (e *Evaluator) reportQuota(res *limit.Result, sc *scratch, n int) {
+	for i := range n {
+		if q := sc.quota[i] || e.o.QuotaMode && !sc.unlimited[i]; q || len(res.Quota) > 0 {
+			if len(res.Quota) == 0 {
+				res.Quota = append(res.Quota[:0], make([]bool, i)...)
+			}
+			res.Quota = append(res.Quota, q)
+		}
+	}
 }
 
 func rejectedAny(decisions []counter.Decision) bool {

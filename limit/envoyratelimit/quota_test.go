@@ -3,6 +3,8 @@ package envoyratelimit
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
@@ -99,6 +101,34 @@ func TestEvaluateGlobalQuotaMode(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			run(t, newQuotaEvaluator(t, Options{QuotaMode: true}), cfg, tc.steps)
+		})
+	}
+}
+
+// TestEvaluateReportsQuotas: Result.Quota says which descriptors are
+// quotas (for the reference's pick of the RateLimit headers): the
+// quota_mode rule's, or with Options.QuotaMode every one but the
+// unlimited; nothing when none is.
+func TestEvaluateReportsQuotas(t *testing.T) {
+	cfg := mustLoad(t, quotaConfig)
+	for _, tc := range []struct {
+		name string
+		o    Options
+		req  Request
+		want []bool
+	}{
+		{"no quota", Options{}, req(desc("user", "u"), desc("free", "f")), nil},
+		{"a quota rule", Options{}, req(desc("user", "u"), desc("q", "x")), []bool{false, true}},
+		{"QUOTA_MODE", Options{QuotaMode: true}, req(desc("user", "u"), desc("free", "f")), []bool{true, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := evaluate(newQuotaEvaluator(t, tc.o), cfg, t0, &tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.Quota, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Quota (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
