@@ -11,7 +11,7 @@ import (
 )
 
 // JSONHandler returns the reference's POST /json endpoint (any method with
-// Conventions.JSONAnyMethod, as the reference takes): the body is a
+// Conventions.JSONBareErrors, as the reference takes): the body is a
 // RateLimitRequest in protobuf's JSON mapping, the answer the
 // RateLimitResponse in the same mapping, with status 200, or 429 when the
 // overall code is OVER_LIMIT. A body that is not a request, a request the

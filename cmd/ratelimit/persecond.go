@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/redis"
 )
 
 // isPerSecond reports whether u counts a per-second limit, kept in the
@@ -110,7 +110,7 @@ func refusals(updates []counter.Update) []counter.Update {
 	seen := map[string]bool{}
 	var out []counter.Update
 	for _, u := range updates {
-		tag := hashTag(u.Key)
+		tag := redis.HashTag(u.Key)
 		if seen[tag] {
 			continue
 		}
@@ -120,15 +120,4 @@ func refusals(updates []counter.Update) []counter.Update {
 		out = append(out, counter.Update{Key: u.Key, Policy: p, Cost: 1})
 	}
 	return out
-}
-
-// hashTag is the part of key Redis Cluster hashes: between the first '{'
-// and the next '}' when not empty, else the whole key.
-func hashTag(key string) string {
-	if i := strings.IndexByte(key, '{'); i >= 0 {
-		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
-			return key[i+1 : i+1+j]
-		}
-	}
-	return key
 }

@@ -15,50 +15,19 @@
 --   negative for a window that starts at its counter's first hit,
 --   update.lua's algorithm 4), cost,
 -- A state is written to expire when its window ends, plus margin, as
--- update.lua writes it (see its ttlMillis).
+-- update.lua writes it (see prelude.lua's ttlMillis).
 -- The reply is "now flags", one flag per request (1 admitted, 0 rejected,
 -- e one of its keys holds no counter state), then per request a line per
 -- key holding the state it read: empty when the key did not exist, ! when
 -- it holds something else.
-
-local floor, sunpack, format = math.floor, struct.unpack, string.format
-local time
-
-local nk = #KEYS
-local cur, T, C, P, bad, dirty, ttl = {}, {}, {}, {}, {}, {}, {}
--- one MGET per 1000 keys (unpack's stack stays small) rather than a GET
--- per key: Redis spends much of a script's time entering each command.
-local vals = {}
-for from = 1, nk, 1000 do
-  local got = redis.call('MGET', unpack(KEYS, from, math.min(nk, from + 999)))
-  for i = 1, #got do
-    vals[from + i - 1] = got[i]
-  end
-end
-for g = 1, nk do
-  local v = vals[g]
-  if not v then
-    -- MGET reads a key of another type as none: GET tells them apart
-    -- (WRONGTYPE), so that a key not holding a string is never written.
-    v = redis.call('GET', KEYS[g])
-  end
-  cur[g], T[g], C[g], P[g] = '', 0, 0, 0
-  if v then
-    local t, c, p = string.match(v, '^(%-?%d+) (%d+) (%d+)$')
-    if t then
-      cur[g], T[g], C[g], P[g] = v, tonumber(t), tonumber(c), tonumber(p)
-    else
-      cur[g], bad[g] = '!', true
-    end
-  end
-end
 
 local map, mpos = ARGV[1], 1
 local flags, lines = {}, {}
 local km, oT, oC, oP, oX, touched = {}, {}, {}, {}, {}, {}
 for r = 2, #ARGV do
   local args = ARGV[r]
-  local now, servertime, margin, nu, pos = sunpack('<dddd', args)
+  local servertime, margin, nu, pos
+  now, servertime, margin, nu, pos = sunpack('<dddd', args)
   if servertime == 1 then
     if not time then
       local t = redis.call('TIME')
@@ -110,14 +79,8 @@ for r = 2, #ARGV do
         st, sc, sp = t, 0, 0
       end
     else
-      -- aligned to the epoch: floor(t/w) for integers, exact while t < 2^53
-      local q = floor(t / w)
-      if q * w > t then
-        q = q - 1
-      elseif (q + 1) * w <= t then
-        q = q + 1
-      end
-      local start = q * w
+      -- aligned to the epoch
+      local start = fdiv(t, w) * w
       if start > st then
         st, sc, sp = start, 0, 0
       end
@@ -130,20 +93,7 @@ for r = 2, #ARGV do
         touched[nt] = g
       end
       oT[g], oC[g], oP[g] = st, sc + cost, sp
-      -- the window's end in ms rounded up with servertime (PXAT), else
-      -- the span until it from now rounded up with a millisecond more,
-      -- since Redis counts a span from its clock's millisecond rounded
-      -- down (PX); an integer division, exact below 2^53
-      local us = st + w + 999
-      if servertime ~= 1 then
-        us = us - now + 999
-      end
-      local ms = floor(us / 1000)
-      if ms * 1000 > us then
-        ms = ms - 1
-      elseif (ms + 1) * 1000 <= us then
-        ms = ms + 1
-      end
+      local ms = ttlMillis(st + w, servertime) -- the window's end
       if not oX[g] or ms > oX[g] then
         oX[g] = ms
       end

@@ -116,3 +116,9 @@ func (s *Store) updateParts(ctx context.Context, now time.Time, nowUs int64, upd
 	}
 	return nil
 }
+
+// HashTag returns the part of key Redis Cluster hashes to choose a slot:
+// the text between the first '{' and the next '}' when it is not empty,
+// else the whole key. Keys with one hash tag go to one node, so one script
+// call decides them.
+func HashTag(key string) string { return script.HashTag(key) }

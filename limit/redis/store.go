@@ -25,11 +25,21 @@ const DefaultTTLMargin = 500 * time.Millisecond
 // 2^52 µs (in 2112), so that the script's arithmetic in doubles is exact.
 const maxNowMicros = 1 << 52
 
+//go:embed prelude.lua
+var preludeLua string
+
 //go:embed update.lua
-var updateLua string
+var updateBody string
 
 //go:embed fixed.lua
-var fixedLua string
+var fixedBody string
+
+// updateLua and fixedLua are the scripts as sent: each after the prelude
+// both share (reading the keys, integer division, expiries).
+var (
+	updateLua = preludeLua + updateBody
+	fixedLua  = preludeLua + fixedBody
+)
 
 // updateScript is the script an Update runs, by its SHA-1 (EVALSHA),
 // falling back to EVAL when the server has not cached it (NOSCRIPT);
