@@ -42,7 +42,10 @@ func (r *ratelimitServe) String() string {
 // labelled, as for every format, by domain and by the configured name of
 // the limit (a rule's name, else its configured path below the domain,
 // such as "message_type_marketing.to_number"), never by a request value;
-// reloads count in rlpkit_limits_reloads_total.
+// reloads count in rlpkit_limits_reloads_total. A failure to count a
+// refused request's hits on the counters it is over leaves the answer as
+// it was (no Options.OnCountOverError): store is serve's instrumented
+// store, which counts it in rlpkit_store_errors_total.
 func newRatelimitServe(o serveOptions, store counter.Store, svc *rls.Service, m *serveMetrics, log *slog.Logger) (*ratelimitServe, error) {
 	ev, err := envoyratelimit.NewEvaluator(envoyratelimit.Options{Store: store, ShadowMode: o.ratelimitShadowMode, NearLimitRatio: o.nearLimitRatio, TagBy: o.redisHashTag})
 	if err != nil {
