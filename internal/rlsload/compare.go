@@ -147,6 +147,9 @@ func summary(r *report) string {
 		scripts, commands := r.scripts()
 		n := float64(max(r.calls, 1))
 		s += fmt.Sprintf("  commands %.2f  scripts %.2f", float64(commands)/n, float64(scripts)/n)
+		if r.redis.reads >= 0 {
+			s += fmt.Sprintf("  reads %.2f", float64(r.redis.reads)/n)
+		}
 	}
 	if failed := r.calls - r.ok - r.over; failed > 0 {
 		s += fmt.Sprintf("  FAILED %d %v", failed, r.errors)
@@ -170,6 +173,7 @@ var metrics = []metric{
 	{"server + Redis CPU per decision (us)", func(r *report) float64 { return r.perDecision(r.serverCPU + r.redisCPU) }, func(r *report) bool { return r.serverCPU > 0 && r.redisCPU > 0 }},
 	{"Redis commands per decision", func(r *report) float64 { _, c := r.scripts(); return float64(c) / float64(max(r.calls, 1)) }, func(r *report) bool { return r.redis != nil }},
 	{"Redis script calls per decision", func(r *report) float64 { s, _ := r.scripts(); return float64(s) / float64(max(r.calls, 1)) }, func(r *report) bool { return r.redis != nil }},
+	{"Redis reads (round trips) per decision", func(r *report) float64 { return float64(r.redis.reads) / float64(max(r.calls, 1)) }, func(r *report) bool { return r.redis != nil && r.redis.reads >= 0 }},
 }
 
 func always(*report) bool { return true }

@@ -1,11 +1,16 @@
 // Command rlsload drives a running Rate Limit Service (such as "rlpkit
 // serve") with ShouldRateLimit calls over gRPC and reports decisions per
 // second and the latency distribution; given the Redis the server uses, it
-// also reports the script calls (EVALSHA, EVAL: one round trip each) per
-// decision and every command Redis ran, read from INFO commandstats (reset
-// before the run). INFO counts the commands a script runs too (GET, SET,
-// TIME for limit/redis), so the round trips are the script calls; the
-// commands a server sends are pinned in cmd/rlpkit's tests with MONITOR.
+// also reports the script calls (EVALSHA, EVAL) per decision, every command
+// Redis ran, read from INFO commandstats, and the reads Redis made from its
+// clients' sockets (INFO stats' total_reads_processed), all reset before the
+// run. INFO counts the commands a script runs too (GET, SET, TIME for
+// limit/redis). A pipeline is one read however many script calls it
+// carries, so the round trips are the reads, not the script calls: a store
+// that pipelines one script call per request makes fewer round trips than
+// script calls. Each round trip costs Redis an event-loop turn and system
+// calls whatever it carries. The commands a server sends are pinned in
+// cmd/rlpkit's tests with MONITOR.
 //
 // With -pid, the server's process id, it reports the server's CPU time
 // (user plus system, from /proc/PID/stat) per decision and, at the end, its

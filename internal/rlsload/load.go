@@ -213,8 +213,8 @@ func (r *report) perDecision(d time.Duration) float64 {
 	return float64(d.Microseconds()) / float64(max(r.calls, 1))
 }
 
-// scripts returns the script calls Redis ran (one round trip each) and all
-// its commands, those the scripts ran included.
+// scripts returns the script calls Redis ran and all its commands, those
+// the scripts ran included.
 func (r *report) scripts() (scripts, commands int) {
 	if r.redis == nil {
 		return 0, 0
@@ -259,5 +259,8 @@ func (r *report) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "redis scripts  %d, %.3f per decision\n", scripts, float64(scripts)/float64(max(r.calls, 1)))
 		fmt.Fprintf(w, "redis commands %s (those the scripts run included)\n", strings.Join(parts, ", "))
+		if r.redis.reads >= 0 {
+			fmt.Fprintf(w, "redis reads    %d, %.3f per decision (round trips)\n", r.redis.reads, float64(r.redis.reads)/float64(max(r.calls, 1)))
+		}
 	}
 }

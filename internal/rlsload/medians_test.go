@@ -13,7 +13,7 @@ import (
 // lat, the server and Redis using the given CPU time.
 func fakeReport(calls int, lat, server, redis time.Duration) *report {
 	r := &report{calls: calls, ok: calls, elapsed: time.Second, serverCPU: server, redisCPU: redis,
-		redis: &redisStats{total: 4 * calls, commands: []commandCount{{"evalsha", calls}, {"get", calls}, {"set", calls}, {"time", calls}}}}
+		redis: &redisStats{total: 4 * calls, commands: []commandCount{{"evalsha", calls}, {"get", calls}, {"set", calls}, {"time", calls}}, reads: calls / 5}}
 	for range calls {
 		r.latencies = append(r.latencies, lat)
 	}
@@ -41,6 +41,7 @@ func TestPrintMedians(t *testing.T) {
 		"server + Redis CPU per decision (us) | 130 | 60.00 | 0.46 | ",
 		"Redis commands per decision | 4.00 | 4.00 | 1.00 | ",
 		"Redis script calls per decision | 1.00 | 1.00 | 1.00 | ",
+		"Redis reads (round trips) per decision | 0.20 | 0.20 | 1.00 | ",
 	}
 	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")); diff != "" {
 		t.Errorf("printMedians (-want +got):\n%s", diff)

@@ -63,11 +63,21 @@ func infoInt(info, name string) int {
 }
 
 // redisStats counts the commands Redis ran since reset, except this
-// program's own (CONFIG, INFO).
+// program's own (CONFIG, INFO), and the reads from its clients' sockets.
 type redisStats struct {
 	total    int
 	commands []commandCount
+	// reads is INFO stats' total_reads_processed, less this program's
+	// own two INFO commands; -1 when Redis does not report it (before 6.0).
+	// A pipeline of commands, whatever its script calls, is one read when
+	// it fits the socket's buffer: reads count round trips, which script
+	// calls do not once a pipeline carries several.
+	reads int
 }
+
+// ownReads is the reads of this program's INFO commandstats and INFO stats
+// after the reset.
+const ownReads = 2
 
 type commandCount struct {
 	name  string
@@ -82,6 +92,14 @@ func (r *redisClient) stats(ctx context.Context) (*redisStats, error) {
 	s, err := parseCommandStats(info)
 	if err != nil {
 		return nil, fmt.Errorf("rlsload: redis INFO commandstats: %w", err)
+	}
+	info, err = r.c.Info(ctx, "stats").Result()
+	if err != nil {
+		return nil, fmt.Errorf("rlsload: redis INFO stats: %w", err)
+	}
+	s.reads = infoInt(info, "total_reads_processed")
+	if s.reads >= 0 {
+		s.reads = max(0, s.reads-ownReads)
 	}
 	return s, nil
 }
@@ -125,8 +143,8 @@ func parseCommandStats(info string) (*redisStats, error) {
 	return s, nil
 }
 
-// isScriptCall reports whether a command runs a script: each is one round
-// trip, and the commands the script runs inside Redis are counted apart.
+// isScriptCall reports whether a command runs a script; the commands the
+// script runs inside Redis are counted apart.
 func isScriptCall(name string) bool {
 	switch name {
 	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
