@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -14,9 +15,10 @@ import (
 // The scale benchmarks measure the memory store as its live counters grow,
 // against these goals:
 //   - BenchmarkMemoryStoreScale: CPU per decision (ns/op, one goroutine,
-//     keys drawn uniformly from all live counters) within 1.5x from 10,000
-//     to 10,000,000 counters, and the heap per live counter (B/counter,
-//     HeapAlloc after GC, less before) under 150 bytes;
+//     keys drawn uniformly from all live counters, and by Zipf's law; see
+//     scaleDraws) within 1.5x from 10,000 to 10,000,000 counters, and the
+//     heap per live counter (B/counter, HeapAlloc after GC, less before)
+//     under 150 bytes;
 //   - BenchmarkMemoryStoreExpiry: the longest a store operation is blocked
 //     by the removal of expired counters (max-hold-ns) under 1 ms with
 //     10,000,000 counters expiring at once.
@@ -78,33 +80,79 @@ func fillScale(n int, p Policy, now time.Time) (*MemoryStore, float64) {
 	return m, float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
 }
 
+// scaleDraws are the ways BenchmarkMemoryStoreScale and BenchmarkMapScale
+// draw the counter each decision goes to: uniformly among all live
+// counters, where every decision past the CPU caches waits for memory, and
+// by Zipf's law (s = 1.1: a few counters take most decisions, as a few
+// clients and routes take most of a rate limiter's traffic), where the hot
+// counters stay cached and what the store's size itself costs shows; and
+// uniformly among 10,000 of them spread over the store (every n/10,000th
+// written), which asks whether decisions on an active set slow down as
+// idle counters pile up around it.
+var scaleDraws = []struct {
+	name string
+	draw func(n int) func() int
+}{
+	{"uniform", func(n int) func() int {
+		rng := uint64(0x9e3779b97f4a7c15)
+		return func() int {
+			rng ^= rng << 13
+			rng ^= rng >> 7
+			rng ^= rng << 17
+			return int(rng % uint64(n))
+		}
+	}},
+	{"zipf", func(n int) func() int {
+		// 1M draws made in advance and cycled: drawing costs more than a
+		// decision, and a sequential read of the table costs next to nothing.
+		z := rand.NewZipf(rand.New(rand.NewPCG(1, 2)), 1.1, 1, uint64(n-1))
+		draws := make([]int32, 1<<20)
+		for i := range draws {
+			draws[i] = int32(z.Uint64())
+		}
+		i := 0
+		return func() int {
+			i = (i + 1) & (len(draws) - 1)
+			return int(draws[i])
+		}
+	}},
+	{"active10k", func(n int) func() int {
+		rng, step := uint64(0x9e3779b97f4a7c15), max(1, n/10_000)
+		return func() int {
+			rng ^= rng << 13
+			rng ^= rng >> 7
+			rng ^= rng << 17
+			return int(rng%uint64(min(n, 10_000))) * step
+		}
+	}},
+}
+
 // BenchmarkMemoryStoreScale is one fixed window decision on a counter drawn
-// at random among n live ones.
+// (see scaleDraws) among n live ones.
 func BenchmarkMemoryStoreScale(b *testing.B) {
 	p := Policy{Max: MaxPolicyValue, Window: time.Hour}
-	for _, n := range scaleCounts(b) {
-		b.Run("counters="+countName(n), func(b *testing.B) {
-			m, perCounter := fillScale(n, p, t0)
-			if got := m.Len(); got != n {
-				b.Fatalf("Len = %d, want %d", got, n)
-			}
-			buf := make([]byte, 0, 64)
-			var key string
-			rng := uint64(0x9e3779b97f4a7c15)
-			now := t0.Add(time.Second)
-			b.ReportAllocs()
-			for b.Loop() {
-				rng ^= rng << 13
-				rng ^= rng >> 7
-				rng ^= rng << 17
-				key, buf = scaleKey(buf, int(rng%uint64(n)))
-				if _, err := m.UpdateOne(now, Update{Key: key, Policy: p, Cost: 1}); err != nil {
-					b.Fatal(err)
+	for _, d := range scaleDraws {
+		for _, n := range scaleCounts(b) {
+			b.Run("draw="+d.name+"/counters="+countName(n), func(b *testing.B) {
+				m, perCounter := fillScale(n, p, t0)
+				if got := m.Len(); got != n {
+					b.Fatalf("Len = %d, want %d", got, n)
 				}
-			}
-			b.ReportMetric(perCounter, "B/counter")
-			runtime.KeepAlive(m)
-		})
+				buf := make([]byte, 0, 64)
+				var key string
+				next := d.draw(n)
+				now := t0.Add(time.Second)
+				b.ReportAllocs()
+				for b.Loop() {
+					key, buf = scaleKey(buf, next())
+					if _, err := m.UpdateOne(now, Update{Key: key, Policy: p, Cost: 1}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(perCounter, "B/counter")
+				runtime.KeepAlive(m)
+			})
+		}
 	}
 }
 
@@ -114,24 +162,23 @@ func BenchmarkMemoryStoreScale(b *testing.B) {
 // from 10,000 to 10,000,000 counters is what the machine's caches and TLB
 // charge any table that size.
 func BenchmarkMapScale(b *testing.B) {
-	for _, n := range scaleCounts(b) {
-		b.Run("counters="+countName(n), func(b *testing.B) {
-			m := make(map[string]uint64)
-			buf := make([]byte, 0, 64)
-			var key string
-			for i := range n {
-				key, buf = scaleKey(buf, i)
-				m[strings.Clone(key)] = 1
-			}
-			rng := uint64(0x9e3779b97f4a7c15)
-			for b.Loop() {
-				rng ^= rng << 13
-				rng ^= rng >> 7
-				rng ^= rng << 17
-				key, buf = scaleKey(buf, int(rng%uint64(n)))
-				m[key]++
-			}
-		})
+	for _, d := range scaleDraws {
+		for _, n := range scaleCounts(b) {
+			b.Run("draw="+d.name+"/counters="+countName(n), func(b *testing.B) {
+				m := make(map[string]uint64)
+				buf := make([]byte, 0, 64)
+				var key string
+				for i := range n {
+					key, buf = scaleKey(buf, i)
+					m[strings.Clone(key)] = 1
+				}
+				next := d.draw(n)
+				for b.Loop() {
+					key, buf = scaleKey(buf, next())
+					m[key]++
+				}
+			})
+		}
 	}
 }
 
