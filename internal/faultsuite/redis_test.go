@@ -60,10 +60,17 @@ func TestRedisFaults(t *testing.T) {
 			checkKeys(t, redis, tl, tc.exact)
 			t.Logf("%s: answers by code %v", tc.name, tl.codeCounts())
 			// Two outages (frozen, killed), each logged once when found and
-			// once when over; a frozen Redis may also pass for slow only.
+			// once when over; a frozen Redis may also pass for slow only. The
+			// approximate store reaches Redis only at its flushes (every
+			// second, or when an allowance is used up), so both faults may
+			// fall between two of them and pass unseen.
 			down, up := len(srv.lines("store unreachable")), len(srv.lines("store reachable again"))
 			t.Logf("%s: %d outages and %d recoveries logged", tc.name, down, up)
-			if down < 1 || down > 2 || up != down {
+			least := 1
+			if !tc.exact {
+				least = 0
+			}
+			if down < least || down > 2 || up != down {
 				t.Errorf("%s logged %d outages and %d recoveries for two faults; want one line each per outage:\n%s", tc.name, down, up, srv.log)
 			}
 		})
