@@ -13,7 +13,6 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/rlpkit/rlpkit/internal/deadline"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/redis"
@@ -272,16 +271,21 @@ func redisTLS(s settings) (*tls.Config, error) {
 // timeoutStore bounds every update by REDIS_TIMEOUT, so that a Redis that
 // hangs fails calls rather than holding them. A call whose own deadline
 // comes first (Envoy's rate limit filter gives each a timeout, 20ms by
-// default) is bounded by it already and keeps its context; otherwise the
-// bound is a deadline without a timer (internal/deadline), which bounds the
-// update's dial, writes and reads and the pipeline it is sent in.
+// default) is bounded by it already: it keeps its context, without the
+// derived one (its registration with the parent, its timer) that would
+// change nothing but cost every decision.
 type timeoutStore struct {
 	counter.Store
 	timeout time.Duration
 }
 
 func (s timeoutStore) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
-	return s.Store.Update(deadline.Within(ctx, time.Now().Add(s.timeout)), now, updates, decisions)
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= s.timeout {
+		return s.Store.Update(ctx, now, updates, decisions)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return s.Store.Update(ctx, now, updates, decisions)
 }
 
 // redisLogger takes go-redis's log lines into the service's log at debug

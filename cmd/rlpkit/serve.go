@@ -329,7 +329,7 @@ func (r *serveRun) loadLimits() error {
 func (r *serveRun) start(cs *counterStore) error {
 	var store counter.Store = cs.Store
 	if cs.kind == "redis" {
-		store = boundedStore{Store: store, timeout: r.o.storeTimeout}
+		store = boundedStore{Store: store, timeout: r.o.storeTimeout, timer: r.o.cache.redisApproximate}
 	}
 	if r.o.wrapStore != nil {
 		store = r.o.wrapStore(store)

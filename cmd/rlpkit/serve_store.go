@@ -8,7 +8,6 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/rlpkit/rlpkit/internal/deadline"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/redis"
@@ -73,13 +72,14 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 // Redis that cannot be reached is answered Unavailable while the caller still
 // listens, rather than leaving it to time out.
 //
-// The bound is a deadline without a timer (internal/deadline): it bounds the
-// update's dial, writes and reads, and the pipeline it is sent in, which is
-// what a hanging Redis holds; a timer per decision cost about 5% of the
-// server's CPU.
+// For limit/redis's store the bound is redis.WithDeadline, a deadline
+// without a timer on the update's round trips (a timer per decision cost
+// about 5% of the server's CPU); other stores (the approximate one) get a
+// context.WithTimeout.
 type boundedStore struct {
 	counter.Store
 	timeout time.Duration
+	timer   bool // the store does not read redis.WithDeadline
 }
 
 const maxAnswerReserve = 100 * time.Millisecond
@@ -90,7 +90,12 @@ func (s boundedStore) Update(ctx context.Context, now time.Time, updates []count
 	if d, ok := ctx.Deadline(); ok {
 		budget = s.budget(d.Sub(start))
 	}
-	return s.Store.Update(deadline.Within(ctx, start.Add(budget)), now, updates, decisions)
+	if !s.timer {
+		return s.Store.Update(redis.WithDeadline(ctx, start.Add(budget)), now, updates, decisions)
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	return s.Store.Update(ctx, now, updates, decisions)
 }
 
 // budget is the time an update may take when the caller's deadline is left

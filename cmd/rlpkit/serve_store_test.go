@@ -39,29 +39,31 @@ func (s *capturedStore) Update(ctx context.Context, _ time.Time, _ []counter.Upd
 	return nil
 }
 
-// TestBoundedStoreContext checks that the store's context ends by the budget
-// while keeping the caller's cancellation: a deadline without a timer.
+// TestBoundedStoreContext checks the contexts the store is given: for
+// limit/redis's store the caller's own, its cancellation and deadline
+// unchanged, carrying the budget for the store's round trips (no timer);
+// for the others one that ends by the budget.
 func TestBoundedStoreContext(t *testing.T) {
 	inner := &capturedStore{}
-	s := boundedStore{Store: inner, timeout: time.Second}
 	caller, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	callerDeadline, _ := caller.Deadline()
+
+	s := boundedStore{Store: inner, timeout: time.Second}
+	if err := s.Update(caller, time.Now(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := inner.ctx.Deadline(); !d.Equal(callerDeadline) || inner.ctx.Done() != caller.Done() {
+		t.Errorf("limit/redis's store got a context with deadline %v and another Done: want the caller's (deadline %v)", d, callerDeadline)
+	}
+
+	s.timer = true
 	start := time.Now()
 	if err := s.Update(caller, start, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	d, ok := inner.ctx.Deadline()
 	if !ok || d.After(time.Now().Add(time.Second)) || d.Before(start.Add(time.Second)) {
-		t.Errorf("the store's deadline is %v (set: %v), want one --redis-timeout from the call", d, ok)
-	}
-	if inner.ctx.Done() != caller.Done() {
-		t.Error("the store's context is not cancelled with the caller's")
-	}
-
-	if err := s.Update(context.Background(), start, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := inner.ctx.Deadline(); !ok {
-		t.Error("a caller without a deadline: the store's context has none")
+		t.Errorf("another store's deadline is %v (set: %v), want one --redis-timeout from the call", d, ok)
 	}
 }

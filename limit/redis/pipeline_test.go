@@ -196,3 +196,69 @@ func TestPipelineCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestWithDeadline freezes Redis: an Update under WithDeadline, whose own
+// context has no deadline, fails once the deadline passes rather than
+// waiting for Redis, alone or queued behind another call, and the counters
+// work again once Redis resumes.
+func TestWithDeadline(t *testing.T) {
+	srv := redistest.Start(t)
+	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, Options{Pipelines: 1})
+	u := []counter.Update{{Key: "{wd}k", Policy: counter.Policy{Max: 10, Window: time.Hour}, Cost: 1}}
+	if err := s.Update(context.Background(), t0, u, make([]counter.Decision, 1)); err != nil {
+		t.Fatal(err)
+	}
+	srv.Pause(t)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			ctx := WithDeadline(context.Background(), time.Now().Add(200*time.Millisecond))
+			errs <- s.Update(ctx, t0, u, make([]counter.Decision, 1))
+		}()
+	}
+	for range 2 {
+		select {
+		case err := <-errs:
+			if err == nil {
+				t.Error("Update on a frozen Redis under WithDeadline succeeded")
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("Update on a frozen Redis under WithDeadline never returned")
+		}
+	}
+	srv.Resume(t)
+	if err := s.Update(context.Background(), t0, u, make([]counter.Decision, 1)); err != nil {
+		t.Errorf("Update after Resume: %v", err)
+	}
+}
+
+// TestBound checks the context an Update's round trips are made under.
+func TestBound(t *testing.T) {
+	now := time.Now()
+	parent, cancel := context.WithDeadline(context.Background(), now.Add(time.Hour))
+	defer cancel()
+	if bound(parent) != parent {
+		t.Error("without WithDeadline: not the context itself")
+	}
+	ctx := bound(WithDeadline(parent, now.Add(time.Minute)))
+	if d, ok := ctx.Deadline(); !ok || !d.Equal(now.Add(time.Minute)) {
+		t.Errorf("Deadline() = %v, %v; want the earlier one WithDeadline gave", d, ok)
+	}
+	if ctx.Done() != parent.Done() {
+		t.Error("Done is not the parent's")
+	}
+	if ctx.Err() != nil {
+		t.Errorf("Err() = %v before the parent ended", ctx.Err())
+	}
+	if later := WithDeadline(parent, now.Add(2*time.Hour)); later != parent {
+		t.Error("WithDeadline of a later deadline did not return the context itself")
+	}
+	if d, _ := bound(WithDeadline(context.Background(), now)).Deadline(); !d.Equal(now) {
+		t.Errorf("without a parent deadline: Deadline() = %v, want %v", d, now)
+	}
+}

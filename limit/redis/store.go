@@ -248,6 +248,7 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 	if err := s.breaker.Err(); err != nil {
 		return err
 	}
+	ctx = bound(ctx) // a deadline from WithDeadline
 	if split {
 		return s.updateParts(ctx, now, nowUs, updates, decisions)
 	}
