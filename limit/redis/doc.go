@@ -146,7 +146,10 @@
 // Errors are returned, never taken as allowed or rejected: an unreachable
 // server, a deadline, a key holding something else than a counter. Context
 // deadlines bound an Update when the client was made with
-// ContextTimeoutEnabled (NewClient does). A connection dropped after the
+// ContextTimeoutEnabled (NewClient does); WithDeadline gives one an earlier
+// deadline for its round trips without the timer of context.WithDeadline,
+// which a server bounding every decision would otherwise pay for (see
+// WithDeadline for what it does not bound). A connection dropped after the
 // script ran but before its reply arrived leaves the hits counted, and
 // go-redis may then retry the script on a new connection, counting them
 // twice: an outage errs towards rejecting, never towards admitting more.
