@@ -40,7 +40,7 @@ func readOverride(req *Request, ref *metadataRef) (rlsmsg.Override, bool) {
 	if !ok {
 		return rlsmsg.Override{}, false
 	}
-	n, ok := toFloat(obj["requests_per_unit"])
+	n, ok := MetadataNumber(obj["requests_per_unit"])
 	if !ok || n < 0 || n > math.MaxUint32 {
 		return rlsmsg.Override{}, false
 	}
@@ -61,15 +61,16 @@ func readHits(req *Request, ref *metadataRef) uint64 {
 			return n
 		}
 	default:
-		if f, ok := toFloat(v); ok && f >= 0 && f == math.Trunc(f) && f < math.MaxUint64 {
+		if f, ok := MetadataNumber(v); ok && f >= 0 && f == math.Trunc(f) && f < math.MaxUint64 {
 			return uint64(f)
 		}
 	}
 	return 1
 }
 
-// toFloat converts the number types a metadata value may hold.
-func toFloat(v any) (float64, bool) {
+// MetadataNumber returns the number a MetadataLookup value holds: a float64 other than
+// NaN, another Go number type, or a json.Number; false for anything else.
+func MetadataNumber(v any) (float64, bool) {
 	switch n := v.(type) {
 	case float64:
 		return n, !math.IsNaN(n)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -185,7 +186,7 @@ func limitOverride(q *request, namespace, key string) *rlsmsg.Override {
 	}
 	v, _ := q.DynamicMetadata.Lookup(namespace, []string{key})
 	obj, _ := v.(map[string]any)
-	n, ok := number(obj["requests_per_unit"])
+	n, ok := descriptor.MetadataNumber(obj["requests_per_unit"])
 	if !ok || n < 0 || n > math.MaxUint32 {
 		return nil
 	}
@@ -216,26 +217,10 @@ func costOf(q *request, c *Cost) (uint64, bool) {
 		n, err := strconv.ParseUint(x, 10, 64)
 		return n, err == nil
 	default:
-		f, ok := number(v)
+		f, ok := descriptor.MetadataNumber(v)
 		if !ok || f < 0 || f >= math.MaxUint64 {
 			return 0, false
 		}
 		return uint64(f), true
 	}
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, !math.IsNaN(n)
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case uint32:
-		return float64(n), true
-	case uint64:
-		return float64(n), true
-	}
-	return 0, false
 }

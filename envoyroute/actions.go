@@ -8,6 +8,7 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
 
+	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -169,13 +170,13 @@ func metadataEntry(key, def string, skip bool, v any) (rlsmsg.Entry, bool, strin
 // requests_per_unit and a string unit naming a RateLimitUnit; anything else is none.
 func override(v any) *rlsmsg.Override {
 	m, _ := v.(map[string]any)
-	n, okN := number(m["requests_per_unit"])
+	n, okN := descriptor.MetadataNumber(m["requests_per_unit"])
 	u, okU := m["unit"].(string)
 	if !okN || !okU {
 		return nil
 	}
 	unit, ok := typev3.RateLimitUnit_value[u]
-	if !ok || n < 0 || n >= 1<<32 || math.IsNaN(n) {
+	if !ok || n < 0 || n >= 1<<32 {
 		return nil
 	}
 	return &rlsmsg.Override{RequestsPerUnit: uint32(n), Unit: rlsmsg.Unit(unit)}
@@ -194,7 +195,7 @@ func hitsFromFormat(format string, q *prepared) (uint64, bool) {
 		}
 	default:
 		var ok bool
-		if f, ok = number(v); !ok {
+		if f, ok = descriptor.MetadataNumber(v); !ok {
 			return 0, false
 		}
 	}
@@ -202,21 +203,6 @@ func hitsFromFormat(format string, q *prepared) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(f), true
-}
-
-// number returns a JSON number as a float64.
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case uint32:
-		return float64(n), true
-	}
-	return 0, false
 }
 
 // lookup reads the request's dynamic metadata.
