@@ -27,21 +27,8 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 	if r.descriptors == nil {
 		r.descriptors = []rlsmsg.Descriptor{}
 	}
-	for _, w := range target.Warnings {
-		fmt.Fprintf(&explain, "warning: %s\n", w)
-	}
-	fmt.Fprintf(&explain, "request %s %s\n", in.Method, c.Request.URL)
-	for _, line := range strings.Split(strings.TrimSuffix(trace.String(), "\n"), "\n") {
-		explain.WriteString("  " + line + "\n")
-	}
-	for i := range r.descriptors {
-		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, r.descriptors[i].Describe())
-	}
-	if c.Descriptors != nil {
-		if diff := diffDescriptors(*c.Descriptors, r.descriptors); diff != "" {
-			r.Failures = append(r.Failures, "descriptors differ (-want +got):\n"+strings.TrimSuffix(diff, "\n"))
-		}
-	}
+	explainRequest(&explain, target, in.Method, c.Request.URL, traceLines(trace.String()), r.descriptors)
+	r.checkDescriptors(c)
 	ev, err := target.newEvaluator(counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: 1 << 12}))
 	if err != nil {
 		r.Failures = append(r.Failures, fmt.Sprintf("the limits are invalid: %v", err))

@@ -240,26 +240,13 @@ func (t *Test) runEnvoyGatewayCase(target *Target, c *Case) CaseResult {
 	if res.descriptors == nil {
 		res.descriptors = []rlsmsg.Descriptor{}
 	}
-	for _, w := range target.Warnings {
-		fmt.Fprintf(&explain, "warning: %s\n", w)
-	}
-	fmt.Fprintf(&explain, "request %s %s\n", req.Method, c.Request.URL)
-	for _, line := range ev.Trace {
-		explain.WriteString("  " + line + "\n")
-	}
-	for i := range res.descriptors {
-		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, res.descriptors[i].Describe())
-	}
+	explainRequest(&explain, target, req.Method, c.Request.URL, ev.Trace, res.descriptors)
 	for _, call := range ev.Done {
 		for i := range call.Request.Descriptors {
 			fmt.Fprintf(&explain, "  when the response is done: %s\n", call.Request.Descriptors[i].Describe())
 		}
 	}
-	if c.Descriptors != nil {
-		if diff := diffDescriptors(*c.Descriptors, res.descriptors); diff != "" {
-			res.Failures = append(res.Failures, "descriptors differ (-want +got):\n"+strings.TrimSuffix(diff, "\n"))
-		}
-	}
+	res.checkDescriptors(c)
 	run, err := target.eg.newRun()
 	if err != nil {
 		res.Failures = append(res.Failures, err.Error())

@@ -104,21 +104,8 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	called := target.Frontend.Generate(in, &call, &trace)
 	call = call.Clone()
 	r.descriptors = append([]rlsmsg.Descriptor{}, call.Descriptors...)
-	for _, w := range target.Warnings {
-		fmt.Fprintf(&explain, "warning: %s\n", w)
-	}
-	fmt.Fprintf(&explain, "request %s %s\n", in.Method, c.Request.URL)
-	for _, line := range strings.Split(strings.TrimSuffix(trace.String(), "\n"), "\n") {
-		explain.WriteString("  " + line + "\n")
-	}
-	for i := range call.Descriptors {
-		fmt.Fprintf(&explain, "  descriptor %d: %s\n", i, call.Descriptors[i].Describe())
-	}
-	if c.Descriptors != nil {
-		if diff := diffDescriptors(*c.Descriptors, r.descriptors); diff != "" {
-			r.Failures = append(r.Failures, "descriptors differ (-want +got):\n"+strings.TrimSuffix(diff, "\n"))
-		}
-	}
+	explainRequest(&explain, target, in.Method, c.Request.URL, traceLines(trace.String()), r.descriptors)
+	r.checkDescriptors(c)
 
 	store := counter.NewMemoryStore(counter.MemoryOptions{MaxKeys: 1 << 12})
 	ev, err := target.newEvaluator(store)
@@ -281,4 +268,34 @@ func (t *Target) checkStatus(label, domain string, want *Status, st *rlsmsg.Stat
 		}
 	}
 	return out
+}
+
+// explainRequest writes the head of a case's explanation: the target's warnings, the
+// request, the frontend's trace, indented, and the descriptors it sent.
+func explainRequest(w *strings.Builder, target *Target, method, url string, trace []string, descriptors []rlsmsg.Descriptor) {
+	for _, x := range target.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", x)
+	}
+	fmt.Fprintf(w, "request %s %s\n", method, url)
+	for _, line := range trace {
+		w.WriteString("  " + line + "\n")
+	}
+	for i := range descriptors {
+		fmt.Fprintf(w, "  descriptor %d: %s\n", i, descriptors[i].Describe())
+	}
+}
+
+// traceLines splits a frontend's trace into its lines.
+func traceLines(trace string) []string {
+	return strings.Split(strings.TrimSuffix(trace, "\n"), "\n")
+}
+
+// checkDescriptors records a failure when c expects other descriptors than r's.
+func (r *CaseResult) checkDescriptors(c *Case) {
+	if c.Descriptors == nil {
+		return
+	}
+	if diff := diffDescriptors(*c.Descriptors, r.descriptors); diff != "" {
+		r.Failures = append(r.Failures, "descriptors differ (-want +got):\n"+strings.TrimSuffix(diff, "\n"))
+	}
 }
