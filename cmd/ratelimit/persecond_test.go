@@ -248,14 +248,13 @@ func keysOf(t *testing.T, addr string) []string {
 	return keys
 }
 
-// TestRedisPerSecond runs the service with REDIS_PERSECOND=true on two
-// Redis: a per-second limit's key lands in the per-second Redis only, the
-// minute limit's in the main one only. With REDIS_*PIPELINE_WINDOW far
-// longer than the test and REDIS_*PIPELINE_LIMIT=4, four concurrent
-// requests are decided by one script call in each Redis.
-func TestRedisPerSecond(t *testing.T) {
-	mainSrv, psSrv := redistest.Start(t), redistest.Start(t)
-	env := redisEnv(t, mainSrv, "single")
+// perSecondEnv starts a main and a per-second Redis and returns them with the
+// environment of a service using both (REDIS_PERSECOND=true), configured with
+// domain d, a limit per second on key s and one per minute on key m.
+func perSecondEnv(t *testing.T) (mainSrv, psSrv *redistest.Server, env map[string]string) {
+	t.Helper()
+	mainSrv, psSrv = redistest.Start(t), redistest.Start(t)
+	env = redisEnv(t, mainSrv, "single")
 	writeFile(t, filepath.Join(env["RUNTIME_ROOT"], "ratelimit/config/a.yaml"), `domain: d
 descriptors:
   - key: s
@@ -266,6 +265,16 @@ descriptors:
 	env["REDIS_PERSECOND"] = "true"
 	env["REDIS_PERSECOND_SOCKET_TYPE"] = "tcp"
 	env["REDIS_PERSECOND_URL"] = psSrv.Addr
+	return mainSrv, psSrv, env
+}
+
+// TestRedisPerSecond runs the service with REDIS_PERSECOND=true on two
+// Redis: a per-second limit's key lands in the per-second Redis only, the
+// minute limit's in the main one only. With REDIS_*PIPELINE_WINDOW far
+// longer than the test and REDIS_*PIPELINE_LIMIT=4, four concurrent
+// requests are decided by one script call in each Redis.
+func TestRedisPerSecond(t *testing.T) {
+	mainSrv, psSrv, env := perSecondEnv(t)
 	for _, p := range []string{"REDIS_", "REDIS_PERSECOND_"} {
 		env[p+"PIPELINE_WINDOW"] = "1h"
 		env[p+"PIPELINE_LIMIT"] = "4"
@@ -297,18 +306,7 @@ descriptors:
 // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION, fails the health checks while the
 // main Redis keeps answering the others.
 func TestRedisPerSecondDown(t *testing.T) {
-	mainSrv, psSrv := redistest.Start(t), redistest.Start(t)
-	env := redisEnv(t, mainSrv, "single")
-	writeFile(t, filepath.Join(env["RUNTIME_ROOT"], "ratelimit/config/a.yaml"), `domain: d
-descriptors:
-  - key: s
-    rate_limit: {unit: second, requests_per_unit: 1000}
-  - key: m
-    rate_limit: {unit: minute, requests_per_unit: 1000}
-`)
-	env["REDIS_PERSECOND"] = "true"
-	env["REDIS_PERSECOND_SOCKET_TYPE"] = "tcp"
-	env["REDIS_PERSECOND_URL"] = psSrv.Addr
+	_, psSrv, env := perSecondEnv(t)
 	env["REDIS_HEALTH_CHECK_ACTIVE_CONNECTION"] = "true"
 	s := start(t, env)
 	psSrv.Kill()
@@ -330,19 +328,8 @@ descriptors:
 // REDIS_PERSECOND=true, a second limit's counter is kept in the per-second
 // Redis under the reference's key, the minute limit's in the main one.
 func TestReferenceKeysPerSecond(t *testing.T) {
-	mainSrv, psSrv := redistest.Start(t), redistest.Start(t)
-	env := redisEnv(t, mainSrv, "single")
-	writeFile(t, filepath.Join(env["RUNTIME_ROOT"], "ratelimit/config/a.yaml"), `domain: d
-descriptors:
-  - key: s
-    rate_limit: {unit: second, requests_per_unit: 1000}
-  - key: m
-    rate_limit: {unit: minute, requests_per_unit: 1000}
-`)
+	mainSrv, psSrv, env := perSecondEnv(t)
 	env["RLPKIT_REDIS_KEYS"] = "reference"
-	env["REDIS_PERSECOND"] = "true"
-	env["REDIS_PERSECOND_SOCKET_TYPE"] = "tcp"
-	env["REDIS_PERSECOND_URL"] = psSrv.Addr
 	s := start(t, env)
 	if _, err := s.call(t, "d", "s=a", "m=b"); err != nil {
 		t.Fatal(err)
