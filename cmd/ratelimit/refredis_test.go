@@ -187,6 +187,32 @@ func TestRefRedisURLCredentials(t *testing.T) {
 	}
 }
 
+// enableTLS makes srv listen for TLS too, on a free port it returns, with the
+// certificate and key files, the clients' CA file, and client certificates
+// required when authClients is set.
+func enableTLS(t *testing.T, srv *redistest.Server, certFile, keyFile, caFile string, authClients bool) (port string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	auth := "no"
+	if authClients {
+		auth = "yes"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	if err := admin.Do(ctx, "CONFIG", "SET", "tls-cert-file", certFile, "tls-key-file", keyFile,
+		"tls-ca-cert-file", caFile, "tls-auth-clients", auth, "tls-port", port).Err(); err != nil {
+		t.Fatalf("enabling TLS on redis-server: %v", err)
+	}
+	return port
+}
+
 // TestRefRedisTLS restates the integration suite's TestBasicTLSConfig:
 // REDIS_TLS with the server's CA in REDIS_TLS_CACERT, the name checked
 // unless REDIS_TLS_SKIP_HOSTNAME_VERIFICATION (the chain still is); a
@@ -195,20 +221,7 @@ func TestRefRedisTLS(t *testing.T) {
 	srv := redistest.Start(t)
 	certFile, keyFile, _ := selfSigned(t, t.TempDir()) // for 127.0.0.1, its own CA
 	otherCA, _, _ := selfSigned(t, t.TempDir())
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tlsPort := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
-	defer admin.Close()
-	if err := admin.Do(ctx, "CONFIG", "SET", "tls-cert-file", certFile, "tls-key-file", keyFile,
-		"tls-ca-cert-file", certFile, "tls-auth-clients", "no", "tls-port", tlsPort).Err(); err != nil {
-		t.Fatalf("enabling TLS on redis-server: %v", err)
-	}
+	tlsPort := enableTLS(t, srv, certFile, keyFile, certFile, false)
 	for _, c := range []struct {
 		host, ca   string
 		skipVerify bool
@@ -281,20 +294,7 @@ func TestRefRedisTLSClientCert(t *testing.T) {
 	}
 	bundle := filepath.Join(dir, "cas.pem")
 	writeFile(t, bundle, string(serverPEM)+string(clientPEM))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tlsPort := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
-	defer admin.Close()
-	if err := admin.Do(ctx, "CONFIG", "SET", "tls-cert-file", certFile, "tls-key-file", keyFile,
-		"tls-ca-cert-file", bundle, "tls-auth-clients", "yes", "tls-port", tlsPort).Err(); err != nil {
-		t.Fatalf("enabling TLS on redis-server: %v", err)
-	}
+	tlsPort := enableTLS(t, srv, certFile, keyFile, bundle, true)
 	for _, withCert := range []bool{true, false} {
 		env := redisEnv(t, srv, "single")
 		env["REDIS_URL"] = net.JoinHostPort("127.0.0.1", tlsPort)
