@@ -31,16 +31,34 @@ import (
 func statValue(t *testing.T, s *server, name string) int {
 	t.Helper()
 	_, text := get(t, "http://"+s.addrs.debug+"/stats")
+	return statIn(t, text, name)
+}
+
+// statIn returns the value of name in a /stats text, -1 when absent.
+func statIn(t *testing.T, text, name string) int {
+	t.Helper()
 	for _, l := range strings.Split(text, "\n") {
 		if v, ok := strings.CutPrefix(l, name+": "); ok {
-			n := 0
-			for _, c := range v {
-				n = n*10 + int(c-'0')
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("/stats %s: %v", name, err)
 			}
 			return n
 		}
 	}
 	return -1
+}
+
+// checkStats fails the test for each statistic of want whose value in one
+// read of /stats differs (-1: absent); when says in which state.
+func checkStats(t *testing.T, s *server, when string, want map[string]int) {
+	t.Helper()
+	_, text := get(t, "http://"+s.addrs.debug+"/stats")
+	for name, w := range want {
+		if got := statIn(t, text, name); got != w {
+			t.Errorf("%s, %s = %d, want %d", when, name, got, w)
+		}
+	}
 }
 
 // TestRefDomainNotFound restates TestBasicConfig's domain_not_found: each
@@ -61,16 +79,12 @@ func TestRefDomainNotFound(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for name, want := range map[string]int{
+	checkStats(t, s, "after the calls", map[string]int{
 		"ratelimit.service.rate_limit.foo.domain_not_found":    3,
 		"ratelimit.service.rate_limit._other.domain_not_found": 1,
 		"ratelimit.service.rate_limit.d.domain_not_found":      -1,
 		"ratelimit.service.rate_limit.bar.domain_not_found":    -1,
-	} {
-		if got := statValue(t, s, name); got != want {
-			t.Errorf("%s = %d, want %d", name, got, want)
-		}
-	}
+	})
 	_, metrics := get(t, "http://"+s.addrs.debug+"/metrics")
 	if want := `ratelimit_service_rate_limit_domain_not_found_total{domain="foo"} 3`; !strings.Contains(metrics, want) {
 		t.Errorf("/metrics lacks %q", want)
@@ -109,16 +123,12 @@ func TestRefServiceErrors(t *testing.T) {
 	if st := status.Convert(err); st.Code() != codes.Unknown || st.Message() != "no rate limit configuration loaded" {
 		t.Errorf("call without a configuration = %v, want Unknown no rate limit configuration loaded", err)
 	}
-	for name, want := range map[string]int{
+	checkStats(t, s2, "without a configuration", map[string]int{
 		"ratelimit.service.call.should_rate_limit.service_error": 1,
 		"ratelimit.service.call.should_rate_limit.redis_error":   0,
 		"ratelimit.service.config_load_error":                    1,
 		"ratelimit.service.config_load_success":                  0,
-	} {
-		if got := statValue(t, s2, name); got != want {
-			t.Errorf("without a configuration, %s = %d, want %d", name, got, want)
-		}
-	}
+	})
 }
 
 // TestRefReloadCountsEveryLoad restates the integration suite's
@@ -402,15 +412,11 @@ func TestRefGlobalShadowModeCounted(t *testing.T) {
 			t.Fatalf("over the limit with SHADOW_MODE: %v %v, want OK overall, OVER_LIMIT status", r, err)
 		}
 	}
-	for name, want := range map[string]int{
+	checkStats(t, s, "after the calls", map[string]int{
 		"ratelimit.service.global_shadow_mode":  2,
 		"ratelimit.service.config_load_success": 1,
 		"ratelimit.service.config_load_error":   0,
-	} {
-		if got := statValue(t, s, name); got != want {
-			t.Errorf("%s = %d, want %d", name, got, want)
-		}
-	}
+	})
 }
 
 // TestRefStatsdOverTCP: by default statistics go to statsd over TCP, as the
