@@ -2,7 +2,6 @@ package counter
 
 import (
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/rlpkit/rlpkit/internal/benchscale"
 )
 
 // The scale benchmarks measure the memory store as its live counters grow,
@@ -25,33 +26,6 @@ import (
 //
 // RLPKIT_BENCH_COUNTERS sets the counts, comma-separated (default
 // 10000,1000000,10000000; 10M counters take about 1.2 GB of heap).
-
-// scaleCounts returns the live counter counts to run.
-func scaleCounts(b *testing.B) []int {
-	spec := os.Getenv("RLPKIT_BENCH_COUNTERS")
-	if spec == "" {
-		return []int{10_000, 1_000_000, 10_000_000}
-	}
-	var out []int
-	for f := range strings.SplitSeq(spec, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("RLPKIT_BENCH_COUNTERS=%q: %q is not a positive count", spec, f)
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
-func countName(n int) string {
-	switch {
-	case n >= 1_000_000 && n%1_000_000 == 0:
-		return strconv.Itoa(n/1_000_000) + "M"
-	case n >= 1_000 && n%1_000 == 0:
-		return strconv.Itoa(n/1_000) + "k"
-	}
-	return strconv.Itoa(n)
-}
 
 // scaleKey writes counter i's key, shaped as the evaluators' keys (about
 // 50 bytes), into buf and returns it as a string aliasing buf, as the
@@ -132,8 +106,8 @@ var scaleDraws = []struct {
 func BenchmarkMemoryStoreScale(b *testing.B) {
 	p := Policy{Max: MaxPolicyValue, Window: time.Hour}
 	for _, d := range scaleDraws {
-		for _, n := range scaleCounts(b) {
-			b.Run("draw="+d.name+"/counters="+countName(n), func(b *testing.B) {
+		for _, n := range benchscale.Counts(b) {
+			b.Run("draw="+d.name+"/counters="+benchscale.Name(n), func(b *testing.B) {
 				m, perCounter := fillScale(n, p, t0)
 				if got := m.Len(); got != n {
 					b.Fatalf("Len = %d, want %d", got, n)
@@ -163,8 +137,8 @@ func BenchmarkMemoryStoreScale(b *testing.B) {
 // charge any table that size.
 func BenchmarkMapScale(b *testing.B) {
 	for _, d := range scaleDraws {
-		for _, n := range scaleCounts(b) {
-			b.Run("draw="+d.name+"/counters="+countName(n), func(b *testing.B) {
+		for _, n := range benchscale.Counts(b) {
+			b.Run("draw="+d.name+"/counters="+benchscale.Name(n), func(b *testing.B) {
 				m := make(map[string]uint64)
 				buf := make([]byte, 0, 64)
 				var key string
@@ -191,8 +165,8 @@ func BenchmarkMapScale(b *testing.B) {
 // the benchmark ended (expired-left, from a sample of 10,000).
 func BenchmarkMemoryStoreExpiry(b *testing.B) {
 	p := Policy{Max: MaxPolicyValue, Window: time.Second}
-	for _, n := range scaleCounts(b) {
-		b.Run("counters="+countName(n), func(b *testing.B) {
+	for _, n := range benchscale.Counts(b) {
+		b.Run("counters="+benchscale.Name(n), func(b *testing.B) {
 			m, _ := fillScale(n, p, t0)
 			buf := make([]byte, 0, 64)
 			var key string
