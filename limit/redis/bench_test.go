@@ -3,6 +3,8 @@ package redis
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,10 +35,11 @@ func (r *roundTrips) ProcessPipelineHook(next goredis.ProcessPipelineHook) gored
 }
 
 // BenchmarkUpdate measures one Update over loopback, serially (latency)
-// and from 8 goroutines per core (throughput), with the round trips per
-// Update and the client's CPU time per Update (cpu-ns/op: this process's,
-// so not Redis's, which shares the machine) as metrics. The script's time
-// on the server is in cmdstat_evalsha of INFO commandstats.
+// and from 8 and 32 goroutines per core (throughput: the more Updates wait
+// at once, the more share a round trip, and the less each costs), with the
+// round trips per Update, the client's CPU time per Update (cpu-ns/op: this
+// process's) and Redis's (redis-cpu-ns/op: used_cpu_user and used_cpu_sys
+// of INFO cpu: its script runs, commands and system calls) as metrics.
 func BenchmarkUpdate(b *testing.B) {
 	srv := redistest.Start(b)
 	c := newClient(b, srv)
@@ -56,31 +59,35 @@ func BenchmarkUpdate(b *testing.B) {
 		b.Run(fmt.Sprintf("updates=%d", n), func(b *testing.B) {
 			ds := make([]counter.Decision, n)
 			b.ReportAllocs()
-			start, cpu := rt.n.Load(), processCPU()
+			start, cpu, rcpu := rt.n.Load(), processCPU(), redisCPU(b, c)
 			for i := 0; b.Loop(); i++ {
 				if err := s.Update(ctx, t0.Add(time.Duration(i)*time.Microsecond), updates, ds); err != nil {
 					b.Fatal(err)
 				}
 			}
 			reportCPU(b, cpu)
+			b.ReportMetric(float64(redisCPU(b, c)-rcpu)/float64(b.N), "redis-cpu-ns/op")
 			b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
 		})
-		b.Run(fmt.Sprintf("updates=%d/parallel", n), func(b *testing.B) {
-			b.SetParallelism(8) // requests in flight: 8 per core
-			b.ReportAllocs()
-			start, cpu := rt.n.Load(), processCPU()
-			b.RunParallel(func(pb *testing.PB) {
-				ds := make([]counter.Decision, n)
-				for pb.Next() {
-					if err := s.Update(ctx, t0, updates, ds); err != nil {
-						b.Error(err)
-						return
+		for _, perCore := range []int{8, 32} {
+			b.Run(fmt.Sprintf("updates=%d/parallel=%d", n, perCore), func(b *testing.B) {
+				b.SetParallelism(perCore) // requests in flight per core
+				b.ReportAllocs()
+				start, cpu, rcpu := rt.n.Load(), processCPU(), redisCPU(b, c)
+				b.RunParallel(func(pb *testing.PB) {
+					ds := make([]counter.Decision, n)
+					for pb.Next() {
+						if err := s.Update(ctx, t0, updates, ds); err != nil {
+							b.Error(err)
+							return
+						}
 					}
-				}
+				})
+				reportCPU(b, cpu)
+				b.ReportMetric(float64(redisCPU(b, c)-rcpu)/float64(b.N), "redis-cpu-ns/op")
+				b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
 			})
-			reportCPU(b, cpu)
-			b.ReportMetric(float64(rt.n.Load()-start)/float64(b.N), "roundtrips/op")
-		})
+		}
 	}
 }
 
@@ -90,6 +97,29 @@ func reportCPU(b *testing.B, start time.Duration) {
 	if start > 0 {
 		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 	}
+}
+
+// redisCPU returns the CPU time Redis has used, its main thread's and its
+// other threads', in user and system mode, as INFO cpu reports them (to the
+// microsecond).
+func redisCPU(b *testing.B, c goredis.UniversalClient) time.Duration {
+	info, err := c.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		b.Fatalf("INFO cpu: %v", err)
+	}
+	var total time.Duration
+	for line := range strings.SplitSeq(info, "\n") {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "used_cpu_user" && name != "used_cpu_sys") {
+			continue
+		}
+		secs, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			b.Fatalf("INFO cpu: %s is %q, not a number of seconds", name, value)
+		}
+		total += time.Duration(secs * float64(time.Second))
+	}
+	return total
 }
 
 // BenchmarkUpdateDown measures an Update while its Breaker knows Redis to
