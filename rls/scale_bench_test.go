@@ -52,6 +52,7 @@ func BenchmarkServerCallScale(b *testing.B) {
 			{"active10k", xorshift(min(n, 10_000), max(1, n/10_000))},
 		} {
 			b.Run("draw="+d.name+"/counters="+benchscale.Name(n), func(b *testing.B) {
+				runtime.GC() // the filling's garbage, before the timer starts
 				b.ReportAllocs()
 				for b.Loop() {
 					if err := call.serve(ctx, s, d.draw()); err != nil {
