@@ -5,11 +5,11 @@ package toystore_test
 import (
 	"flag"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 
+	"github.com/rlpkit/rlpkit/internal/examplemut"
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
@@ -42,29 +42,7 @@ func TestEveryLimitIsCovered(t *testing.T) {
 		changed := string(policies[:m[4]]) + strconv.Itoa(n+1) + string(policies[m[5]:])
 		line := 1 + len(regexp.MustCompile("\n").FindAllIndex(policies[:m[0]], -1))
 		t.Run("policies.yaml:"+strconv.Itoa(line), func(t *testing.T) {
-			dir := t.TempDir()
-			for _, f := range []string{"gateway.yaml", "httproute.yaml", "policytest.yaml"} {
-				data, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := os.WriteFile(filepath.Join(dir, "policies.yaml"), []byte(changed), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			res, err := policytest.RunFile(filepath.Join(dir, "policytest.yaml"), policytest.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			failed := 0
-			for _, c := range res.Cases {
-				if !c.Passed() {
-					failed++
-				}
-			}
+			failed := examplemut.FailedCases(t, "policies.yaml", []byte(changed), "gateway.yaml", "httproute.yaml")
 			switch {
 			case overridden[i] && failed > 0:
 				t.Errorf("%s changed to %d: %d cases fail, want none: the override decides", policies[m[2]:m[3]], n+1, failed)
