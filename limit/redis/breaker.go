@@ -61,15 +61,20 @@ type BreakerOptions struct {
 // a probe in the background (a PING, after ProbeInterval, then at doubling
 // intervals up to MaxProbeInterval) ends the outage when Redis answers.
 //
-// What counts as down: an error of the connection (refused, reset, closed,
-// a failed dial or name lookup), from a store's round trip or from any
-// dial of the client (NewBreaker watches them). A Redis that
+// What counts as down: a dial that fails (refused, unreachable, a failed
+// name lookup), from a store's round trip or from any dial of the client
+// (NewBreaker watches them), and a probe that fails. A Redis that
 // answers with an error (a script error, a wrong type, LOADING) is up: its
 // answer came at once. A call whose caller canceled it says nothing. A
 // timeout (the caller's deadline, a read timeout, a pool wait) shows a
-// slow Redis rather than a dead one: it makes the Breaker probe at once,
-// and only a probe that fails within ProbeTimeout makes it down. A probe
-// that fails while Redis is up (CheckInterval, Probe) makes it down too.
+// slow Redis rather than a dead one, and a connection that ends or is
+// reset under a call may be one the pool kept from before a restart of
+// Redis: either makes the Breaker probe at once (at most once per
+// ProbeInterval), and only a probe that fails within ProbeTimeout makes it
+// down. A Redis that is gone refuses the next dial (the probe's or a
+// call's), so it is still known down at once; a stale connection after a
+// restart fails its own call and no other. A probe that fails
+// while Redis is up (CheckInterval, Probe) makes it down too.
 //
 // A successful probe ends an outage at once: there is no half-open state
 // where one trial call goes first. The PING crossed the client, pool,
@@ -244,7 +249,7 @@ func (b *Breaker) Report(err error) {
 	switch classify(err) {
 	case verdictDown:
 		b.trip(err)
-	case verdictSlow:
+	case verdictSuspect:
 		if b.down.Load() == nil && b.suspect.CompareAndSwap(false, true) {
 			b.wake()
 		}

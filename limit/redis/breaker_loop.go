@@ -15,7 +15,7 @@ import (
 // loop probes Redis until Close: while it is down after a wait that
 // doubles from ProbeInterval to MaxProbeInterval, while it is up every
 // CheckInterval, and at once (at most once a ProbeInterval) when a timeout
-// made it suspect.
+// or a broken connection made it suspect.
 func (b *Breaker) loop() {
 	defer close(b.done)
 	backoff := b.interval
@@ -62,12 +62,18 @@ func (b *Breaker) loop() {
 type verdict int
 
 const (
-	verdictNone verdict = iota // nothing: Redis answered, or the caller gave up
-	verdictSlow                // a timeout: probe to know
-	verdictDown                // Redis cannot be reached
+	verdictNone    verdict = iota // nothing: Redis answered, or the caller gave up
+	verdictSuspect                // a timeout or a connection found broken: probe to know
+	verdictDown                   // Redis cannot be reached: a dial failed
 )
 
-// classify tells what err, the result of a round trip, says about Redis.
+// classify tells what err, the result of a round trip or a dial, says
+// about Redis. Only a failed dial (refused, unreachable, a failed name
+// lookup) shows Redis cannot be reached. A connection that ends (EOF) or is
+// reset under a call may be one the pool held across a restart of Redis
+// (a restarted Redis leaves every pooled connection dead, and a stale one
+// can outlive go-redis's check when it is taken), so it only makes the
+// Breaker probe: a Redis that is gone fails the probe's dial at once.
 func classify(err error) verdict {
 	switch {
 	case err == nil,
@@ -78,7 +84,7 @@ func classify(err error) verdict {
 	case errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, goredis.ErrPoolTimeout),
 		errors.Is(err, goredis.ErrPoolExhausted):
-		return verdictSlow
+		return verdictSuspect
 	}
 	var reply goredis.Error
 	if errors.As(err, &reply) {
@@ -87,12 +93,16 @@ func classify(err error) verdict {
 	var ne net.Error
 	if errors.As(err, &ne) {
 		if ne.Timeout() {
-			return verdictSlow
+			return verdictSuspect
+		}
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op != "dial" {
+			return verdictSuspect // a read or write of an established connection
 		}
 		return verdictDown
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return verdictDown
+		return verdictSuspect
 	}
 	return verdictNone
 }

@@ -227,6 +227,52 @@ func TestBreakerSlowIsNotDown(t *testing.T) {
 	}
 }
 
+// TestBreakerBrokenConnectionIsNotDown: a connection reset under a call,
+// as a stale connection of the pool after a restart of Redis is, makes the
+// breaker probe at once; with Redis answering the PING it stays up (no
+// OnChange call), with Redis gone the probe's dial is refused and it is
+// down.
+func TestBreakerBrokenConnectionIsNotDown(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv)
+	hook := &commandCounter{}
+	c.AddHook(hook)
+	b, ft, ch := startBreaker(t, c, BreakerOptions{CheckInterval: time.Hour})
+	b.watchDials()
+	if w := ft.next(t); w.d != time.Hour {
+		t.Fatalf("first wait %v, want the check interval", w.d)
+	}
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+
+	hook.take()
+	b.Report(reset)
+	if err := b.Err(); err != nil {
+		t.Fatalf("Err right after a reset connection = %v, want nil until a probe fails", err)
+	}
+	w := ft.next(t)
+	if w.d > DefaultProbeInterval {
+		t.Fatalf("wait after a reset connection: %v, want a probe at once (at most one a probe interval)", w.d)
+	}
+	w.fire <- time.Now()
+	if w := ft.next(t); w.d != time.Hour {
+		t.Fatalf("wait after a probe that answered: %v, want the check interval", w.d)
+	}
+	if got := hook.take(); got["ping"] != 1 || b.Err() != nil {
+		t.Errorf("after a reset connection with Redis up: sent %v, Err %v; want one ping and up", got, b.Err())
+	}
+
+	srv.Kill()
+	b.Report(&net.OpError{Op: "read", Net: "tcp", Err: io.EOF})
+	ft.next(t).fire <- time.Now()
+	ch.wait(t, "the outage")
+	if err := b.Err(); !errors.Is(err, counter.ErrStoreDown) || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Err after the probe's refused dial = %v, want counter.ErrStoreDown naming the refused connection", err)
+	}
+	if diff := cmp.Diff([]string{"down"}, ch.list()); diff != "" {
+		t.Errorf("OnChange calls (-want +got):\n%s", diff)
+	}
+}
+
 // TestBreakerWatchesDials: a refused dial makes the breaker down at once,
 // even when the call that met it ends on its deadline (a timeout alone
 // would only make it probe).
@@ -281,7 +327,7 @@ func TestBreakerBackoff(t *testing.T) {
 		{100 * ms, 200 * ms},
 	} {
 		answers.Store(int64(len(want) - 1))
-		b.Report(&net.OpError{Op: "read", Net: "tcp", Err: io.EOF})
+		b.Report(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})
 		ch.wait(t, "the outage")
 		var got []time.Duration
 		for range want {
@@ -305,9 +351,10 @@ func TestBreakerClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Report(io.EOF)
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	b.Report(refused)
 	if !errors.Is(b.Err(), counter.ErrStoreDown) {
-		t.Fatalf("Err after a connection error = %v, want counter.ErrStoreDown", b.Err())
+		t.Fatalf("Err after a refused dial = %v, want counter.ErrStoreDown", b.Err())
 	}
 	b.Close()
 	b.Close()
@@ -322,12 +369,12 @@ func TestBreakerClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	b2.Close()
-	b2.Report(io.EOF)
+	b2.Report(refused)
 	if err := b2.Err(); err != nil {
 		t.Errorf("Err after Close and a report = %v, want nil", err)
 	}
 	var nilBreaker *Breaker
-	nilBreaker.Report(io.EOF)
+	nilBreaker.Report(refused)
 	if err := nilBreaker.Err(); err != nil {
 		t.Errorf("nil Breaker's Err = %v, want nil", err)
 	}
@@ -336,6 +383,8 @@ func TestBreakerClose(t *testing.T) {
 func TestClassify(t *testing.T) {
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	pipe := &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}
+	unreachable := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.EHOSTUNREACH)}
 	timeout := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
 	for _, tc := range []struct {
 		name string
@@ -345,13 +394,17 @@ func TestClassify(t *testing.T) {
 		{"nil", nil, verdictNone},
 		{"refused", refused, verdictDown},
 		{"refused, wrapped", fmt.Errorf("dial: %w", refused), verdictDown},
-		{"reset", reset, verdictDown},
-		{"EOF", io.EOF, verdictDown},
-		{"unexpected EOF", io.ErrUnexpectedEOF, verdictDown},
+		{"unreachable", unreachable, verdictDown},
 		{"name lookup", &net.DNSError{Err: "no such host", Name: "redis"}, verdictDown},
-		{"read timeout", timeout, verdictSlow},
-		{"deadline", context.DeadlineExceeded, verdictSlow},
-		{"pool timeout", goredis.ErrPoolTimeout, verdictSlow},
+		{"name lookup of a dial", &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "redis"}}, verdictDown},
+		{"reset", reset, verdictSuspect},
+		{"broken pipe", pipe, verdictSuspect},
+		{"EOF", io.EOF, verdictSuspect},
+		{"EOF of a read", &net.OpError{Op: "read", Net: "tcp", Err: io.EOF}, verdictSuspect},
+		{"unexpected EOF", io.ErrUnexpectedEOF, verdictSuspect},
+		{"read timeout", timeout, verdictSuspect},
+		{"deadline", context.DeadlineExceeded, verdictSuspect},
+		{"pool timeout", goredis.ErrPoolTimeout, verdictSuspect},
 		{"canceled", context.Canceled, verdictNone},
 		{"dial canceled", &net.OpError{Op: "dial", Net: "tcp", Err: context.Canceled}, verdictNone},
 		{"client closed", goredis.ErrClosed, verdictNone},

@@ -159,8 +159,8 @@
 // A Redis that is down costs every call its dials, go-redis's retries and
 // their backoff (hundreds of milliseconds) before the error. A Breaker
 // (Options.Breaker, shared by the stores of one client) remembers the
-// outage instead: once a round trip fails for a reason of the connection
-// (refused, reset, closed, a failed dial), every Update returns an error
+// outage instead: once a dial fails (refused, unreachable, a failed name
+// lookup), every Update returns an error
 // wrapping counter.ErrStoreDown at once, with no round trip, and a PING in
 // the background (after 100 ms, then at doubling intervals up to 2 s, each
 // within 500 ms) ends the outage when Redis answers. The Breaker also
@@ -176,7 +176,11 @@
 // deadline, a read timeout) is a slow Redis, not a proof of a dead one, so
 // it makes the Breaker PING at once, and only that PING failing within its
 // own timeout makes it down (a frozen Redis is then answered at once too;
-// one merely slower than the callers' deadlines is not). A PING that
+// one merely slower than the callers' deadlines is not). So does a
+// connection that ends or is reset under a call: after a restart of Redis,
+// a connection of the pool from before it can outlive go-redis's check
+// and fail one call, which is no outage; a Redis that is gone refuses the
+// next dial, which is. A PING that
 // answers ends the outage for every call at once, with no half-open trial
 // call: the PING crossed the same client, pool and authentication, and a
 // trial that waits for traffic would keep a server whose readiness failed
