@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -25,12 +26,15 @@ const DefaultPipelines = 1
 // decisions at once. Each call is still decided all or nothing, in arrival
 // order, and waits for one round trip: the pipeline it is sent in.
 //
-// No goroutine waits idle and, without a window (see window.go), nothing
+// No goroutine waits idle and, without a window (see window.go), no timer
 // delays a call. A call that finds fewer than max pipelines in flight and
-// no other call waiting is sent at once, alone, by its own goroutine and
-// under its own context, as without a pipeliner. Calls that arrive while max pipelines are in flight wait in
-// a queue; a sender that finishes takes the whole queue as its next
-// pipeline, and stops when it finds the queue empty. A caller whose
+// no other call waiting takes a turn and yields its processor once, so
+// that the goroutines ready to run go first, then sends, from its own
+// goroutine, itself and the calls that queued meanwhile (see gather):
+// alone, under its own context, as without a pipeliner, when none did.
+// Calls that arrive while max pipelines are in flight wait in a queue; a
+// sender that finishes takes the whole queue as its next pipeline, and
+// stops when it finds the queue empty. A caller whose
 // context ends while its call waits returns at once; its call is then not
 // sent, or, when already sent, its result is dropped (the script may have
 // counted it, as with a reply lost to a dropped connection). So a queued
@@ -95,6 +99,11 @@ func (c *call) own() {
 	c.kbuf, c.borrowed = buf, false
 }
 
+// afterYield, when set, is called by a call that took a turn finding no
+// call waiting, once it has yielded and before it looks at the queue. Only
+// tests set it, to let calls queue there.
+var afterYield func()
+
 // beforeExec, when set, is called by a sender after it has picked the
 // calls of a pipeline whose callers still wait and before it queues and
 // sends them. Only tests set it, to hold a pipeline there.
@@ -112,11 +121,7 @@ func (p *pipeliner) do(c *call) (settled bool) {
 	if p.window == 0 && p.inFlight < p.max && len(p.queue) == 0 {
 		p.inFlight++
 		p.mu.Unlock()
-		var reply string
-		if reply, c.err = runScript(c.ctx, p.client, &c.eval, c.script, c.keys, c.args); c.err == nil {
-			one := [1]*call{c}
-			c.err = splitReply(reply, one[:])
-		}
+		p.gather(c)
 		p.finished()
 		return true
 	}
@@ -137,6 +142,67 @@ func (p *pipeliner) do(c *call) (settled bool) {
 		return true
 	case <-c.ctx.Done():
 		return false
+	}
+}
+
+// gather sends c, which took a turn finding no call waiting, with the
+// calls that queue while its goroutine yields once: the goroutines ready
+// to run then go first (concurrent gRPC calls decoded, about to reach the
+// store), and those that call the store queue behind c, the turn being
+// taken, and share its round trip. c goes first, as it came first. With
+// nothing queued meanwhile, c is sent alone, under its own context, as
+// without a pipeliner. The yield costs a lone caller well under a
+// microsecond; at 32 calls in flight it cuts round trips per decision by
+// about a third (see the README's Performance section).
+func (p *pipeliner) gather(c *call) {
+	runtime.Gosched()
+	if afterYield != nil {
+		afterYield()
+	}
+	p.mu.Lock()
+	if len(p.queue) == 0 {
+		p.mu.Unlock()
+		var reply string
+		if reply, c.err = runScript(c.ctx, p.client, &c.eval, c.script, c.keys, c.args); c.err == nil {
+			one := [1]*call{c}
+			c.err = splitReply(reply, one[:])
+		}
+		return
+	}
+	batch := append(p.queue, nil)
+	copy(batch[1:], batch)
+	batch[0] = c
+	p.queue, p.spare = p.spare[:0], nil
+	sd := p.takeSender()
+	p.mu.Unlock()
+	// c's keys may be the caller's: they stay valid, as the caller waits
+	// here until the pipeline is answered.
+	p.exec(batch, sd)
+	<-c.done // exec signalled every call of batch, c too
+	p.mu.Lock()
+	p.recycle(batch)
+	p.senders = append(p.senders, sd)
+	p.mu.Unlock()
+}
+
+// takeSender returns a sender's scratch, a spare one when there is; p.mu
+// is held.
+func (p *pipeliner) takeSender() *sender {
+	if n := len(p.senders); n > 0 {
+		sd := p.senders[n-1]
+		p.senders[n-1] = nil
+		p.senders = p.senders[:n-1]
+		return sd
+	}
+	return &sender{pipe: p.client.Pipeline()}
+}
+
+// recycle keeps the array of batch, a queue that was sent, for the next
+// queue, unless one is kept already; p.mu is held.
+func (p *pipeliner) recycle(batch []*call) {
+	clear(batch)
+	if p.spare == nil {
+		p.spare = batch[:0]
 	}
 }
 
@@ -166,16 +232,8 @@ type sender struct {
 // until the queue is empty.
 func (p *pipeliner) send() {
 	p.mu.Lock()
-	var sd *sender
-	if n := len(p.senders); n > 0 {
-		sd = p.senders[n-1]
-		p.senders[n-1] = nil
-		p.senders = p.senders[:n-1]
-	}
+	sd := p.takeSender()
 	p.mu.Unlock()
-	if sd == nil {
-		sd = &sender{pipe: p.client.Pipeline()}
-	}
 	for {
 		p.mu.Lock()
 		batch := p.queue
@@ -190,11 +248,8 @@ func (p *pipeliner) send() {
 		p.mu.Unlock()
 
 		p.exec(batch, sd)
-		clear(batch)
 		p.mu.Lock()
-		if p.spare == nil {
-			p.spare = batch[:0]
-		}
+		p.recycle(batch)
 		p.mu.Unlock()
 	}
 }
