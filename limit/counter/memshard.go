@@ -3,7 +3,6 @@ package counter
 import (
 	"math"
 	"sync"
-	"unsafe"
 )
 
 // memShard is one lock's worth of the memory store: an open-addressing hash
@@ -25,15 +24,9 @@ type memShard struct {
 	// every stored key in the batch: until the batch ends, no key can be
 	// evicted, and eviction says so without scanning again.
 	batchOnly bool
-	sweepAt   uint32 // the slot the pass of sweepStep under way goes on from
-	// Where slots and keys are in the store's slab, plus one: 0 when on
-	// the Go heap (see slab).
-	slotsAt, keysAt int64
-	_               [8]byte // 128 bytes: shards never share a cache line
+	sweepAt   uint32   // the slot the pass of sweepStep under way goes on from
+	_         [24]byte // 128 bytes: shards never share a cache line
 }
-
-// slotSize is a memSlot's size in bytes.
-const slotSize = int(unsafe.Sizeof(memSlot{}))
 
 // memSlot is 32 bytes, two to a cache line.
 type memSlot struct {
@@ -54,8 +47,6 @@ type memLimits struct {
 	// sweepBudget bounds the work of one sweep step on write (see
 	// sweepStep); 0 means the default, sweepBudget.
 	sweepBudget int
-	// slab, when set, holds the tables and arenas of 4 KiB and more.
-	slab *slab
 }
 
 func (sl *memSlot) state() State {
@@ -136,14 +127,11 @@ func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *
 	if sh.n >= lim.keys && !sh.evict(keep) {
 		return false
 	}
-	if !sh.makeRoom(len(key), lim.keyBytes, keep, lim.slab) {
+	if !sh.makeRoom(len(key), lim.keyBytes, keep) {
 		return false
 	}
 	if (sh.n+1)*8 > len(sh.slots)*7 {
-		sh.grow(lim.slab)
-	}
-	if lim.slab != nil && len(sh.keys)+len(key) > cap(sh.keys) {
-		sh.moveKeys(max(2*cap(sh.keys), len(sh.keys)+len(key)), lim.slab)
+		sh.grow()
 	}
 	sl := sh.insertSlot(tag)
 	sl.tag, sl.keyOff, sl.keyLen = tag, uint32(len(sh.keys)), uint32(len(key))
@@ -157,16 +145,16 @@ func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *
 // compacts when at least half the arena is garbage, and when that is not
 // enough compacts and evicts until it is. It returns false, evicting
 // nothing, when n exceeds max, and false when no eviction can make room.
-func (sh *memShard) makeRoom(n, max int, keep *batchKeys, sl *slab) bool {
+func (sh *memShard) makeRoom(n, max int, keep *batchKeys) bool {
 	if n > max {
 		return false
 	}
 	if sh.garbage > 0 && sh.garbage >= len(sh.keys)/2 {
-		sh.compact(sl)
+		sh.compact()
 	}
 	for len(sh.keys)+n > max {
 		if sh.garbage > 0 {
-			sh.compact(sl)
+			sh.compact()
 			continue
 		}
 		if !sh.evict(keep) {
@@ -177,8 +165,8 @@ func (sh *memShard) makeRoom(n, max int, keep *batchKeys, sl *slab) bool {
 }
 
 // compact copies the live keys into a new arena, dropping the garbage.
-func (sh *memShard) compact(sb *slab) {
-	keys, at := sh.arena(len(sh.keys)-sh.garbage, sb)
+func (sh *memShard) compact() {
+	keys := make([]byte, 0, len(sh.keys)-sh.garbage)
 	for i := range sh.slots {
 		sl := &sh.slots[i]
 		if sl.tag != 0 {
@@ -187,36 +175,7 @@ func (sh *memShard) compact(sb *slab) {
 			sl.keyOff = uint32(off)
 		}
 	}
-	sh.releaseKeys(sb)
-	sh.keys, sh.keysAt, sh.garbage = keys, at, 0
-}
-
-// moveKeys moves the arena to one of at least n bytes.
-func (sh *memShard) moveKeys(n int, sb *slab) {
-	keys, at := sh.arena(n, sb)
-	keys = append(keys, sh.keys...)
-	sh.releaseKeys(sb)
-	sh.keys, sh.keysAt = keys, at
-}
-
-// arena returns an empty arena of at least n bytes, from sb when it has
-// blocks of that size, and where it is (see memShard.keysAt).
-func (sh *memShard) arena(n int, sb *slab) ([]byte, int64) {
-	if sb != nil {
-		if k, ok := slabOrder(n); ok {
-			addr, b := sb.alloc(k)
-			return b[:0], addr + 1
-		}
-	}
-	return make([]byte, 0, n), 0
-}
-
-// releaseKeys gives the arena back to sb when it came from it.
-func (sh *memShard) releaseKeys(sb *slab) {
-	if sh.keysAt != 0 {
-		k, _ := slabOrder(cap(sh.keys))
-		sb.release(sh.keysAt-1, k)
-	}
+	sh.keys, sh.garbage = keys, 0
 }
 
 // insertSlot returns the empty slot where a new key of tag goes.
@@ -231,25 +190,14 @@ func (sh *memShard) insertSlot(tag uint32) *memSlot {
 
 // grow doubles the table (16 slots at first) and re-inserts every key; a
 // pass of sweepStep under way starts again at the first slot.
-func (sh *memShard) grow(sb *slab) {
-	old, oldAt := sh.slots, sh.slotsAt
-	n := max(16, 2*len(old))
-	if k, ok := slabOrder(n * slotSize); ok && sb != nil {
-		addr, b := sb.alloc(k)
-		clear(b)
-		sh.slots, sh.slotsAt = unsafe.Slice((*memSlot)(unsafe.Pointer(&b[0])), n), addr+1
-	} else {
-		sh.slots, sh.slotsAt = make([]memSlot, n), 0
-	}
+func (sh *memShard) grow() {
+	old := sh.slots
+	sh.slots = make([]memSlot, max(16, 2*len(old)))
 	sh.sweepAt = 0
 	for i := range old {
 		if old[i].tag != 0 {
 			*sh.insertSlot(old[i].tag) = old[i]
 		}
-	}
-	if oldAt != 0 {
-		k, _ := slabOrder(len(old) * slotSize)
-		sb.release(oldAt-1, k)
 	}
 }
 

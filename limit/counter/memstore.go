@@ -79,13 +79,6 @@ type MemoryOptions struct {
 // count from the caller's now), so a counter that expired and was swept
 // cannot be recreated in the past.
 //
-// A store of more than 1,048,576 counters keeps its tables and arenas of
-// 4 KiB and more in 32 MiB chunks that it asks the kernel to back with
-// transparent huge pages (on Linux, where THP is set to always or
-// madvise): past the caches a decision then waits for memory, not also
-// for the page table. Such a store's memory is reserved a chunk at a
-// time, and touched as it fills.
-//
 // A MemoryStore is safe for concurrent use; create it with NewMemoryStore.
 type MemoryStore struct {
 	seed   maphash.Seed
@@ -125,9 +118,6 @@ func NewMemoryStore(o MemoryOptions) *MemoryStore {
 			keyBytes:   math.MaxUint32,
 			sweepEvery: max(every.Microseconds(), 1),
 		},
-	}
-	if n > memShards {
-		m.lim.slab = &slab{} // a big store: its tables and arenas on huge pages
 	}
 	for i := range m.shards {
 		m.shards[i].rng = maphash.Comparable(m.seed, i) | 1
