@@ -90,3 +90,59 @@ func TestGatherSharesTheTurn(t *testing.T) {
 		t.Errorf("%d Updates sent %v besides the pipeline, want no script call of its own", queued+1, got)
 	}
 }
+
+// TestGatherCallerKeepsItsDeadline: the call whose turn a pipeline of
+// queued calls takes still returns when its own context ends, while the
+// pipeline waits on a frozen Redis for a call with no deadline.
+func TestGatherCallerKeepsItsDeadline(t *testing.T) {
+	srv := redistest.Start(t)
+	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, Options{Pipelines: 1})
+	p := counter.Policy{Max: 4, Window: time.Hour}
+	update := func(ctx context.Context, key string) error {
+		return s.Update(ctx, t0, []counter.Update{{Key: key, Policy: p, Cost: 1}}, make([]counter.Decision, 1))
+	}
+	if err := update(context.Background(), "{d}warm"); err != nil {
+		t.Fatal(err)
+	}
+	yielded, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	afterYield = func() {
+		once.Do(func() {
+			close(yielded)
+			<-proceed
+		})
+	}
+	t.Cleanup(func() { afterYield = nil })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- update(ctx, "{d}hurried") }()
+	<-yielded
+	// While the hurried call holds the turn, one without a deadline
+	// queues behind it; then Redis freezes, and the deadline nears.
+	queued := make(chan error, 1)
+	go func() { queued <- update(context.Background(), "{d}patient") }()
+	waitPipe(t, s, func(p *pipeliner) bool { return len(p.queue) == 1 })
+	srv.Pause(t)
+	close(proceed)
+	time.Sleep(50 * time.Millisecond) // the pipeline is sent, and waits
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("the call whose context ended, Redis frozen = nil error, want its context's")
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the call whose context ended still waits 10s later, for the pipeline of a call with no deadline")
+	}
+	afterYield = nil
+	srv.Resume(t)
+	if err := <-queued; err != nil {
+		t.Errorf("the queued call without a deadline, once Redis resumed: %v", err)
+	}
+}

@@ -121,9 +121,11 @@ func (p *pipeliner) do(c *call) (settled bool) {
 	if p.window == 0 && p.inFlight < p.max && len(p.queue) == 0 {
 		p.inFlight++
 		p.mu.Unlock()
-		p.gather(c)
-		p.finished()
-		return true
+		if p.gather(c) {
+			p.finished()
+			return true
+		}
+		return p.wait(c)
 	}
 	c.own() // a sender reads the keys, maybe after the caller returned
 	p.queue = append(p.queue, c)
@@ -137,6 +139,12 @@ func (p *pipeliner) do(c *call) (settled bool) {
 		}
 	}
 	p.mu.Unlock()
+	return p.wait(c)
+}
+
+// wait waits for the reply of c, a queued call, or the end of c.ctx, and
+// reports which came (see do).
+func (p *pipeliner) wait(c *call) (settled bool) {
 	select {
 	case <-c.done:
 		return true
@@ -145,16 +153,19 @@ func (p *pipeliner) do(c *call) (settled bool) {
 	}
 }
 
-// gather sends c, which took a turn finding no call waiting, with the
-// calls that queue while its goroutine yields once: the goroutines ready
-// to run then go first (concurrent gRPC calls decoded, about to reach the
-// store), and those that call the store queue behind c, the turn being
-// taken, and share its round trip. c goes first, as it came first. With
-// nothing queued meanwhile, c is sent alone, under its own context, as
-// without a pipeliner. The yield costs a lone caller well under a
-// microsecond; at 32 calls in flight it cuts round trips per decision by
-// about a third (see the README's Performance section).
-func (p *pipeliner) gather(c *call) {
+// gather is the turn of c, a call that found no call waiting: its
+// goroutine yields once, so that the goroutines ready to run go first
+// (concurrent gRPC calls decoded, about to reach the store), and those
+// that call the store meanwhile queue behind c, the turn being taken. With
+// none, c is sent alone, under its own context, as without a pipeliner,
+// and gather reports true: the turn is c's to end. Otherwise c goes first
+// in the queue, as it came first, and a sender takes the queue, and the
+// turn, to send it as one pipeline: c then waits as a queued call does, so
+// that its own deadline, not the latest of the pipeline's, bounds its
+// wait. The yield costs a lone caller well under a microsecond; at 32
+// calls in flight it cuts round trips per decision by about a third (see
+// the README's Performance section).
+func (p *pipeliner) gather(c *call) (alone bool) {
 	runtime.Gosched()
 	if afterYield != nil {
 		afterYield()
@@ -167,22 +178,13 @@ func (p *pipeliner) gather(c *call) {
 			one := [1]*call{c}
 			c.err = splitReply(reply, one[:])
 		}
-		return
+		return true
 	}
-	batch := append(p.queue, nil)
-	copy(batch[1:], batch)
-	batch[0] = c
-	p.queue, p.spare = p.spare[:0], nil
-	sd := p.takeSender()
+	c.own()
+	p.queue = slices.Insert(p.queue, 0, c)
 	p.mu.Unlock()
-	// c's keys may be the caller's: they stay valid, as the caller waits
-	// here until the pipeline is answered.
-	p.exec(batch, sd)
-	<-c.done // exec signalled every call of batch, c too
-	p.mu.Lock()
-	p.recycle(batch)
-	p.senders = append(p.senders, sd)
-	p.mu.Unlock()
+	go p.send()
+	return false
 }
 
 // takeSender returns a sender's scratch, a spare one when there is; p.mu
