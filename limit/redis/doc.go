@@ -44,7 +44,12 @@
 // The window that gathers them is the round trip in flight: no timer holds
 // an Update back, so an Update waits at most for the pipeline ahead of it
 // (a few hundred microseconds on a loopback or a LAN under load) and its
-// own, and under no concurrency every Update is sent at once, alone.
+// own. An Update that finds nothing in flight first yields its processor
+// once (runtime.Gosched), so that goroutines ready to run, such as
+// concurrent gRPC calls already decoded, reach the store and queue behind
+// it: they share its round trip rather than wait for the next (at 32 calls
+// in flight, 0.10 round trips per decision instead of 0.15-0.18). Under no
+// concurrency every Update is sent alone, after that one yield.
 // Options.Window adds an explicit window, off by default: an Update that
 // finds a pipeline free then waits up to Window for others, and the queue
 // is sent when the window ends or once it holds BatchRequests Updates,
@@ -55,8 +60,10 @@
 // When Redis answers a script call with an error, every Update of that
 // call gets it; a key holding something other than a counter fails only
 // the Updates that touch it.
-// An Update finding nothing in flight is sent at once, alone, under its own
-// context; one whose context ends while it waits returns and is not sent,
+// An Update finding nothing in flight, and no other queued while it
+// yielded, is sent alone under its own context; with others queued it goes
+// first in their pipeline and waits for it as they do. One whose context
+// ends while it waits returns and is not sent,
 // or, when a pipeline already holds it, is sent and may count. A queued
 // call is sent from copies of its keys made when it was queued, so a
 // caller may reuse its keys' memory as soon as Update returns, whatever it

@@ -76,7 +76,8 @@ type Options struct {
 	// free may wait for others to share its pipeline and script call: it
 	// is queued, and the queue is sent when the window ends or as soon as
 	// it holds BatchRequests Updates. 0 (the default) sends such an Update
-	// at once, alone; Updates queued behind a pipeline in flight are sent
+	// after one yield of its processor, with the Updates that queued
+	// meanwhile or alone; Updates queued behind a pipeline in flight are sent
 	// when it returns, with or without a window. It must not be negative.
 	Window time.Duration
 	// SplitHashTags lets Update decide a batch whose keys have several
@@ -127,8 +128,9 @@ type Options struct {
 // then sent together in one pipeline (on a Cluster, one per node), those
 // of one hash tag decided by one script call, each all or nothing in
 // arrival order, Options.BatchRequests at most per call. An Update still
-// waits for exactly one round trip, and one with no others waiting is sent
-// at once, alone, unless Options.Window asks it to wait for others.
+// waits for exactly one round trip, and one with no others waiting yields
+// its processor once and is sent with those that queued meanwhile, or
+// alone, unless Options.Window asks it to wait for others.
 //
 // With a Cluster or Ring client, all keys of one Update must share one hash
 // tag ("{domain}" on the evaluators' keys by default), since a script can
