@@ -29,10 +29,10 @@ const DefaultPipelines = 1
 // No goroutine waits idle and, without a window (see window.go), no timer
 // delays a call. A call that finds fewer than max pipelines in flight and
 // no other call waiting takes a turn and yields its processor once, so
-// that the goroutines ready to run go first, then sends, from its own
-// goroutine, itself and the calls that queued meanwhile (see gather):
-// alone, under its own context, as without a pipeliner, when none did.
-// Calls that arrive while max pipelines are in flight wait in a queue; a
+// that the goroutines ready to run go first; then it is sent alone, from
+// its own goroutine and under its own context, as without a pipeliner, or,
+// when calls queued meanwhile, it goes first in the queue and hands its
+// turn to a sender (see gather). Calls that arrive while max pipelines are in flight wait in a queue; a
 // sender that finishes takes the whole queue as its next pipeline, and
 // stops when it finds the queue empty. A caller whose
 // context ends while its call waits returns at once; its call is then not
@@ -187,27 +187,6 @@ func (p *pipeliner) gather(c *call) (alone bool) {
 	return false
 }
 
-// takeSender returns a sender's scratch, a spare one when there is; p.mu
-// is held.
-func (p *pipeliner) takeSender() *sender {
-	if n := len(p.senders); n > 0 {
-		sd := p.senders[n-1]
-		p.senders[n-1] = nil
-		p.senders = p.senders[:n-1]
-		return sd
-	}
-	return &sender{pipe: p.client.Pipeline()}
-}
-
-// recycle keeps the array of batch, a queue that was sent, for the next
-// queue, unless one is kept already; p.mu is held.
-func (p *pipeliner) recycle(batch []*call) {
-	clear(batch)
-	if p.spare == nil {
-		p.spare = batch[:0]
-	}
-}
-
 // finished ends a sender's turn: it keeps sending while calls wait.
 func (p *pipeliner) finished() {
 	p.mu.Lock()
@@ -234,8 +213,16 @@ type sender struct {
 // until the queue is empty.
 func (p *pipeliner) send() {
 	p.mu.Lock()
-	sd := p.takeSender()
+	var sd *sender
+	if n := len(p.senders); n > 0 {
+		sd = p.senders[n-1]
+		p.senders[n-1] = nil
+		p.senders = p.senders[:n-1]
+	}
 	p.mu.Unlock()
+	if sd == nil {
+		sd = &sender{pipe: p.client.Pipeline()}
+	}
 	for {
 		p.mu.Lock()
 		batch := p.queue
@@ -250,8 +237,11 @@ func (p *pipeliner) send() {
 		p.mu.Unlock()
 
 		p.exec(batch, sd)
+		clear(batch)
 		p.mu.Lock()
-		p.recycle(batch)
+		if p.spare == nil {
+			p.spare = batch[:0]
+		}
 		p.mu.Unlock()
 	}
 }
