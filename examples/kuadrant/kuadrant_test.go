@@ -5,13 +5,13 @@ package kuadrant_test
 import (
 	"flag"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rlpkit/rlpkit/internal/examplemut"
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
@@ -51,29 +51,7 @@ func TestEveryLimitValueIsCovered(t *testing.T) {
 		line := 1 + strings.Count(string(policies[:m[0]]), "\n")
 		field := strings.TrimSpace(string(policies[m[2]:m[3]]))
 		t.Run("policies.yaml:"+strconv.Itoa(line), func(t *testing.T) {
-			dir := t.TempDir()
-			for _, f := range []string{"gateway.yaml", "httproutes.yaml", "policytest.yaml"} {
-				data, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := os.WriteFile(filepath.Join(dir, "policies.yaml"), []byte(changed), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			res, err := policytest.RunFile(filepath.Join(dir, "policytest.yaml"), policytest.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			failed := 0
-			for _, c := range res.Cases {
-				if !c.Passed() {
-					failed++
-				}
-			}
+			failed := examplemut.FailedCases(t, "policies.yaml", []byte(changed), "gateway.yaml", "httproutes.yaml")
 			if failed == 0 {
 				t.Errorf("%s changed to %s: every case of policytest.yaml still passes", field, replacement)
 			}

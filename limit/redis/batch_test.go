@@ -82,11 +82,7 @@ func TestBatchOneScriptCall(t *testing.T) {
 	}{{0, 1}, {4, 3}, {1, 10}} {
 		t.Run(fmt.Sprint("batch requests ", tc.per), func(t *testing.T) {
 			srv := redistest.Start(t)
-			c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.Close() })
+			c := newPatientClient(t, srv)
 			h := &scriptCalls{}
 			c.AddHook(h)
 			s := newStore(t, c, Options{Pipelines: 1, BatchRequests: tc.per})
@@ -236,11 +232,7 @@ func randomUpdates(rng *rand.Rand, keys []string, policyOf []counter.Policy) []c
 // naming the key, and the others of its script call are decided.
 func TestBatchForeignValue(t *testing.T) {
 	srv := redistest.Start(t)
-	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := newPatientClient(t, srv)
 	mustDo(t, c, "SET", "{q}junk", "not a state")
 	s := newStore(t, c, Options{Pipelines: 1})
 	p := counter.Policy{Max: 5, Window: time.Hour}

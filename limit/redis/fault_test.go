@@ -103,11 +103,7 @@ func TestServerKilled(t *testing.T) {
 // the Store works again once the server resumes.
 func TestServerHung(t *testing.T) {
 	srv := redistest.Start(t)
-	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := newPatientClient(t, srv)
 	s := newStore(t, c, Options{})
 	u := []counter.Update{{Key: "{hung}k", Policy: counter.Policy{Max: 10, Window: time.Hour}, Cost: 1}}
 	ds := make([]counter.Decision, 1)
@@ -117,7 +113,7 @@ func TestServerHung(t *testing.T) {
 
 	srv.Pause(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	err = s.Update(ctx, t0, u, ds)
+	err := s.Update(ctx, t0, u, ds)
 	cancel()
 	if err == nil {
 		t.Fatalf("Update on a frozen server = nil error, want one")

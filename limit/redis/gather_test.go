@@ -96,11 +96,7 @@ func TestGatherSharesTheTurn(t *testing.T) {
 // pipeline waits on a frozen Redis for a call with no deadline.
 func TestGatherCallerKeepsItsDeadline(t *testing.T) {
 	srv := redistest.Start(t)
-	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := newPatientClient(t, srv)
 	s := newStore(t, c, Options{Pipelines: 1})
 	p := counter.Policy{Max: 4, Window: time.Hour}
 	update := func(ctx context.Context, key string) error {

@@ -21,6 +21,20 @@ func newClient(t testing.TB, srv *redistest.Server) goredis.UniversalClient {
 	return c
 }
 
+// newPatientClient returns a client for srv whose own read and write
+// timeouts are an hour, so that only the calls' contexts end them; closed
+// when the test ends.
+func newPatientClient(t testing.TB, srv *redistest.Server) goredis.UniversalClient {
+	t.Helper()
+	url := srv.URL() + "?read_timeout=1h&write_timeout=1h"
+	c, err := NewClient(url)
+	if err != nil {
+		t.Fatalf("NewClient(%q): %v", url, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // newStore returns a Store on c with options o.
 func newStore(t testing.TB, c goredis.UniversalClient, o Options) *Store {
 	t.Helper()

@@ -25,11 +25,7 @@ func TestQueuedCallOwnsKeys(t *testing.T) {
 
 func testQueuedCallOwnsKeys(t *testing.T, prefix string) {
 	srv := redistest.Start(t)
-	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := newPatientClient(t, srv)
 	s := newStore(t, c, Options{Pipelines: 1, KeyPrefix: prefix})
 	policy := counter.Policy{Max: 10, Window: time.Hour}
 	if err := s.Update(context.Background(), t0, []counter.Update{{Key: "{own}warm", Policy: policy, Cost: 1}}, make([]counter.Decision, 1)); err != nil {

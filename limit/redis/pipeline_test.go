@@ -114,11 +114,7 @@ func TestPipelineNoScript(t *testing.T) {
 // is never sent, and both work again once Redis resumes.
 func TestPipelineQueuedDeadline(t *testing.T) {
 	srv := redistest.Start(t)
-	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := newPatientClient(t, srv)
 	s := newStore(t, c, Options{Pipelines: 1})
 	u := func(key string) []counter.Update {
 		return []counter.Update{{Key: "{queued}" + key, Policy: counter.Policy{Max: 10, Window: time.Hour}, Cost: 1}}
@@ -149,7 +145,7 @@ func TestPipelineQueuedDeadline(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	start := time.Now()
-	err = s.Update(ctx, t0, u("second"), make([]counter.Decision, 1))
+	err := s.Update(ctx, t0, u("second"), make([]counter.Decision, 1))
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("queued Update on a frozen server = %v, want context.DeadlineExceeded", err)
@@ -203,11 +199,7 @@ func TestPipelineCluster(t *testing.T) {
 // work again once Redis resumes.
 func TestWithDeadline(t *testing.T) {
 	srv := redistest.Start(t)
-	c, err := NewClient(srv.URL() + "?read_timeout=1h&write_timeout=1h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := newPatientClient(t, srv)
 	s := newStore(t, c, Options{Pipelines: 1})
 	u := []counter.Update{{Key: "{wd}k", Policy: counter.Policy{Max: 10, Window: time.Hour}, Cost: 1}}
 	if err := s.Update(context.Background(), t0, u, make([]counter.Decision, 1)); err != nil {
