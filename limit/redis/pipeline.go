@@ -160,9 +160,10 @@ func (p *pipeliner) wait(c *call) (settled bool) {
 // none, c is sent alone, under its own context, as without a pipeliner,
 // and gather reports true: the turn is c's to end. Otherwise c goes first
 // in the queue, as it came first, and a sender takes the queue, and the
-// turn, to send it as one pipeline: c then waits as a queued call does, so
-// that its own deadline, not the latest of the pipeline's, bounds its
-// wait. The yield costs a lone caller well under a microsecond; at 32
+// turn, to send it as one pipeline: c then waits as a queued call does,
+// until the pipeline answers or its own context ends, however long the
+// pipeline's latest deadline (a bound of WithDeadline is not the
+// context's end: the pipeline's deadline, that of its calls, is). The yield costs a lone caller well under a microsecond; at 32
 // calls in flight it cuts round trips per decision by about a third (see
 // the README's Performance section).
 func (p *pipeliner) gather(c *call) (alone bool) {
