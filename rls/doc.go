@@ -33,7 +33,11 @@
 // configuration is loaded answer with a gRPC error whose code depends on
 // the Conventions. A caller that cancels or whose deadline passes before
 // the store answers gets Canceled or DeadlineExceeded: its giving up says
-// nothing about the store. A store that knows its backend to be down (an
+// nothing about the store. A gRPC client cancels its call when its deadline
+// passes, and that cancellation often arrives before the server's own copy
+// of the deadline (taken when the call's headers arrived) passes, so a
+// cancellation in the last tenth of the time the call had on arrival counts
+// as DeadlineExceeded. A store that knows its backend to be down (an
 // error wrapping counter.ErrStoreDown, such as limit/redis's Breaker
 // returns) is a store failure like any other, answered at once: the
 // Service itself neither retries nor fails open, so the Conventions' code

@@ -189,7 +189,7 @@ func (s *Service) Loaded() bool { return s.current.Load() != nil }
 // service: Codec decodes into it and encodes its response.
 type call struct {
 	svc     *Service
-	start   time.Time // when the call arrived; read only with Options.Observe
+	start   time.Time // when the call arrived
 	req     rlsmsg.Request
 	dec     rlsmsg.RequestDecoder
 	refused error // the invalid request of a request over a cap
@@ -223,7 +223,7 @@ func (s *Service) decide(ctx context.Context, c *call) error {
 	var gerr error
 	if err != nil {
 		var msg string
-		out.Code, msg = s.failure(ctx, err)
+		out.Code, msg = s.failure(ctx, c.start, err)
 		out.Err = err
 		c.invalid = errors.As(err, new(*limit.InvalidRequestError))
 		gerr = status.Error(out.Code, msg)
@@ -281,17 +281,14 @@ func checkEntries(req *rlsmsg.Request) error {
 	return &limit.InvalidRequestError{Problems: problems}
 }
 
-// failure returns the gRPC code and message for an evaluation error. A
-// caller that gave up (ctx done) is told so, whatever the store said about
-// it.
-func (s *Service) failure(ctx context.Context, err error) (codes.Code, string) {
-	// A client whose deadline passes may also cancel the call itself, so a
-	// passed deadline wins over the cancellation that may have come first.
-	deadline, hasDeadline := ctx.Deadline()
+// failure returns the gRPC code and message for an evaluation error of a
+// call that arrived at start. A caller that gave up (ctx done) is told so,
+// whatever the store said about it.
+func (s *Service) failure(ctx context.Context, start time.Time, err error) (codes.Code, string) {
 	var se *limit.StoreError
 	var ie *limit.InvalidRequestError
 	switch ctxErr := ctx.Err(); {
-	case ctxErr != nil && (errors.Is(ctxErr, context.DeadlineExceeded) || hasDeadline && !time.Now().Before(deadline)):
+	case ctxErr != nil && (errors.Is(ctxErr, context.DeadlineExceeded) || nearDeadline(ctx, start, time.Now())):
 		return codes.DeadlineExceeded, s.conv.Prefix + "the call's deadline passed before the counter store answered"
 	case ctxErr != nil:
 		return codes.Canceled, s.conv.Prefix + "the call was canceled before the counter store answered"
@@ -303,6 +300,21 @@ func (s *Service) failure(ctx context.Context, err error) (codes.Code, string) {
 		return s.conv.StoreFailure, s.conv.Prefix + "counter store unavailable: " + storeCause(se.Err)
 	}
 	return s.conv.StoreFailure, s.conv.Prefix + err.Error()
+}
+
+// nearDeadline reports whether a call that arrived at start and was
+// canceled at now was canceled by its deadline. A gRPC client cancels its
+// call (RST_STREAM) when its own deadline passes, and the server's deadline,
+// taken from the grpc-timeout header when the header arrived, falls later
+// by the header's transit, so the cancellation often arrives first: a
+// cancellation in the last tenth of the time the call had on arrival counts
+// as its deadline passing.
+func nearDeadline(ctx context.Context, start, now time.Time) bool {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return false
+	}
+	return deadline.Sub(now) <= deadline.Sub(start)/10
 }
 
 // storeCause describes why a store failed without the chain of package
@@ -320,14 +332,11 @@ func storeCause(err error) string {
 	return strings.TrimPrefix(err.Error(), "counter store: ")
 }
 
-// get returns a call from the pool, its arrival time set when Observe
-// needs it (a clock read spared otherwise).
+// get returns a call from the pool, its arrival time set.
 func (s *Service) get() *call {
 	c := s.calls.Get().(*call)
 	c.svc = s
-	if s.opts.Observe != nil {
-		c.start = time.Now()
-	}
+	c.start = time.Now()
 	return c
 }
 

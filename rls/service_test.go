@@ -397,6 +397,34 @@ func TestShouldRateLimitCallerGaveUp(t *testing.T) {
 	}
 }
 
+// TestNearDeadline checks which cancellations count as the caller's
+// deadline passing: those in the last tenth of the time the call had when
+// it arrived, as a client's own cancellation at its deadline arrives.
+func TestNearDeadline(t *testing.T) {
+	start := time.Now()
+	deadline := start.Add(300 * time.Millisecond)
+	withDeadline, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		now  time.Time
+		want bool
+	}{
+		{"at the deadline", withDeadline, deadline, true},
+		{"5 ms before it", withDeadline, deadline.Add(-5 * time.Millisecond), true},
+		{"30 ms before it", withDeadline, deadline.Add(-30 * time.Millisecond), true},
+		{"31 ms before it", withDeadline, deadline.Add(-31 * time.Millisecond), false},
+		{"just after arriving", withDeadline, start.Add(time.Millisecond), false},
+		{"no deadline", context.Background(), deadline, false},
+	}
+	for _, tc := range tests {
+		if got := nearDeadline(tc.ctx, start, tc.now); got != tc.want {
+			t.Errorf("%s: nearDeadline = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestObserveCounters checks the counters an Outcome lists: each limit
 // applied with its hits and decision, and the limits a failed store was to
 // update.
