@@ -1,7 +1,7 @@
 package counter
 
 // linearDedup is the batch size up to which a batch's keys are told apart by
-// comparing them with each other (no allocation); larger batches use a map,
+// comparing them with each other (no allocation); larger batches use maps,
 // so that grouping a batch costs time linear in its size.
 const linearDedup = maxBatchOnStack
 
@@ -10,25 +10,26 @@ const linearDedup = maxBatchOnStack
 // while the batch is stored.
 type batchKeys struct {
 	names []string
-	index map[string]int // name -> index in names; nil up to linearDedup updates
+	ids   []keyID            // the identity of each name in its shard
+	index map[string]int     // name -> index in names; nil up to linearDedup updates
+	held  map[keyID]struct{} // the ids, with index
 	// probes counts key comparisons and map look-ups, so that tests can
 	// check that the work is linear in the batch size.
 	probes int
 }
 
 // newBatchKeys returns an empty set for a batch of n updates, keeping the
-// names in names' storage.
-func newBatchKeys(n int, names []string) batchKeys {
-	b := batchKeys{names: names[:0]}
+// names and ids in the storage given.
+func newBatchKeys(n int, names []string, ids []keyID) batchKeys {
+	b := batchKeys{names: names[:0], ids: ids[:0]}
 	if n > linearDedup {
 		b.index = make(map[string]int, n)
+		b.held = make(map[keyID]struct{}, n)
 	}
 	return b
 }
 
-// find returns the index of key among the distinct keys, or -1. A new key
-// is added by appending it to names and, with an index, to the index (see
-// MemoryStore.group).
+// find returns the index of key among the distinct keys, or -1.
 func (b *batchKeys) find(key string) int {
 	if b.index != nil {
 		b.probes++
@@ -46,20 +47,34 @@ func (b *batchKeys) find(key string) int {
 	return -1
 }
 
-// holds reports whether key is one of the batch's keys. A nil b holds
-// nothing.
-func (b *batchKeys) holds(key []byte) bool {
+// add returns the set with a key that find did not find, of identity id,
+// added, and the key's index. (A value in and out: appending through a
+// pointer would make the compiler move the batch's storage to the heap.)
+func (b batchKeys) add(key string, id keyID) (batchKeys, int) {
+	k := len(b.names)
+	b.names = append(b.names, key)
+	b.ids = append(b.ids, id)
+	if b.index != nil {
+		b.index[key] = k
+		b.held[id] = struct{}{}
+	}
+	return b, k
+}
+
+// holds reports whether the key of identity id is one of the batch's keys.
+// A nil b holds nothing.
+func (b *batchKeys) holds(id keyID) bool {
 	if b == nil {
 		return false
 	}
-	if b.index != nil {
+	if b.held != nil {
 		b.probes++
-		_, ok := b.index[string(key)]
+		_, ok := b.held[id]
 		return ok
 	}
-	for _, name := range b.names {
+	for _, have := range b.ids {
 		b.probes++
-		if name == string(key) {
+		if have == id {
 			return true
 		}
 	}

@@ -6,16 +6,14 @@ import (
 )
 
 // memShard is one lock's worth of the memory store: an open-addressing hash
-// table with linear probing whose 32-byte slots hold a hash tag, the
-// counter's state and the place of its key in a byte arena. Slots and arena
-// hold no pointers, so the garbage collector never scans them, and the
-// slots of 100,000 counters take about 4 MB: a decision touches one slot and
-// the key's bytes, and updates the state in place.
+// table with linear probing whose 32-byte slots hold the key's identity (see
+// keyID) and the counter's state. Slots hold no pointers, so the garbage
+// collector never scans them, and the slots of 100,000 counters take about
+// 4 MB: a decision touches one slot, a single cache line, and updates the
+// state in place.
 type memShard struct {
 	mu        sync.Mutex
 	slots     []memSlot // length a power of two, or 0
-	keys      []byte    // the arena: every stored key's bytes
-	garbage   int       // arena bytes no slot refers to any more
 	n         int       // occupied slots
 	swept     int64     // the latest instant expired keys were removed at, Unix µs
 	nextSweep int64
@@ -25,24 +23,35 @@ type memShard struct {
 	// evicted, and eviction says so without scanning again.
 	batchOnly bool
 	sweepAt   uint32   // the slot the pass of sweepStep under way goes on from
-	_         [24]byte // 128 bytes: shards never share a cache line
+	_         [56]byte // 128 bytes: shards never share a cache line
+}
+
+// keyID is what tells keys apart in a shard: two independent 64-bit hashes
+// of the key, with seeds of the store's own (see MemoryStore.id). The shard
+// is chosen by the first hash's low bits, and a slot keeps its high half
+// (the tag, never 0) and the whole second hash (the check): 96 bits besides
+// the shard's.
+type keyID struct {
+	tag   uint32
+	check uint64
 }
 
 // memSlot is 32 bytes, two to a cache line.
 type memSlot struct {
-	tag     uint32 // the hash's high half, never 0; 0 marks an empty slot
+	tag     uint32 // keyID.tag; 0 marks an empty slot
 	expires uint32 // Unix seconds, rounded up, from which the state is as good as fresh
-	keyOff  uint32 // the key is keys[keyOff : keyOff+keyLen]
-	keyLen  uint32
+	check   uint64 // keyID.check
 	time    int64
 	count   uint32 // counts never exceed MaxPolicyValue, so they fit in 32 bits
 	prev    uint32
 }
 
+// id returns the identity of the key sl holds.
+func (sl *memSlot) id() keyID { return keyID{sl.tag, sl.check} }
+
 // memLimits are a shard's bounds, the same for every shard of a store.
 type memLimits struct {
 	keys       int   // stored keys
-	keyBytes   int   // arena bytes, at most math.MaxUint32
 	sweepEvery int64 // µs between sweeps on write
 	// sweepBudget bounds the work of one sweep step on write (see
 	// sweepStep); 0 means the default, sweepBudget.
@@ -73,51 +82,47 @@ func expirySeconds(us int64) uint32 {
 	return uint32(s)
 }
 
-// keyIs reports whether sl holds key.
-func (sh *memShard) keyIs(sl *memSlot, key string) bool {
-	return int(sl.keyLen) == len(key) && string(sh.keys[sl.keyOff:sl.keyOff+sl.keyLen]) == key
-}
-
 // home is the slot a tag probes first.
 func (sh *memShard) home(tag uint32) uint32 {
 	return tag & uint32(len(sh.slots)-1)
 }
 
-// find returns the slot of key, or nil.
-func (sh *memShard) find(tag uint32, key string) *memSlot {
+// find returns the slot of the key of identity id, or nil.
+func (sh *memShard) find(id keyID) *memSlot {
 	if len(sh.slots) == 0 {
 		return nil
 	}
 	mask := uint32(len(sh.slots) - 1)
-	for i := sh.home(tag); ; i = (i + 1) & mask {
+	for i := sh.home(id.tag); ; i = (i + 1) & mask {
 		sl := &sh.slots[i]
 		if sl.tag == 0 {
 			return nil
 		}
-		if sl.tag == tag && sh.keyIs(sl, key) {
+		if sl.tag == id.tag && sl.check == id.check {
 			return sl
 		}
 	}
 }
 
-// get returns the slot of key (nil when absent) and its state.
-func (sh *memShard) get(tag uint32, key string) (*memSlot, State) {
-	sl := sh.find(tag, key)
+// get returns the slot of the key of identity id (nil when absent) and its
+// state.
+func (sh *memShard) get(id keyID) (*memSlot, State) {
+	sl := sh.find(id)
 	if sl == nil {
 		return nil, State{}
 	}
 	return sl, sl.state()
 }
 
-// put stores s for key until expires (Unix µs), deciding at instant t. A
-// new key first takes a step of the pass sweeping expired keys (a pass
-// starts at most once per sweep interval, and goes on with every new key
-// until it has been over the whole table); in a full shard it then evicts the sampled key closest to expiry that is not in
-// keep, and evicts more while the arena has no room for the key. put returns
-// false when nothing could be evicted (every key is in keep), leaving the
-// key unstored: the shard never exceeds its bounds.
-func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *memLimits, keep *batchKeys) bool {
-	if sl := sh.find(tag, key); sl != nil {
+// put stores s for the key of identity id until expires (Unix µs),
+// deciding at instant t. A new key first takes a step of the pass sweeping
+// expired keys (a pass starts at most once per sweep interval, and goes on
+// with every new key until it has been over the whole table); in a full
+// shard it then evicts the sampled key closest to expiry that is not in
+// keep. put returns false when nothing could be evicted (every key is in
+// keep), leaving the key unstored: the shard never exceeds its bound.
+func (sh *memShard) put(id keyID, s State, expires, t int64, lim *memLimits, keep *batchKeys) bool {
+	if sl := sh.find(id); sl != nil {
 		sl.set(s, expires)
 		return true
 	}
@@ -127,55 +132,14 @@ func (sh *memShard) put(tag uint32, key string, s State, expires, t int64, lim *
 	if sh.n >= lim.keys && !sh.evict(keep) {
 		return false
 	}
-	if !sh.makeRoom(len(key), lim.keyBytes, keep) {
-		return false
-	}
 	if (sh.n+1)*8 > len(sh.slots)*7 {
 		sh.grow()
 	}
-	sl := sh.insertSlot(tag)
-	sl.tag, sl.keyOff, sl.keyLen = tag, uint32(len(sh.keys)), uint32(len(key))
-	sh.keys = append(sh.keys, key...) // a copy: never alias a caller's buffer
+	sl := sh.insertSlot(id.tag)
+	sl.tag, sl.check = id.tag, id.check
 	sl.set(s, expires)
 	sh.n++
 	return true
-}
-
-// makeRoom makes the arena able to take n more bytes within max: it
-// compacts when at least half the arena is garbage, and when that is not
-// enough compacts and evicts until it is. It returns false, evicting
-// nothing, when n exceeds max, and false when no eviction can make room.
-func (sh *memShard) makeRoom(n, max int, keep *batchKeys) bool {
-	if n > max {
-		return false
-	}
-	if sh.garbage > 0 && sh.garbage >= len(sh.keys)/2 {
-		sh.compact()
-	}
-	for len(sh.keys)+n > max {
-		if sh.garbage > 0 {
-			sh.compact()
-			continue
-		}
-		if !sh.evict(keep) {
-			return false
-		}
-	}
-	return true
-}
-
-// compact copies the live keys into a new arena, dropping the garbage.
-func (sh *memShard) compact() {
-	keys := make([]byte, 0, len(sh.keys)-sh.garbage)
-	for i := range sh.slots {
-		sl := &sh.slots[i]
-		if sl.tag != 0 {
-			off := len(keys)
-			keys = append(keys, sh.keys[sl.keyOff:sl.keyOff+sl.keyLen]...)
-			sl.keyOff = uint32(off)
-		}
-	}
-	sh.keys, sh.garbage = keys, 0
 }
 
 // insertSlot returns the empty slot where a new key of tag goes.
@@ -205,7 +169,6 @@ func (sh *memShard) grow() {
 // otherwise become unreachable (deletion without tombstones). It returns
 // the number of slots it looked at after i.
 func (sh *memShard) deleteAt(i uint32) int {
-	sh.garbage += int(sh.slots[i].keyLen)
 	mask := uint32(len(sh.slots) - 1)
 	seen := 0
 	for j := (i + 1) & mask; sh.slots[j].tag != 0; j = (j + 1) & mask {
@@ -281,7 +244,7 @@ func (sh *memShard) evict(keep *batchKeys) bool {
 	for step := uint32(0); step <= mask && seen < evictionSamples; step++ {
 		i := (start + step) & mask
 		sl := &sh.slots[i]
-		if sl.tag == 0 || keep.holds(sh.keys[sl.keyOff:sl.keyOff+sl.keyLen]) {
+		if sl.tag == 0 || keep.holds(sl.id()) {
 			continue
 		}
 		seen++

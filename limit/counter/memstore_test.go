@@ -367,7 +367,7 @@ func TestMemoryStoreBound(t *testing.T) {
 
 // TestMemoryStoreShardSize checks that a large bound takes more shards
 // rather than larger ones, so that what touches a whole shard (growing its
-// table, compacting its keys) stays small at millions of counters.
+// table) stays small at millions of counters.
 func TestMemoryStoreShardSize(t *testing.T) {
 	for _, tc := range []struct{ maxKeys, shards int }{
 		{100, 1},

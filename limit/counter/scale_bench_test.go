@@ -189,8 +189,8 @@ func BenchmarkMemoryStoreExpiry(b *testing.B) {
 			left, sample := 0, min(n, 10_000)
 			for j := range sample {
 				key, buf = scaleKey(buf, j*(n/sample))
-				h, si := m.hash(key)
-				if m.shards[si].find(h, key) != nil {
+				id, si := m.id(key)
+				if m.shards[si].find(id) != nil {
 					left++
 				}
 			}
