@@ -25,7 +25,7 @@ import (
 //     10,000,000 counters expiring at once.
 //
 // RLPKIT_BENCH_COUNTERS sets the counts, comma-separated (default
-// 10000,1000000,10000000; 10M counters take about 1.2 GB of heap).
+// 10000,1000000,10000000; 10M counters take about 550 MB of heap).
 
 // scaleKey writes counter i's key, shaped as the evaluators' keys (about
 // 50 bytes), into buf and returns it as a string aliasing buf, as the
