@@ -11,8 +11,8 @@ import (
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
-// FailedCases copies the files others of the working directory and
-// policytest.yaml into a new temporary directory, writes changed there as
+// FailedCases copies policytest.yaml and the files named in others from the
+// working directory into a new temporary directory, writes changed there as
 // name, runs the copy's policytest.yaml and returns how many of its cases
 // fail. A file that cannot be read or written, or a PolicyTest that cannot
 // run, fails t.

@@ -34,17 +34,17 @@
 // A Store applies one request's counter updates as a batch, all or nothing:
 // when any counter would go over, none is incremented. MemoryStore is the
 // in-process store: sharded, no global lock, expired counters swept a shard
-// at a time, a bound on stored counters (DefaultMaxKeys, 1,000,000) that
-// is never exceeded, and work per batch linear in the batch size, so that
-// one large request holds its shards' locks only in proportion to its keys.
-// It tells keys apart by 96 bits of two seeded hashes rather than by their
+// at a time, a bound on stored counters (DefaultMaxKeys, 1,000,000) that is
+// never exceeded, and work per batch linear in the batch size, so that one
+// large request holds its shards' locks only in proportion to its keys. It
+// tells keys apart by 96 bits of two seeded hashes rather than by their
 // bytes, which it does not keep: a decision over millions of counters reads
 // one cache line, and two keys share a counter with a chance of at most
-// 2^-84 per new key (see MemoryStore). The Redis store lives in limit/redis; the conformance checks every Store
-// must pass are in limit/counter/storetest. A store that knows its backend
-// to be unreachable refuses an update at once with an error wrapping
-// ErrStoreDown, rather than spending the caller's time on a round trip that
-// cannot succeed.
+// 2^-84 per new key (see MemoryStore). The Redis store lives in limit/redis;
+// the conformance checks every Store must pass are in
+// limit/counter/storetest. A store that knows its backend to be unreachable
+// refuses an update at once with an error wrapping ErrStoreDown, rather than
+// spending the caller's time on a round trip that cannot succeed.
 //
 // # Where it differs from upstream
 //

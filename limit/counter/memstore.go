@@ -55,16 +55,17 @@ type MemoryOptions struct {
 // of it (hash/maphash, with two seeds drawn for the store), the first one's
 // low bits choosing the shard, its high half and the whole second one, 96
 // bits, kept in the slot. So a decision reads a single cache line of the
-// table, and a counter takes 32 bytes of slot and nothing else (about 55
-// to 70 bytes per live counter with the table's free slots). Two keys
-// share a counter only when both hashes agree: for a new key, a chance of
-// at most 2^-84 (about 5e-26) of meeting any of the at most 4,096 counters
-// of its shard (MaxKeys up to 2^28), for keys chosen by anyone, since the
-// seeds never leave the process. A store that compared whole keys kept them in a byte arena
-// beside the table, and a decision over millions of counters waited on a
-// second cache and TLB miss to read the key: 850-910 against 370-390 ns
-// per decision over 10,000,000 counters (BenchmarkMemoryStoreScale, one
-// machine), and 107 against 54 bytes per counter.
+// table, and a counter takes 32 bytes of slot and nothing else (about 55 to
+// 70 bytes per live counter with the table's free slots). Two keys share a
+// counter only when both hashes agree: for a new key, a chance of at most
+// 2^-84 (about 5e-26) of meeting any of the at most 4,096 counters of its
+// shard (MaxKeys up to 2^28), for keys chosen by anyone, since the seeds
+// never leave the process. A store that compared whole keys kept them in a
+// byte arena beside the table, and a decision over millions of counters
+// waited on a second cache and TLB miss to read the key: 850-910 against
+// 370-390 ns per decision over 10,000,000 counters
+// (BenchmarkMemoryStoreScale, one machine), and 107 against 54 bytes per
+// counter.
 //
 // A batch's work under those locks is linear in its size, however large and
 // whatever keys it repeats: its updates are grouped by key once (comparing
@@ -77,12 +78,12 @@ type MemoryOptions struct {
 // swept a shard at a time while writing new counters to it, a pass over the
 // shard starting at most once per SweepInterval, or by Sweep; a pass goes a
 // bounded step (4,096 slots) per write, so that no write holds a shard's
-// lock for the sweep of a whole shard. When a shard is full, a new counter first
-// triggers a sweep (if one is due), then evicts the counter closest to expiry
-// among 16 found from a random slot on. Evicting a live counter forgets its
-// hits, so under more live keys than the bound the store errs towards
-// admitting; it never refuses a new key, which would reject every new
-// client, and never grows past the bound.
+// lock for the sweep of a whole shard. When a shard is full, a new counter
+// first triggers a sweep (if one is due), then evicts the counter closest to
+// expiry among 16 found from a random slot on. Evicting a live counter
+// forgets its hits, so under more live keys than the bound the store errs
+// towards admitting; it never refuses a new key, which would reject every
+// new client, and never grows past the bound.
 //
 // Stored counters handle a stale now as Policy.Decide does, so the store
 // answers exactly as Decide over the stored state would. A counter is never

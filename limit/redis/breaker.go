@@ -73,8 +73,8 @@ type BreakerOptions struct {
 // ProbeInterval), and only a probe that fails within ProbeTimeout makes it
 // down. A Redis that is gone refuses the next dial (the probe's or a
 // call's), so it is still known down at once; a stale connection after a
-// restart fails its own call and no other. A probe that fails
-// while Redis is up (CheckInterval, Probe) makes it down too.
+// restart fails its own call and no other. A probe that fails while Redis
+// is up (CheckInterval, Probe) makes it down too.
 //
 // A successful probe ends an outage at once: there is no half-open state
 // where one trial call goes first. The PING crossed the client, pool,

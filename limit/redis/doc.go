@@ -31,45 +31,43 @@
 //
 // Concurrent Updates share round trips without waiting for each other: an
 // Update that finds Options.Pipelines pipelines in flight waits in a queue,
-// and the next pipeline sends every queued Update at once (on a Cluster,
-// one pipeline per node). The queued Updates that share a script and, on a
+// and the next pipeline sends every queued Update at once (on a Cluster, one
+// pipeline per node). The queued Updates that share a script and, on a
 // Cluster, a hash tag are decided by one script call, up to
-// Options.BatchRequests of them (DefaultBatchRequests, 64): the script
-// reads each distinct key once and decides the Updates one after the
-// other in arrival order, each all or nothing on the states the ones
-// before it left, as if each had been its own call in that order; it
-// returns to each the states it saw, and each replays
-// counter.Policy.Decide over them alone. Redis then runs one script, and
-// the client encodes one command and parses one reply, for many decisions.
-// The window that gathers them is the round trip in flight: no timer holds
-// an Update back, so an Update waits at most for the pipeline ahead of it
-// (a few hundred microseconds on a loopback or a LAN under load) and its
-// own. An Update that finds nothing in flight first yields its processor
-// once (runtime.Gosched), so that goroutines ready to run, such as
-// concurrent gRPC calls already decoded, reach the store and queue behind
-// it: they share its round trip rather than wait for the next (at 32 calls
-// in flight, 0.10 round trips per decision instead of 0.15-0.18). Under no
-// concurrency every Update is sent alone, after that one yield.
-// Options.Window adds an explicit window, off by default: an Update that
-// finds a pipeline free then waits up to Window for others, and the queue
-// is sent when the window ends or once it holds BatchRequests Updates,
-// trading up to Window of latency for larger batches at low concurrency.
-// envoyproxy/ratelimit has such a window (its REDIS_PIPELINE_WINDOW, a
-// write-flush interval, off by default) and pipelines INCRBY and EXPIRE
-// commands rather than batching decisions into scripts.
-// When Redis answers a script call with an error, every Update of that
-// call gets it; a key holding something other than a counter fails only
-// the Updates that touch it.
-// An Update finding nothing in flight, and no other queued while it
-// yielded, is sent alone under its own context; with others queued it goes
-// first in their pipeline and waits for it as they do. One whose context
-// ends while it waits returns and is not sent,
-// or, when a pipeline already holds it, is sent and may count. A queued
-// call is sent from copies of its keys made when it was queued, so a
-// caller may reuse its keys' memory as soon as Update returns, whatever it
-// returned (counter.Store's contract): a call is never sent with a key its
-// caller did not ask for. An Update split by hash tag (Options.SplitHashTags,
-// below) is sent at once, in a pipeline of its own, under its own context.
+// Options.BatchRequests of them (DefaultBatchRequests, 64): the script reads
+// each distinct key once and decides the Updates one after the other in
+// arrival order, each all or nothing on the states the ones before it left,
+// as if each had been its own call in that order; it returns to each the
+// states it saw, and each replays counter.Policy.Decide over them alone.
+// Redis then runs one script, and the client encodes one command and parses
+// one reply, for many decisions. The window that gathers them is the round
+// trip in flight: no timer holds an Update back, so an Update waits at most
+// for the pipeline ahead of it (a few hundred microseconds on a loopback or
+// a LAN under load) and its own. An Update that finds nothing in flight
+// first yields its processor once (runtime.Gosched), so that goroutines
+// ready to run, such as concurrent gRPC calls already decoded, reach the
+// store and queue behind it: they share its round trip rather than wait for
+// the next (at 32 calls in flight, 0.10 round trips per decision instead of
+// 0.15-0.18). Under no concurrency every Update is sent alone, after that
+// one yield. Options.Window adds an explicit window, off by default: an
+// Update that finds a pipeline free then waits up to Window for others, and
+// the queue is sent when the window ends or once it holds BatchRequests
+// Updates, trading up to Window of latency for larger batches at low
+// concurrency. envoyproxy/ratelimit has such a window (its
+// REDIS_PIPELINE_WINDOW, a write-flush interval, off by default) and
+// pipelines INCRBY and EXPIRE commands rather than batching decisions into
+// scripts. When Redis answers a script call with an error, every Update of
+// that call gets it; a key holding something other than a counter fails only
+// the Updates that touch it. An Update finding nothing in flight, and no
+// other queued while it yielded, is sent alone under its own context; with
+// others queued it goes first in their pipeline and waits for it as they do.
+// One whose context ends while it waits returns and is not sent, or, when a
+// pipeline already holds it, is sent and may count. A queued call is sent
+// from copies of its keys made when it was queued, so a caller may reuse its
+// keys' memory as soon as Update returns, whatever it returned
+// (counter.Store's contract): a call is never sent with a key its caller did
+// not ask for. An Update split by hash tag (Options.SplitHashTags, below) is
+// sent at once, in a pipeline of its own, under its own context.
 //
 // # The client's own cost
 //
@@ -165,17 +163,16 @@
 //
 // A Redis that is down costs every call its dials, go-redis's retries and
 // their backoff (hundreds of milliseconds) before the error. A Breaker
-// (Options.Breaker, shared by the stores of one client) remembers the
-// outage instead: once a dial fails (refused, unreachable, a failed name
-// lookup), every Update returns an error
-// wrapping counter.ErrStoreDown at once, with no round trip, and a PING in
-// the background (after 100 ms, then at doubling intervals up to 2 s, each
-// within 500 ms) ends the outage when Redis answers. The Breaker also
-// watches the client's dials, so the first refused connection is enough,
-// while the call that met it still waits for go-redis's retries (or its
-// deadline). While Redis is up it
-// is PINGed every 5 s, so that an outage is known without traffic. These
-// are the defaults of BreakerOptions.
+// (Options.Breaker, shared by the stores of one client) remembers the outage
+// instead: once a dial fails (refused, unreachable, a failed name lookup),
+// every Update returns an error wrapping counter.ErrStoreDown at once, with
+// no round trip, and a PING in the background (after 100 ms, then at
+// doubling intervals up to 2 s, each within 500 ms) ends the outage when
+// Redis answers. The Breaker also watches the client's dials, so the first
+// refused connection is enough, while the call that met it still waits for
+// go-redis's retries (or its deadline). While Redis is up it is PINGed every
+// 5 s, so that an outage is known without traffic. These are the defaults of
+// BreakerOptions.
 //
 // The choices, where a circuit breaker could go either way: a Redis that
 // answers with an error (a script error, LOADING, a wrong type) is up; a
@@ -184,18 +181,17 @@
 // it makes the Breaker PING at once, and only that PING failing within its
 // own timeout makes it down (a frozen Redis is then answered at once too;
 // one merely slower than the callers' deadlines is not). So does a
-// connection that ends or is reset under a call: after a restart of Redis,
-// a connection of the pool from before it can outlive go-redis's check
-// and fail one call, which is no outage; a Redis that is gone refuses the
-// next dial, which is. A PING that
-// answers ends the outage for every call at once, with no half-open trial
-// call: the PING crossed the same client, pool and authentication, and a
-// trial that waits for traffic would keep a server whose readiness failed
-// (so that it gets none) down forever. On a Cluster the PING goes to every
-// master, and a connection error from any node makes the whole store down:
-// while one master is down and not yet replaced by a failover, calls for
-// the other slots fail fast too, which trades their answers for a fast
-// and uniform failure.
+// connection that ends or is reset under a call: after a restart of Redis, a
+// connection of the pool from before it can outlive go-redis's check and
+// fail one call, which is no outage; a Redis that is gone refuses the next
+// dial, which is. A PING that answers ends the outage for every call at
+// once, with no half-open trial call: the PING crossed the same client, pool
+// and authentication, and a trial that waits for traffic would keep a server
+// whose readiness failed (so that it gets none) down forever. On a Cluster
+// the PING goes to every master, and a connection error from any node makes
+// the whole store down: while one master is down and not yet replaced by a
+// failover, calls for the other slots fail fast too, which trades their
+// answers for a fast and uniform failure.
 //
 // The script uses only Redis 5 features (EVALSHA, the struct library,
 // effects replication for TIME); it is tested with Redis 7.

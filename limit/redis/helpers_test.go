@@ -45,7 +45,8 @@ func newStore(t testing.TB, c goredis.UniversalClient, o Options) *Store {
 	return s
 }
 
-// commandCounter is a go-redis hook counting the commands a client sends, by name.
+// commandCounter is a go-redis hook counting the commands a client sends, by
+// name.
 type commandCounter struct {
 	mu    sync.Mutex
 	names map[string]int

@@ -32,14 +32,14 @@ const DefaultPipelines = 1
 // that the goroutines ready to run go first; then it is sent alone, from
 // its own goroutine and under its own context, as without a pipeliner, or,
 // when calls queued meanwhile, it goes first in the queue and hands its
-// turn to a sender (see gather). Calls that arrive while max pipelines are in flight wait in a queue; a
-// sender that finishes takes the whole queue as its next pipeline, and
-// stops when it finds the queue empty. A caller whose
-// context ends while its call waits returns at once; its call is then not
-// sent, or, when already sent, its result is dropped (the script may have
-// counted it, as with a reply lost to a dropped connection). So a queued
-// call owns its keys (see call): the one its caller asked for is the one
-// sent, whatever the caller's memory holds after it returned.
+// turn to a sender (see gather). Calls that arrive while max pipelines are
+// in flight wait in a queue; a sender that finishes takes the whole queue
+// as its next pipeline, and stops when it finds the queue empty. A caller
+// whose context ends while its call waits returns at once; its call is
+// then not sent, or, when already sent, its result is dropped (the script
+// may have counted it, as with a reply lost to a dropped connection). So a
+// queued call owns its keys (see call): the one its caller asked for is
+// the one sent, whatever the caller's memory holds after it returned.
 type pipeliner struct {
 	client  goredis.UniversalClient
 	max     int
@@ -163,9 +163,10 @@ func (p *pipeliner) wait(c *call) (settled bool) {
 // turn, to send it as one pipeline: c then waits as a queued call does,
 // until the pipeline answers or its own context ends, however long the
 // pipeline's latest deadline (a bound of WithDeadline is not the
-// context's end: the pipeline's deadline, that of its calls, is). The yield costs a lone caller well under a microsecond; at 32
-// calls in flight it cuts round trips per decision by about a third (see
-// the README's Performance section).
+// context's end: the pipeline's deadline, that of its calls, is). The
+// yield costs a lone caller well under a microsecond; at 32 calls in
+// flight it cuts round trips per decision by about a third (see the
+// README's Performance section).
 func (p *pipeliner) gather(c *call) (alone bool) {
 	runtime.Gosched()
 	if afterYield != nil {
