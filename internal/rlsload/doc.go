@@ -23,6 +23,18 @@
 // their total CPU per decision, so these figures compare servers better
 // than decisions per second do.
 //
+// A process's CPU per decision also depends on its load, though: each time
+// it runs out of work, sleeps and is woken costs it CPU whatever the work,
+// so the fewer decisions between two sleeps, the more each costs. With
+// -concurrency calls in flight in a closed loop (the default, each caller
+// sending its next call when its last is answered), a faster server also
+// gets more calls per wake-up. -rate R offers R calls per second instead,
+// evenly spaced over the callers, at most -concurrency in flight: two
+// servers compared at a rate both sustain do the same work in the same time,
+// and the difference in their CPU per decision is what each spends, on its
+// work and its wake-ups. A call's latency is then counted from its slot, so
+// a server that falls behind shows it.
+//
 // Usage:
 //
 //	rlpkit serve --limits limits.yaml --addr 127.0.0.1:8081 [--redis URL] &

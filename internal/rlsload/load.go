@@ -31,8 +31,9 @@ type config struct {
 	descriptors      int
 	domain           string
 	redisURL         string
-	serverPID        int // measure this process's CPU time; 0: none
-	calls            int // end the measured phase after this many calls; 0: at duration
+	serverPID        int     // measure this process's CPU time; 0: none
+	calls            int     // end the measured phase after this many calls; 0: at duration
+	rate             float64 // calls per second offered, spread over the callers; 0: a closed loop
 }
 
 // report is what a run measured.
@@ -43,6 +44,7 @@ type report struct {
 	latencies       []time.Duration // sorted
 	concurrency     int
 	descriptors     int
+	rate            float64     // the offered calls per second; 0: a closed loop
 	redis           *redisStats // nil without -redis
 	// serverCPU and redisCPU are the CPU time the server process and
 	// redis-server used during the measured phase; 0 when not measured.
@@ -135,9 +137,10 @@ func requests(c config) []*rlsv3.RateLimitRequest {
 	return reqs
 }
 
-// phase keeps c.concurrency calls in flight for d and, when measure is set,
-// reports them; with c.calls, a measured phase ends after that many calls
-// if d has not passed.
+// phase keeps c.concurrency calls in flight for d, or with c.rate starts
+// calls at that rate with at most c.concurrency in flight (see pacer), and,
+// when measure is set, reports them; with c.calls, a measured phase ends
+// after that many calls if d has not passed.
 func phase(ctx context.Context, c config, clients []rlsv3.RateLimitServiceClient, reqs []*rlsv3.RateLimitRequest, d time.Duration, measure bool) (*report, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -154,18 +157,27 @@ func phase(ctx context.Context, c config, clients []rlsv3.RateLimitServiceClient
 	results := make([]result, c.concurrency)
 	var wg sync.WaitGroup
 	start := time.Now()
+	pace := newPacer(start, c.rate, c.concurrency)
 	for w := range c.concurrency {
 		wg.Go(func() {
 			res := &results[w]
 			res.errors = map[string]int{}
 			client := clients[w%len(clients)]
-			for ctx.Err() == nil {
+			timer := time.NewTimer(time.Hour)
+			defer timer.Stop()
+			for k := 0; ctx.Err() == nil; k++ {
+				t0 := time.Now()
+				if pace != nil {
+					var ok bool
+					if t0, ok = pace.wait(ctx, timer, w, k); !ok {
+						break
+					}
+				}
 				if limit > 0 && sent.Add(1) > limit {
 					break
 				}
 				req := reqs[int(next.Add(1))%len(reqs)]
 				cctx, ccancel := context.WithTimeout(context.Background(), c.timeout)
-				t0 := time.Now()
 				resp, err := client.ShouldRateLimit(cctx, req)
 				lat := time.Since(t0)
 				ccancel()
@@ -185,7 +197,7 @@ func phase(ctx context.Context, c config, clients []rlsv3.RateLimitServiceClient
 		})
 	}
 	wg.Wait()
-	r := &report{errors: map[string]int{}, elapsed: time.Since(start), concurrency: c.concurrency, descriptors: c.descriptors}
+	r := &report{errors: map[string]int{}, elapsed: time.Since(start), concurrency: c.concurrency, descriptors: c.descriptors, rate: c.rate}
 	for _, res := range results {
 		r.latencies = append(r.latencies, res.lat...)
 		r.ok += res.ok
@@ -228,7 +240,11 @@ func (r *report) scripts() (scripts, commands int) {
 }
 
 func (r *report) print(w io.Writer) {
-	fmt.Fprintf(w, "calls          %d in %v (%d in flight, %d descriptors each)\n", r.calls, r.elapsed.Round(time.Millisecond), r.concurrency, r.descriptors)
+	inFlight := fmt.Sprintf("%d in flight", r.concurrency)
+	if r.rate > 0 {
+		inFlight = fmt.Sprintf("%.0f/s offered, at most %d in flight", r.rate, r.concurrency)
+	}
+	fmt.Fprintf(w, "calls          %d in %v (%s, %d descriptors each)\n", r.calls, r.elapsed.Round(time.Millisecond), inFlight, r.descriptors)
 	fmt.Fprintf(w, "decisions/s    %.0f\n", float64(r.calls)/r.elapsed.Seconds())
 	fmt.Fprintf(w, "latency        p50 %v  p90 %v  p99 %v  p99.9 %v  max %v\n",
 		r.percentile(50), r.percentile(90), r.percentile(99), r.percentile(99.9), r.percentile(100))

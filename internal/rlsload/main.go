@@ -21,6 +21,9 @@ const (
 	minWindow   = 64 << 10
 )
 
+// maxRate is the largest -rate: a call a nanosecond.
+const maxRate = 1e9
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -46,6 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.timeout, "timeout", time.Second, "deadline of each call")
 	fs.StringVar(&c.redisURL, "redis", "", "the server's Redis `URL`: report its commands, and its CPU time when it runs on this machine, per decision")
 	fs.IntVar(&c.serverPID, "pid", 0, "the server's process `id`: report its CPU time per decision and its resident set (VmRSS, VmHWM) at the end")
+	fs.Float64Var(&c.rate, "rate", 0, "calls per second to offer, spread evenly over the -concurrency callers, latency counted from each call's slot; 0: a closed loop, each caller sending its next call when its last is answered")
 	fs.IntVar(&c.calls, "calls", 0, "end the measured phase after this many calls, if -duration has not passed first (0: at -duration)")
 	var bins, serveArgs string
 	var cmp comparison
@@ -58,9 +62,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if fs.NArg() > 0 || c.concurrency < 1 || c.conns < 1 || c.users < 1 || c.descriptors < 1 || c.duration <= 0 || c.warmup < 0 || c.calls < 0 ||
+	if fs.NArg() > 0 || c.concurrency < 1 || c.conns < 1 || c.users < 1 || c.descriptors < 1 || c.duration <= 0 || c.warmup < 0 || c.calls < 0 || !(c.rate >= 0 && c.rate <= maxRate) ||
 		window != 0 && (window < minWindow || window > math.MaxInt32) {
-		fmt.Fprintf(stderr, "rlsload: want no arguments, positive -concurrency, -conns, -users, -descriptors and -duration, -calls 0 or more, and -window 0 or from %d to %d\n", minWindow, math.MaxInt32)
+		fmt.Fprintf(stderr, "rlsload: want no arguments, positive -concurrency, -conns, -users, -descriptors and -duration, -calls 0 or more, -rate from 0 to %g, and -window 0 or from %d to %d\n", maxRate, minWindow, math.MaxInt32)
 		return 2
 	}
 	c.window = int32(window)
