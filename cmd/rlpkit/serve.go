@@ -86,6 +86,7 @@ type serveOptions struct {
 	shutdownTimeout time.Duration
 	sources         flagSources // where each flag's value came from, for errors
 	cache           storeCacheOptions
+	pipeline        pipelineOptions
 
 	// ratelimitDir holds envoyproxy/ratelimit configuration files, served
 	// instead of limitsFile or paths (see serve_ratelimit.go), with its
@@ -176,6 +177,7 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	fs := newFlagSet("serve")
 	addServeFlags(fs, &o, &logLevel)
 	addStoreCacheFlags(fs, &o.cache)
+	addPipelineFlags(fs, &o.pipeline)
 	documentEnv(fs)
 	paths, err := parseFlags(fs, args, serveSynopsis, true, stdout)
 	if err != nil {
@@ -221,6 +223,9 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 		return o, usagef("%s is deprecated and sets --http-addr; give only %s", src.name("metrics-addr"), o.httpAddrFlag)
 	}
 	if err := checkStoreCacheFlags(&o, fs); err != nil {
+		return o, err
+	}
+	if err := checkPipelineFlags(&o); err != nil {
 		return o, err
 	}
 	if err := checkCaps(o.caps, src); err != nil {

@@ -55,6 +55,7 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	health.breaker = breaker
 	// Keys tagged by first entry may span tags: each is decided apart.
 	ro := redis.Options{KeyPrefix: o.redisKeyPrefix, ServerTime: o.redisServerTime, Breaker: breaker, SplitHashTags: o.redisHashTag == limit.TagByFirstEntry}
+	o.pipeline.apply(&ro)
 	cs, err := openRedisStore(client, ro, o.cache, o.storeTimeout, log)
 	if err != nil {
 		breaker.Close()
