@@ -24,7 +24,7 @@ type pipelineOptions struct {
 
 // addPipelineFlags defines the flags of pipelineOptions on fs.
 func addPipelineFlags(fs *flag.FlagSet, o *pipelineOptions) {
-	fs.DurationVar(&o.window, "redis-pipeline-window", 0, "with --redis: hold a call that finds Redis free up to this long, or until --redis-pipeline-limit calls are waiting, so that they share one round trip: less CPU per decision in the server and in Redis at a steady rate, for up to this much latency (0: no wait; envoyproxy/ratelimit's REDIS_PIPELINE_WINDOW)")
+	fs.DurationVar(&o.window, "redis-pipeline-window", 0, "with --redis: hold a call that finds Redis free up to this long, or until --redis-pipeline-limit calls are waiting, so that they share one round trip: less CPU per decision in the server and in Redis at a steady rate well below the server's capacity, for up to this much latency, and less throughput near it (0: no wait; envoyproxy/ratelimit's REDIS_PIPELINE_WINDOW)")
 	fs.IntVar(&o.limit, "redis-pipeline-limit", 0, "with --redis: the most calls one Redis script call decides (0: "+strconv.Itoa(redis.DefaultBatchRequests)+"; envoyproxy/ratelimit's REDIS_PIPELINE_LIMIT)")
 }
 
