@@ -21,8 +21,13 @@ const (
 	minWindow   = 64 << 10
 )
 
-// maxRate is the largest -rate: a call a nanosecond.
-const maxRate = 1e9
+// minRate and maxRate bound -rate, when it is not 0: a call every 1,000
+// seconds, a call a nanosecond (so that the time between slots is a
+// time.Duration).
+const (
+	minRate = 1e-3
+	maxRate = 1e9
+)
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -62,9 +67,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if fs.NArg() > 0 || c.concurrency < 1 || c.conns < 1 || c.users < 1 || c.descriptors < 1 || c.duration <= 0 || c.warmup < 0 || c.calls < 0 || !(c.rate >= 0 && c.rate <= maxRate) ||
+	if fs.NArg() > 0 || c.concurrency < 1 || c.conns < 1 || c.users < 1 || c.descriptors < 1 || c.duration <= 0 || c.warmup < 0 || c.calls < 0 || c.rate != 0 && !(c.rate >= minRate && c.rate <= maxRate) ||
 		window != 0 && (window < minWindow || window > math.MaxInt32) {
-		fmt.Fprintf(stderr, "rlsload: want no arguments, positive -concurrency, -conns, -users, -descriptors and -duration, -calls 0 or more, -rate from 0 to %g, and -window 0 or from %d to %d\n", maxRate, minWindow, math.MaxInt32)
+		fmt.Fprintf(stderr, "rlsload: want no arguments, positive -concurrency, -conns, -users, -descriptors and -duration, -calls 0 or more, -rate 0 or from %g to %g, and -window 0 or from %d to %d\n", minRate, maxRate, minWindow, math.MaxInt32)
 		return 2
 	}
 	c.window = int32(window)

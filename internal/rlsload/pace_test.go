@@ -67,10 +67,10 @@ func TestLoadRate(t *testing.T) {
 }
 
 func TestRateUsage(t *testing.T) {
-	for _, rate := range []string{"-1", "NaN", "2e9"} {
+	for _, rate := range []string{"-1", "NaN", "2e9", "1e-4"} {
 		var stdout, stderr bytes.Buffer
 		args := []string{"-rate", rate}
-		if code := run(context.Background(), args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-rate from 0 to 1e+09") {
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-rate 0 or from 0.001 to 1e+09") {
 			t.Errorf("run(%v) = %d, stderr %q; want 2 and the range of -rate", args, code, stderr.String())
 		}
 	}
