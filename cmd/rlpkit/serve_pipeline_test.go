@@ -56,18 +56,18 @@ func testPipelineWindow(t *testing.T, limit string, want int64) {
 	}
 }
 
-// TestPipelineOptionsApply sets limit/redis's options from the flags.
+// TestPipelineOptionsApply sets limit/redis's options from the flags and
+// their environment variables.
 func TestPipelineOptionsApply(t *testing.T) {
-	o, err := parseServe([]string{"--limits", "x.yaml", "--redis", "redis://127.0.0.1:1", "--redis-pipeline-limit", "8"},
-		func(name string) (string, bool) {
-			return map[string]string{"RLPKIT_REDIS_PIPELINE_WINDOW": "250us"}[name], name == "RLPKIT_REDIS_PIPELINE_WINDOW"
-		}, nil)
+	env := map[string]string{"RLPKIT_REDIS_PIPELINE_WINDOW": "250us"}
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	o, err := parseServe([]string{"--limits", "x.yaml", "--redis", "redis://127.0.0.1:1", "--redis-pipeline-limit", "8"}, lookup, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ro redis.Options
 	o.pipeline.apply(&ro)
-	if ro.Window.String() != "250µs" || ro.BatchRequests != 8 {
-		t.Errorf("options from --redis-pipeline-limit 8 and RLPKIT_REDIS_PIPELINE_WINDOW=250us: Window %v, BatchRequests %d", ro.Window, ro.BatchRequests)
+	if ro.Window != 250*time.Microsecond || ro.BatchRequests != 8 {
+		t.Errorf("options from --redis-pipeline-limit 8 and RLPKIT_REDIS_PIPELINE_WINDOW=250us: Window %v, BatchRequests %d; want 250µs, 8", ro.Window, ro.BatchRequests)
 	}
 }

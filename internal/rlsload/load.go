@@ -163,13 +163,11 @@ func phase(ctx context.Context, c config, clients []rlsv3.RateLimitServiceClient
 			res := &results[w]
 			res.errors = map[string]int{}
 			client := clients[w%len(clients)]
-			timer := time.NewTimer(time.Hour)
-			defer timer.Stop()
 			for k := 0; ctx.Err() == nil; k++ {
-				t0 := time.Now()
+				var late time.Time // a paced call's slot, when it starts late
 				if pace != nil {
 					var ok bool
-					if t0, ok = pace.wait(ctx, timer, w, k); !ok {
+					if late, ok = pace.wait(ctx, w, k); !ok {
 						break
 					}
 				}
@@ -178,6 +176,10 @@ func phase(ctx context.Context, c config, clients []rlsv3.RateLimitServiceClient
 				}
 				req := reqs[int(next.Add(1))%len(reqs)]
 				cctx, ccancel := context.WithTimeout(context.Background(), c.timeout)
+				t0 := time.Now()
+				if !late.IsZero() {
+					t0 = late
+				}
 				resp, err := client.ShouldRateLimit(cctx, req)
 				lat := time.Since(t0)
 				ccancel()

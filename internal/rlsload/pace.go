@@ -35,13 +35,14 @@ func (p *pacer) slot(w, k int) time.Time {
 }
 
 // wait waits until caller w's k-th slot, or returns at once when it has
-// passed, and returns when the call's latency is measured from: its slot,
-// when the caller is behind (the time a server's slowness kept the call
-// waiting counts, as it would for a client sending at that rate), else
-// the moment the wait ended (the client's own timer lateness does not).
-// It reports false when ctx ends first, so a caller never starts a call
-// whose slot is past the end of its phase.
-func (p *pacer) wait(ctx context.Context, timer *time.Timer, w, k int) (time.Time, bool) {
+// passed. It returns the slot when the caller is behind, so that the call's
+// latency counts from there (the time a server's slowness kept the call
+// waiting counts, as it would for a client sending at that rate), and the
+// zero time when the caller waited, so that it counts from when the call
+// is sent (the client's own timer lateness does not). It reports false
+// when ctx ends first, so a caller never starts a call whose slot is past
+// the end of its phase.
+func (p *pacer) wait(ctx context.Context, w, k int) (late time.Time, ok bool) {
 	due := p.slot(w, k)
 	if end, ok := ctx.Deadline(); ok && !due.Before(end) {
 		return time.Time{}, false // the slot is past the phase's end
@@ -50,12 +51,12 @@ func (p *pacer) wait(ctx context.Context, timer *time.Timer, w, k int) (time.Tim
 	if d <= 0 {
 		return due, true
 	}
-	timer.Reset(d)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
 	select {
 	case <-timer.C:
-		return time.Now(), true
+		return time.Time{}, true
 	case <-ctx.Done():
-		timer.Stop()
 		return time.Time{}, false
 	}
 }

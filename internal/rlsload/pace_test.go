@@ -30,17 +30,21 @@ func TestPacerSlots(t *testing.T) {
 	}
 }
 
-// TestPacerWaitEnds returns from a wait whose slot lies past the end of
-// the phase without a slot.
-func TestPacerWaitEnds(t *testing.T) {
-	p := newPacer(time.Now(), 1, 1) // the second slot is a second away
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+// TestPacerWait returns a slot already past as the instant latency counts
+// from, the zero time (count from the send) after waiting for a slot to
+// come, and not ok for a slot past the end of the phase.
+func TestPacerWait(t *testing.T) {
+	start := time.Now()
+	p := newPacer(start, 100, 1) // slots 10 ms apart
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	timer := time.NewTimer(time.Hour)
-	if _, ok := p.wait(ctx, timer, 0, 0); !ok {
-		t.Errorf("wait for the first slot, at the start: not ok, want ok")
+	if late, ok := p.wait(ctx, 0, 0); !ok || !late.Equal(start) {
+		t.Errorf("wait for the first slot, passed: %v, %v; want the slot %v, ok", late, ok, start)
 	}
-	if _, ok := p.wait(ctx, timer, 0, 1); ok {
+	if late, ok := p.wait(ctx, 0, 1); !ok || !late.IsZero() || time.Now().Before(p.slot(0, 1)) {
+		t.Errorf("wait for the second slot, to come: %v, %v, returned at %v; want the zero time, ok, at %v or later", late, ok, time.Now(), p.slot(0, 1))
+	}
+	if _, ok := p.wait(ctx, 0, 200); ok { // 2 s on
 		t.Errorf("wait for a slot after the phase's end: ok, want not ok")
 	}
 }
