@@ -17,7 +17,7 @@ import (
 // Redis; more can help over a link whose round trip is long next to
 // Redis's time per pipeline. On a loopback, with 32 calls in flight
 // through rlpkit serve, two measured 1.20x the server + Redis CPU per
-// decision of one (0.14 round trips per decision against 0.10).
+// decision of one in one run (0.14 round trips per decision against 0.10).
 const DefaultPipelines = 1
 
 // pipeliner sends the script calls of concurrent Updates to Redis together,
