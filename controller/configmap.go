@@ -12,7 +12,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rlpkit/rlpkit/controller/split"
+	"github.com/rlpkit/rlpkit/bundle"
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
@@ -31,28 +31,25 @@ const (
 	// LabelPart marks a ConfigMap holding a part of a split output; its value is the part's
 	// number, from 1.
 	LabelPart = "rlpkit.dev/part"
-	// KeyPluginConfig is the ConfigMap key of the PluginConfig (YAML) that the
-	// apim.kuadrant.io/v1alpha1 policies compile to, for rlpkit's rate-limit filter. It is
-	// written when that API is read.
-	KeyPluginConfig = "pluginconfig.yaml"
+	// KeyPluginConfig is the ConfigMap key of the PluginConfig that the
+	// apim.kuadrant.io/v1alpha1 policies compile to (bundle.PluginConfig); written when that
+	// API is read.
+	KeyPluginConfig = bundle.PluginConfig
 	// KeyLimits is the ConfigMap key of every limit the Gateway's rate-limit service
-	// enforces (limitador's format, YAML), for rlpkit serve --limits: those of the
-	// apim.kuadrant.io/v1alpha1 policies, then those of the kuadrant.io/v1 policies (the
-	// content of KeyKuadrantLimits). Their namespaces never collide: a v1alpha1 domain holds
-	// a "#", a v1 one is "routeNamespace/routeName".
-	KeyLimits = "limits.yaml"
-	// KeyKuadrantWasm is the ConfigMap key of the wasm-shim v0.14 configuration (YAML) that
-	// the kuadrant.io/v1 policies compile to, as kuadrant-operator writes it into a
-	// WasmPlugin or EnvoyExtensionPolicy: "wasm" of rlpkit compile -o kuadrant. It is
-	// written when that API is read.
-	KeyKuadrantWasm = "kuadrant-wasm.yaml"
-	// KeyKuadrantLimits is the ConfigMap key of the Limitador limits (YAML) of the
-	// kuadrant.io/v1 policies alone, as kuadrant-operator writes them into the Limitador
-	// resource: "limits" of rlpkit compile -o kuadrant. It is written when that API is read.
-	KeyKuadrantLimits = "kuadrant-limits.yaml"
+	// enforces (bundle.Limits), for rlpkit serve --limits: those of the
+	// apim.kuadrant.io/v1alpha1 policies, then those of the kuadrant.io/v1 policies. Their
+	// namespaces never collide: a v1alpha1 domain holds a "#", a v1 one is
+	// "routeNamespace/routeName".
+	KeyLimits = bundle.Limits
+	// KeyKuadrantWasm is the ConfigMap key of the wasm-shim configuration the kuadrant.io/v1
+	// policies compile to (bundle.KuadrantWasm): "wasm" of rlpkit compile -o kuadrant.
+	KeyKuadrantWasm = bundle.KuadrantWasm
+	// KeyKuadrantLimits is the ConfigMap key of the Limitador limits of the kuadrant.io/v1
+	// policies alone (bundle.KuadrantLimits): "limits" of rlpkit compile -o kuadrant.
+	KeyKuadrantLimits = bundle.KuadrantLimits
 	// KeyIndex is the key, in a split output's ConfigMap (ConfigMapName), of the index of
-	// its parts: split.IndexFile.
-	KeyIndex = split.IndexFile
+	// its parts: bundle.IndexFile.
+	KeyIndex = bundle.IndexFile
 )
 
 const (
@@ -163,7 +160,7 @@ func (o GatewayOutput) Files() (map[string]string, error) {
 // written, all in the Gateway's namespace, owned by the Gateway and labelled with
 // LabelManagedBy and LabelGateway. When the output's files (Files) hold at most
 // MaxConfigMapBytes, it is one ConfigMap named ConfigMapName holding them. Otherwise the
-// files are split (package split) over ConfigMaps of at most MaxPartBytes each, named
+// files are split (package bundle) over ConfigMaps of at most MaxPartBytes each, named
 // PartName and labelled LabelPart, followed by the ConfigMap named ConfigMapName holding
 // only KeyIndex, the index of the parts: written last, so that a reader never finds an index
 // naming parts not yet written.
@@ -188,7 +185,7 @@ func configMaps(out GatewayOutput, maxOne, maxPart int) ([]*corev1.ConfigMap, er
 	if size <= maxOne {
 		return []*corev1.ConfigMap{newConfigMap(gw, ConfigMapName(gw.Name), files, 0)}, nil
 	}
-	idx, objs, err := split.Split(files, maxPart, func(n int) string { return PartName(gw.Name, n) })
+	idx, objs, err := bundle.Split(files, maxPart, func(n int) string { return PartName(gw.Name, n) })
 	if err != nil {
 		return nil, fmt.Errorf("controller: Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
 	}

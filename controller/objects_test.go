@@ -16,7 +16,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/rlpkit/rlpkit/controller/split"
+	"github.com/rlpkit/rlpkit/bundle"
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
@@ -195,7 +195,7 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 	}
 	out := &compiled{cm: &cm}
 	decode := func(k string, dec func([]byte) error) error {
-		data, err := split.ReadFile(mounted, k)
+		data, err := bundle.ReadFile(mounted, k)
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func readConfigMap(ctx context.Context, c client.Client, ns, gw string) (*compil
 		}
 		return nil
 	}
-	has := func(k string) bool { _, err := split.ReadFile(mounted, k); return err == nil }
+	has := func(k string) bool { _, err := bundle.ReadFile(mounted, k); return err == nil }
 	if has(KeyPluginConfig) {
 		if err := decode(KeyPluginConfig, func(js []byte) (err error) { out.config, err = descriptor.Decode(js); return err }); err != nil {
 			return nil, err
@@ -245,7 +245,7 @@ func mountOutput(ctx context.Context, c client.Client, cm *corev1.ConfigMap) (fs
 		}
 	}
 	add(cm)
-	idx, err := split.ReadIndex(fsys)
+	idx, err := bundle.ReadIndex(fsys)
 	if err != nil || idx == nil {
 		return fsys, err
 	}

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/rlpkit/rlpkit/controller/split"
+	"github.com/rlpkit/rlpkit/bundle"
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
@@ -80,7 +80,7 @@ func wantOutput(t *testing.T, c client.Client, ns, gw string, max int) int {
 		t.Fatal(err)
 	}
 	for k, want := range files {
-		data, err := split.ReadFile(mounted, k)
+		data, err := bundle.ReadFile(mounted, k)
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
@@ -310,7 +310,7 @@ func TestSyncManyGateways(t *testing.T) {
 			t.Errorf("Gateway %s: its output is not split", out.Name())
 		}
 		for k, want := range files {
-			if data, err := split.ReadFile(mounted, k); err != nil || string(data) != want {
+			if data, err := bundle.ReadFile(mounted, k); err != nil || string(data) != want {
 				t.Errorf("Gateway %s: %s as mounted: %v, differs from the compiled file", out.Name(), k, err)
 			}
 		}

@@ -8,14 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlpkit/rlpkit/controller/split"
+	"github.com/rlpkit/rlpkit/bundle"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 )
-
-// splitLimitsFile is the file of the limits in a Gateway's output as rlpkit-controller
-// writes it (controller.KeyLimits).
-const splitLimitsFile = "limits.yaml"
 
 // isDir says whether path names a directory.
 func isDir(path string) bool {
@@ -32,21 +28,21 @@ func isDir(path string) bool {
 // error, so that a reload keeps the limits in force until the set is whole again.
 func loadLimitsDir(dir string) ([]limitador.Limit, []string, error) {
 	fsys := os.DirFS(dir)
-	idx, err := split.ReadIndex(fsys)
+	idx, err := bundle.ReadIndex(fsys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	data, err := split.ReadFile(fsys, splitLimitsFile)
+	data, err := bundle.ReadFile(fsys, bundle.Limits)
 	if err != nil {
 		if idx == nil && errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("--limits %s: the directory holds neither %s nor %s: give the directory where a Gateway's ConfigMaps (rlpkit-controller's output) are mounted, or a limits file", dir, splitLimitsFile, split.IndexFile)
+			return nil, nil, fmt.Errorf("--limits %s: the directory holds neither %s nor %s: give the directory where a Gateway's ConfigMaps (rlpkit-controller's output) are mounted, or a limits file", dir, bundle.Limits, bundle.IndexFile)
 		}
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	name := filepath.Join(dir, splitLimitsFile)
+	name := filepath.Join(dir, bundle.Limits)
 	if idx != nil {
 		var parts []string
-		for _, p := range idx.Files[splitLimitsFile] {
+		for _, p := range idx.Files[bundle.Limits] {
 			parts = append(parts, p.File)
 		}
 		name += " (" + strings.Join(parts, " + ") + ")"

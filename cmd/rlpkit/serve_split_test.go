@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlpkit/rlpkit/controller/split"
+	"github.com/rlpkit/rlpkit/bundle"
 )
 
 // splitLimits returns a limits file whose first limit, of namespace shop, allows max a year
@@ -25,7 +25,7 @@ func splitLimits(max string) string {
 // output (parts of at most 32 KiB): the index, then each part, by file name.
 func splitSet(t *testing.T, limits string) map[string]string {
 	t.Helper()
-	idx, objs, err := split.Split(map[string]string{"limits.yaml": limits, "pluginconfig.yaml": "rateLimitPolicies: []\n"}, 32<<10,
+	idx, objs, err := bundle.Split(map[string]string{"limits.yaml": limits, "pluginconfig.yaml": "rateLimitPolicies: []\n"}, 32<<10,
 		func(n int) string { return fmt.Sprintf("rlpkit-gw-part-%d", n) })
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func splitSet(t *testing.T, limits string) map[string]string {
 	if len(objs) < 3 {
 		t.Fatalf("the limits are split into %d objects, want 3 or more for the test", len(objs))
 	}
-	files := map[string]string{split.IndexFile: idx.Encode()}
+	files := map[string]string{bundle.IndexFile: idx.Encode()}
 	for _, o := range objs {
 		for f, v := range o.Files {
 			files[f] = v
@@ -92,7 +92,7 @@ func TestServeLimitsDir(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := loadLimitsDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "neither limits.yaml nor "+split.IndexFile) {
+	if _, _, err := loadLimitsDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "neither limits.yaml nor "+bundle.IndexFile) {
 		t.Errorf("an empty directory: %v, want an error saying what it lacks", err)
 	}
 }
@@ -130,7 +130,7 @@ func TestServeReloadSplit(t *testing.T) {
 	for f, v := range v2 {
 		mixed[f] = v
 	}
-	mixed[split.IndexFile] = v1[split.IndexFile]
+	mixed[bundle.IndexFile] = v1[bundle.IndexFile]
 	before := strings.Count(s.log.String(), "reload failed")
 	mountVolume(t, dir, "mixed-old-index", mixed)
 	waitFor(t, "the second mixed set to be refused", func() bool { return strings.Count(s.log.String(), "reload failed") > before })

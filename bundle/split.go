@@ -1,4 +1,4 @@
-package split
+package bundle
 
 import (
 	"crypto/sha256"
@@ -10,10 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 )
-
-// IndexFile is the name of a split set's index: the file (and the ConfigMap key) that names
-// the parts of every file of the set.
-const IndexFile = "rlpkit-index.json"
 
 // Index names the parts of each file of a split set.
 type Index struct {
@@ -63,7 +59,7 @@ const minPart = 4096
 // 1024.
 func Split(files map[string]string, max int, name func(i int) string) (Index, []Object, error) {
 	if max < 1024 {
-		return Index{}, nil, fmt.Errorf("split: a part of at most %d bytes is too small: want 1024 or more", max)
+		return Index{}, nil, fmt.Errorf("bundle: a part of at most %d bytes is too small: want 1024 or more", max)
 	}
 	idx := Index{Files: map[string][]Part{}}
 	var objs []Object
@@ -80,7 +76,7 @@ func Split(files map[string]string, max int, name func(i int) string) (Index, []
 	slices.Sort(names)
 	for _, f := range names {
 		if !validName(f) {
-			return Index{}, nil, fmt.Errorf("split: file name %q: want a name without a path, other than %s", f, IndexFile)
+			return Index{}, nil, fmt.Errorf("bundle: file name %q: want a name without a path, other than %s", f, IndexFile)
 		}
 		left := files[f]
 		idx.Files[f] = []Part{}

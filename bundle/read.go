@@ -1,4 +1,4 @@
-package split
+package bundle
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ type MismatchError struct {
 
 // Error names the part, its ConfigMap and what was found.
 func (e *MismatchError) Error() string {
-	return fmt.Sprintf("split: %s: part %s (in ConfigMap %s) %v: the parts do not match the index %s, so the set is being updated or a part's ConfigMap is not mounted", e.File, e.Part.File, e.Part.Object, e.Err, IndexFile)
+	return fmt.Sprintf("bundle: %s: part %s (in ConfigMap %s) %v: the parts do not match the index %s, so the set is being updated or a part's ConfigMap is not mounted", e.File, e.Part.File, e.Part.Object, e.Err, IndexFile)
 }
 
 // Unwrap returns what was found.
@@ -39,21 +39,21 @@ func ReadIndex(fsys fs.FS) (*Index, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("split: %w", err)
+		return nil, fmt.Errorf("bundle: %w", err)
 	}
 	var idx Index
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&idx); err != nil {
-		return nil, fmt.Errorf("split: %s: %w", IndexFile, err)
+		return nil, fmt.Errorf("bundle: %s: %w", IndexFile, err)
 	}
 	for f, parts := range idx.Files {
 		if !validName(f) {
-			return nil, fmt.Errorf("split: %s: files: %q is not a file name", IndexFile, f)
+			return nil, fmt.Errorf("bundle: %s: files: %q is not a file name", IndexFile, f)
 		}
 		for i, p := range parts {
 			if !validName(p.File) || p.Size < 0 || len(p.SHA256) != sha256.Size*2 {
-				return nil, fmt.Errorf("split: %s: files[%q][%d]: want a file name, a size and a SHA-256 digest, got %+v", IndexFile, f, i, p)
+				return nil, fmt.Errorf("bundle: %s: files[%q][%d]: want a file name, a size and a SHA-256 digest, got %+v", IndexFile, f, i, p)
 			}
 		}
 	}
@@ -74,7 +74,7 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 	}
 	parts, ok := idx.Files[name]
 	if !ok {
-		return nil, fmt.Errorf("split: %s names no file %s (it names %s)", IndexFile, name, strings.Join(idx.names(), ", "))
+		return nil, fmt.Errorf("bundle: %s names no file %s (it names %s)", IndexFile, name, strings.Join(idx.names(), ", "))
 	}
 	var out []byte
 	for _, p := range parts {

@@ -1,6 +1,8 @@
-// Package split cuts a set of named files (the output rlpkit-controller writes for one
-// Gateway: limits.yaml, pluginconfig.yaml, ...) into parts that each fit in a Kubernetes
-// object, and reads such a set back whole, as it is mounted.
+// Package bundle is the set of files rlpkit-controller writes for one Gateway and
+// "rlpkit serve --limits DIR" reads: their names (Limits, PluginConfig, KuadrantWasm,
+// KuadrantLimits), and, for an output too large for one Kubernetes object, its split into
+// parts with an index (IndexFile). Both programs import it, so the two sides of the bundle
+// cannot disagree on a name or on the index's format.
 //
 // A Kubernetes ConfigMap holds at most 1 MiB of data, and a Gateway with thousands of routes
 // compiles to more. A split set is an index file, IndexFile, and part files packed into
@@ -20,4 +22,4 @@
 // without an index is read as the output that fits in one ConfigMap: the file itself.
 //
 // The package uses only the standard library, so that any program can read a set.
-package split
+package bundle

@@ -1,4 +1,4 @@
-package split_test
+package bundle_test
 
 import (
 	"errors"
@@ -10,13 +10,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rlpkit/rlpkit/controller/split"
+	"github.com/rlpkit/rlpkit/bundle"
 )
 
 // mount returns the set as a directory holding the index and every object's files, as a
 // projected volume of the objects holds them.
-func mount(idx split.Index, objs []split.Object) fstest.MapFS {
-	fsys := fstest.MapFS{split.IndexFile: {Data: []byte(idx.Encode())}}
+func mount(idx bundle.Index, objs []bundle.Object) fstest.MapFS {
+	fsys := fstest.MapFS{bundle.IndexFile: {Data: []byte(idx.Encode())}}
 	for _, o := range objs {
 		for f, v := range o.Files {
 			fsys[f] = &fstest.MapFile{Data: []byte(v)}
@@ -44,7 +44,7 @@ func TestSplitRoundTrip(t *testing.T) {
 		"small.yaml":        "[]\n",
 	}
 	const max = 64 << 10
-	idx, objs, err := split.Split(files, max, objectName)
+	idx, objs, err := bundle.Split(files, max, objectName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestSplitRoundTrip(t *testing.T) {
 	}
 	fsys := mount(idx, objs)
 	for f, want := range files {
-		got, err := split.ReadFile(fsys, f)
+		got, err := bundle.ReadFile(fsys, f)
 		if err != nil {
 			t.Fatalf("ReadFile(%s): %v", f, err)
 		}
@@ -84,7 +84,7 @@ func TestSplitRoundTrip(t *testing.T) {
 	}
 
 	// The same files give the same set.
-	idx2, objs2, err := split.Split(files, max, objectName)
+	idx2, objs2, err := bundle.Split(files, max, objectName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestSplitLongLines(t *testing.T) {
 		}
 		content := b.String()
 		max := 1024 + rng.IntN(8192)
-		idx, objs, err := split.Split(map[string]string{"f.txt": content}, max, objectName)
+		idx, objs, err := bundle.Split(map[string]string{"f.txt": content}, max, objectName)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestSplitLongLines(t *testing.T) {
 				t.Fatalf("trial %d: object %s holds %d bytes, want at most %d", trial, o.Name, o.Size(), max)
 			}
 		}
-		got, err := split.ReadFile(mount(idx, objs), "f.txt")
+		got, err := bundle.ReadFile(mount(idx, objs), "f.txt")
 		if err != nil || string(got) != content {
 			t.Fatalf("trial %d (%d bytes, parts of %d): ReadFile = %d bytes, %v; want the content", trial, len(content), max, len(got), err)
 		}
@@ -141,11 +141,11 @@ func isValidUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 func TestReadFileMixed(t *testing.T) {
 	old := map[string]string{"limits.yaml": lines("old", 3000)}
 	cur := map[string]string{"limits.yaml": lines("new", 3000)}
-	idx, objs, err := split.Split(cur, 32<<10, objectName)
+	idx, objs, err := bundle.Split(cur, 32<<10, objectName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, oldObjs, err := split.Split(old, 32<<10, objectName)
+	_, oldObjs, err := bundle.Split(old, 32<<10, objectName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,13 +155,13 @@ func TestReadFileMixed(t *testing.T) {
 	for i, p := range idx.Files["limits.yaml"] {
 		fsys := mount(idx, objs)
 		fsys[p.File] = &fstest.MapFile{Data: []byte(oldObjs[i].Files[p.File])}
-		_, err := split.ReadFile(fsys, "limits.yaml")
-		var mis *split.MismatchError
+		_, err := bundle.ReadFile(fsys, "limits.yaml")
+		var mis *bundle.MismatchError
 		if !errors.As(err, &mis) || mis.Part.File != p.File || !strings.Contains(err.Error(), "ConfigMap "+p.Object) {
 			t.Errorf("ReadFile with part %s stale = %v, want a MismatchError naming it and its ConfigMap", p.File, err)
 		}
 		delete(fsys, p.File)
-		if _, err := split.ReadFile(fsys, "limits.yaml"); !errors.As(err, &mis) || mis.Part.File != p.File {
+		if _, err := bundle.ReadFile(fsys, "limits.yaml"); !errors.As(err, &mis) || mis.Part.File != p.File {
 			t.Errorf("ReadFile with part %s missing = %v, want a MismatchError naming it", p.File, err)
 		}
 	}
@@ -169,15 +169,15 @@ func TestReadFileMixed(t *testing.T) {
 
 func TestReadFile(t *testing.T) {
 	plain := fstest.MapFS{"limits.yaml": {Data: []byte("[]\n")}}
-	if got, err := split.ReadFile(plain, "limits.yaml"); err != nil || string(got) != "[]\n" {
+	if got, err := bundle.ReadFile(plain, "limits.yaml"); err != nil || string(got) != "[]\n" {
 		t.Errorf("ReadFile without an index = %q, %v; want the file as it is", got, err)
 	}
-	idx, objs, err := split.Split(map[string]string{"limits.yaml": "[]\n"}, 1024, objectName)
+	idx, objs, err := bundle.Split(map[string]string{"limits.yaml": "[]\n"}, 1024, objectName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fsys := mount(idx, objs)
-	if _, err := split.ReadFile(fsys, "pluginconfig.yaml"); err == nil || !strings.Contains(err.Error(), "names no file pluginconfig.yaml (it names limits.yaml)") {
+	if _, err := bundle.ReadFile(fsys, "pluginconfig.yaml"); err == nil || !strings.Contains(err.Error(), "names no file pluginconfig.yaml (it names limits.yaml)") {
 		t.Errorf("ReadFile of a file the index lacks = %v, want an error naming the files it has", err)
 	}
 	for name, index := range map[string]string{
@@ -187,15 +187,15 @@ func TestReadFile(t *testing.T) {
 		"no digest":      `{"files": {"limits.yaml": [{"file": "limits.part-1.yaml", "object": "x", "size": 3}]}}`,
 		"part with path": `{"files": {"limits.yaml": [{"file": "/etc/passwd", "object": "x", "size": 3, "sha256": "` + strings.Repeat("0", 64) + `"}]}}`,
 	} {
-		fsys := fstest.MapFS{split.IndexFile: {Data: []byte(index)}}
-		if _, err := split.ReadFile(fsys, "limits.yaml"); err == nil || !strings.Contains(err.Error(), split.IndexFile) {
-			t.Errorf("%s: ReadFile = %v, want an error naming %s", name, err, split.IndexFile)
+		fsys := fstest.MapFS{bundle.IndexFile: {Data: []byte(index)}}
+		if _, err := bundle.ReadFile(fsys, "limits.yaml"); err == nil || !strings.Contains(err.Error(), bundle.IndexFile) {
+			t.Errorf("%s: ReadFile = %v, want an error naming %s", name, err, bundle.IndexFile)
 		}
 	}
-	if _, _, err := split.Split(map[string]string{"a": "b"}, 100, objectName); err == nil {
+	if _, _, err := bundle.Split(map[string]string{"a": "b"}, 100, objectName); err == nil {
 		t.Error("Split with parts of 100 bytes: no error")
 	}
-	if _, _, err := split.Split(map[string]string{"dir/a": "b"}, 2048, objectName); err == nil {
+	if _, _, err := bundle.Split(map[string]string{"dir/a": "b"}, 2048, objectName); err == nil {
 		t.Error("Split of a file name with a path: no error")
 	}
 }
@@ -204,7 +204,7 @@ func BenchmarkSplit(b *testing.B) {
 	files := map[string]string{"limits.yaml": lines("limit", 50000), "pluginconfig.yaml": lines("policy", 50000)}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := split.Split(files, 512<<10, objectName); err != nil {
+		if _, _, err := bundle.Split(files, 512<<10, objectName); err != nil {
 			b.Fatal(err)
 		}
 	}

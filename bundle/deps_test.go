@@ -1,4 +1,4 @@
-package split_test
+package bundle_test
 
 import (
 	"testing"
@@ -8,5 +8,5 @@ import (
 
 // TestStandardLibraryOnly: any program reads a set with the standard library alone.
 func TestStandardLibraryOnly(t *testing.T) {
-	depstest.StandardLibraryOnly(t, []string{"."}, "github.com/rlpkit/rlpkit/controller/split")
+	depstest.StandardLibraryOnly(t, []string{"."}, "github.com/rlpkit/rlpkit/bundle")
 }
