@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rlpkit/rlpkit/internal/examplemut"
+	"github.com/rlpkit/rlpkit/examples/internal/examplemut"
 	"github.com/rlpkit/rlpkit/policytest"
 )
 

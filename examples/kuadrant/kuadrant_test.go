@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlpkit/rlpkit/internal/examplemut"
+	"github.com/rlpkit/rlpkit/examples/internal/examplemut"
 	"github.com/rlpkit/rlpkit/policytest"
 )
 
