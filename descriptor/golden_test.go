@@ -3,17 +3,14 @@ package descriptor
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/rlpkit/rlpkit/internal/golden"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // goldenRequest is a request as the golden files write it.
 type goldenRequest struct {
@@ -58,18 +55,10 @@ type goldenWant struct {
 // TestGolden runs every testdata/generate/<case>/<name>.request.json against the case's
 // config.yaml and compares with <name>.want.json. Run with -update to rewrite the want files.
 func TestGolden(t *testing.T) {
-	cases, err := filepath.Glob(filepath.Join("testdata", "generate", "*"))
-	if err != nil || len(cases) == 0 {
-		t.Fatalf("no golden cases: %v", err)
-	}
-	for _, dir := range cases {
+	for _, dir := range golden.Glob(t, filepath.Join("testdata", "generate", "*")) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			engine := compileFile(t, filepath.Join(dir, "config.yaml"))
-			reqs, _ := filepath.Glob(filepath.Join(dir, "*.request.json"))
-			if len(reqs) == 0 {
-				t.Fatalf("%s has no *.request.json", dir)
-			}
-			for _, reqFile := range reqs {
+			for _, reqFile := range golden.Glob(t, filepath.Join(dir, "*.request.json")) {
 				name := strings.TrimSuffix(filepath.Base(reqFile), ".request.json")
 				t.Run(name, func(t *testing.T) {
 					var g goldenRequest
@@ -83,16 +72,7 @@ func TestGolden(t *testing.T) {
 					res, tr := engine.Explain(req)
 					checkConsistent(t, engine, req, res)
 					got := render(t, res, tr)
-					wantFile := filepath.Join(dir, name+".want.json")
-					if *update {
-						if err := os.WriteFile(wantFile, got, 0o644); err != nil {
-							t.Fatal(err)
-						}
-						return
-					}
-					if diff := cmp.Diff(string(readFile(t, wantFile)), string(got)); diff != "" {
-						t.Errorf("%s (-want +got):\n%s", wantFile, diff)
-					}
+					golden.Check(t, filepath.Join(dir, name+".want.json"), got)
 				})
 			}
 		})

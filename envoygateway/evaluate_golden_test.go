@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/internal/golden"
 )
 
 // goldenRequest is one request of testdata/compile/<case>/requests.yaml.
@@ -95,16 +96,7 @@ func TestEvaluateGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := evaluateAll(t, compileFile(t, input), reqs)
-			wantFile := filepath.Join(dir, "evaluations.yaml")
-			if *update {
-				if err := os.WriteFile(wantFile, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			} else if want, err := os.ReadFile(wantFile); err != nil {
-				t.Fatal(err)
-			} else if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("evaluations (-want +got):\n%s", diff)
-			}
+			golden.Check(t, filepath.Join(dir, "evaluations.yaml"), got)
 			docs := strings.Split(string(input), "\n---\n")
 			rng := rand.New(rand.NewPCG(2, uint64(len(docs))))
 			for i := range 3 {

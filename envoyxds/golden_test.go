@@ -1,26 +1,17 @@
 package envoyxds
 
 import (
-	"errors"
-	"flag"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/rlpkit/rlpkit/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // goldenCases returns the directories under testdata holding an input.yaml.
 func goldenCases(t *testing.T) []string {
 	t.Helper()
-	inputs, err := filepath.Glob(filepath.Join("testdata", "*", "input.yaml"))
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no golden cases under testdata: %v", err)
-	}
+	inputs := golden.Glob(t, filepath.Join("testdata", "*", "input.yaml"))
 	dirs := make([]string, len(inputs))
 	for i, in := range inputs {
 		dirs[i] = filepath.Dir(in)
@@ -48,38 +39,9 @@ func TestGolden(t *testing.T) {
 			for _, c := range out.Caveats {
 				caveats += c.String() + "\n"
 			}
-			checkGolden(t, filepath.Join(dir, "want.json"), string(got))
-			checkGolden(t, filepath.Join(dir, "caveats.txt"), caveats)
+			golden.Check(t, filepath.Join(dir, "want.json"), got)
+			golden.CheckOptional(t, filepath.Join(dir, "caveats.txt"), []byte(caveats))
 		})
-	}
-}
-
-// checkGolden compares got with a golden file; an empty got means the file must not exist.
-func checkGolden(t *testing.T, file, got string) {
-	t.Helper()
-	if *update {
-		var err error
-		if got == "" {
-			if err = os.Remove(file); errors.Is(err, fs.ErrNotExist) {
-				err = nil
-			}
-		} else {
-			err = os.WriteFile(file, []byte(got), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) && got == "" {
-		return
-	}
-	if err != nil {
-		t.Fatalf("%v (run the tests with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", file, diff)
 	}
 }
 

@@ -3,7 +3,6 @@ package kuadrant
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,10 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rlpkit/rlpkit/internal/golden"
 	"github.com/rlpkit/rlpkit/policy"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // goldenOutput is the printed form of a Result: what rlpkit compile -o kuadrant prints.
 type goldenOutput struct {
@@ -60,11 +58,7 @@ func render(t *testing.T, res *Result) []byte {
 // TestCompileGolden compiles testdata/compile/<case>/input.yaml and compares the result
 // with want.yaml; the same documents in shuffled orders give byte-identical output.
 func TestCompileGolden(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("testdata", "compile", "*"))
-	if len(dirs) == 0 {
-		t.Fatal("no golden cases")
-	}
-	for _, dir := range dirs {
+	for _, dir := range golden.Glob(t, filepath.Join("testdata", "compile", "*")) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
 			if err != nil {
@@ -75,20 +69,7 @@ func TestCompileGolden(t *testing.T) {
 				t.Fatalf("Decode: %v", err)
 			}
 			got := render(t, Compile(set, Options{}))
-			wantFile := filepath.Join(dir, "want.yaml")
-			if *update {
-				if err := os.WriteFile(wantFile, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				want, err := os.ReadFile(wantFile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(string(want), string(got)); diff != "" {
-					t.Errorf("Compile(%s) (-want +got):\n%s", dir, diff)
-				}
-			}
+			golden.Check(t, filepath.Join(dir, "want.yaml"), got)
 			docs := strings.Split(string(data), "\n---\n")
 			rng := rand.New(rand.NewPCG(1, uint64(len(docs))))
 			for i := range 5 {

@@ -65,7 +65,7 @@ func compileJSON(t *testing.T, name, input string, valid bool) (*Result, []byte)
 		res.Warnings[i].Source = policy.Source{}
 	}
 	slices.SortFunc(res.Warnings, compareWarnings)
-	out, err := json.Marshal(golden(res))
+	out, err := json.Marshal(goldenOf(res))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,19 +2,15 @@ package merge
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/rlpkit/rlpkit/internal/golden"
 	"github.com/rlpkit/rlpkit/policy"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // goldenOutput is what a golden case shows: per Gateway the PluginConfig, the limits and
 // where every piece came from; every policy's conditions.
@@ -36,7 +32,7 @@ type goldenPolicy struct {
 	Conditions []string `json:"conditions"`
 }
 
-func golden(res *Result) goldenOutput {
+func goldenOf(res *Result) goldenOutput {
 	out := goldenOutput{Gateways: []goldenGateway{}, Policies: []goldenPolicy{}}
 	for _, gw := range res.Gateways {
 		g := goldenGateway{Gateway: gw.Gateway, PluginConfig: gw.PluginConfig, Limits: gw.Limits, Provenance: []string{}}
@@ -69,11 +65,7 @@ func golden(res *Result) goldenOutput {
 
 // TestGolden compiles testdata/merge/<case>/input.yaml and compares with want.yaml.
 func TestGolden(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("testdata", "merge", "*"))
-	if len(dirs) == 0 {
-		t.Fatal("no golden cases")
-	}
-	for _, dir := range dirs {
+	for _, dir := range golden.Glob(t, filepath.Join("testdata", "merge", "*")) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			set, err := policy.Read([]string{filepath.Join(dir, "input.yaml")}, nil)
 			if err != nil {
@@ -83,7 +75,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
-			js, err := json.Marshal(golden(res))
+			js, err := json.Marshal(goldenOf(res))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,20 +83,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantFile := filepath.Join(dir, "want.yaml")
-			if *update {
-				if err := os.WriteFile(wantFile, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(wantFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", wantFile, diff)
-			}
+			golden.Check(t, filepath.Join(dir, "want.yaml"), got)
 		})
 	}
 }

@@ -9,16 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/rlpkit/rlpkit/internal/golden"
 )
 
 // TestInvalidGolden pins the exact error output for broken inputs: testdata/invalid/<case>.yaml
 // against <case>.want. Run with -update to rewrite the want files.
 func TestInvalidGolden(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "invalid", "*.yaml"))
-	if len(files) == 0 {
-		t.Fatal("no golden inputs")
-	}
-	for _, file := range files {
+	for _, file := range golden.Glob(t, filepath.Join("testdata", "invalid", "*.yaml")) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			_, err := Read([]string{file}, nil)
 			if err == nil {
@@ -26,19 +24,7 @@ func TestInvalidGolden(t *testing.T) {
 			}
 			got := err.Error() + "\n"
 			wantFile := strings.TrimSuffix(file, ".yaml") + ".want"
-			if *update {
-				if err := os.WriteFile(wantFile, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(wantFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("Read(%s) errors (-want +got):\n%s", file, diff)
-			}
+			golden.Check(t, wantFile, []byte(got))
 		})
 	}
 }

@@ -2,13 +2,10 @@ package policy
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // FuzzDecode feeds arbitrary bytes to the decoder and validator: nothing panics, every
 // problem is an *Error with a source, and every object kept has a name and a source.
