@@ -30,11 +30,23 @@
 // that user "alice_path_/x" counts on user "alice" and path "/x") or
 // Limitador on the same Redis.
 //
-// The formats are its sub-packages: limit/limitador (Limitador's limits
-// files, conditions and evaluation, the format of rlpkit's compilers) and
-// limit/envoyratelimit (envoyproxy/ratelimit's configuration). The
-// counting algorithms and stores are limit/counter, limit/redis and the
-// stores built on them; limit/httplimit is net/http middleware over them.
+// # Three floors
+//
+// limit/ is built in three floors, each importing only those below it:
+//
+//  1. How to count: limit/counter (the algorithms, the Store interface, the
+//     memory store) and the stores built on it: limit/redis,
+//     limit/redis/cached, limit/redis/refcount, limit/overlimitcache. They
+//     know counters and costs, nothing of descriptors or limits files.
+//  2. The evaluator contract: this package. An Evaluator turns one Rate
+//     Limit Service request into counter updates on a Store and a Response;
+//     package rls serves any Evaluator.
+//  3. What to count: the formats, each an Evaluator. limit/limitador reads
+//     Limitador's limits files (the format rlpkit's compilers write) and
+//     limit/envoyratelimit envoyproxy/ratelimit's configuration files.
+//
+// limit/httplimit stands beside them: net/http middleware that counts on
+// the first floor directly, with no descriptors.
 //
 // It imports the standard library, rlsmsg and limit/counter only.
 package limit

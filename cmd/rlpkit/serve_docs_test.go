@@ -22,18 +22,18 @@ import (
 	"github.com/rlpkit/rlpkit/limit/limitador"
 )
 
-// readmeBlock returns the README's fenced YAML block whose first line is
+// readmeBlock returns the fenced YAML block of docs/serve.md whose first line is
 // "# name".
 func readmeBlock(t *testing.T, name string) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "serve.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	re := regexp.MustCompile("(?s)```yaml\n# " + regexp.QuoteMeta(name) + "\n(.*?)```")
 	m := re.FindSubmatch(readme)
 	if m == nil {
-		t.Fatalf("README.md has no ```yaml block starting with # %s", name)
+		t.Fatalf("docs/serve.md has no ```yaml block starting with # %s", name)
 	}
 	return string(m[1])
 }
@@ -57,9 +57,9 @@ func validateAny(t *testing.T, where string, a *anypb.Any) proto.Message {
 	return m
 }
 
-// TestReadmeEnvoyConfig parses the README's Envoy configuration as Envoy's
+// TestReadmeEnvoyConfig parses the Envoy configuration of docs/serve.md as Envoy's
 // bootstrap, validates it and every typed_config in it, and checks that it
-// points a rate-limit filter at an HTTP/2 cluster for the README's limits.
+// points a rate-limit filter at an HTTP/2 cluster for its limits.
 func TestReadmeEnvoyConfig(t *testing.T) {
 	js, err := yaml.YAMLToJSON([]byte(readmeBlock(t, "envoy.yaml")))
 	if err != nil {

@@ -1,6 +1,7 @@
 // Package counter is rlpkit's rate-limit algorithms on a counter's state,
 // and the stores that keep counters: everything needed to count hits against
-// a limit, with nothing about where limits come from. It imports only the
+// a limit, with nothing about where limits come from. It is the first floor
+// of limit/ (how to count; see package limit for the other two). It imports only the
 // standard library, so programs that only count (the HTTP middleware in
 // limit/httplimit, the Redis store in limit/redis, a Go service limiting its
 // own calls) link neither CEL nor a limits-file parser.

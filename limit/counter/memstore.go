@@ -60,12 +60,9 @@ type MemoryOptions struct {
 // counter only when both hashes agree: for a new key, a chance of at most
 // 2^-84 (about 5e-26) of meeting any of the at most 4,096 counters of its
 // shard (MaxKeys up to 2^28), for keys chosen by anyone, since the seeds
-// never leave the process. A store that compared whole keys kept them in a
-// byte arena beside the table, and a decision over millions of counters
-// waited on a second cache and TLB miss to read the key: 850-910 against
-// 370-390 ns per decision over 10,000,000 counters
-// (BenchmarkMemoryStoreScale, one machine), and 107 against 54 bytes per
-// counter.
+// never leave the process. Keeping no key bytes spares a decision over
+// millions of counters a second cache and TLB miss (the key's bytes would sit
+// at an address only the slot gives) and halves the memory per counter.
 //
 // A batch's work under those locks is linear in its size, however large and
 // whatever keys it repeats: its updates are grouped by key once (comparing

@@ -2,7 +2,8 @@
 // (the Rate Limit Service most Envoy users run) and evaluates Envoy rate
 // limit requests against them over a counter.Store, with that service's
 // answers: it is what cmd/ratelimit, the drop-in replacement, and
-// `rlpkit serve --ratelimit-config` are built on.
+// `rlpkit serve --ratelimit-config` are built on. It is a format of limit/'s
+// third floor (what to count), over the evaluator contract of package limit.
 //
 // It is not a server: it opens no listener, watches no directory and
 // exports no metrics. Load reads a set of files (keys and bytes, see

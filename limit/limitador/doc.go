@@ -6,7 +6,8 @@
 // Service (RLS, envoy.service.ratelimit.v3 rls.proto): the Evaluator, a
 // limit.Evaluator over the RLS model of package rlsmsg. What package
 // descriptor generates for an HTTP request (a descriptor.Result) holds the
-// rlsmsg.Request it reads.
+// rlsmsg.Request it reads. It is a format of limit/'s third floor (what to
+// count), over the evaluator contract of package limit.
 //
 // It does not count: the algorithms, Policy, State, Decision, the Store
 // interface and the memory store are in limit/counter, which imports only

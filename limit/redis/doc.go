@@ -82,12 +82,10 @@
 // Updates per script call, what a round trip costs the client (a system
 // call each way, go-redis's check of the pooled connection) is shared by
 // all of them; what is left per Update is its own arguments and reply and
-// waiting for its pipeline. github.com/redis/rueidis, whose connections
-// pipeline implicitly, was measured as the transport of these script calls:
-// it spent a few per cent less CPU per decision in most runs, within the
-// runs' spread, which does not weigh against leaving go-redis, whose
-// client the store, its Breaker and the commands' Sentinel, Cluster, TLS
-// and auth options are built on.
+// waiting for its pipeline. The store is built on go-redis (its Breaker,
+// and the commands' Sentinel, Cluster, TLS and auth options too); a client
+// that pipelines implicitly, such as github.com/redis/rueidis, would save no
+// round trip the pipeliner does not already share.
 //
 // # Keys and Redis Cluster
 //
