@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -16,34 +14,6 @@ import (
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
 )
-
-// scripts is a go-redis hook counting the scripts a client sends (EVALSHA
-// and EVAL, alone or in a pipeline), whatever becomes of them.
-type scripts struct{ n atomic.Int64 }
-
-func (s *scripts) DialHook(next goredis.DialHook) goredis.DialHook { return next }
-
-func (s *scripts) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
-	return func(ctx context.Context, cmd goredis.Cmder) error {
-		s.count(cmd)
-		return next(ctx, cmd)
-	}
-}
-
-func (s *scripts) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		for _, cmd := range cmds {
-			s.count(cmd)
-		}
-		return next(ctx, cmds)
-	}
-}
-
-func (s *scripts) count(cmd goredis.Cmder) {
-	if name := cmd.Name(); name == "evalsha" || name == "eval" {
-		s.n.Add(1)
-	}
-}
 
 // grpcHealth returns the gRPC health of service "ratelimit".
 func grpcHealth(t *testing.T, s *server) healthpb.HealthCheckResponse_ServingStatus {
@@ -70,7 +40,7 @@ func grpcHealth(t *testing.T, s *server) healthpb.HealthCheckResponse_ServingSta
 // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION.
 func TestRedisFailsFast(t *testing.T) {
 	srv := redistest.Start(t)
-	hook := &scripts{}
+	hook := &redistest.Commands{}
 	env := redisEnv(t, srv, "single")
 	env["LOG_FORMAT"] = "json"
 	s := startWith(t, env, func(st *settings) { st.redisHook = hook })
@@ -82,7 +52,7 @@ func TestRedisFailsFast(t *testing.T) {
 	if _, err := s.call(t, "d", "k=a"); status.Code(err) != codes.Unknown {
 		t.Fatalf("the call finding Redis killed: %v, want Unknown", err)
 	}
-	sent := hook.n.Load()
+	sent := hook.Scripts()
 	const n = 50
 	for i := range n {
 		_, err := s.call(t, "d", "k=a")
@@ -90,7 +60,7 @@ func TestRedisFailsFast(t *testing.T) {
 			t.Fatalf("call %d with Redis known down: %v, want Unknown: ...store known to be down...", i, err)
 		}
 	}
-	if got := hook.n.Load() - sent; got != 0 {
+	if got := hook.Scripts() - sent; got != 0 {
 		t.Errorf("%d calls with Redis known down sent %d scripts, want none", n, got)
 	}
 	if got := grpcHealth(t, s); got != healthpb.HealthCheckResponse_SERVING {

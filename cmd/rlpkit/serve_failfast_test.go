@@ -1,46 +1,15 @@
 package main
 
 import (
-	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	rlsv3 "github.com/envoyproxy/go-control-plane/envoy/service/ratelimit/v3"
-	goredis "github.com/redis/go-redis/v9"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
 )
-
-// scripts is a go-redis hook counting the scripts a client sends (EVALSHA
-// and EVAL, alone or in a pipeline), whatever becomes of them.
-type scripts struct{ n atomic.Int64 }
-
-func (s *scripts) DialHook(next goredis.DialHook) goredis.DialHook { return next }
-
-func (s *scripts) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
-	return func(ctx context.Context, cmd goredis.Cmder) error {
-		s.count(cmd)
-		return next(ctx, cmd)
-	}
-}
-
-func (s *scripts) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		for _, cmd := range cmds {
-			s.count(cmd)
-		}
-		return next(ctx, cmds)
-	}
-}
-
-func (s *scripts) count(cmd goredis.Cmder) {
-	if name := cmd.Name(); name == "evalsha" || name == "eval" {
-		s.n.Add(1)
-	}
-}
 
 // TestServeRedisFailsFast kills Redis under `rlpkit serve --redis` (and
 // --redis-approximate, for a token bucket, which it sends to Redis): once
@@ -60,7 +29,7 @@ func TestServeRedisFailsFast(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := redistest.Start(t)
 			file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
-			hook := &scripts{}
+			hook := &redistest.Commands{}
 			args := append([]string{"--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL(), "--log-format", "json"}, tc.flags...)
 			s := startServeWith(t, func(o *serveOptions) { o.redisHook = hook }, args...)
 			s.mustCall(t, tc.req)
@@ -69,7 +38,7 @@ func TestServeRedisFailsFast(t *testing.T) {
 			if _, err := s.call(t, tc.req); status.Code(err) != codes.Unavailable {
 				t.Fatalf("the call finding Redis killed: %v, want Unavailable", err)
 			}
-			sent := hook.n.Load()
+			sent := hook.Scripts()
 			const n = 50
 			for i := range n {
 				_, err := s.call(t, tc.req)
@@ -77,7 +46,7 @@ func TestServeRedisFailsFast(t *testing.T) {
 					t.Fatalf("call %d with Redis known down: %v, want Unavailable: ...store known to be down...", i, err)
 				}
 			}
-			if got := hook.n.Load() - sent; got != 0 {
+			if got := hook.Scripts() - sent; got != 0 {
 				t.Errorf("%d calls with Redis known down sent %d scripts, want none", n, got)
 			}
 

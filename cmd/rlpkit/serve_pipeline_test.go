@@ -31,7 +31,7 @@ func TestServeRedisPipelineWindow(t *testing.T) {
 func testPipelineWindow(t *testing.T, limit string, want int64) {
 	r := redistest.Start(t)
 	file := writeFile(t, t.TempDir(), "limits.yaml", e2eLimits)
-	hook := &scripts{}
+	hook := &redistest.Commands{}
 	s := startServeWith(t, func(o *serveOptions) { o.redisHook = hook }, "--addr", "127.0.0.1:0", "--limits", file, "--redis", r.URL(),
 		"--redis-timeout", "4s", "--redis-pipeline-window", "3s", "--redis-pipeline-limit", limit)
 	const n = 4
@@ -49,9 +49,9 @@ func testPipelineWindow(t *testing.T, limit string, want int64) {
 		wg.Wait()
 	}
 	round(1) // loads the script: EVALSHA answered NOSCRIPT, then EVAL
-	sent := hook.n.Load()
+	sent := hook.Scripts()
 	round(1 + n)
-	if got := hook.n.Load() - sent; got != want {
+	if got := hook.Scripts() - sent; got != want {
 		t.Errorf("%d calls within the window, --redis-pipeline-limit %s: %d script calls, want %d", n, limit, got, want)
 	}
 }

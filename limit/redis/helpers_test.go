@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -13,12 +12,7 @@ import (
 // newClient returns a client for srv, closed when the test ends.
 func newClient(t testing.TB, srv *redistest.Server) goredis.UniversalClient {
 	t.Helper()
-	c, err := NewClient(srv.URL())
-	if err != nil {
-		t.Fatalf("NewClient(%q): %v", srv.URL(), err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return redistest.Client(t, srv.URL(), NewClient)
 }
 
 // newPatientClient returns a client for srv whose own read and write
@@ -26,13 +20,7 @@ func newClient(t testing.TB, srv *redistest.Server) goredis.UniversalClient {
 // when the test ends.
 func newPatientClient(t testing.TB, srv *redistest.Server) goredis.UniversalClient {
 	t.Helper()
-	url := srv.URL() + "?read_timeout=1h&write_timeout=1h"
-	c, err := NewClient(url)
-	if err != nil {
-		t.Fatalf("NewClient(%q): %v", url, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return redistest.Client(t, srv.URL()+"?read_timeout=1h&write_timeout=1h", NewClient)
 }
 
 // newStore returns a Store on c with options o.
@@ -45,50 +33,12 @@ func newStore(t testing.TB, c goredis.UniversalClient, o Options) *Store {
 	return s
 }
 
-// commandCounter is a go-redis hook counting the commands a client sends, by
-// name.
-type commandCounter struct {
-	mu    sync.Mutex
-	names map[string]int
-}
-
-func (c *commandCounter) DialHook(next goredis.DialHook) goredis.DialHook { return next }
-
-func (c *commandCounter) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
-	return func(ctx context.Context, cmd goredis.Cmder) error {
-		c.mu.Lock()
-		if c.names == nil {
-			c.names = map[string]int{}
-		}
-		c.names[cmd.Name()]++
-		c.mu.Unlock()
-		return next(ctx, cmd)
-	}
-}
-
-func (c *commandCounter) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		c.mu.Lock()
-		if c.names == nil {
-			c.names = map[string]int{}
-		}
-		c.names["pipeline"]++
-		c.mu.Unlock()
-		return next(ctx, cmds)
-	}
-}
+// commandCounter is a go-redis hook counting the round trips a client sends:
+// a command alone by its name, a pipeline as "pipeline".
+type commandCounter struct{ redistest.Commands }
 
 // take returns the counts since the last take and resets them.
-func (c *commandCounter) take() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.names
-	c.names = nil
-	if n == nil {
-		n = map[string]int{}
-	}
-	return n
-}
+func (c *commandCounter) take() map[string]int { return c.Take().Calls }
 
 // mustDo runs a command on c and returns its reply.
 func mustDo(t testing.TB, c goredis.UniversalClient, args ...any) any {

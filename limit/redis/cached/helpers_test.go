@@ -2,7 +2,6 @@ package cached
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,12 +27,7 @@ var t0 = time.Unix(1_800_000_000, 0)
 // newClient returns a client for srv, closed when the test ends.
 func newClient(t testing.TB, srv *redistest.Server) goredis.UniversalClient {
 	t.Helper()
-	c, err := redis.NewClient(srv.URL() + "?max_retries=-1&dial_timeout=200ms")
-	if err != nil {
-		t.Fatalf("NewClient(%q): %v", srv.URL(), err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return redistest.Client(t, srv.URL()+"?max_retries=-1&dial_timeout=200ms", redis.NewClient)
 }
 
 // newStore returns a Store on c with options o (no flush timer unless o
@@ -89,52 +83,12 @@ func stored(t testing.TB, c goredis.UniversalClient, key string) counter.State {
 
 // commands is a go-redis hook counting the commands a client sends (each
 // command of a pipeline) and the round trips (a command or a pipeline).
-type commands struct {
-	mu         sync.Mutex
-	names      map[string]int
-	roundTrips int
-}
-
-func (c *commands) DialHook(next goredis.DialHook) goredis.DialHook { return next }
-
-func (c *commands) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
-	return func(ctx context.Context, cmd goredis.Cmder) error {
-		c.mu.Lock()
-		if c.names == nil {
-			c.names = map[string]int{}
-		}
-		c.names[cmd.Name()]++
-		c.roundTrips++
-		c.mu.Unlock()
-		return next(ctx, cmd)
-	}
-}
-
-func (c *commands) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		c.mu.Lock()
-		if c.names == nil {
-			c.names = map[string]int{}
-		}
-		for _, cmd := range cmds {
-			c.names[cmd.Name()]++
-		}
-		c.roundTrips++
-		c.mu.Unlock()
-		return next(ctx, cmds)
-	}
-}
+type commands struct{ redistest.Commands }
 
 // take returns the command counts and round trips since the last take.
 func (c *commands) take() (map[string]int, int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, r := c.names, c.roundTrips
-	c.names, c.roundTrips = nil, 0
-	if n == nil {
-		n = map[string]int{}
-	}
-	return n, r
+	s := c.Take()
+	return s.Names, s.RoundTrips
 }
 
 // checkInvariants fails the test unless s's bookkeeping holds: dirty counts

@@ -2,10 +2,7 @@ package refcount
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,13 +31,8 @@ var t0 = time.Unix(1_800_000_000-1_800_000_000%86400+10, 0)
 // commands it sends recorded.
 func newClient(t *testing.T) (goredis.UniversalClient, *recorder) {
 	t.Helper()
-	srv := redistest.Start(t)
-	c, err := redis.NewClient(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	rec := &recorder{}
+	c := redistest.Client(t, redistest.Start(t).URL(), redis.NewClient)
+	rec := newRecorder()
 	c.AddHook(rec)
 	return c, rec
 }
@@ -57,54 +49,14 @@ func newStore(t *testing.T, c goredis.UniversalClient, o Options) *Store {
 // recorder is a go-redis hook writing down every command sent, as text
 // ("incrby k 1"), and each round trip, leaving out the handshakes of new
 // connections (HELLO, CLIENT).
-type recorder struct {
-	mu    sync.Mutex
-	cmds  []string
-	trips int
-}
+type recorder struct{ redistest.Commands }
 
-func (r *recorder) DialHook(next goredis.DialHook) goredis.DialHook { return next }
-
-func (r *recorder) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
-	return func(ctx context.Context, cmd goredis.Cmder) error {
-		r.add(cmd)
-		return next(ctx, cmd)
-	}
-}
-
-func (r *recorder) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []goredis.Cmder) error {
-		r.add(cmds...)
-		return next(ctx, cmds)
-	}
-}
-
-func (r *recorder) add(cmds ...goredis.Cmder) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	counted := false
-	for _, c := range cmds {
-		if n := c.Name(); n == "hello" || n == "client" {
-			continue
-		}
-		if !counted {
-			r.trips, counted = r.trips+1, true
-		}
-		var parts []string
-		for _, a := range c.Args() {
-			parts = append(parts, fmt.Sprint(a))
-		}
-		r.cmds = append(r.cmds, strings.Join(parts, " "))
-	}
-}
+func newRecorder() *recorder { return &recorder{redistest.Commands{KeepText: true}} }
 
 // take returns the commands and round trips since the last take.
 func (r *recorder) take() ([]string, int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, n := r.cmds, r.trips
-	r.cmds, r.trips = nil, 0
-	return c, n
+	s := r.Take()
+	return s.Text, s.RoundTrips
 }
 
 func fixed(max uint64, w time.Duration) counter.Policy {

@@ -222,7 +222,7 @@ func TestBreaker(t *testing.T) {
 	if b.Probe(context.Background()) == nil {
 		t.Fatal("PING answered with Redis killed")
 	}
-	rec := &recorder{}
+	rec := newRecorder()
 	c.AddHook(rec)
 	u := []counter.Update{{Key: "k", Policy: fixed(1, time.Minute), Cost: 1}}
 	err = s.Update(context.Background(), t0, u, make([]counter.Decision, 1))
