@@ -137,7 +137,7 @@ type Options struct {
 // only touch one slot; Update returns an error otherwise rather than
 // splitting the batch, which would lose its all-or-nothing guarantee,
 // unless Options.SplitHashTags allows it to decide the batch one tag at a
-// time (see the package doc for what that costs).
+// time (see Options.SplitHashTags for what that costs).
 //
 // A Store is safe for concurrent use; create it with New.
 type Store struct {
