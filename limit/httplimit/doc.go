@@ -47,49 +47,29 @@
 //
 // # Keys
 //
-// tag "ip" is the peer address (http.Request.RemoteAddr without the port).
-// With trusted proxy prefixes configured (WithTrustedProxies) and a peer among
-// them, it is the right-most X-Forwarded-For hop that is not trusted, every
-// X-Forwarded-For header line read in order as one list. The left-most hop is
-// never used: it is whatever the client wrote, and a client that writes a
-// fresh address into each request would never be limited. The hops right of
-// the first untrusted one were appended by proxies we trust, so that one is
-// the address the nearest untrusted party connected from. When every hop is
-// trusted the left-most is used; a hop that is not an address stops the walk
-// at the trusted proxy that wrote it. The Forwarded header (RFC 7239) is not
-// read. IPv4-mapped IPv6 addresses count as their IPv4 form; IPv6 clients are
-// keyed by their full address, not their /64.
-//
-// tag "header" is the first value of the header named by key; "cookie" and
-// "query" are read exactly as (*http.Request).Cookie and url.Values.Get read
-// them, allocating only to unescape a query value that needs it (a fuzz test
-// holds them to net/http's answers). A value longer than 128 bytes is stored by its
-// SHA-256, so huge values cannot bloat the store.
+// tag "ip" is the peer address (http.Request.RemoteAddr without the port),
+// or, behind proxies listed with WithTrustedProxies, the right-most
+// X-Forwarded-For hop that is not trusted. IPv4-mapped IPv6 addresses count
+// as their IPv4 form; IPv6 clients are keyed by their full address, not
+// their /64. tag "header" is the first value of the header named by key;
+// "cookie" and "query" are read exactly as (*http.Request).Cookie and
+// url.Values.Get read them (a fuzz test holds them to net/http's answers).
 //
 // # Shared counters
 //
-// A rate limiter keeps its counters in a counter.Store: by default a
-// counter.MemoryStore of its own, so counters are per process and N instances
-// behind a load balancer admit up to N times the limit, as pingap warns.
-// WithStore takes any counter.Store, and then every instance using the same
-// store shares one budget per key; with limit/redis that is one Redis:
+// A rate limiter keeps its counters in a counter.MemoryStore of its own, so
+// N instances behind a load balancer admit up to N times the limit, as
+// pingap warns. WithStore takes any counter.Store (this package does not
+// import limit/redis), and every instance using the same store shares one
+// budget per key:
 //
 //	client, _ := redis.NewClient("redis://10.0.0.5:6379/0") // limit/redis
 //	store, _ := redis.New(client, redis.Options{KeyPrefix: "proxy:"})
 //	set, err := httplimit.Load(data, httplimit.WithStore(store))
 //
-// This package does not import limit/redis: any Store works.
-// Counter keys start with the plugin's name and change with its type, tag,
-// key and interval; the request's value ends them, as it is when it has at
-// most 128 bytes and no brace, else as its SHA-256: a huge value cannot make
-// its counter's key huge, and a client cannot choose its counter's Redis
-// Cluster hash tag, so the node that keeps it. A store error rejects the request with 503 unless
-// WithStoreErrorHandler lets it through.
-//
-// In-flight counts are always per process, whatever the store: an in-flight
-// count shared across instances would need a lease that outlives a crashed
-// instance, which counter.Store does not model. With N instances a key may
-// hold up to N times max requests at once.
+// A store error rejects the request with 503 unless WithStoreErrorHandler
+// lets it through. In-flight counts are always per process: with N
+// instances a key may hold up to N times max requests at once.
 //
 // # Where it differs from pingap
 //

@@ -25,8 +25,14 @@ type options struct {
 // process, so with N instances behind a load balancer a client gets up to N
 // times the limit. A nil s keeps the default.
 //
-// In-flight limiters ignore it: their counts are always per process (see the
-// package documentation).
+// Counter keys start with the plugin's name and change with its type, tag,
+// key and interval; the request's value ends them, as it is when it has at
+// most 128 bytes and no brace, else as its SHA-256, so that a client can
+// neither make its counter's key huge nor choose its Redis Cluster hash tag.
+//
+// In-flight limiters ignore it: their counts are always per process, since a
+// count shared across instances would need a lease that outlives a crashed
+// instance, which counter.Store does not model.
 func WithStore(s counter.Store) Option {
 	return func(o *options) { o.store = s }
 }
@@ -39,8 +45,13 @@ func WithClock(clock func() time.Time) Option {
 
 // WithTrustedProxies makes tag "ip" look through the listed proxies: when the
 // peer is in one of the prefixes, the client is the right-most address of
-// X-Forwarded-For that is in none of them (see the package documentation).
-// Without it X-Forwarded-For is never read. IPv4-mapped IPv6 prefixes
+// X-Forwarded-For that is in none of them, every X-Forwarded-For header line
+// read in order as one list. The left-most hop is never used while an
+// untrusted one follows it: it is whatever the client wrote, and a client
+// writing a fresh address into each request would never be limited. When
+// every hop is trusted the left-most is used; a hop that is not an address
+// stops the walk at the trusted proxy that wrote it. The Forwarded header
+// (RFC 7239) is not read. Without it X-Forwarded-For is never read. IPv4-mapped IPv6 prefixes
 // (::ffff:10.0.0.0/104) are taken as their IPv4 form, since addresses are.
 // An invalid prefix makes New fail.
 func WithTrustedProxies(prefixes ...netip.Prefix) Option {
