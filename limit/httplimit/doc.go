@@ -23,23 +23,19 @@
 //
 // # Behaviour
 //
-//   - A request whose key value is missing or empty is not limited.
-//   - Within the limit it passes.
-//   - Over the limit it gets 429 Too Many Requests with the body
-//     "exceed limit <value>/<max>" and, for a rate limiter,
-//     Retry-After: the interval in seconds (rounded up to a whole second).
-//   - max = 0 rejects every request that has a key, for both types.
+//   - A request whose key value is missing or empty is not limited. Over the
+//     limit a request gets 429 with the body "exceed limit <value>/<max>"
+//     and, for a rate limiter, Retry-After: the interval, rounded up to a
+//     whole second. max = 0 rejects every request that has a key.
 //   - rate uses counter.SlidingWindow in pingap's weighted mode:
 //     value = (prev*(1-w) + curr*w) / interval against the budget
 //     max / max(interval, 1) (seconds); weight 0 uses the previous window
 //     alone. Windows are aligned to the Unix epoch.
-//   - With the default weight of 50, a fresh key admits up to twice max in its
-//     first interval, as pingap's formula does: the current window counts
-//     half, and nothing came before. With max 10 and interval 10s, a key sent
-//     30 requests an interval gets 20 admitted in the first, 0 in the second
-//     (the 20 before count half: 10, the whole budget), 20 in the third: 10 an
-//     interval on average, in bursts of 20. weight = 100 counts the current
-//     window alone, for "at most max an interval": 10, 10, 10.
+//   - With the default weight of 50 a fresh key admits up to twice max in its
+//     first interval, as pingap's formula does (the current window counts
+//     half, and nothing came before): with max 10 and interval 10s, 30
+//     requests an interval get 20, 0, 20, ... admitted. weight = 100 counts
+//     the current window alone, for at most max an interval.
 //   - inflight holds a count while the request runs, released when the
 //     handler returns (also when it panics) or, for a RoundTripper, when the
 //     response body is closed or the round trip fails. A rejected request
