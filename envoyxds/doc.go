@@ -56,9 +56,10 @@
 // differently from descriptor it reports a caveat (Output.Caveats): a cost from dynamic
 // metadata that is absent, not a number, negative or above 1e9 drops the descriptor in
 // Envoy (descriptor charges 1), and ROUTE_ENTRY metadata reads the matched route's metadata,
-// which the generated routes carry only when Options.Route sets it. Requests Envoy does not
-// route (no Host, CONNECT, OPTIONS *) are rate-limited by neither side's generated routes;
-// regular expressions pass through to RE2, which by default rejects programs larger than 100.
+// which the generated routes carry only when Options.Route sets it. Requests without a Host,
+// CONNECT requests and OPTIONS * match no generated route, so Envoy does not limit them where
+// descriptor would apply unconditional actions; regular expressions pass through to RE2,
+// which by default rejects programs larger than 100.
 //
 // # Output format
 //
