@@ -48,91 +48,44 @@
 // policy is not ready, for kuadrant.io/v1), and Sync returns the error, so that the work
 // queue retries. A policy on several Gateways is not enforced while any of them failed.
 //
-// # The ConfigMaps
+// # The bundle of a Gateway
 //
-// Per Gateway, "rlpkit-<gateway name>" in the Gateway's namespace (ConfigMapName), owned by
-// the Gateway (deleted with it by the garbage collector) and labelled
-// app.kubernetes.io/managed-by=rlpkit-controller and rlpkit.dev/gateway, with these keys, all
-// YAML (GatewayOutput.Files):
+// Per Gateway, the ConfigMap "rlpkit-<gateway name>" (ConfigMapName) in the Gateway's
+// namespace, owned by the Gateway and labelled app.kubernetes.io/managed-by and
+// rlpkit.dev/gateway, holds its bundle (package bundle; GatewayOutput.Files): KeyLimits,
+// every limit in limitador's format for `rlpkit serve --limits`, one rate-limit service for
+// both APIs; KeyPluginConfig, for rlpkit's filter; KeyKuadrantWasm and KeyKuadrantLimits,
+// what kuadrant-operator v1.5.2 writes for wasm-shim and Limitador. An API's keys are written
+// when the API is read; a Gateway without policies keeps its ConfigMap, with the limits "[]".
+// A ConfigMap of that name that rlpkit-controller does not manage is never overwritten.
 //
-//   - KeyLimits, "limits.yaml": every limit of the Gateway's routes in limitador's format,
-//     those of the apim.kuadrant.io/v1alpha1 policies then those of the kuadrant.io/v1
-//     policies (their namespaces never collide), which `rlpkit serve --limits` reads (and
-//     reloads when the mounted file changes): one rate-limit service serves both APIs.
-//   - KeyPluginConfig, "pluginconfig.yaml": the PluginConfig of the apim.kuadrant.io/v1alpha1
-//     policies, for rlpkit's filter (cmd/rlpkit-filter). Written when that API is read.
-//   - KeyKuadrantWasm, "kuadrant-wasm.yaml": the wasm-shim v0.14 configuration of the
-//     kuadrant.io/v1 policies, as kuadrant-operator v1.5.2 writes it into the Gateway's
-//     WasmPlugin: "wasm" of `rlpkit compile -o kuadrant`. Its rate-limit service is
-//     Options.Kuadrant.RateLimitEndpoint (rlpkit-controller --kuadrant-ratelimit-endpoint),
-//     which names the Envoy cluster of `rlpkit serve` or of Limitador. Written when that
-//     API is read.
-//   - KeyKuadrantLimits, "kuadrant-limits.yaml": the Limitador limits of the kuadrant.io/v1
-//     policies alone, "limits" of `rlpkit compile -o kuadrant`, for a Limitador deployment.
-//     Written when that API is read.
-//
-// A Gateway without policies keeps its ConfigMap, with configurations without policies and
-// the limits "[]", so the service keeps serving. A ConfigMap of that name that
-// rlpkit-controller does not manage is never overwritten: Sync reports it.
-//
-// # Outputs larger than a ConfigMap
-//
-// The API server takes at most 1 MiB of data in a ConfigMap, and a Gateway with thousands
-// of routes compiles to more (10,000 routes with a policy each: about 4.3 MB). An output
-// that fits (MaxConfigMapBytes) keeps the one ConfigMap above, with the keys above, so that
-// existing mounts keep working. A larger one is split (package split): its files are cut,
-// at line ends, into parts packed into ConfigMaps of at most 512 KiB (MaxPartBytes) named
-// "rlpkit-<gateway>-part-<n>" (PartName) and labelled rlpkit.dev/part=<n>, and
-// "rlpkit-<gateway>" holds only KeyIndex, the index naming each file's parts with their
-// digests. Parts are written before the index; parts no longer needed are deleted after it.
-// A reader mounts the index's ConfigMap and its parts' together (a projected volume; give
-// more part ConfigMaps than needed, optional) and reads each file whole: `rlpkit serve
-// --limits DIR` does, and refuses a set whose parts do not all match the index (the kubelet
-// refreshes each ConfigMap of a volume on its own), keeping the limits in force until the set
-// is whole. A file of a split output is its parts concatenated: a pipeline that copies the
-// PluginConfig into a WasmPlugin concatenates them in the index's order.
-//
-// # Names
-//
-// Object names derived from a Gateway's name ("rlpkit-" + name + suffix) longer than
-// Kubernetes allows (253 characters), and label values longer than 63, are cut and end in a
-// hash of the Gateway's name (ObjectName, GatewayLabel): valid, distinct, the same at every
-// start. Two Gateways whose names make one object name ("gw" and "gw-part-1") are reported:
-// the second is not written.
+// A bundle over MaxConfigMapBytes (1 MiB, the API server's limit) is split (package bundle)
+// over ConfigMaps of at most MaxPartBytes named PartName and labelled rlpkit.dev/part, and
+// "rlpkit-<gateway>" holds only KeyIndex, the index of the parts with their digests. Parts
+// are written before the index and deleted after it, so that a reader (`rlpkit serve
+// --limits DIR` on a projected volume) never finds an index naming parts not yet written.
+// Names too long for Kubernetes end in a hash of the Gateway's name (ObjectName,
+// GatewayLabel); two Gateways whose names make one object name are reported.
 //
 // # Wiring the data plane
 //
-// With Options.DataPlane (rlpkit-controller --data-plane), Sync also writes, per Gateway,
-// what makes its Envoy load the filters with their configurations inline, as
-// kuadrant-operator does: for Istio, a WasmPlugin "rlpkit-<gateway>" of rlpkit's filter
-// (DataPlaneOptions.FilterURL, the PluginConfig in pluginConfig, phase AUTHZ) and a WasmPlugin
-// "rlpkit-<gateway>-kuadrant" of wasm-shim (the kuadrant.io/v1 configuration, phase STATS);
-// for Envoy Gateway, an EnvoyExtensionPolicy "rlpkit-<gateway>" holding both. With
-// DataPlaneOptions.RateLimitAddress it writes the Envoy clusters the configurations call
-// (--upstream-cluster, --kuadrant-ratelimit-endpoint), pointing to that address over HTTP/2:
-// an EnvoyFilter (Istio) or an EnvoyPatchPolicy (Envoy Gateway) "rlpkit-<gateway>-ratelimit".
-// Only the data planes whose CRDs are installed are wired (DetectDataPlanes, logged
-// otherwise). Each such object is one Kubernetes object: its configuration may hold at most
-// 1 MiB as JSON (MaxInlineBytes; about 3,900 routes with a policy each for rlpkit's filter,
-// 2,200 for wasm-shim); a larger one is not written and its policies are reported not
-// enforced, naming the object and its size, while the split ConfigMaps are written.
+// With Options.DataPlane (--data-plane), Sync also writes what makes each Gateway's Envoy
+// load the filters with their configurations inline, as kuadrant-operator does: Istio
+// WasmPlugins "rlpkit-<gateway>" (rlpkit's filter) and "rlpkit-<gateway>-kuadrant"
+// (wasm-shim), or an Envoy Gateway EnvoyExtensionPolicy holding both; with
+// DataPlaneOptions.RateLimitAddress, an EnvoyFilter or EnvoyPatchPolicy
+// "rlpkit-<gateway>-ratelimit" adding the rate-limit service's clusters. Only the data planes
+// whose CRDs are installed are wired (DetectDataPlanes). Such an object holds at most
+// MaxInlineBytes of configuration; a larger one is not written and its policies are reported
+// not enforced, naming the object and its size.
 //
 // # Policy APIs
 //
-// RateLimitPolicy apim.kuadrant.io/v1alpha1 (package policy) gets package merge's
-// conditions (Accepted, Enforced). RateLimitPolicy kuadrant.io/v1 (package kuadrantv1)
-// gets kuadrant-operator's, as package kuadrant computes them: Accepted (Accepted,
-// Invalid, TargetNotFound) and Enforced (Enforced, fully or partially; Overridden naming
-// the overriding policies; Unknown when on no path to a route; InvalidCelExpression), with
-// status.observedGeneration, and no Enforced condition while not accepted, as the operator
-// writes them. A policy of one name in each API is two objects.
-//
-// Each API needs its CRD: config/crd holds both, generated from the Go types. Kuadrant's
-// operator installs its own kuadrant.io/v1 CRD (rlpkit's has the same name and must not
-// replace it); rlpkit's apim.kuadrant.io/v1alpha1 CRD exists only in config/crd. Neither
-// is required: SetupWithManager asks the API server which CRDs are installed
-// (DetectAPIs), watches and reads the APIs found, and logs those missing (installing one
-// later needs a restart). Options.APIs (rlpkit-controller --apis) chooses instead.
+// apim.kuadrant.io/v1alpha1 policies get package merge's conditions (Accepted, Enforced);
+// kuadrant.io/v1 policies get kuadrant-operator's, as package kuadrant computes them, with
+// status.observedGeneration. Each API needs its CRD (config/crd holds both; keep Kuadrant's
+// own kuadrant.io/v1 CRD where the operator runs). SetupWithManager watches the APIs whose
+// CRD is installed (DetectAPIs) and logs the others; Options.APIs (--apis) chooses instead.
 //
 // # Where it differs from kuadrant-operator
 //
