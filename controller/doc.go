@@ -23,30 +23,20 @@
 //
 // # Writes only on change, statuses last
 //
-// Sync writes the Gateways' outputs first (several Gateways at once, each Gateway's objects
-// in order), then the policies' statuses (Options.StatusWorkers at a time, within the
-// client's QPS and burst, so that the first run over a large cluster does not wait on one
-// patch after another). A status is patched only when the conditions Sync computes differ
-// from the stored ones (lastTransitionTime is kept when a condition's status does not change,
-// as meta.SetStatusCondition does; observedGeneration is the policy's generation); a
-// condition of a type rlpkit-controller writes (Accepted, Enforced) that compiling no longer
-// computes is removed, so that a policy whose target is gone does not keep Enforced=True. An
-// object is created when missing and updated only when what Sync writes in it differs.
-// Patches and updates carry the resourceVersion they were computed from, so a stale cache
-// yields a conflict, never a write of outdated content, and Sync remembers (a digest of)
-// what it last wrote from which version, so that a cache that has not caught up with its
-// own write does not cause the same write again. Nothing in a run is quadratic in the number
-// of objects or writes.
-//
-// # Enforced means written
+// Sync writes the Gateways' outputs first, then the policies' statuses
+// (Options.StatusWorkers at a time, within the client's QPS and burst). An object or a status
+// is written only when what Sync computes differs from what is stored (lastTransitionTime
+// kept, as meta.SetStatusCondition does); a condition of a type rlpkit-controller writes that
+// compiling no longer computes is removed. Writes carry the resourceVersion they were
+// computed from, so a stale cache yields a conflict, never outdated content, and Sync
+// remembers a digest of what it last wrote, so that a cache that has not caught up with its
+// own write does not cause it again.
 //
 // A policy is reported Enforced only once the outputs that enforce it are written: when a
-// write of a Gateway's output fails (the API server refuses it, or a data-plane object
-// would be too large), the policies compiled into that Gateway are Enforced=False, the
-// message naming the object and the API server's answer (reason WriteFailed for
-// apim.kuadrant.io/v1alpha1; Unknown, kuadrant-operator's reason while what enforces a
-// policy is not ready, for kuadrant.io/v1), and Sync returns the error, so that the work
-// queue retries. A policy on several Gateways is not enforced while any of them failed.
+// write fails, the policies compiled into that Gateway are Enforced=False, naming the object
+// and the API server's answer (reason WriteFailed for apim.kuadrant.io/v1alpha1; Unknown for
+// kuadrant.io/v1, as kuadrant-operator reports what is not ready), and Sync returns the error
+// so that the work queue retries.
 //
 // # The bundle of a Gateway
 //
