@@ -6,28 +6,17 @@
 // third floor (what to count), over the evaluator contract of package limit.
 //
 // It is not a server: it opens no listener, watches no directory and
-// exports no metrics. Load reads a set of files (keys and bytes, see
-// ReadDir for the runtime directory layout); Evaluator, a limit.Evaluator,
-// decides requests of the RLS model (package rlsmsg) against one of them
-// (WithConfig), listing every counter in limit.Result.Counters under the
-// rule's name or, without one, its configured path below the domain (never
-// a request value); and Options.Observe lets a server count per-rule
-// statistics under the reference's names, each a Stat whose Kind says
-// whether its key embeds request values (detailed_metric, value_to_metric,
-// a limit override), which a server should keep bounded (cmd/ratelimit
-// keeps 1,000 and counts the rest in one key per domain). The keys are
-// the reference's, a share_threshold level keeping its pattern even under
-// value_to_metric or a detailed_metric leaf, and the near_limit threshold
-// is computed in single precision, as the reference's. Package rls
-// serves it over gRPC and HTTP, with the reference's conventions
-// (rls.EnvoyRateLimit) in cmd/ratelimit and rlpkit's in
-// `rlpkit serve --ratelimit-config`.
+// exports no metrics. Load reads a set of files (ReadDir: the runtime
+// directory layout); Evaluator, a limit.Evaluator, decides requests against
+// one of them, naming every counter by its rule's name or configured path,
+// never by a request value; Options.Observe gives a server per-rule
+// statistics under the reference's names, each Stat saying whether its key
+// embeds request values, which a server should keep bounded.
 //
 // # Configuration
 //
 // One YAML file per domain, with the reference's schema and validation
-// messages (each prefixed with the file's key, followed by the line and
-// the field path):
+// messages, each located by file, line and field path:
 //
 //	domain: messaging
 //	descriptors:
@@ -39,10 +28,9 @@
 //
 // Matching walks the tree entry by entry: the exact key_value, else the
 // wildcard values of that level in file order ('*' matches any run of
-// characters, anywhere, several times), else the key-only entry, with no
-// backtracking. A limit applies only when the node reached by the last
-// entry has one. A descriptor with neither rate_limit nor children is a
-// whitelist.
+// characters), else the key-only entry, with no backtracking. A limit
+// applies only when the node reached by the last entry has one; a
+// descriptor with neither rate_limit nor children is a whitelist.
 //
 // # Quotas and dynamic metadata
 //
