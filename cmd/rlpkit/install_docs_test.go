@@ -47,3 +47,20 @@ func TestReadmeInstall(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeShape holds the README to what a new user reads first: it starts with the two
+// commands (compile the toystore example, run the tests) and stays short, the reference
+// being under docs/.
+func TestReadmeShape(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "```sh\ngo run ./cmd/rlpkit compile examples/toystore\ngo test ./...\n```\n"
+	if !strings.HasPrefix(string(readme), start) {
+		t.Errorf("README.md does not start with the two commands:\n%s", start)
+	}
+	if n := strings.Count(string(readme), "\n"); n > 420 {
+		t.Errorf("README.md has %d lines, want at most about 400: move reference text to docs/", n)
+	}
+}
