@@ -74,8 +74,8 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 // listens, rather than leaving it to time out.
 //
 // For limit/redis's store the bound is redis.WithDeadline, a deadline
-// without a timer on the update's round trips (a timer per decision cost
-// about 5% of the server's CPU); other stores (the approximate one) get a
+// without a timer on the update's round trips (a timer per decision is work
+// on every call); other stores (the approximate one) get a
 // context.WithTimeout.
 type boundedStore struct {
 	counter.Store

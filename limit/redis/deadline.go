@@ -10,8 +10,8 @@ import (
 //
 // It starts no timer, where context.WithDeadline starts one per context and
 // stops it again on cancel: a server bounding every call to Redis that way
-// spends a few microseconds of every decision on timers (about 5% of
-// rlpkit serve's CPU). The Store sends the Update's script call under t
+// spends a few microseconds of every decision on timers (the figure is in
+// docs/performance.md). The Store sends the Update's script call under t
 // instead: go-redis's dial, writes and reads (ContextTimeoutEnabled), and
 // a pipeline shared with other calls (see Store), end at t or at the
 // latest deadline of the calls it carries. A call queued behind a pipeline
