@@ -47,7 +47,7 @@ Both ports bind loopback by default; give :PORT (every interface) to reach them 
 elsewhere, as a Pod's probes and Prometheus do.
 
 The HTTP port (--http-addr, "off" for none, port 0 for any free port) serves
-  /metrics  Prometheus metrics, per limit too (rlpkit_limit_*; see the README)
+  /metrics  Prometheus metrics, per limit too (rlpkit_limit_*; see docs/serve.md)
   /healthz  200 while the process is up
   /readyz   200 when the limits are loaded and the store answers (Redis: PING,
             answered from a cache for one second; while Redis is known down, at
