@@ -125,11 +125,13 @@
 // when their state no longer matters: a key outlives its window by the
 // margin (Options.TTLMargin, 500 ms by default) and the rounding to a
 // millisecond, no more. Forgetting a counter whose TTL has passed changes
-// no decision: by then its state decides as a fresh counter does. The
-// margin covers the store's clock lagging the clock of the one that wrote
-// the key: another replica deciding at its own now, or, after a failover,
-// a Redis whose clock is ahead (a replica keeps a key's expiry as an
-// instant of the primary's clock). With Options.ServerTime every decision
+// no decision: by then its state decides as a fresh counter does, whatever
+// max a reload has set since (a token bucket's key lives about a window
+// after its last hit, not only until its tokens refill at the max that
+// wrote it). The margin covers the store's clock lagging the clock of the
+// one that wrote the key: another replica deciding at its own now, or,
+// after a failover, a Redis whose clock is ahead (a replica keeps a key's
+// expiry as an instant of the primary's clock). With Options.ServerTime every decision
 // is at the clock of the Redis holding the key, the one its expiry is kept
 // by, so there is no margin unless Options.TTLMargin sets one.
 // envoyproxy/ratelimit sets a key's TTL to its whole window (its unit, plus
