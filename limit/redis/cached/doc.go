@@ -117,6 +117,14 @@
 // pending hits and ends it. Hits of a window that has ended by then may be
 // dropped: no decision reads them any more.
 //
+// A flush's faults stay with the counters that caused them. On a Cluster,
+// a hash tag whose script call fails keeps only its own hits pending; the
+// other tags' are written once and acknowledged. A key holding something
+// other than a counter (another type, another string) is left as it is:
+// its hits, which cannot be written, are dropped, the other counters of
+// the flush are written, and the Updates touching it go to the exact
+// store, which fails them naming the key until it holds a counter again.
+//
 // With a limit/redis Breaker (Options.Redis.Breaker) the flushes report
 // their failures to it, and while it knows Redis to be down they fail at
 // once, as do the batches of the exact store, without a round trip; local
