@@ -61,7 +61,10 @@ func TestClusterFlush(t *testing.T) {
 // others a second time.
 func TestClusterFlushPartFails(t *testing.T) {
 	srv := redistest.StartCluster(t)
-	c, err := redis.NewClient(srv.URL() + "?addr=" + srv.Addr + "&max_redirects=1")
+	// No retries: go-redis re-sends a node's whole pipeline when its first
+	// command fails with CLUSTERDOWN, the calls that succeeded included,
+	// which would count them twice whatever the store does.
+	c, err := redis.NewClient(srv.URL() + "?addr=" + srv.Addr + "&max_redirects=-1")
 	if err != nil {
 		t.Fatal(err)
 	}
