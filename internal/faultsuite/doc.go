@@ -12,6 +12,9 @@
 //     Redis is one a client asked for, that no counter holds more hits than
 //     were sent for it, that no limit admitted more than its budget, and
 //     that each outage was logged once when found and once when over;
+//   - turn one user's counter key in Redis into a list while 31 other
+//     clients call beside that user's, and check that only that user's
+//     calls fail, though the store decides concurrent calls together;
 //   - send requests of the largest size the servers accept and larger ones
 //     beside a well-behaved client, whose latency is reported unloaded and
 //     loaded, and check that the larger ones are refused;

@@ -216,7 +216,9 @@ type Decision struct {
 	// decision.
 	Remaining uint64
 	// ResetAfter is how long until the counter is back to its initial state
-	// if nothing else happens. A store may forget the counter after it.
+	// if nothing else happens, under this policy. Under another Max (a
+	// reload keeps a limit's counter) its state may matter longer, so a
+	// store keeps it as long as Store says, not only until ResetAfter.
 	ResetAfter time.Duration
 	// RetryAfter is zero when allowed. Otherwise it is how long until the
 	// same request would be admitted if nothing else happens; when it never

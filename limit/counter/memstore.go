@@ -70,8 +70,9 @@ type MemoryOptions struct {
 // above), then each key is looked up, decided and stored once, and eviction
 // tells the batch's own keys (never evicted) from others with one look-up.
 //
-// Counters expire when their state is back to fresh (Decision.ResetAfter),
-// kept at the precision of whole seconds, rounded up. Expired counters are
+// Counters expire when their state is back to fresh under every policy
+// that can read it, whatever its Max (see Policy.freshFrom), kept at the
+// precision of whole seconds, rounded up. Expired counters are
 // swept a shard at a time while writing new counters to it, a pass over the
 // shard starting at most once per SweepInterval, or by Sweep; a pass goes a
 // bounded step (4,096 slots) per write, so that no write holds a shard's
@@ -197,7 +198,7 @@ func (m *MemoryStore) one(now time.Time, u *Update) Decision {
 		s := sl.state()
 		u.Policy.step(&s, nowUs, u.Cost, &d)
 		if d.Allowed && u.Cost > 0 { // only consumed hits change state
-			sl.set(s, nowUs+d.ResetAfter.Microseconds())
+			sl.set(s, u.Policy.freshFrom(s))
 		}
 		sh.mu.Unlock()
 		return d
@@ -206,7 +207,7 @@ func (m *MemoryStore) one(now time.Time, u *Update) Decision {
 	var s State
 	u.Policy.step(&s, t, u.Cost, &d)
 	if d.Allowed && u.Cost > 0 {
-		sh.put(id, s, t+d.ResetAfter.Microseconds(), t, &m.lim, nil)
+		sh.put(id, s, u.Policy.freshFrom(s), t, &m.lim, nil)
 	}
 	sh.mu.Unlock()
 	skewStore(&d, t, nowUs, u)
@@ -286,7 +287,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 		allowed = allowed && decisions[i].Allowed
 	}
 	if allowed {
-		m.store(updates, decisions, keys, keyOf, &set)
+		m.store(updates, keys, keyOf, &set)
 	} else {
 		checks(updates, decisions, keys, keyOf)
 	}
@@ -307,16 +308,15 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 // update, in the order of those updates: stored counters first, in the
 // slots batch found (storing a new counter may move slots), then new ones,
 // which eviction makes room for without evicting any key of the batch.
-func (m *MemoryStore) store(updates []Update, decisions []Decision, keys []batchKey, keyOf []int, set *batchKeys) {
+func (m *MemoryStore) store(updates []Update, keys []batchKey, keyOf []int, set *batchKeys) {
 	for i := range updates {
 		if c := &keys[keyOf[i]]; c.last == i && c.consumes && c.slot != nil {
-			c.slot.set(c.work, c.at+decisions[i].ResetAfter.Microseconds())
+			c.slot.set(c.work, updates[i].Policy.freshFrom(c.work))
 		}
 	}
 	for i := range updates {
 		if c := &keys[keyOf[i]]; c.last == i && c.consumes && c.slot == nil {
-			exp := c.at + decisions[i].ResetAfter.Microseconds()
-			m.shards[c.shard].put(c.id, c.work, exp, c.at, &m.lim, set)
+			m.shards[c.shard].put(c.id, c.work, updates[i].Policy.freshFrom(c.work), c.at, &m.lim, set)
 		}
 	}
 }

@@ -35,6 +35,15 @@ var ErrStoreDown = errors.New("store known to be down")
 // as allowed or rejected on their own. A store that knows its backend to be
 // down answers at once with an error wrapping ErrStoreDown.
 //
+// A store may forget a counter only once its state decides as a fresh
+// counter does under every policy of its algorithm and window, whatever
+// their Max, sliding-window weight or fixed-window start, since a reload
+// may change those and keep the counter's key (the evaluators' keys name
+// the algorithm and the window): the end of its window (fixed window), of
+// the window after it (sliding window), its TAT (GCRA), and for the token
+// bucket a window and one microsecond per token taken, less one, after its
+// time (the longest the taken tokens need to refill at any Max).
+//
 // Keys may alias memory the caller reuses (the evaluators build them with
 // unsafe.String over pooled scratch): a caller may overwrite a key's bytes
 // as soon as Update returns, whatever Update returned, a context error

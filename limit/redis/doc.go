@@ -45,12 +45,14 @@
 // decides it one tag at a time (see there for what that costs). A
 // standalone or Sentinel client decides any batch in one script.
 //
-// Every written key expires when its state is fresh again plus
-// Options.TTLMargin (500 ms by default), the margin covering clocks that
-// lag the writer's. By default Update decides at its now argument, so
-// replicas should keep their clocks in step; with Options.ServerTime the
-// script reads Redis's clock, every replica agrees and there is no margin.
-// Instants must lie between 1970 and 2112 (2^52 µs).
+// Every written key expires when its state is fresh again under any max
+// (its algorithm and window decide, never max, so a reload that lowers max
+// keeps counting on the same state) plus Options.TTLMargin (500 ms by
+// default), the margin covering clocks that lag the writer's. By default
+// Update decides at its now argument, so replicas should keep their clocks
+// in step; with Options.ServerTime the script reads Redis's clock, every
+// replica agrees and there is no margin. Instants must lie between 1970 and
+// 2112 (2^52 µs).
 //
 // # Failures
 //

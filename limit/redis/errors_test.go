@@ -106,6 +106,7 @@ func TestSplitReply(t *testing.T) {
 		{name: "one key, none stored", keys: []int{1}, reply: "17 1\n", want: []result{{17, '1', ""}}},
 		{name: "two keys", keys: []int{2}, reply: "17 0\n1 2 3\n", want: []result{{17, '0', "1 2 3\n"}}},
 		{name: "key holding something else", keys: []int{1}, reply: "17 e\n!", want: []result{{17, 'e', "!"}}},
+		{name: "unknown algorithm beside an admitted request", keys: []int{1, 1}, reply: "17 a1\n\n", want: []result{{17, 'a', ""}, {17, '1', ""}}},
 		{name: "three requests", keys: []int{1, 2, 1}, reply: "0 101\n1 2 3\n\n4 5 6\n", want: []result{{0, '1', "1 2 3"}, {0, '0', "\n4 5 6"}, {0, '1', ""}}},
 		{name: "too few states", keys: []int{3}, reply: "17 0\n\n", wantErr: true},
 		{name: "too many states", keys: []int{1, 1}, reply: "17 00\n\n\n", wantErr: true},
@@ -149,6 +150,7 @@ func TestParseStates(t *testing.T) {
 		{name: "too few states", keys: 3, states: "\n", wantErr: "2 states for 3 keys"},
 		{name: "bad state", keys: 1, states: "foo", wantErr: "malformed counter state"},
 		{name: "another value", keys: 1, states: "!", wantErr: "does not hold a counter state"},
+		{name: "another type", keys: 2, states: "\n!WRONGTYPE Operation against a key holding the wrong kind of value", wantErr: "WRONGTYPE Operation"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -186,6 +188,7 @@ func TestFinishDisagreement(t *testing.T) {
 		{"script admitted a full counter", result{0, '1', fmt.Sprintf("%d 2 0", start)}, true},
 		{"script rejected an empty counter", result{0, '0', ""}, true},
 		{"script found no counter state", result{0, 'e', ""}, true},
+		{"script does not know the algorithm", result{0, 'a', ""}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,7 +19,8 @@
 -- The reply is "now flags", one flag per request (1 admitted, 0 rejected,
 -- e one of its keys holds no counter state), then per request a line per
 -- key holding the state it read: empty when the key did not exist, ! when
--- it holds something else.
+-- it holds another string, ! and Redis's error when reading it failed
+-- (WRONGTYPE). A bad key fails only the requests touching it.
 
 local map, mpos = ARGV[1], 1
 local flags, lines = {}, {}

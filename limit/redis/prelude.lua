@@ -44,10 +44,14 @@ for g = 1, nk do
   if not v then
     -- MGET reads a key of another type as none: GET tells them apart
     -- (WRONGTYPE), so that a key not holding a string is never written.
-    v = redis.call('GET', KEYS[g])
+    -- pcall keeps the error to the requests touching the key: the others
+    -- of the call are still decided.
+    v = redis.pcall('GET', KEYS[g])
   end
   cur[g], T[g], C[g], P[g] = '', 0, 0, 0
-  if v then
+  if type(v) == 'table' then
+    cur[g], bad[g] = '!' .. string.gsub(tostring(v.err), '\n', ' '), true
+  elseif v then
     local t, c, p = string.match(v, '^(%-?%d+) (%d+) (%d+)$')
     if t then
       cur[g], T[g], C[g], P[g] = v, tonumber(t), tonumber(c), tonumber(p)

@@ -12,7 +12,7 @@ import (
 // result is what a script call answered for one request of it.
 type result struct {
 	at     int64  // the instant the script decided at (Options.ServerTime)
-	flag   byte   // '1' admitted, '0' rejected, 'e' a key holds no counter state
+	flag   byte   // '1' admitted, '0' rejected, 'e' a key holds no counter state, 'a' an unknown algorithm
 	states string // one line per key of the request: the state it read
 }
 
@@ -32,7 +32,7 @@ func splitReply(reply string, calls []*call) error {
 	pos := 0 // the start of the next request's lines in rest
 	for r, c := range calls {
 		f := flags[r]
-		if f != '0' && f != '1' && f != 'e' {
+		if f != '0' && f != '1' && f != 'e' && f != 'a' {
 			return fmt.Errorf("limit/redis: malformed flag %q in script reply %q", f, head)
 		}
 		start, end, last := pos, pos, r == len(calls)-1
@@ -54,7 +54,8 @@ func splitReply(reply string, calls []*call) error {
 }
 
 // parseStates reads the states of the request's keys from their lines
-// (into b.stored): empty for none, "!" for a key holding something else.
+// (into b.stored): empty for none, "!" for a key holding another string,
+// "!" and Redis's error for a key that could not be read (WRONGTYPE).
 func (b *batch) parseStates(states string) error {
 	rest := states
 	for k := range b.keys {
@@ -73,6 +74,9 @@ func (b *batch) parseStates(states string) error {
 		case "!":
 			return fmt.Errorf("limit/redis: key %q does not hold a counter state", b.keys[k])
 		default:
+			if msg, ok := strings.CutPrefix(line, "!"); ok {
+				return fmt.Errorf("limit/redis: key %q: %s", b.keys[k], msg)
+			}
 			var err error
 			if st, err = script.ParseState(line); err != nil {
 				return fmt.Errorf("limit/redis: key %q: %w", b.keys[k], err)

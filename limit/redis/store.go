@@ -113,10 +113,13 @@ type Options struct {
 //
 // A counter is stored as a string "time count prev" (counter.State) with a
 // TTL, set on every write, of the span from the write's instant until the
-// state decides as a fresh counter does (counter.Decision.ResetAfter: the
+// state decides as a fresh counter does under any max of its algorithm and
+// window, since a reload may change a limit's max and keep its key: the
 // end of the window, of the window after it for the sliding window, which
-// reads the previous one, the refill of the tokens taken for the token
-// bucket and GCRA), rounded up to the millisecond, plus Options.TTLMargin.
+// reads the previous one, the TAT for GCRA, and for the token bucket a
+// window (plus a microsecond per token taken) after the state's time, the
+// longest the tokens taken take to refill at any max; rounded up to the
+// millisecond, plus Options.TTLMargin.
 // A key written near the end of its window thus expires with the window,
 // not a window later. The TTL is a span (PX), so that a Redis whose clock
 // differs from the store's expires the key at the same moment; with
@@ -293,8 +296,11 @@ func (b *batch) finish(serverTime bool, now time.Time, r result, updates []count
 	if err := b.parseStates(r.states); err != nil {
 		return err
 	}
-	if r.flag == 'e' {
+	switch r.flag {
+	case 'e':
 		return fmt.Errorf("limit/redis: the script found a key of %q that does not hold a counter state", b.keys)
+	case 'a':
+		return fmt.Errorf("limit/redis: the script does not know the algorithm of an update of %q", b.keys)
 	}
 	admitted := r.flag == '1'
 	if serverTime {

@@ -28,17 +28,17 @@ var ttlPolicies = []struct {
 }
 
 // freshAt returns the instant (Unix µs) from which state s, as stored under
-// p, decides as a fresh counter does: its window's end (fixed window), the
-// next window's end (sliding window), the refill of the tokens taken (token
-// bucket), its TAT (GCRA).
+// p, decides as a fresh counter does under any max: its window's end (fixed
+// window), the next window's end (sliding window), a window and a
+// microsecond per token taken less one after its time (token bucket: the
+// refill of the tokens taken at the slowest max), its TAT (GCRA).
 func freshAt(p counter.Policy, s counter.State) int64 {
 	w := p.Window.Microseconds()
 	switch p.Algorithm {
 	case counter.AlgorithmSlidingWindow:
 		return s.Time + 2*w
 	case counter.AlgorithmTokenBucket:
-		per := (w + int64(p.Max) - 1) / int64(p.Max)
-		return s.Time + int64(s.Count)*per
+		return s.Time + w + int64(s.Count) - 1
 	case counter.AlgorithmGCRA:
 		return s.Time
 	}
@@ -157,4 +157,55 @@ func TestTTL(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTTLLoweredMax takes 4 of 10 tokens (10 per 10 s) at a fake instant,
+// then, 5 s later on that clock, lowers Max to 5: the key must still be
+// there (it is deleted here when its TTL, read right after the write, is
+// shorter than those 5 s, as Redis would have expired it), since under Max
+// 5 two of the missing tokens are still missing, and 5 hits admit 3, as
+// deciding over the kept state does, not the 5 of a fresh bucket.
+func TestTTLLoweredMax(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv)
+	ctx := context.Background()
+	s := newStore(t, c, Options{})
+	high := counter.Policy{Algorithm: counter.AlgorithmTokenBucket, Max: 10, Window: 10 * time.Second}
+	low := high
+	low.Max = 5
+	const key = "{ttl}lowered"
+	ds := make([]counter.Decision, 1)
+	var kept counter.State
+	for range 4 {
+		kept, _ = high.Decide(kept, t0, 1)
+		if err := s.Update(ctx, t0, []counter.Update{{Key: key, Policy: high, Cost: 1}}, ds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pttl, err := c.PTTL(ctx, key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const elapsed = 5 * time.Second
+	if pttl <= elapsed {
+		t.Errorf("the key's TTL is %v: it expires before t0+%v, when Max 5 still reads 2 tokens missing", pttl, elapsed)
+		c.Del(ctx, key)
+	}
+	at := t0.Add(elapsed)
+	admitted, want := 0, 0
+	for range 5 {
+		var d counter.Decision
+		if kept, d = low.Decide(kept, at, 1); d.Allowed {
+			want++
+		}
+		if err := s.Update(ctx, at, []counter.Update{{Key: key, Policy: low, Cost: 1}}, ds); err != nil {
+			t.Fatal(err)
+		}
+		if ds[0].Allowed {
+			admitted++
+		}
+	}
+	if want != 3 || admitted != want {
+		t.Errorf("5 hits at t0+%v under Max 5 admitted %d, want %d (Decide over the kept state: 3)", elapsed, admitted, want)
+	}
 }

@@ -15,14 +15,17 @@
 --   the fixed window starting at its first hit), max, window (µs),
 --   weight (-1: proportional sliding window, else 0-100), cost,
 -- A stored state is the text "time count prev" (see limit.State), written
--- to expire when it decides as a fresh counter does (see fresh), plus
--- margin: at that instant of the server's clock with servertime, else
--- after the span from the instant of the request that wrote it (see
--- prelude.lua's ttlMillis).
+-- to expire when it decides as a fresh counter does under any max (see
+-- fresh), plus margin: at that instant of the server's clock with
+-- servertime, else after the span from the instant of the request that
+-- wrote it (see prelude.lua's ttlMillis).
 -- The reply is "now flags", one flag per request (1 admitted, 0 rejected,
--- e one of its keys holds no counter state), then per request a line per
--- key holding the state it read: empty when the key did not exist, ! when
--- it holds something else.
+-- e one of its keys holds no counter state, a an update of an algorithm
+-- this script does not know), then per request a line per key holding the
+-- state it read: empty when the key did not exist, ! when it holds another
+-- string, ! and Redis's error when reading it failed (WRONGTYPE). A fault
+-- fails only the requests it belongs to; the others of the call are
+-- decided.
 --
 -- Only whether each request is admitted is decided here; the decisions
 -- themselves are computed by the caller. Every number stays an integer
@@ -128,15 +131,22 @@ decide[3] = function(st, sc, sp, max, w, weight, n, cost) -- GCRA
 end
 
 -- fresh returns the instant from which a state written under an algorithm
--- decides as a fresh counter does: the end of its window (fixed window),
--- of the window after it (sliding window, which reads the previous one),
--- of the refill of every token taken (token bucket), its TAT (GCRA). It is
--- what the caller's replay reports as the decision's reset.
+-- decides as a fresh counter does under every policy of that algorithm and
+-- window, whatever its max (a reload may change a limit's max and keep its
+-- key), as limit/counter's Policy.freshFrom: the end of its window (fixed
+-- window), of the window after it (sliding window, which reads the
+-- previous one), its TAT (GCRA); for the token bucket st + w + sc - 1,
+-- since sc tokens missing refill within w + sc - 1 µs at any max.
 local fresh = {}
-fresh[0] = function(st, sc, max, w) return st + w end
+fresh[0] = function(st, sc, w) return st + w end
 fresh[4] = fresh[0]
-fresh[1] = function(st, sc, max, w) return st + 2 * w end
-fresh[2] = function(st, sc, max, w) return st + sc * per(max, w) end
+fresh[1] = function(st, sc, w) return st + 2 * w end
+fresh[2] = function(st, sc, w)
+  if sc == 0 then
+    return st
+  end
+  return st + w + sc - 1
+end
 fresh[3] = function(st) return st end
 
 local map, mpos = ARGV[1], 1
@@ -187,7 +197,9 @@ for r = 2, #ARGV do
     local n = cost -- a check (0) is over only when the counter already is
     local f = decide[alg]
     if not f then
-      return redis.error_reply(format('limit/redis: unknown algorithm %d', alg))
+      -- fails this request alone, not the others sharing the call
+      ok, flag = false, 'a'
+      break
     end
     local st, sc, sp = oT[g], oC[g], oP[g]
     if not st then
@@ -203,7 +215,7 @@ for r = 2, #ARGV do
         touched[nt] = g
       end
       oT[g], oC[g], oP[g] = st, sc, sp
-      local ms = ttlMillis(fresh[alg](st, sc, max, w), servertime)
+      local ms = ttlMillis(fresh[alg](st, sc, w), servertime)
       if not oX[g] or ms > oX[g] then
         oX[g] = ms
       end

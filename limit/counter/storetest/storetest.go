@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore func(t *testing.T) counter.Store) {
 	t.Run("batch repeats a key", s.repeatedKey)
 	t.Run("large batches", s.largeBatches)
 	t.Run("check consumes nothing", s.checkConsumesNothing)
+	t.Run("changed max keeps counting", s.changedMax)
 	t.Run("exact under concurrency", s.exactUnderConcurrency)
 	t.Run("concurrent batches one at a time", s.concurrentBatches)
 	t.Run("errors", s.invalidInput)
@@ -189,6 +190,47 @@ func (s *suite) checkConsumesNothing(t *testing.T) {
 			t.Fatalf("%s: Policy.Decide's check over a lowered max = %+v", alg, want)
 		}
 		expect(t, store, t0, []counter.Update{{Key: k, Policy: low, Cost: 0}}, []counter.Decision{want})
+	}
+}
+
+// changedMax checks, for each algorithm, that a counter written under
+// one Max is read under another (a reload changing a limit's Max keeps its
+// counter key) for as long as its state matters under the new Max, not
+// only under the Max that wrote it: 4 hits under Max 10 per 10 s, then, 5
+// s later, 4,096 hits on other keys (a store that forgets expired counters
+// while writing has swept by then) and 5 hits under Max 5, each decided as
+// Policy.Decide decides over the kept state (the token bucket, 4 tokens
+// missing, 2 of them refilled at the new rate, admits 3).
+func (s *suite) changedMax(t *testing.T) {
+	ctx := context.Background()
+	for _, alg := range []counter.Algorithm{counter.AlgorithmFixedWindow, counter.AlgorithmSlidingWindow, counter.AlgorithmTokenBucket, counter.AlgorithmGCRA} {
+		store := s.newStore(t) // its clock starts at t0 again
+		high := counter.Policy{Algorithm: alg, Max: 10, Window: 10 * time.Second}
+		low := high
+		low.Max = 5
+		k := s.key(t, "changed-"+alg.String())
+		var st counter.State
+		expectSteps := func(at time.Time, p counter.Policy, n int) {
+			t.Helper()
+			for step := range n {
+				var want counter.Decision
+				st, want = p.Decide(st, at, 1)
+				expect(t, store, at, []counter.Update{{Key: k, Policy: p, Cost: 1}}, []counter.Decision{want})
+				if t.Failed() {
+					t.Fatalf("%s: hit %d at t0+%v under Max %d", alg, step, at.Sub(t0), p.Max)
+				}
+			}
+		}
+		expectSteps(t0, high, 4)
+		at := t0.Add(5 * time.Second)
+		others := make([]counter.Update, 4096)
+		for i := range others {
+			others[i] = counter.Update{Key: s.key(t, fmt.Sprintf("changed-%s-other%d", alg, i)), Policy: high, Cost: 1}
+		}
+		if err := store.Update(ctx, at, others, make([]counter.Decision, len(others))); err != nil {
+			t.Fatalf("%s: hits on other keys: %v", alg, err)
+		}
+		expectSteps(at, low, 5)
 	}
 }
 

@@ -3,7 +3,6 @@ package cached
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -29,6 +28,8 @@ type record struct {
 	ttlMs int64
 	first int64         // the window in µs when it starts at the first hit, else 0
 	state counter.State // the state Redis returned
+	bad   error         // the key holds no counter state: its hits cannot be written
+	err   error         // the script call of its hash tag failed
 }
 
 // Flush writes every pending hit to Redis and refreshes the view of the
@@ -37,7 +38,13 @@ type record struct {
 // one pipeline. Flushes run one at a time; a Flush waits for the one under
 // way (or ctx) first. When it fails, the hits stay pending for the next
 // flush and the store is down (Update decides without waiting for Redis)
-// until a flush succeeds. A Flush with nothing pending does nothing. With
+// until a flush succeeds; on a Cluster, a call of one hash tag that fails
+// leaves only that tag's hits pending, the others being written and
+// acknowledged. A key that holds no counter state (another type, another
+// string) fails neither the flush nor the others' hits: its own hits,
+// which cannot be written, are dropped, and the Updates that touch it
+// afterwards go to the exact store, which fails them naming the key until
+// it holds a counter again. A Flush with nothing pending does nothing. With
 // Options.Redis.Breaker, a flush while Redis is known down fails at once,
 // without a round trip, and a failed one is reported to the Breaker.
 func (s *Store) Flush(ctx context.Context) error {
@@ -55,12 +62,22 @@ func (s *Store) Flush(ctx context.Context) error {
 	if err := s.breaker.Err(); err != nil {
 		return s.failed(recs, err) // known down: not tried
 	}
-	if err := s.write(ctx, recs); err != nil {
-		s.breaker.Report(err)
-		return s.failed(recs, err)
+	err := s.write(ctx, recs)
+	if err == nil {
+		s.succeeded(recs, true)
+		return nil
 	}
-	s.succeeded(recs)
-	return nil
+	s.breaker.Report(err)
+	var done, lost []record
+	for _, r := range recs {
+		if r.err != nil {
+			lost = append(lost, r)
+		} else {
+			done = append(done, r)
+		}
+	}
+	s.succeeded(done, false)
+	return s.failed(lost, err)
 }
 
 // takePending moves every counter's pending hits in flight and returns
@@ -111,19 +128,22 @@ func (s *Store) failed(recs []record, err error) error {
 	return err
 }
 
-// succeeded updates the counters of a flush that succeeded from the
-// states Redis returned, and marks the store up.
-func (s *Store) succeeded(recs []record) {
+// succeeded updates the counters of recs, written by a flush, from the
+// states Redis returned and, when the whole flush succeeded (up), marks the
+// store up.
+func (s *Store) succeeded(recs []record, up bool) {
 	s.mu.Lock()
 	was := s.down
 	defer func() {
-		if was && s.onChange != nil {
+		if up && was && s.onChange != nil {
 			s.onChange(false, nil)
 		}
 	}()
 	defer s.mu.Unlock()
-	s.flushes.Add(1)
-	s.down = false
+	if up {
+		s.flushes.Add(1)
+		s.down = false
+	}
 	for i := range recs {
 		s.acknowledge(&recs[i])
 	}
@@ -133,6 +153,15 @@ func (s *Store) succeeded(recs []record) {
 // s.mu must be held.
 func (s *Store) acknowledge(r *record) {
 	e := s.counters[r.key]
+	if e != nil && r.bad != nil {
+		// Its hits cannot be written: drop them, and send the Updates
+		// that touch it to the exact store, which fails them.
+		if e.pending > 0 {
+			s.dirty--
+		}
+		e.pending, e.inflight, e.bad = 0, 0, r.bad
+		return
+	}
 	if e == nil || e.start != r.start || e.inflight != r.hits {
 		return // dropped, or counting in a newer window since
 	}
@@ -157,10 +186,12 @@ func (s *Store) acknowledge(r *record) {
 	}
 }
 
-// write runs the flush script for recs and stores the returned states.
+// write runs the flush script for recs and stores the returned states. It
+// returns the first error of a script call, having set the err of every
+// record of that call.
 func (s *Store) write(ctx context.Context, recs []record) error {
 	if !s.sharded {
-		return s.run(ctx, s.client, recs)
+		return failAll(recs, s.run(ctx, s.client, recs))
 	}
 	// A script touches one Cluster slot: one call per hash tag, in one
 	// pipeline (go-redis sends it to each node at once).
@@ -177,7 +208,7 @@ func (s *Store) write(ctx context.Context, recs []record) error {
 		groups[g] = append(groups[g], i)
 	}
 	if len(groups) == 1 {
-		return s.run(ctx, s.client, recs)
+		return failAll(recs, s.run(ctx, s.client, recs))
 	}
 	sub := make([][]record, len(groups))
 	for g, idx := range groups {
@@ -194,23 +225,30 @@ func (s *Store) write(ctx context.Context, recs []record) error {
 		}
 		return flushScript.Eval(ctx, pipe, keys, args)
 	})
-	var errs []error
-	for i, cmd := range cmds {
+	var first error
+	for g, cmd := range cmds {
 		reply, err := cmd.Text()
 		if err == nil {
-			err = parseReply(reply, sub[i])
+			err = parseReply(reply, sub[g])
 		}
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for g, idx := range groups {
-		for j, i := range idx {
-			recs[i].state = sub[g][j].state
+		if err != nil && first == nil {
+			first = err
+		}
+		for j, i := range groups[g] {
+			recs[i].state, recs[i].bad, recs[i].err = sub[g][j].state, sub[g][j].bad, err
 		}
 	}
-	return nil
+	return first
+}
+
+// failAll sets the err of every record of recs to err, and returns it.
+func failAll(recs []record, err error) error {
+	if err != nil {
+		for i := range recs {
+			recs[i].err = err
+		}
+	}
+	return err
 }
 
 // run runs the flush script for recs in one call.
@@ -237,13 +275,21 @@ func (s *Store) scriptArgs(recs []record) ([]string, []byte) {
 	return keys, args
 }
 
-// parseReply reads one state a line into recs.
+// parseReply reads one state a line into recs, or for a key that holds
+// no counter state ("!", then Redis's error if any) why.
 func parseReply(reply string, recs []record) error {
 	lines := strings.Split(reply, "\n")
 	if len(lines) != len(recs) {
 		return fmt.Errorf("flush script returned %d states for %d counters", len(lines), len(recs))
 	}
 	for i, line := range lines {
+		if msg, ok := strings.CutPrefix(line, "!"); ok {
+			if msg == "" {
+				msg = "does not hold a counter state"
+			}
+			recs[i].bad = fmt.Errorf("limit/redis/cached: key %q: %s", recs[i].key, msg)
+			continue
+		}
 		st, err := script.ParseState(line)
 		if err != nil {
 			return fmt.Errorf("key %q: %w", recs[i].key, err)

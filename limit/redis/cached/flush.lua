@@ -21,20 +21,21 @@
 -- (the hits belong to a window that is over). For windows from the first
 -- hit: a stored window still running at the hits' start gets them added
 -- (instances adopt the window Redis holds); otherwise the hits' window
--- replaces it. The reply is one line per key, the state after the call.
+-- replaces it. The reply is one line per key, the state after the call, or
+-- for a key that holds no counter state "!" (another string) or "!" and
+-- Redis's error (WRONGTYPE): such a key is left as it is, and the other
+-- keys of the call are still written.
 
-local args = ARGV[1]
-local pos = 1
-local out = {}
-for k = 1, #KEYS do
-  local start, hits, ttl, firsthit
-  start, hits, ttl, firsthit, pos = struct.unpack('<dddd', args, pos)
+local function flush(key, start, hits, ttl, firsthit)
   local t, c, p = start, 0, 0
-  local v = redis.call('GET', KEYS[k])
+  local v = redis.pcall('GET', key)
+  if type(v) == 'table' then
+    return '!' .. string.gsub(tostring(v.err), '\n', ' ')
+  end
   if v then
     local st, sc, sp = string.match(v, '^(%-?%d+) (%d+) (%d+)$')
     if not st then
-      return redis.error_reply('limit/redis/cached: key ' .. KEYS[k] .. ' does not hold a counter state')
+      return '!'
     end
     st, sc, sp = tonumber(st), tonumber(sc), tonumber(sp)
     if firsthit > 0 then
@@ -51,8 +52,17 @@ for k = 1, #KEYS do
   if hits > 0 then
     c = c + hits
     local px = math.max(math.ceil(ttl - (start - t) / 1000), 1)
-    redis.call('SET', KEYS[k], string.format('%d %d %d', t, c, p), 'PX', string.format('%d', px))
+    redis.call('SET', key, string.format('%d %d %d', t, c, p), 'PX', string.format('%d', px))
   end
-  out[k] = string.format('%d %d %d', t, c, p)
+  return string.format('%d %d %d', t, c, p)
+end
+
+local args = ARGV[1]
+local pos = 1
+local out = {}
+for k = 1, #KEYS do
+  local start, hits, ttl, firsthit
+  start, hits, ttl, firsthit, pos = struct.unpack('<dddd', args, pos)
+  out[k] = flush(KEYS[k], start, hits, ttl, firsthit)
 end
 return table.concat(out, '\n')

@@ -118,6 +118,7 @@ type entry struct {
 	pending  uint64 // hits admitted here, not yet sent
 	inflight uint64 // hits admitted here, in the flush under way
 	firstHit bool   // the window starts at its first hit (limitador's)
+	bad      error  // a flush found the key holding no counter state (see Flush)
 }
 
 func (e *entry) state() counter.State {
@@ -237,8 +238,11 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 		s.lastNow = max(s.lastNow, nowUs)
 		why := s.decide(now, updates, decisions)
 		s.mu.Unlock()
-		if why == decided {
+		switch why {
+		case decided:
 			return nil
+		case badKey:
+			return s.exactForBadKey(ctx, now, updates, decisions)
 		}
 		// A counter's allowance is used up, or there is no room for a new
 		// counter: a flush acknowledges the hits, then decide again. The
@@ -268,7 +272,28 @@ const (
 	decided       outcome = iota
 	overAllowance         // a counter would go past its allowance
 	noRoom                // a new counter finds the store full
+	badKey                // a counter's key holds no counter state
 )
+
+// exactForBadKey decides, with the exact store, a batch touching a key a
+// flush found holding no counter state: it fails naming the key while the
+// key holds something else. Once it succeeds the key holds a counter
+// again, and its counters are forgotten here, to be counted locally from
+// an empty view (as after an eviction).
+func (s *Store) exactForBadKey(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
+	s.exactBatches.Add(1)
+	if err := s.exact.Update(ctx, now, updates, decisions); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for i := range updates {
+		if e := s.counters[updates[i].Key]; e != nil && e.bad != nil {
+			s.drop(updates[i].Key, e)
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
 
 // maxLocalBatch is the batch size up to which decide keeps its scratch on
 // the stack.
@@ -311,6 +336,9 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 				groups.index[key] = k
 			}
 			e := s.counters[key]
+			if e != nil && e.bad != nil {
+				return badKey
+			}
 			st, un := e.snapshot()
 			entries, work, orig = append(entries, e), append(work, st), append(orig, st)
 			unacked, added = append(unacked, un), append(added, 0)

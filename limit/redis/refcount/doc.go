@@ -54,7 +54,11 @@
 // The local cache is a map within a byte budget (each entry its key's
 // length plus EntryOverhead), emptied of expired entries, then of
 // arbitrary ones down to seven eighths of the budget, when full; the
-// reference uses freecache, whose segments evict by their own rule. A
-// Redis that fails a pipeline fails the Update with an error (the
-// reference panics the call, with the same effect on the caller).
+// reference uses freecache, whose segments evict by their own rule. An
+// entry holds the limit the counter was found over, and answers only
+// under that limit or a lower one: after a reload raises the limit, the
+// counter is counted in Redis again at once, where the reference keeps
+// answering it over until its window ends. A Redis that fails a pipeline
+// fails the Update with an error (the reference panics the call, with the
+// same effect on the caller).
 package refcount

@@ -10,35 +10,45 @@ import (
 const EntryOverhead = 48
 
 // localCache remembers the keys found over, each until an instant in Unix
-// seconds, within a byte budget. It is safe for concurrent use.
+// seconds and under the limit it was over, within a byte budget. It is
+// safe for concurrent use.
 type localCache struct {
 	mu      sync.Mutex
 	budget  int
 	used    int
-	entries map[string]int64 // key -> until (Unix seconds, exclusive)
+	entries map[string]overEntry
+}
+
+// overEntry is a key found over: until when (Unix seconds, exclusive) and
+// under which limit. A counter over a limit is over any lower one, not a
+// higher one (a reload raising the limit).
+type overEntry struct {
+	until int64
+	max   uint64
 }
 
 func newLocalCache(budget int) *localCache {
-	return &localCache{budget: budget, entries: map[string]int64{}}
+	return &localCache{budget: budget, entries: map[string]overEntry{}}
 }
 
-// over reports whether key is remembered over at nowSec.
-func (c *localCache) over(key string, nowSec int64) bool {
+// over reports whether key is remembered over at nowSec under limit:
+// found over under limit or a higher one.
+func (c *localCache) over(key string, nowSec int64, limit uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	until, ok := c.entries[key]
-	if ok && nowSec >= until {
+	e, ok := c.entries[key]
+	if ok && nowSec >= e.until {
 		c.remove(key)
 		return false
 	}
-	return ok
+	return ok && limit <= e.max
 }
 
-// put remembers key over until untilSec. When the budget is full, the
+// put remembers key over limit until untilSec. When the budget is full, the
 // expired entries go first, then arbitrary ones down to seven eighths of
 // the budget, so that a full cache is scanned once for every eighth of
 // its budget that new entries take.
-func (c *localCache) put(key string, untilSec, nowSec int64) {
+func (c *localCache) put(key string, limit uint64, untilSec, nowSec int64) {
 	size := len(key) + EntryOverhead
 	if size > c.budget {
 		return
@@ -48,13 +58,13 @@ func (c *localCache) put(key string, untilSec, nowSec int64) {
 	if _, ok := c.entries[key]; ok {
 		// Assigning to an existing string key stores the new key too: a
 		// copy, as the caller's may alias its buffer.
-		c.entries[strings.Clone(key)] = untilSec
+		c.entries[strings.Clone(key)] = overEntry{untilSec, limit}
 		return
 	}
 	if c.used+size > c.budget {
 		target := max(c.budget-c.budget/8-size, 0)
-		for k, until := range c.entries {
-			if until <= nowSec {
+		for k, e := range c.entries {
+			if e.until <= nowSec {
 				c.remove(k)
 			}
 		}
@@ -65,7 +75,7 @@ func (c *localCache) put(key string, untilSec, nowSec int64) {
 			c.remove(k)
 		}
 	}
-	c.entries[strings.Clone(key)] = untilSec // keys may alias the caller's buffer
+	c.entries[strings.Clone(key)] = overEntry{untilSec, limit} // keys may alias the caller's buffer
 	c.used += size
 }
 

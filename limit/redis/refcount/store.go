@@ -112,7 +112,7 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 		c := &cs[i]
 		c.key, c.window, c.max, c.addend = s.o.KeyPrefix+u.Key, int64(u.Policy.Window/time.Second), u.Policy.Max, u.Cost
 		c.second = s.o.PerSecondClient != nil && c.window == 1
-		if s.cache != nil && s.cache.over(c.key, nowSec) {
+		if s.cache != nil && s.cache.over(c.key, nowSec, c.max) {
 			c.cached, anyCached = true, true
 		}
 	}
@@ -268,7 +268,7 @@ func (s *Store) decide(c *counterOf, cost uint64, nowSec int64) counter.Decision
 		return d
 	}
 	if s.cache != nil {
-		s.cache.put(c.key, nowSec+c.window, nowSec)
+		s.cache.put(c.key, c.max, nowSec+c.window, nowSec)
 	}
 	return d
 }

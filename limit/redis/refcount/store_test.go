@@ -139,12 +139,12 @@ func TestLocalCache(t *testing.T) {
 func TestLocalCacheBudget(t *testing.T) {
 	lc := newLocalCache(10 * (EntryOverhead + 2))
 	for i := range 100 {
-		lc.put(string(rune('a'+i%26))+string(rune('a'+i/26)), 100, 0)
+		lc.put(string(rune('a'+i%26))+string(rune('a'+i/26)), 1, 100, 0)
 		if lc.used > lc.budget {
 			t.Fatalf("used %d of %d after %d puts", lc.used, lc.budget, i+1)
 		}
 	}
-	if !lc.over("vd", 99) || lc.over("vd", 100) {
+	if !lc.over("vd", 99, 1) || lc.over("vd", 100, 1) {
 		t.Error("the last entry is not remembered until its instant")
 	}
 }
@@ -266,13 +266,13 @@ func TestPerSecondClient(t *testing.T) {
 func TestLocalCacheCopiesKeysOnRefresh(t *testing.T) {
 	c := newLocalCache(1 << 10)
 	buf := []byte("d_k_a_60")
-	c.put(string(buf), 100, 0)
-	c.put(unsafe.String(&buf[0], len(buf)), 200, 0)
+	c.put(string(buf), 1, 100, 0)
+	c.put(unsafe.String(&buf[0], len(buf)), 1, 200, 0)
 	copy(buf, "d_k_b_60")
-	if !c.over("d_k_a_60", 150) {
+	if !c.over("d_k_a_60", 150, 1) {
 		t.Error("d_k_a_60 forgotten after its key's buffer was reused")
 	}
-	if c.over("d_k_b_60", 150) {
+	if c.over("d_k_b_60", 150, 1) {
 		t.Error("d_k_b_60 remembered: the cache kept the caller's buffer as its key")
 	}
 }
