@@ -156,6 +156,11 @@
 //     descriptor is counted, rejected hits too); LoadOptions.Keys then
 //     refuses limits of other algorithms than the fixed window.
 //   - Every error of a file is reported, not only the first.
+//   - A file past rlpkit's limits on every input (package inputlimit: 16
+//     MiB, aliases adding 100,000 values, collections nested 1,000 deep,
+//     an alias to a node holding it) is refused with one error naming the
+//     file and the limit, before any descriptor is built; the reference
+//     reads any size and bounds aliases by a ratio only.
 //   - Dynamic metadata: the reference's text of a limit override puts one
 //     or two spaces between fields, depending on its binary (protobuf-go
 //     randomizes it); here always one. The reference drops the metadata of

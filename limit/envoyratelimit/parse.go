@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rlsmsg"
+	"github.com/rlpkit/rlpkit/yamljson"
 )
 
 // Messages of the reference's load errors.
@@ -77,10 +78,18 @@ func (p *parser) errorf(n *yaml.Node, path, format string, args ...any) {
 func parseFile(file string, data []byte) (*fileDomain, []error) {
 	p := &parser{file: file}
 	fd := &fileDomain{file: file}
+	if err := yamljson.CheckSize(data); err != nil {
+		return nil, []error{boundError(file, err)}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		p.errs = append(p.errs, &LoadError{File: file, Msg: msgLoading + err.Error()})
 		return nil, p.errs
+	}
+	// The walk below follows every alias: refuse first what it would
+	// expand past rlpkit's limits, or never finish (an alias cycle).
+	if err := yamljson.CheckNode(&doc); err != nil {
+		return nil, []error{boundError(file, err)}
 	}
 	if len(doc.Content) == 0 {
 		p.errorf(nil, "", msgEmptyDomain)
@@ -107,6 +116,16 @@ func parseFile(file string, data []byte) (*fileDomain, []error) {
 		return nil, p.errs
 	}
 	return fd, nil
+}
+
+// boundError is the *LoadError of a file past one of yamljson's limits on
+// every input (size, alias expansion, nesting), the limit in its message.
+func boundError(file string, err error) *LoadError {
+	e := &LoadError{File: file, Msg: msgLoading + err.Error()}
+	if ye, ok := err.(*yamljson.Error); ok {
+		e.Line, e.Msg = ye.Line, msgLoading+ye.Msg
+	}
+	return e
 }
 
 // deref follows aliases.
