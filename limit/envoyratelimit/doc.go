@@ -78,7 +78,11 @@
 //	  requests_per_unit: 100
 //	  algorithm: sliding_window  # fixed_window (default), sliding_window, token_bucket, gcra
 //
-// and, beside rate_limit, a list of several limits on one descriptor
+// A window (unit times unit_multiplier, in the configuration or in a
+// request's limit override) is at most counter.MaxWindow, 2^32-1 seconds
+// (about 136 years); a longer one is refused naming unit_multiplier.
+//
+// And, beside rate_limit, a list of several limits on one descriptor
 // (reference #107), all counted together (all or nothing), the most
 // restrictive reported:
 //

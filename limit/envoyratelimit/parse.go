@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 	"github.com/rlpkit/rlpkit/yamljson"
@@ -344,7 +346,7 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 	}
 	r := &Rule{}
 	var unit string
-	var unitNode *yaml.Node
+	var unitNode, multNode *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i].Value, deref(n.Content[i+1])
 		fp := join(path, k)
@@ -388,7 +390,7 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 			}
 			r.Algorithm = a
 		case "unit_multiplier":
-			r.UnitMultiplier = p.uint32(v, fp)
+			r.UnitMultiplier, multNode = p.uint32(v, fp), v
 			if r.UnitMultiplier == 0 {
 				p.errorf(v, fp, "unit_multiplier must be at least 1")
 			}
@@ -406,6 +408,10 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 		p.errorf(at, join(path, "unit"), msgBadUnitFmt, unit)
 	}
 	r.Unit = u
+	if _, ok := limit.Window(u, r.UnitMultiplier); valid && !ok {
+		p.errorf(multNode, join(path, "unit_multiplier"), "unit_multiplier %d makes a window of %d %ss, longer than the longest window, %d seconds (about 136 years)",
+			r.UnitMultiplier, r.UnitMultiplier, strings.ToLower(u.String()), counter.MaxWindow/time.Second)
+	}
 	for _, name := range r.Replaces {
 		if r.Name != "" && name == r.Name {
 			p.errorf(n, join(path, "replaces"), msgReplacesSelf)
