@@ -6,7 +6,9 @@
 //
 // It is not a server: it opens no listener, watches no directory and
 // exports no metrics. Load reads a set of files (keys and bytes, see
-// ReadDir for the runtime directory layout); Evaluator, a limit.Evaluator,
+// ReadDir for the runtime directory layout) and DomainConfig writes one,
+// the one model of the file that rlpkit's writers share (Envoy Gateway's
+// compiler, cmd/ratelimit's xDS source); Evaluator, a limit.Evaluator,
 // decides requests of the RLS model (package rlsmsg) against one of them
 // (WithConfig), listing every counter in limit.Result.Counters under the
 // rule's name or, without one, its configured path below the domain (never
