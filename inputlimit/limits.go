@@ -39,12 +39,18 @@ type Error struct {
 
 // Error implements error.
 func (e *Error) Error() string {
-	s := ""
-	if e.Name != "" {
-		s = e.Name + ": "
+	if e.Name == "" {
+		return e.Detail()
 	}
+	return e.Name + ": " + e.Detail()
+}
+
+// Detail is the message without the input's name, for callers that name
+// the input themselves.
+func (e *Error) Detail() string {
+	s := ""
 	if e.Line > 0 {
-		s += fmt.Sprintf("line %d: ", e.Line)
+		s = fmt.Sprintf("line %d: ", e.Line)
 	}
 	return s + e.What + " exceeds the limit of " + e.Limit
 }
@@ -54,7 +60,7 @@ func CheckSize(name string, n int64) error {
 	if n <= MaxBytes {
 		return nil
 	}
-	return &Error{Name: name, What: fmt.Sprintf("its size (%d bytes)", n), Limit: bytesLimit()}
+	return &Error{Name: name, What: fmt.Sprintf("the size, %d bytes,", n), Limit: bytesLimit()}
 }
 
 // ReadFile reads the named file as os.ReadFile does, but refuses a file
@@ -82,7 +88,7 @@ func ReadAll(r io.Reader, name string) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > MaxBytes {
-		return nil, &Error{Name: name, What: fmt.Sprintf("its size (more than %d bytes)", MaxBytes), Limit: bytesLimit()}
+		return nil, &Error{Name: name, What: fmt.Sprintf("the size, more than %d bytes,", MaxBytes), Limit: bytesLimit()}
 	}
 	return data, nil
 }

@@ -26,7 +26,7 @@ func TestReadFile(t *testing.T) {
 	}
 	_, err := inputlimit.ReadFile(over)
 	var le *inputlimit.Error
-	if !errors.As(err, &le) || err.Error() != over+": its size (16777217 bytes) exceeds the limit of 16777216 bytes (16 MiB)" {
+	if !errors.As(err, &le) || err.Error() != over+": the size, 16777217 bytes, exceeds the limit of 16777216 bytes (16 MiB)" {
 		t.Fatalf("ReadFile(over the limit) = %v, want an *Error naming the file and the limit", err)
 	}
 	if _, err := inputlimit.ReadFile(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
@@ -36,7 +36,7 @@ func TestReadFile(t *testing.T) {
 
 func TestReadAll(t *testing.T) {
 	_, err := inputlimit.ReadAll(strings.NewReader(inputlimittest.Padding()), "<stdin>")
-	if err == nil || err.Error() != "<stdin>: its size (more than 16777216 bytes) exceeds the limit of 16777216 bytes (16 MiB)" {
+	if err == nil || err.Error() != "<stdin>: the size, more than 16777216 bytes, exceeds the limit of 16777216 bytes (16 MiB)" {
 		t.Fatalf("ReadAll(too much) = %v", err)
 	}
 	if data, err := inputlimit.ReadAll(strings.NewReader("a: 1\n"), "<stdin>"); err != nil || string(data) != "a: 1\n" {
@@ -49,7 +49,7 @@ func TestCheckJSON(t *testing.T) {
 		{"at the depth limit", inputlimittest.Nested(inputlimit.MaxDepth), ""},
 		{"too deep", "{\"a\":\n" + inputlimittest.Nested(inputlimit.MaxDepth) + "}", "x.json: line 2: nesting exceeds the limit of 1000 levels"},
 		{"brackets in strings do not count", `["` + strings.Repeat("[", 2000) + `\"["]`, ""},
-		{"too large", inputlimittest.BigString(), "x.json: its size (16777218 bytes) exceeds the limit of 16777216 bytes (16 MiB)"},
+		{"too large", inputlimittest.BigString(), "x.json: the size, 16777218 bytes, exceeds the limit of 16777216 bytes (16 MiB)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
