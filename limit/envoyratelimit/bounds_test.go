@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,5 +58,24 @@ func TestLoadBounds(t *testing.T) {
 				t.Fatalf("Load = %v\nwant %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadDirBound: a runtime file larger than the limit is refused
+// without being read whole, naming it and the limit.
+func TestReadDirBound(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "config")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(file, []byte(inputlimittest.Padding()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadDir(DirOptions{Root: root})
+	want := fmt.Sprintf("ratelimit: reading configuration: %s: the size, %d bytes, exceeds the limit of 16777216 bytes (16 MiB)", file, inputlimit.MaxBytes+2)
+	if err == nil || err.Error() != want {
+		t.Fatalf("ReadDir = %v\nwant %s", err, want)
 	}
 }
