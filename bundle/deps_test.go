@@ -6,7 +6,8 @@ import (
 	"github.com/rlpkit/rlpkit/internal/depstest"
 )
 
-// TestStandardLibraryOnly: any program reads a set with the standard library alone.
+// TestStandardLibraryOnly: any program reads a set with the standard library alone (and
+// inputlimit, a standard-library-only leaf).
 func TestStandardLibraryOnly(t *testing.T) {
-	depstest.StandardLibraryOnly(t, []string{"."}, "github.com/rlpkit/rlpkit/bundle")
+	depstest.StandardLibraryOnly(t, []string{"."}, "github.com/rlpkit/rlpkit/bundle", "github.com/rlpkit/rlpkit/inputlimit")
 }

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/inputlimit"
 )
 
 // MismatchError is ReadFile's error for a part that is missing or does not match the digest
@@ -41,6 +43,9 @@ func ReadIndex(fsys fs.FS) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
+	if err := inputlimit.CheckJSON(IndexFile, data); err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
 	var idx Index
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -70,15 +75,22 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	if idx == nil {
-		return fs.ReadFile(fsys, name)
+		return readBounded(fsys, name)
 	}
 	parts, ok := idx.Files[name]
 	if !ok {
 		return nil, fmt.Errorf("bundle: %s names no file %s (it names %s)", IndexFile, name, strings.Join(idx.names(), ", "))
 	}
+	total := int64(0)
+	for _, p := range parts {
+		total += int64(p.Size)
+	}
+	if err := inputlimit.CheckSize(name, total); err != nil {
+		return nil, fmt.Errorf("bundle: %s: %w", IndexFile, err)
+	}
 	var out []byte
 	for _, p := range parts {
-		data, err := fs.ReadFile(fsys, p.File)
+		data, err := readBounded(fsys, p.File)
 		if err != nil {
 			return nil, &MismatchError{File: name, Part: p, Err: err}
 		}
@@ -98,4 +110,15 @@ func (idx *Index) names() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// readBounded reads the file name of fsys, refusing one larger than
+// inputlimit.MaxBytes without reading it all.
+func readBounded(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return inputlimit.ReadAll(f, name)
 }

@@ -12,13 +12,15 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/inputlimit"
 )
 
 // Decode reads a PluginConfig from JSON, in the current schema or the older one
 // (LegacyPluginConfig, recognised by its "ratelimitpolicies" or "failure_mode_deny" keys and
 // converted). Decoding is strict: an unknown field, a value of the wrong type or trailing
 // data is an error naming its field path, and every such problem is reported. Decode does not
-// validate; Compile does, and so does Validate.
+// validate; Compile does, and so does Validate. JSON larger than 16 MiB or nested more than
+// 1,000 deep is refused before it is decoded (package inputlimit).
 //
 // To read YAML, convert it to JSON first (package yamljson keeps this package free of
 // dependencies beyond the standard library).
@@ -47,6 +49,9 @@ func Decode(data []byte) (*PluginConfig, error) {
 
 // parseJSON decodes one JSON value with numbers kept as json.Number.
 func parseJSON(data []byte) (any, error) {
+	if err := inputlimit.CheckJSON("", data); err != nil {
+		return nil, fielderr.List{{Pkg: pkg, Detail: err.Error()}}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

@@ -2,47 +2,29 @@ package envoygateway
 
 import (
 	"strings"
+
+	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 )
 
 // RateLimitConfig is the configuration of one domain that Envoy Gateway serves to its
-// rate-limit service (envoyproxy/ratelimit's schema; Name is the domain).
+// rate-limit service: Name, and an envoyproxy/ratelimit configuration file whose
+// Descriptors are one per route (or per shared rule), each holding one chain per rule,
+// shadow_mode set on every descriptor of a shadow rule.
 type RateLimitConfig struct {
-	// Name and Domain are the domain: a listener's "ns/gateway/listener" or a shared
-	// rule's policy "ns/name".
-	Name   string `json:"name"`
-	Domain string `json:"domain"`
-	// Descriptors are the domain's top-level descriptors: one per route (or per shared
-	// rule), each holding one chain per rule.
-	Descriptors []*Descriptor `json:"descriptors"`
-}
-
-// Descriptor is one descriptor of envoyproxy/ratelimit's configuration.
-type Descriptor struct {
-	// Key and Value are the entry matched; no value matches any.
-	Key   string `json:"key"`
-	Value string `json:"value,omitempty"`
-	// RateLimit is the limit of the chain's last descriptor.
-	RateLimit *RateLimitPolicy `json:"rate_limit,omitempty"`
-	// ShadowMode is set on every descriptor of a shadow rule.
-	ShadowMode bool `json:"shadow_mode,omitempty"`
-	// Descriptors are the nested descriptors.
-	Descriptors []*Descriptor `json:"descriptors,omitempty"`
-}
-
-// RateLimitPolicy is a limit: RequestsPerUnit per Unit (SECOND..YEAR).
-type RateLimitPolicy struct {
-	Unit            string `json:"unit"`
-	RequestsPerUnit uint32 `json:"requests_per_unit"`
+	// Name is the domain: a listener's "ns/gateway/listener" or a shared rule's policy
+	// "ns/name".
+	Name string `json:"name"`
+	envoyratelimit.DomainConfig
 }
 
 // chain returns the descriptor chain of rule i of rules, in the order of its actions, the
 // limit on the last descriptor.
-func chain(rules []*Rule, i int) *Descriptor {
+func chain(rules []*Rule, i int) *envoyratelimit.DescriptorConfig {
 	r := rules[i]
 	d := domainIndex(rules, i)
-	var links []*Descriptor
+	var links []*envoyratelimit.DescriptorConfig
 	add := func(key, value string) {
-		links = append(links, &Descriptor{Key: key, Value: value, ShadowMode: r.ShadowMode})
+		links = append(links, &envoyratelimit.DescriptorConfig{Key: key, Value: value, ShadowMode: r.ShadowMode})
 	}
 	for mi, h := range r.Headers {
 		if h.Distinct {
@@ -74,15 +56,15 @@ func chain(rules []*Rule, i int) *Descriptor {
 	if !r.matchSet() {
 		add(matchKey(d, -1), matchKey(d, -1))
 	}
-	links[len(links)-1].RateLimit = &RateLimitPolicy{Unit: strings.ToUpper(string(r.Unit)), RequestsPerUnit: r.Requests}
+	links[len(links)-1].RateLimit = &envoyratelimit.LimitConfig{Unit: strings.ToUpper(string(r.Unit)), RequestsPerUnit: r.Requests}
 	for k := len(links) - 1; k > 0; k-- {
-		links[k-1].Descriptors = []*Descriptor{links[k]}
+		links[k-1].Descriptors = []*envoyratelimit.DescriptorConfig{links[k]}
 	}
 	return links[0]
 }
 
 // sameChain compares two chains by keys and values, limits aside.
-func sameChain(a, b *Descriptor) bool {
+func sameChain(a, b *envoyratelimit.DescriptorConfig) bool {
 	if a.Key != b.Key || a.Value != b.Value || len(a.Descriptors) != len(b.Descriptors) {
 		return false
 	}
@@ -107,11 +89,11 @@ func (c *configs) add(route, listener string, rules []*Rule) {
 		domain := domainOf(r, listener)
 		cfg := c.byDomain[domain]
 		if cfg == nil {
-			cfg = &RateLimitConfig{Name: domain, Domain: domain}
+			cfg = &RateLimitConfig{Name: domain, DomainConfig: envoyratelimit.DomainConfig{Domain: domain}}
 			c.byDomain[domain] = cfg
 		}
 		key := outerKey(r, route)
-		var outer *Descriptor
+		var outer *envoyratelimit.DescriptorConfig
 		for _, d := range cfg.Descriptors {
 			if d.Key == key {
 				outer = d
@@ -119,7 +101,7 @@ func (c *configs) add(route, listener string, rules []*Rule) {
 			}
 		}
 		if outer == nil {
-			outer = &Descriptor{Key: key, Value: key}
+			outer = &envoyratelimit.DescriptorConfig{Key: key, Value: key}
 			cfg.Descriptors = append(cfg.Descriptors, outer)
 		}
 		ch := chain(rules, i)

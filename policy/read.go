@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/inputlimit"
 )
 
 // Read reads every input named in paths, as Decode reads one: files, directories
@@ -22,9 +24,9 @@ func Read(paths []string, stdin io.Reader) (*Set, error) {
 				r.fail(Source{File: "-"}, "", "", "no standard input to read")
 				continue
 			}
-			data, err := io.ReadAll(stdin)
+			data, err := inputlimit.ReadAll(stdin, "-")
 			if err != nil {
-				r.fail(Source{File: "-"}, "", "", err.Error())
+				r.fail(Source{File: "-"}, "", "", readError(err))
 				continue
 			}
 			r.add("-", data)
@@ -36,15 +38,24 @@ func Read(paths []string, stdin io.Reader) (*Set, error) {
 			continue
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := inputlimit.ReadFile(f)
 			if err != nil {
-				r.fail(Source{File: f}, "", "", trimPathError(err))
+				r.fail(Source{File: f}, "", "", readError(err))
 				continue
 			}
 			r.add(f, data)
 		}
 	}
 	return r.result()
+}
+
+// readError is the message of a failed read, without the file's name,
+// which the caller's Source gives.
+func readError(err error) string {
+	if le, ok := err.(*inputlimit.Error); ok {
+		return le.Detail()
+	}
+	return trimPathError(err)
 }
 
 // inputFiles returns p itself when it is a file, or the manifests under the directory p.

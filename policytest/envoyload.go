@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/envoyroute"
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
@@ -113,7 +113,7 @@ func envoyTarget(file string, doc *yamljson.Document, data []byte, cfg *envoyrat
 
 // firstDocument reads a file's first non-empty document, and the file's bytes.
 func firstDocument(file string) (*yamljson.Document, []byte, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputlimit.ReadFile(file)
 	if err != nil {
 		return nil, nil, err
 	}

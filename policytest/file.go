@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/inputlimit"
 )
 
 // Files returns the files under paths that may hold PolicyTests: each path that is a file,
@@ -70,7 +72,7 @@ type FileResult struct {
 // error means the file or the inputs could not be read; failed expectations are in the
 // result. A file without PolicyTests gives an empty result.
 func RunFile(file string, opts Options) (*FileResult, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputlimit.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,12 @@ package policytest
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rlpkit/rlpkit/inputlimit"
 )
 
 // updateFlag reports whether the test binary has a boolean -update flag, the convention for
@@ -35,7 +36,7 @@ func Run(t *testing.T, paths ...string) {
 	}
 	found := false
 	for _, file := range files {
-		data, err := os.ReadFile(file)
+		data, err := inputlimit.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}

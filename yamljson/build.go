@@ -4,15 +4,18 @@ import (
 	"fmt"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/rlpkit/rlpkit/inputlimit"
 )
 
 // Limits on what aliases and merge keys may add to a document, and on its
-// nesting. They stop "billion laughs" documents, whose few lines expand into
+// nesting: rlpkit's limits on every input, stated in package inputlimit.
+// They stop "billion laughs" documents, whose few lines expand into
 // gigabytes, before any of it is written.
 const (
-	maxExpandedNodes = 1_000_000
-	maxExpandedBytes = 32 << 20
-	maxDepth         = 10_000 // as encoding/json and yaml.v3 flow collections allow
+	maxExpandedNodes = inputlimit.MaxAliasValues
+	maxExpandedBytes = inputlimit.MaxAliasBytes
+	maxDepth         = inputlimit.MaxDepth
 )
 
 // builder converts the nodes of one stream into values, one document at a

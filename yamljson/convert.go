@@ -48,6 +48,9 @@ func (d *Document) Empty() bool {
 // A stream with no documents (empty, or only comments) gives none and no
 // error.
 func Convert(data []byte) ([]Document, error) {
+	if err := CheckSize(data); err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	b := &builder{anchors: make(map[*yaml.Node]*anchored)}
 	var docs []Document

@@ -62,10 +62,14 @@
 //
 // # Limits
 //
-// Aliases and merge keys may expand a document by at most 1,000,000 values
-// and 32 MiB of JSON beyond what is written in it, and collections may nest at
-// most 10,000 deep (as encoding/json allows); beyond that conversion fails
-// before writing anything, so "billion laughs" documents cost little.
+// Convert applies rlpkit's limits on every input (package inputlimit): it
+// refuses a stream larger than 16 MiB; aliases and merge keys may expand a
+// document by at most 100,000 values and 4 MiB of JSON beyond what is
+// written in it; collections may nest at most 1,000 deep, aliases expanded.
+// Beyond them conversion fails before writing anything, with the limit in
+// the message, so "billion laughs" documents cost little. Readers that walk
+// yaml.Node trees themselves apply the same limits with [CheckSize] and
+// [CheckNode].
 //
 // # Errors
 //

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -26,31 +29,36 @@ func nested(n int, inner string) string {
 	return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
 }
 
-func TestConvertLimits(t *testing.T) {
-	// Merge bomb: one mapping of 1,000 keys merged into 1,001 mappings.
+// limitCases are documents at and beyond each limit. wantErr is Convert's
+// error; CheckNode, which counts a merged mapping as one value more, must
+// refuse the same documents with a message holding wantCheck.
+func limitCases() []struct{ name, in, wantErr, wantCheck string } {
 	var keys []string
 	for i := range 1000 {
 		keys = append(keys, fmt.Sprintf("k%d: %d", i, i))
 	}
-	merges := "base: &b {" + strings.Join(keys, ", ") + "}\nl:\n" + strings.Repeat("- {<<: *b}\n", 1001)
-	big := strings.Repeat("x", 1<<20)
-
-	tests := []struct {
-		name    string
-		in      string
-		wantErr string // "" for success
-	}{
-		{"aliases under the limit", laughs(5), ""},
-		{"billion laughs", laughs(9), "yamljson: line 6: aliases and merge keys expand the document by more than 1000000 values"},
-		{"merges under the limit", "base: &b {" + strings.Join(keys, ", ") + "}\nl:\n" + strings.Repeat("- {<<: *b}\n", 999), ""},
-		{"merge bomb", merges, "yamljson: line 1003: aliases and merge keys expand the document by more than 1000000 values"},
-		{"large aliased string under the limit", "s: &s " + big + "\nl: [" + strings.Repeat("*s,", 30) + "]\n", ""},
-		{"large aliased string", "s: &s " + big + "\nl: [" + strings.Repeat("*s,", 40) + "]\n", "yamljson: line 2: aliases and merge keys expand the document by more than 33554432 bytes of JSON"},
-		{"nesting at the limit", "a: &a " + nested(5000, "1") + "\nb: " + nested(4999, "*a") + "\n", ""},
-		{"nesting through aliases beyond the limit", "a: &a " + nested(5000, "1") + "\nb: " + nested(5000, "*a") + "\n", "yamljson: line 2: collections nest more than 10000 deep"},
-		{"nesting beyond the parser's limit", nested(10001, ""), "yamljson: line 1: exceeded max depth of 10000"},
+	base := "base: &b {" + strings.Join(keys, ", ") + "}\nl:\n"
+	mb := strings.Repeat("x", 1<<20)
+	tooBig := fmt.Sprintf("the input's %d bytes exceed the limit of %d bytes (16 MiB)", inputlimit.MaxBytes+1, inputlimit.MaxBytes)
+	const values, bytes, depth = "by more than 100000 values", "by more than 4194304 bytes", "nest more than 1000 deep"
+	return []struct{ name, in, wantErr, wantCheck string }{
+		{"aliases under the limit", laughs(4), "", ""},
+		{"billion laughs", laughs(5), "yamljson: line 5: aliases and merge keys expand the document " + values, "line 5: aliases and merge keys expand the document " + values},
+		{"merges under the limit", base + strings.Repeat("- {<<: *b}\n", 99), "", ""},
+		{"merge bomb", base + strings.Repeat("- {<<: *b}\n", 101), "yamljson: line 103: aliases and merge keys expand the document " + values, values},
+		{"large aliased string under the limit", "s: &s " + mb + "\nl: [" + strings.Repeat("*s,", 3) + "]\n", "", ""},
+		{"large aliased string", "s: &s " + mb + "\nl: [" + strings.Repeat("*s,", 5) + "]\n", "yamljson: line 2: aliases and merge keys expand the document " + bytes + " of JSON", "line 2: aliases and merge keys expand the document " + bytes},
+		{"nesting at the limit", "a: &a " + nested(500, "1") + "\nb: " + nested(499, "*a") + "\n", "", ""},
+		{"nesting through aliases beyond the limit", "a: &a " + nested(500, "1") + "\nb: " + nested(500, "*a") + "\n", "yamljson: line 2: collections " + depth, "line 2: collections " + depth},
+		{"nesting beyond the limit", "a: " + nested(1000, "1") + "\n", "yamljson: line 1: collections " + depth, "line 1: collections " + depth},
+		{"nesting beyond the parser's limit", nested(10001, ""), "yamljson: line 1: exceeded max depth of 10000", ""},
+		{"size at the limit", "a: " + strings.Repeat("x", inputlimit.MaxBytes-4) + "\n", "", ""},
+		{"size beyond the limit", "a: " + strings.Repeat("x", inputlimit.MaxBytes-3) + "\n", "yamljson: " + tooBig, tooBig},
 	}
-	for _, tc := range tests {
+}
+
+func TestConvertLimits(t *testing.T) {
+	for _, tc := range limitCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			docs, err := yamljson.Convert([]byte(tc.in))
 			gotErr := ""
@@ -66,5 +74,40 @@ func TestConvertLimits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestCheckNode(t *testing.T) {
+	for _, tc := range limitCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			data := []byte(tc.in)
+			err := yamljson.CheckSize(data)
+			if err == nil {
+				var n yaml.Node
+				if yaml.Unmarshal(data, &n) != nil {
+					return // the parser's own limit; nothing to walk
+				}
+				err = yamljson.CheckNode(&n)
+			}
+			switch {
+			case tc.wantCheck == "" && err != nil:
+				t.Fatalf("CheckNode(%.60q...) = %v, want nil", tc.in, err)
+			case tc.wantCheck != "" && (err == nil || !strings.Contains(err.Error(), tc.wantCheck)):
+				t.Fatalf("CheckNode(%.60q...) = %v, want an error holding %q", tc.in, err, tc.wantCheck)
+			}
+		})
+	}
+}
+
+// TestCheckNodeCycle: yaml.v3 lets an alias refer to the node that holds
+// it; a reader following aliases would never stop.
+func TestCheckNodeCycle(t *testing.T) {
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte("a: &a\n  b: *a\n"), &n); err != nil {
+		t.Fatal(err)
+	}
+	err := yamljson.CheckNode(&n)
+	if err == nil || err.Error() != "yamljson: line 2: alias *a refers to a node that contains it" {
+		t.Fatalf("CheckNode = %v, want the cycle at line 2", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	rlconf "github.com/envoyproxy/go-control-plane/ratelimit/config/ratelimit/v3"
-	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
@@ -14,36 +13,6 @@ import (
 
 // rateLimitConfigType is the type URL of the resources served over xDS.
 const rateLimitConfigType = "type.googleapis.com/ratelimit.config.ratelimit.v3.RateLimitConfig"
-
-// The YAML shape of one RateLimitConfig: the reference turns each resource
-// into its configuration file schema and loads it as a file, so that a
-// resource is checked, and refused, exactly as a file is.
-type (
-	yamlRoot struct {
-		Domain      string      `yaml:"domain"`
-		Descriptors []yamlDescr `yaml:"descriptors,omitempty"`
-	}
-	yamlDescr struct {
-		Key            string         `yaml:"key"`
-		Value          string         `yaml:"value,omitempty"`
-		RateLimit      *yamlLimit     `yaml:"rate_limit,omitempty"`
-		Descriptors    []yamlDescr    `yaml:"descriptors,omitempty"`
-		ShadowMode     bool           `yaml:"shadow_mode,omitempty"`
-		DetailedMetric bool           `yaml:"detailed_metric,omitempty"`
-		QuotaMode      bool           `yaml:"quota_mode,omitempty"`
-		Metadata       map[string]any `yaml:"metadata,omitempty"`
-	}
-	yamlLimit struct {
-		Unit            string        `yaml:"unit"`
-		RequestsPerUnit uint32        `yaml:"requests_per_unit"`
-		Unlimited       bool          `yaml:"unlimited,omitempty"`
-		Name            string        `yaml:"name,omitempty"`
-		Replaces        []yamlReplace `yaml:"replaces,omitempty"`
-	}
-	yamlReplace struct {
-		Name string `yaml:"name"`
-	}
-)
 
 // loadResources decodes the resources of one xDS response and loads them
 // as one configuration, each resource a file keyed by its name. Any
@@ -62,7 +31,11 @@ func loadResources(resources []*anypb.Any, o envoyratelimit.LoadOptions) (*envoy
 			errs = append(errs, fmt.Errorf("resource %d: %w", i, err))
 			continue
 		}
-		data, err := yaml.Marshal(yamlRoot{Domain: pb.GetDomain(), Descriptors: descriptorsYAML(pb.GetDescriptors())})
+		// The reference turns each resource into its configuration file and
+		// loads it as a file, so that a resource is checked, and refused,
+		// exactly as a file is.
+		file := envoyratelimit.DomainConfig{Domain: pb.GetDomain(), Descriptors: descriptorConfigs(pb.GetDescriptors())}
+		data, err := file.Marshal()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("resource %q: %w", pb.GetName(), err))
 			continue
@@ -75,19 +48,21 @@ func loadResources(resources []*anypb.Any, o envoyratelimit.LoadOptions) (*envoy
 	return envoyratelimit.Load(files, o)
 }
 
-func descriptorsYAML(pb []*rlconf.RateLimitDescriptor) []yamlDescr {
-	out := make([]yamlDescr, 0, len(pb))
+// descriptorConfigs returns the descriptors of a RateLimitConfig resource
+// in the configuration file's schema.
+func descriptorConfigs(pb []*rlconf.RateLimitDescriptor) []*envoyratelimit.DescriptorConfig {
+	out := make([]*envoyratelimit.DescriptorConfig, 0, len(pb))
 	for _, d := range pb {
-		y := yamlDescr{Key: d.GetKey(), Value: d.GetValue(), Descriptors: descriptorsYAML(d.GetDescriptors()),
+		y := &envoyratelimit.DescriptorConfig{Key: d.GetKey(), Value: d.GetValue(), Descriptors: descriptorConfigs(d.GetDescriptors()),
 			ShadowMode: d.GetShadowMode(), DetailedMetric: d.GetDetailedMetric(), QuotaMode: d.GetQuotaMode()}
 		if m := d.GetMetadata(); m != nil {
 			y.Metadata = m.AsMap()
 		}
 		if rl := d.GetRateLimit(); rl != nil {
-			y.RateLimit = &yamlLimit{Unit: rl.GetUnit().String(), RequestsPerUnit: rl.GetRequestsPerUnit(),
+			y.RateLimit = &envoyratelimit.LimitConfig{Unit: rl.GetUnit().String(), RequestsPerUnit: rl.GetRequestsPerUnit(),
 				Unlimited: rl.GetUnlimited(), Name: rl.GetName()}
 			for _, r := range rl.GetReplaces() {
-				y.RateLimit.Replaces = append(y.RateLimit.Replaces, yamlReplace{Name: r.GetName()})
+				y.RateLimit.Replaces = append(y.RateLimit.Replaces, envoyratelimit.ReplaceConfig{Name: r.GetName()})
 			}
 		}
 		out = append(out, y)

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
@@ -116,7 +116,7 @@ func loadLimitsFile(file string) ([]limitador.Limit, []string, error) {
 		"--limits takes a list of limits: the limits of one of its gateways; or give the topology's files as PATH... instead of --limits"); err != nil {
 		return nil, nil, err
 	}
-	data, err := os.ReadFile(file)
+	data, err := inputlimit.ReadFile(file)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,7 +148,7 @@ func decodeLimitsFile(file string, data []byte) ([]limitador.Limit, []string, er
 // takes with --limits, or a PluginConfig, which serve has no use for.
 func checkTopologyFiles(paths []string) error {
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := inputlimit.ReadFile(p)
 		if err != nil {
 			continue // a directory, or a file policy.Read reports
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/rls"
 )
@@ -59,7 +60,7 @@ func readFiles(inputs []string) []string {
 func contentDigest(inputs []string) string {
 	h := sha256.New()
 	for _, f := range readFiles(inputs) {
-		data, err := os.ReadFile(f)
+		data, err := inputlimit.ReadFile(f)
 		if err != nil {
 			data = []byte(err.Error())
 		}

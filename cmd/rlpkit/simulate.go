@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"text/tabwriter"
 	"time"
 
+	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policytest"
 )
@@ -173,13 +175,14 @@ func checkReport(r *policytest.Report, name string, stderr io.Writer) error {
 // line is redrawn there at most every 200ms.
 func replay(sim *policytest.Simulator, in io.Reader, name string, explain bool, stderr io.Writer) error {
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), inputlimit.MaxLineBytes)
 	progress := isTerminal(stderr)
 	var entry policytest.LogEntry
 	last := time.Now()
 	ew := bufio.NewWriter(stderr)
 	defer ew.Flush()
-	for n := 1; sc.Scan(); n++ {
+	n := 1
+	for ; sc.Scan(); n++ {
 		line := sc.Bytes()
 		if len(line) == 0 {
 			continue
@@ -202,7 +205,9 @@ func replay(sim *policytest.Simulator, in io.Reader, name string, explain bool, 
 	if progress {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("%s:%d: the line is longer than the limit of %d bytes (1 MiB)", name, n, inputlimit.MaxLineBytes)
+	} else if err != nil {
 		return fmt.Errorf("%s: %v", name, err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
@@ -121,10 +122,12 @@ type Rule struct {
 	Replaces []string
 }
 
-// Window returns the rule's window.
+// Window returns the rule's window: 0 when it is longer than
+// counter.MaxWindow, which Load refuses and a counter store reports as
+// invalid, rather than a window wrapped around.
 func (r *Rule) Window() time.Duration {
-	m := int64(max(r.UnitMultiplier, 1))
-	return time.Duration(int64(r.Unit.Seconds())*m) * time.Second
+	w, _ := limit.Window(r.Unit, r.UnitMultiplier)
+	return w
 }
 
 // policy returns the counter policy of r.

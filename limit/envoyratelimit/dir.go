@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rlpkit/rlpkit/inputlimit"
 )
 
 // DirOptions locates configuration files as the reference's runtime
@@ -92,7 +94,7 @@ func walk(dir, key string, o DirOptions, depth int, files *[]File) error {
 			if o.WatchRoot && !strings.HasPrefix(k, "config.") {
 				continue
 			}
-			data, err := os.ReadFile(path)
+			data, err := inputlimit.ReadFile(path)
 			if err != nil {
 				return fmt.Errorf("ratelimit: reading configuration: %w", err)
 			}

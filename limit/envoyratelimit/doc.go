@@ -7,11 +7,13 @@
 //
 // It is not a server: it opens no listener, watches no directory and
 // exports no metrics. Load reads a set of files (ReadDir: the runtime
-// directory layout); Evaluator, a limit.Evaluator, decides requests against
-// one of them, naming every counter by its rule's name or configured path,
-// never by a request value; Options.Observe gives a server per-rule
-// statistics under the reference's names, each Stat saying whether its key
-// embeds request values, which a server should keep bounded.
+// directory layout) and DomainConfig writes one, the one model of the file
+// that rlpkit's writers share (Envoy Gateway's compiler, cmd/ratelimit's xDS
+// source); Evaluator, a limit.Evaluator, decides requests against one of
+// them, naming every counter by its rule's name or configured path, never by
+// a request value; Options.Observe gives a server per-rule statistics under
+// the reference's names, each Stat saying whether its key embeds request
+// values, which a server should keep bounded.
 //
 // # Configuration
 //
@@ -50,6 +52,9 @@
 // the default, sliding_window, token_bucket, gcra); beside rate_limit,
 // rate_limits, several limits on one descriptor (reference #107), each on a
 // counter of its own, counted together and the most restrictive reported.
+// A window (unit times unit_multiplier, in the configuration or in a
+// request's limit override) is at most counter.MaxWindow, 2^32-1 seconds
+// (about 136 years); a longer one is refused naming unit_multiplier.
 // A file without these keys behaves exactly as with the reference.
 //
 // # Rejected hits
@@ -88,6 +93,9 @@
 //     answers counters it knows over; one it knows only full still gets the
 //     update counting its rejected hits.
 //   - Every error of a file is reported, not only the first.
+//   - A file past rlpkit's limits on every input (package inputlimit) is
+//     refused with one error naming the file and the limit; the reference
+//     reads any size and bounds aliases by a ratio only.
 //   - Dynamic metadata writes a limit override's text with one space
 //     between fields (the reference's binary randomizes it) and always
 //     reports a rule's metadata as configured (the reference drops some and

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/rlsmsg"
+	"github.com/rlpkit/rlpkit/yamljson"
 )
 
 // Messages of the reference's load errors.
@@ -77,10 +80,18 @@ func (p *parser) errorf(n *yaml.Node, path, format string, args ...any) {
 func parseFile(file string, data []byte) (*fileDomain, []error) {
 	p := &parser{file: file}
 	fd := &fileDomain{file: file}
+	if err := yamljson.CheckSize(data); err != nil {
+		return nil, []error{boundError(file, err)}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		p.errs = append(p.errs, &LoadError{File: file, Msg: msgLoading + err.Error()})
 		return nil, p.errs
+	}
+	// The walk below follows every alias: refuse first what it would
+	// expand past rlpkit's limits, or never finish (an alias cycle).
+	if err := yamljson.CheckNode(&doc); err != nil {
+		return nil, []error{boundError(file, err)}
 	}
 	if len(doc.Content) == 0 {
 		p.errorf(nil, "", msgEmptyDomain)
@@ -107,6 +118,16 @@ func parseFile(file string, data []byte) (*fileDomain, []error) {
 		return nil, p.errs
 	}
 	return fd, nil
+}
+
+// boundError is the *LoadError of a file past one of yamljson's limits on
+// every input (size, alias expansion, nesting), the limit in its message.
+func boundError(file string, err error) *LoadError {
+	e := &LoadError{File: file, Msg: msgLoading + err.Error()}
+	if ye, ok := err.(*yamljson.Error); ok {
+		e.Line, e.Msg = ye.Line, msgLoading+ye.Msg
+	}
+	return e
 }
 
 // deref follows aliases.
@@ -325,7 +346,7 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 	}
 	r := &Rule{}
 	var unit string
-	var unitNode *yaml.Node
+	var unitNode, multNode *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i].Value, deref(n.Content[i+1])
 		fp := join(path, k)
@@ -369,7 +390,7 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 			}
 			r.Algorithm = a
 		case "unit_multiplier":
-			r.UnitMultiplier = p.uint32(v, fp)
+			r.UnitMultiplier, multNode = p.uint32(v, fp), v
 			if r.UnitMultiplier == 0 {
 				p.errorf(v, fp, "unit_multiplier must be at least 1")
 			}
@@ -387,6 +408,10 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 		p.errorf(at, join(path, "unit"), msgBadUnitFmt, unit)
 	}
 	r.Unit = u
+	if _, ok := limit.Window(u, r.UnitMultiplier); valid && !ok {
+		p.errorf(multNode, join(path, "unit_multiplier"), "unit_multiplier %d makes a window of %d %ss, longer than the longest window, %d seconds (about 136 years)",
+			r.UnitMultiplier, r.UnitMultiplier, strings.ToLower(u.String()), counter.MaxWindow/time.Second)
+	}
 	for _, name := range r.Replaces {
 		if r.Name != "" && name == r.Name {
 			p.errorf(n, join(path, "replaces"), msgReplacesSelf)

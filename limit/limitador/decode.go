@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 )
 
@@ -25,11 +26,16 @@ import (
 // type and every validation problem (see ValidateLimits) is reported, all of
 // them at once, as a fielderr.List with paths such as "[3].max_vaule: unknown
 // field". namespace, max_value and seconds are required; conditions and
-// variables default to empty. A JSON null is an empty list.
+// variables default to empty. A JSON null is an empty list. Input larger
+// than 16 MiB or nested more than 1,000 deep is refused before decoding
+// (package inputlimit).
 //
 // YAML limits files are converted to JSON by the caller first (rlpkit uses
 // its yamljson package); this package does not read YAML.
 func DecodeLimits(jsonData []byte) ([]Limit, error) {
+	if err := inputlimit.CheckJSON("", jsonData); err != nil {
+		return nil, fielderr.List{{Pkg: pkg, Detail: err.Error()}}
+	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(jsonData, &items); err != nil {
 		var typeErr *json.UnmarshalTypeError
