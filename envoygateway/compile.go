@@ -13,7 +13,8 @@ type Result struct {
 	// RateLimitConfigs are the configurations of the rate-limit service, one per domain,
 	// sorted by domain.
 	RateLimitConfigs []RateLimitConfig `json:"rateLimitConfigs"`
-	// Routes are the xDS routes that carry rate limits, sorted by name.
+	// Routes are the xDS routes that carry rate limits, one per Gateway and route, sorted by
+	// Gateway, then name.
 	Routes []RouteRateLimits `json:"routes"`
 	// Statuses are the policies' Accepted conditions, by policy and ancestor.
 	Statuses []Status `json:"statuses"`
@@ -24,6 +25,9 @@ type Result struct {
 
 // RouteRateLimits is the rate limits of one xDS route, as protojson with proto field names.
 type RouteRateLimits struct {
+	// Gateway is the "namespace/name" of the Gateway whose route configuration holds the
+	// route: an HTTPRoute on two Gateways is two entries, each with its Gateway's domains.
+	Gateway string `json:"gateway"`
 	// Name is the xDS route's name.
 	Name string `json:"name"`
 	// RateLimits are the route's envoy.config.route.v3.RateLimit messages per domain, each
@@ -67,11 +71,11 @@ func Compile(set *policy.Set) (*Result, error) {
 	prec.run()
 	res := &Result{Statuses: prec.st.sorted(), Gateways: m.gateways, RateLimitConfigs: []RateLimitConfig{}, Routes: []RouteRateLimits{}}
 	cfgs := configs{byDomain: map[string]*RateLimitConfig{}}
-	routes := map[string]*RouteRateLimits{}
+	routes := map[routeKey]*RouteRateLimits{}
 	for _, g := range m.gateways {
 		for _, l := range g.Listeners {
 			for _, rt := range l.Routes {
-				if err := finish(rt, l, &cfgs, routes); err != nil {
+				if err := finish(g.Name, rt, l, &cfgs, routes); err != nil {
 					return nil, err
 				}
 			}
@@ -84,13 +88,18 @@ func Compile(set *policy.Set) (*Result, error) {
 	for _, r := range routes {
 		res.Routes = append(res.Routes, *r)
 	}
-	slices.SortFunc(res.Routes, func(a, b RouteRateLimits) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(res.Routes, func(a, b RouteRateLimits) int {
+		return cmp.Or(cmp.Compare(a.Gateway, b.Gateway), cmp.Compare(a.Name, b.Name))
+	})
 	return res, nil
 }
 
+// routeKey identifies a printed route: its Gateway and its xDS name.
+type routeKey struct{ gateway, name string }
+
 // finish builds a route's actions and local configuration, adds its rules to the service's
-// configuration and its printed form to routes.
-func finish(rt *Route, l *Listener, cfgs *configs, routes map[string]*RouteRateLimits) error {
+// configuration and its printed form, under its Gateway gw, to routes.
+func finish(gw string, rt *Route, l *Listener, cfgs *configs, routes map[routeKey]*RouteRateLimits) error {
 	rl := rt.RateLimit
 	if rl == nil {
 		return nil
@@ -110,10 +119,10 @@ func finish(rt *Route, l *Listener, cfgs *configs, routes map[string]*RouteRateL
 	if len(rt.Actions) == 0 && rt.LocalRateLimit == nil {
 		return nil
 	}
-	out := routes[rt.Name]
+	out := routes[routeKey{gw, rt.Name}]
 	if out == nil {
-		out = &RouteRateLimits{Name: rt.Name}
-		routes[rt.Name] = out
+		out = &RouteRateLimits{Gateway: gw, Name: rt.Name}
+		routes[routeKey{gw, rt.Name}] = out
 	}
 	for domain, list := range rt.Actions {
 		if out.RateLimits == nil {

@@ -21,7 +21,7 @@ type Status struct {
 	Policy string `json:"policy"`
 	// Ancestor is "namespace/gateway" or "namespace/gateway/listener": the Gateway of a
 	// Gateway or listener target, each parentRef's Gateway (and sectionName) of a route
-	// target.
+	// target; "" for a target that is not among the inputs (TargetNotFound).
 	Ancestor string `json:"ancestor"`
 	// Accepted is "True" or "False".
 	Accepted string `json:"accepted"`

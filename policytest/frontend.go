@@ -4,37 +4,12 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// Input is a request as the proxy sees it, before the rate-limit service: what every
-// Frontend reads.
-type Input struct {
-	// Method, Scheme, Host and Path are the request's :method, scheme, :authority and :path
-	// (with the query string).
-	Method, Scheme, Host, Path string
-	// Headers are the request headers by lower-case name.
-	Headers map[string][]string
-	// RemoteAddress is the client address, an IP optionally with a port.
-	RemoteAddress string
-	// Metadata is the request's dynamic metadata; nil means none.
-	Metadata descriptor.Metadata
-	// HitsAddend is the request-level cost; 0 means unset.
-	HitsAddend uint32
-	// Auth are the auth.* attributes an auth service would add (kuadrant.io/v1 predicates
-	// and counters read them); nil means none.
-	Auth map[string]any
-}
-
-// descriptorRequest is in as package descriptor reads a request.
-func (in *Input) descriptorRequest() descriptor.Request {
-	req := descriptor.Request{Method: in.Method, Host: in.Host, Path: in.Path, Headers: descriptor.HeaderMap(in.Headers),
-		RemoteAddress: in.RemoteAddress, HitsAddend: in.HitsAddend}
-	if in.Metadata != nil {
-		req.DynamicMetadata = in.Metadata
-	}
-	return req
-}
+// Input is a request a test case or a log line gives: the contract's request model.
+type Input = policyapi.Request
 
 // Frontend is what a proxy does with a request before the rate-limit service: it builds
 // the rate-limit request, or decides not to call the service. Each input rlpkit compiles has
@@ -58,7 +33,7 @@ type engineFrontend struct {
 }
 
 func (f *engineFrontend) Generate(in *Input, out *rlsmsg.Request, trace *strings.Builder) bool {
-	req := in.descriptorRequest()
+	req := in.Descriptor()
 	res := &f.res
 	if trace != nil {
 		var tr *descriptor.Trace

@@ -6,17 +6,15 @@ import (
 
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/limit/limitador"
-	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
-	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
-// compileKuadrant returns the target of Gateway gateway compiled from the kuadrant.io/v1
-// RateLimitPolicies of set: wasm-shim's configuration as the Frontend, Limitador's limits
-// renamed after their origin (see LimitNames).
-func compileKuadrant(set *policy.Set, gateway string) (*Target, error) {
-	res := kuadrant.Compile(set, kuadrant.Options{})
+// kuadrantTarget returns the target of Gateway gateway of res, compiled from the
+// kuadrant.io/v1 RateLimitPolicies of set: wasm-shim's configuration as the Frontend,
+// Limitador's limits renamed after their origin (see LimitNames); nil when res has no such
+// Gateway.
+func kuadrantTarget(set *policy.Set, res *kuadrant.Result, gateway string) (*Target, error) {
 	for _, gw := range res.Gateways {
 		if gw.Gateway != gateway {
 			continue
@@ -33,11 +31,9 @@ func compileKuadrant(set *policy.Set, gateway string) (*Target, error) {
 			}
 			limits[i] = l
 		}
-		t := NewTarget(WasmFrontend(ev), limits)
-		t.Warnings = KuadrantWarnings(set, res)
-		return t, nil
+		return NewTarget(WasmFrontend(ev), limits), nil
 	}
-	return nil, noGateway(set, gateway)
+	return nil, nil
 }
 
 // LimitNames returns, by the identifier kuadrant.LimitID gives it, the name a PolicyTest
@@ -69,32 +65,4 @@ func limitID(l *limitador.Limit) string {
 		}
 	}
 	return ""
-}
-
-// KuadrantWarnings returns a warning for every status condition of res that is not True,
-// at its policy's line: "file:line: RateLimitPolicy ns/name: field: Reason: message". A
-// target not found adds what there is: the likely misspellings ("did you mean ...?") and
-// the Gateways or HTTPRoutes of the policy's namespace, or, for a sectionName, the
-// Gateway's listeners or the route's rules.
-func KuadrantWarnings(set *policy.Set, res *kuadrant.Result) []merge.Warning {
-	byName := map[string]*kuadrantv1.RateLimitPolicy{}
-	for _, p := range set.PoliciesV1 {
-		byName[p.Namespace+"/"+p.Name] = p
-	}
-	var out []merge.Warning
-	for _, p := range res.Policies {
-		for _, c := range p.Conditions {
-			if c.Status == "True" {
-				continue
-			}
-			field, msg := "spec", c.Reason+": "+c.Message
-			if c.Reason == kuadrant.ReasonTargetNotFound {
-				field = "spec.targetRef"
-				msg += targetHint(set, byName[p.Name])
-			}
-			src, _ := set.FieldSource(policy.PolicyV1Key(byName[p.Name]), field)
-			out = append(out, merge.Warning{Source: src, Object: "RateLimitPolicy " + p.Name, Field: field, Message: msg})
-		}
-	}
-	return out
 }

@@ -8,11 +8,15 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/envoygateway"
 	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi"
+	"github.com/rlpkit/rlpkit/policyapi/apis"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -27,9 +31,9 @@ type Target struct {
 	// Limits are the service's limits; every one has a Name (limits without one are named
 	// "limits[i]" after their position), so that a decision names the limit that made it.
 	Limits []limitador.Limit
-	// Warnings are merge.Compile's warnings about the inputs of a compiled topology: routes
-	// that attach to no Gateway, policies that apply to no request.
-	Warnings []merge.Warning
+	// Warnings are the compiled API's warnings about the inputs of a topology: routes that
+	// attach to no Gateway, policies that apply to no request or are not accepted.
+	Warnings []policyapi.Warning
 
 	index map[limitKey]int       // of Limits, by domain and name
 	eg    *egTarget              // for BackendTrafficPolicies, the Gateway Envoy Gateway configures
@@ -50,49 +54,69 @@ func CompileTopology(paths []string, gateway string) (*Target, error) {
 	return CompileSet(set, gateway)
 }
 
-// CompileSet returns the target of the Gateway "namespace/name" of set. The set's
-// RateLimitPolicies choose the compiler: kuadrant.io/v1 ones go through kuadrant.Compile
-// (wasm-shim's configuration and Limitador's limits, as kuadrant-operator deploys them),
-// apim.kuadrant.io/v1alpha1 ones through merge.Compile. A set holding both, or neither, is
-// an error: a test of such inputs would test only a part of them, or nothing. When the
-// inputs hold Envoy Gateway BackendTrafficPolicies (and no RateLimitPolicy), the target is
-// what Envoy Gateway configures instead (EnvoyGatewayTarget).
+// CompileSet returns the target of the Gateway "namespace/name" of set, compiled by the
+// one policy API the set holds (apis.Select): apim.kuadrant.io/v1alpha1 RateLimitPolicies
+// through merge.Compile (a PluginConfig's descriptor engine), kuadrant.io/v1 ones through
+// kuadrant.Compile (wasm-shim's configuration and Limitador's limits, as kuadrant-operator
+// deploys them), BackendTrafficPolicies through envoygateway.Compile (EnvoyGatewayTarget).
+// A set holding policies of several APIs, or none, is an error: a test of such inputs
+// would test only a part of them, or nothing. Target.Warnings are the API's warnings.
 func CompileSet(set *policy.Set, gateway string) (*Target, error) {
-	rlps := len(set.Policies) + len(set.PoliciesV1)
-	switch {
-	case len(set.BackendTrafficPolicies) > 0 && rlps > 0:
-		return nil, fmt.Errorf("the inputs hold %d Envoy Gateway BackendTrafficPolicies and %d RateLimitPolicies: a target runs one API; test them in separate PolicyTests", len(set.BackendTrafficPolicies), rlps)
-	case len(set.BackendTrafficPolicies) > 0:
-		return EnvoyGatewayTarget(set, gateway)
-	case len(set.Policies) > 0 && len(set.PoliciesV1) > 0:
-		return nil, fmt.Errorf("the inputs hold %d apim.kuadrant.io/v1alpha1 and %d kuadrant.io/v1 RateLimitPolicies: a target runs one API; test them in separate PolicyTests", len(set.Policies), len(set.PoliciesV1))
-	case len(set.Policies) == 0 && len(set.PoliciesV1) == 0:
-		return nil, errors.New("the inputs hold no RateLimitPolicy (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1) and no BackendTrafficPolicy: nothing to test")
-	case len(set.PoliciesV1) > 0:
-		return compileKuadrant(set, gateway)
+	selected := apis.Select(set, apis.Options{})
+	if len(selected) > 1 {
+		var parts []string
+		for _, api := range selected {
+			parts = append(parts, fmt.Sprintf("%d %s", api.Policies(set), api.Name()))
+		}
+		return nil, fmt.Errorf("the inputs hold policies of several APIs (%s): a target runs one API; test them in separate PolicyTests", strings.Join(parts, ", "))
 	}
-	res, err := merge.Compile(set, merge.Options{})
+	if selected[0].Policies(set) == 0 {
+		return nil, errors.New("the inputs hold no RateLimitPolicy (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1) and no BackendTrafficPolicy: nothing to test")
+	}
+	compiled, err := selected[0].Compile(set)
 	if err != nil {
 		return nil, err
 	}
+	var t *Target
+	switch c := compiled.(type) {
+	case *kuadrant.Compiled:
+		t, err = kuadrantTarget(set, c.Result, gateway)
+	case *envoygateway.Compiled:
+		t, err = egTargetOf(c.Result, gateway)
+	case *merge.Compiled:
+		t, err = mergeTarget(c.Result, gateway)
+	default:
+		return nil, fmt.Errorf("%s: no PolicyTest target", selected[0].Name())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, noGateway(set, gateway)
+	}
+	t.Warnings = compiled.Warnings()
+	return t, nil
+}
+
+// mergeTarget returns the target of Gateway gateway of res: its PluginConfig's descriptor
+// engine and its limits; nil when res has no such Gateway.
+func mergeTarget(res *merge.Result, gateway string) (*Target, error) {
 	for _, gw := range res.Gateways {
 		if gw.Gateway == gateway {
 			engine, err := descriptor.Compile(&gw.PluginConfig)
 			if err != nil {
 				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
 			}
-			t := NewTarget(EngineFrontend(engine), gw.Limits)
-			t.Warnings = res.Warnings
-			return t, nil
+			return NewTarget(EngineFrontend(engine), gw.Limits), nil
 		}
 	}
-	return nil, noGateway(set, gateway)
+	return nil, nil
 }
 
 // noGateway is the error for a Gateway that is not among the inputs: it names those closest
 // to the name given.
 func noGateway(set *policy.Set, gateway string) error {
-	names := merge.Candidates(set, policy.KindGateway, gateway)
+	names := policyapi.Candidates(set, policy.KindGateway, gateway)
 	if len(names) == 0 {
 		return fmt.Errorf("no Gateway %s among the inputs, which hold no valid Gateway", gateway)
 	}

@@ -17,8 +17,7 @@ func WasmFrontend(ev *wasmshim.Evaluator) Frontend { return &wasmFrontend{ev: ev
 type wasmFrontend struct{ ev *wasmshim.Evaluator }
 
 func (f *wasmFrontend) Generate(in *Input, out *rlsmsg.Request, trace *strings.Builder) bool {
-	req := wasmshim.Request{Method: in.Method, Scheme: in.Scheme, Host: in.Host, Path: in.Path, Headers: in.Headers,
-		SourceAddress: in.RemoteAddress, Auth: in.Auth}
+	req := in.WasmShim()
 	if req.Method == "" {
 		req.Method = "GET"
 	}

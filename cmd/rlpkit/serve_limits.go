@@ -10,8 +10,8 @@ import (
 
 	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
-	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi/apis"
 )
 
 // limitSource is where serve's limits come from: a limits file or a topology.
@@ -81,15 +81,17 @@ func (s limitSource) load() ([]limitador.Limit, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := merge.Compile(set, merge.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
 	var limits []limitador.Limit
-	for _, gw := range res.Gateways {
-		limits = append(limits, gw.Limits...)
+	for _, api := range apis.Select(set, apis.Options{}) {
+		// Each API's limits have namespaces of its own: kuadrant.io/v1's are routes
+		// ("ns/name"), apim.kuadrant.io/v1alpha1's domains ("gw-ns/gw#ns/name"), so they
+		// never meet.
+		c, err := api.Compile(set)
+		if err != nil {
+			return nil, nil, err
+		}
+		limits = append(limits, c.Limits()...)
 	}
-	limits = append(limits, kuadrantLimits(set)...)
 	if err := limitador.ValidateLimits(limits); err != nil {
 		return nil, nil, fmt.Errorf("the compiled limits are invalid:\n%w", err)
 	}
