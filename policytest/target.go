@@ -3,13 +3,12 @@ package policytest
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rlpkit/rlpkit/configfile"
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/envoygateway"
-	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
@@ -17,7 +16,6 @@ import (
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/policyapi/apis"
-	"github.com/rlpkit/rlpkit/yamljson"
 )
 
 // Target is what a test or a replay runs requests against: the Frontend that builds the
@@ -127,33 +125,13 @@ func noGateway(set *policy.Set, gateway string) error {
 // limitador's format and returns their target. Problems are reported as
 // "file:line: field: what is wrong", one a line.
 func LoadFiles(pluginConfig, limits string) (*Target, error) {
-	doc, err := readDocument(pluginConfig, "a PluginConfig file holds one document")
+	engine, err := configfile.PluginConfig(pluginConfig)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := descriptor.Decode(doc.JSON)
-	var engine *descriptor.Engine
-	if err == nil {
-		engine, err = descriptor.Compile(cfg)
-	}
-	if err != nil {
-		var list fielderr.List
-		if !errors.As(err, &list) {
-			return nil, fmt.Errorf("%s: %w", pluginConfig, err)
-		}
-		return nil, locate(pluginConfig, doc, list, func(e *fielderr.Error) string { return e.Field })
-	}
-	doc, err = readDocument(limits, "a limits file holds one document, a list of limits")
+	list, _, err := configfile.Limits(limits)
 	if err != nil {
 		return nil, err
-	}
-	list, err := limitador.DecodeLimits(doc.JSON)
-	if err != nil {
-		var el fielderr.List
-		if !errors.As(err, &el) {
-			return nil, fmt.Errorf("%s: %w", limits, err)
-		}
-		return nil, locate(limits, doc, el, func(e *fielderr.Error) string { return e.Field })
 	}
 	return NewTarget(EngineFrontend(engine), list), nil
 }
@@ -213,37 +191,4 @@ func (t *Test) load() (*Target, error) {
 		return nil, fmt.Errorf("%s:%d: %s %s: the inputs do not compile:\n%w", t.File, t.Line, Kind, t.Metadata.Name, err)
 	}
 	return target, nil
-}
-
-// readDocument reads a file that holds one YAML or JSON document.
-func readDocument(file, tooMany string) (*yamljson.Document, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := yamljson.Convert(data)
-	if err != nil {
-		lines := strings.Split(err.Error(), "\n")
-		for i, l := range lines {
-			lines[i] = file + ": " + l
-		}
-		return nil, errors.New(strings.Join(lines, "\n"))
-	}
-	doc, second := yamljson.Only(docs)
-	if second > 0 {
-		return nil, fmt.Errorf("%s:%d: %s", file, second, tooMany)
-	}
-	if doc == nil {
-		return nil, fmt.Errorf("%s: the file is empty", file)
-	}
-	return doc, nil
-}
-
-// locate reports field errors found in doc, one a line, each prefixed with "file:line: ".
-func locate[E error](file string, doc *yamljson.Document, list []E, field func(E) string) error {
-	lines := make([]string, len(list))
-	for i, e := range list {
-		lines[i] = fmt.Sprintf("%s:%d: %s", file, doc.Line(field(e)), e.Error())
-	}
-	return errors.New(strings.Join(lines, "\n"))
 }

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
 	"sync"
 
-	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/configfile"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policyapi/apis"
@@ -127,23 +126,7 @@ func loadLimitsFile(file string) ([]limitador.Limit, []string, error) {
 
 // decodeLimitsFile is loadLimitsFile of data, read from file (a name for messages).
 func decodeLimitsFile(file string, data []byte) ([]limitador.Limit, []string, error) {
-	doc, err := parseDocument(file, data, "a limits file holds one document, a list of limits", "no limits in the file; write [] for none")
-	if err != nil {
-		return nil, nil, err
-	}
-	limits, err := limitador.DecodeLimits(doc.JSON)
-	if err == nil {
-		var warnings []string
-		for _, w := range limitador.LimitWarnings(limits) {
-			warnings = append(warnings, fmt.Sprintf("%s:%d: limit: %s", file, doc.Line(w.Path), w))
-		}
-		return limits, warnings, nil
-	}
-	var list fielderr.List
-	if !errors.As(err, &list) {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return nil, nil, locate(file, doc, list, func(e *fielderr.Error) string { return e.Field })
+	return configfile.LimitsData(file, data)
 }
 
 // checkTopologyFiles names a file given as PATH... that is not a topology but what serve
