@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policyapi"
@@ -50,14 +48,7 @@ type Compiled struct {
 }
 
 // Statuses are the policies' Accepted conditions, one status per policy and ancestor.
-func (c *Compiled) Statuses() []policyapi.PolicyStatus {
-	out := make([]policyapi.PolicyStatus, len(c.Result.Statuses))
-	for i, st := range c.Result.Statuses {
-		out[i] = policyapi.PolicyStatus{Name: st.Policy, Ancestor: st.Ancestor, Conditions: []metav1.Condition{{
-			Type: "Accepted", Status: metav1.ConditionStatus(st.Accepted), Reason: st.Reason, Message: st.Message}}}
-	}
-	return out
-}
+func (c *Compiled) Statuses() []policyapi.PolicyStatus { return c.Result.Statuses }
 
 // Warnings are a warning for every Accepted condition that is not True (Warnings).
 func (c *Compiled) Warnings() []policyapi.Warning { return Warnings(c.set, c.Result) }
@@ -67,7 +58,7 @@ func (c *Compiled) Output(format string) (any, []string, error) {
 	if format != "" && format != FormatEnvoyGateway {
 		return nil, nil, fmt.Errorf("BackendTrafficPolicy: no output format %q", format)
 	}
-	return c.Result, nil, nil
+	return c.Result.Output(), nil, nil
 }
 
 // Limits is nil: Envoy Gateway's rate-limit service reads envoyproxy/ratelimit's files
@@ -107,7 +98,8 @@ func Warnings(set *policy.Set, res *Result) []policyapi.Warning {
 		keys[p.Namespace+"/"+p.Name] = policy.BackendTrafficPolicyKey(p)
 	}
 	var out []policyapi.Warning
-	for _, st := range res.Statuses {
+	for i := range res.Statuses {
+		st := statusOutput(&res.Statuses[i])
 		if st.Accepted == "True" {
 			continue
 		}

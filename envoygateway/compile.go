@@ -2,10 +2,12 @@ package envoygateway
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // Result is what Envoy Gateway serves for a set of objects.
@@ -16,8 +18,9 @@ type Result struct {
 	// Routes are the xDS routes that carry rate limits, one per Gateway and route, sorted by
 	// Gateway, then name.
 	Routes []RouteRateLimits `json:"routes"`
-	// Statuses are the policies' Accepted conditions, by policy and ancestor.
-	Statuses []Status `json:"statuses"`
+	// Statuses are the policies' Accepted conditions, one status per policy and
+	// ancestor, sorted by policy, then ancestor; printed as StatusOutput.
+	Statuses []policyapi.PolicyStatus `json:"-"`
 	// Gateways are the Gateways with their listeners and xDS routes in matching order, for
 	// evaluating requests; not printed.
 	Gateways []*Gateway `json:"-"`
@@ -37,6 +40,25 @@ type RouteRateLimits struct {
 	// LocalRateLimit is the route's envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit.
 	LocalRateLimit any `json:"localRateLimit,omitempty"`
 }
+
+// Output is what rlpkit compile prints of a Result.
+type Output struct {
+	RateLimitConfigs []RateLimitConfig `json:"rateLimitConfigs"`
+	Routes           []RouteRateLimits `json:"routes"`
+	Statuses         []StatusOutput    `json:"statuses"`
+}
+
+// Output returns the printed form of r.
+func (r *Result) Output() Output {
+	out := Output{RateLimitConfigs: r.RateLimitConfigs, Routes: r.Routes, Statuses: make([]StatusOutput, len(r.Statuses))}
+	for i := range r.Statuses {
+		out.Statuses[i] = statusOutput(&r.Statuses[i])
+	}
+	return out
+}
+
+// MarshalJSON encodes r as its Output.
+func (r *Result) MarshalJSON() ([]byte, error) { return json.Marshal(r.Output()) }
 
 // Gateway returns the Gateway named "namespace/name", nil when none.
 func (r *Result) Gateway(name string) *Gateway {

@@ -57,7 +57,7 @@ spec:
 		"infra/typo-gateway": "Gateway infra/egde not found (did you mean infra/edge?).",
 	}
 	got := map[string]string{}
-	for _, st := range res.Statuses {
+	for _, st := range res.Output().Statuses {
 		if st.Accepted != "False" || st.Reason != ReasonTargetNotFound || st.Ancestor != "" {
 			t.Errorf("status %+v: want Accepted False, TargetNotFound, no ancestor", st)
 			continue
