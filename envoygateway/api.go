@@ -86,7 +86,7 @@ func (c *Compiled) Gateway(name string) (policyapi.Gateway, bool) {
 	if gw == nil {
 		return nil, false
 	}
-	return gatewayPlane{gw}, true
+	return gatewayPlane{gw: gw, routes: c.Routes}, true
 }
 
 // Warnings returns a warning for every Accepted condition of res that is not True, at the
@@ -164,7 +164,21 @@ type DescribedCall struct {
 }
 
 // gatewayPlane is what Envoy, configured by Envoy Gateway, does on one Gateway.
-type gatewayPlane struct{ gw *Gateway }
+type gatewayPlane struct {
+	gw     *Gateway
+	routes []RouteRateLimits
+}
+
+// Config is the Gateway's routes' rate limits, as rlpkit compile prints them.
+func (g gatewayPlane) Config() any {
+	var out []RouteRateLimits
+	for _, r := range g.routes {
+		if r.Gateway == g.gw.Name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // Describe evaluates req as Envoy would on the listener of its port (ListenerPort) and
 // returns the Description and, with explain, the trace of the route and every rule.

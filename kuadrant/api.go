@@ -118,6 +118,9 @@ type gatewayPlane struct {
 	ev *wasmshim.Evaluator
 }
 
+// Config is the Gateway's wasm-shim configuration.
+func (g *gatewayPlane) Config() any { return &g.gw.Wasm }
+
 // Describe evaluates req as wasm-shim does and returns the Description, and with explain
 // the trace of the action sets, actions and blocks.
 func (g *gatewayPlane) Describe(req *policyapi.Request, explain bool) (any, string, error) {

@@ -164,6 +164,9 @@ type gatewayPlane struct {
 	engine *descriptor.Engine
 }
 
+// Config is the Gateway's PluginConfig.
+func (g *gatewayPlane) Config() any { return &g.gw.PluginConfig }
+
 // Describe returns the descriptors the Gateway's filter generates for req.
 func (g *gatewayPlane) Describe(req *policyapi.Request, explain bool) (any, string, error) {
 	if g.engine == nil {

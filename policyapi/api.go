@@ -46,6 +46,9 @@ type Compiled interface {
 // Gateway is one Gateway's data plane as an API compiled it: the evaluation paths (rlpkit
 // descriptors, test, simulate) run requests through it.
 type Gateway interface {
+	// Config is the Gateway's data-plane configuration (JSON-encodable): the PluginConfig
+	// of its rate-limit filter, wasm-shim's configuration, or Envoy's listeners and routes.
+	Config() any
 	// Describe returns what the proxy does with req before the rate-limit service, as
 	// rlpkit descriptors prints it (JSON-encodable), and, with explain, a trace of every
 	// decision, one a line.
