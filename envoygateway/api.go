@@ -13,9 +13,8 @@ import (
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// FormatEnvoyGateway names the default output format of the BackendTrafficPolicy API, as
-// rlpkit compile -o envoy-gateway asked for it before compile chose the API from the
-// input.
+// FormatEnvoyGateway names the default output format of the BackendTrafficPolicy API:
+// rlpkit compile -o envoy-gateway selects this API alone.
 const FormatEnvoyGateway = "envoy-gateway"
 
 // API is Envoy Gateway's BackendTrafficPolicy as a policyapi.API.

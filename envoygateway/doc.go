@@ -6,10 +6,11 @@
 // schema, one per domain) and each policy's Accepted condition per ancestor; and it
 // evaluates requests against that, as Envoy and envoyproxy/ratelimit would.
 //
-// It is for checking policies before they reach a cluster: rlpkit compile -o
-// envoy-gateway prints its Result and writes the rate-limit service's files (which
+// It is for checking policies before they reach a cluster: rlpkit compile prints
+// its Result and writes the rate-limit service's files (which
 // cmd/ratelimit and rlpkit serve --ratelimit-config serve), rlpkit descriptors, test and
 // simulate run requests through it. It does not talk to a cluster and writes no status.
+// API is the package as a policyapi.API, the contract the CLI and policytest use.
 //
 // # Attachment and precedence
 //

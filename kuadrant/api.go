@@ -10,8 +10,8 @@ import (
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
-// FormatKuadrant names the default output format of the kuadrant.io/v1 API, as rlpkit
-// compile -o kuadrant asked for it before compile chose the API from the input.
+// FormatKuadrant names the default output format of the kuadrant.io/v1 API: rlpkit
+// compile -o kuadrant selects this API alone.
 const FormatKuadrant = "kuadrant"
 
 // API is kuadrant.io/v1's RateLimitPolicy as a policyapi.API: it compiles with Options, as

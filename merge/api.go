@@ -72,7 +72,7 @@ func (c *Compiled) Warnings() []policyapi.Warning {
 			k := policy.ObjectKey{Kind: policy.KindRateLimitPolicy}
 			k.Namespace, k.Name = splitName(p.Name)
 			src, _ := c.set.FieldSource(k, "spec")
-			out = append(out, policyapi.Warning{Source: src, Object: obj, Field: "spec", Message: fmt.Sprintf("%s %s: %s", cond.Type, cond.Reason, cond.Message)})
+			out = append(out, policyapi.Warning{Source: src, Object: obj, Field: "spec", Message: cond.Reason + ": " + cond.Message})
 			break
 		}
 	}

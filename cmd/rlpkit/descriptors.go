@@ -31,15 +31,17 @@ address, with or without a port (203.0.113.7, 203.0.113.7:5678, 2001:db8::1,
 [2001:db8::1]:443); the port is dropped, as Envoy's remote_address action sends the
 address alone. With --gateway, the warnings of compiling the topology go to stderr.
 
-When the inputs hold kuadrant.io/v1 RateLimitPolicies, --gateway compiles them as
-kuadrant-operator does (see compile -o kuadrant) and evaluates the Gateway's wasm-shim
-configuration as wasm-shim v0.14 does: the output has the same shape, for the first
-rate-limit call, plus hostname (the most specific one matching the host), actionSet (null
-when none applies) and calls (every service call, with the conditionalData blocks that
-applied); --explain traces the action sets, actions and blocks.
+--gateway compiles the policies of every API the inputs hold (as rlpkit compile does) and
+evaluates the request on that Gateway's data plane; an input holding several APIs prints
+one section per API, {"<API name>": <its output>, ...}.
 
-When the inputs hold Envoy Gateway BackendTrafficPolicies, --gateway compiles them as Envoy
-Gateway does (see compile -o envoy-gateway) and evaluates the request as Envoy would: the
+For kuadrant.io/v1 RateLimitPolicies, the Gateway's wasm-shim configuration is evaluated as
+wasm-shim v0.14 does: the output has the same shape, for the first rate-limit call, plus
+hostname (the most specific one matching the host), actionSet (null when none applies) and
+calls (every service call, with the conditionalData blocks that applied); --explain traces
+the action sets, actions and blocks.
+
+For Envoy Gateway BackendTrafficPolicies, the request is evaluated as Envoy would: the
 listener of the URL's port (80 for http, 443 for https; port 80, else the first listener's,
 for a bare path), the virtual host and the route; the output has the same shape, for the
 first rate-limit call, plus listener, virtualHost, route (httpRoute, rule, match, the policy
