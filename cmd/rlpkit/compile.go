@@ -77,8 +77,8 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *output != "yaml" && *output != "json" {
 		format, encoding = *output, "json"
 		if !slices.Contains(apis.Formats(), format) {
-			fs := apis.Formats()
-			return usagef("-o %q: want yaml, json, %s or %s", *output, strings.Join(fs[:len(fs)-1], ", "), fs[len(fs)-1])
+			formats := apis.Formats()
+			return usagef("-o %q: want yaml, json, %s or %s", *output, strings.Join(formats[:len(formats)-1], ", "), formats[len(formats)-1])
 		}
 	}
 	if *split != "" && format != "" && format != envoygateway.FormatEnvoyGateway {
@@ -107,6 +107,8 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		selected = []policyapi.API{api}
 		noteLeftOut(set, selected, opts, "-o "+format+" compiles "+api.Name()+" only", stderr)
 		if format != merge.FormatEnvoy {
+			// -o kuadrant and -o envoy-gateway name their API's default output, in YAML;
+			// -o envoy's is protojson, printed as JSON.
 			format, encoding = "", "yaml"
 		}
 	}
