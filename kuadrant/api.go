@@ -21,7 +21,10 @@ type API struct {
 	Options Options
 }
 
-var _ policyapi.API = API{}
+var (
+	_ policyapi.API    = API{}
+	_ policyapi.Target = (*gatewayPlane)(nil)
+)
 
 // Name is the API's name.
 func (API) Name() string { return "kuadrant.io/v1 RateLimitPolicy" }
@@ -65,7 +68,7 @@ func (c *Compiled) Output(format string) (any, []string, error) {
 func (c *Compiled) Gateway(name string) (policyapi.Gateway, bool) {
 	for i := range c.Gateways {
 		if c.Gateways[i].Gateway == name {
-			return &gatewayPlane{gw: &c.Gateways[i]}, true
+			return &gatewayPlane{gw: &c.Gateways[i], set: c.set}, true
 		}
 	}
 	return nil, false
@@ -114,8 +117,39 @@ type ActionSetRef struct {
 
 // gatewayPlane is a Gateway's wasm-shim configuration, evaluated by package wasmshim.
 type gatewayPlane struct {
-	gw *GatewayConfig
-	ev *wasmshim.Evaluator
+	gw  *GatewayConfig
+	set *policy.Set
+	ev  *wasmshim.Evaluator
+}
+
+// evaluator returns the evaluator of the Gateway's configuration, built once.
+func (g *gatewayPlane) evaluator() (*wasmshim.Evaluator, error) {
+	if g.ev == nil {
+		ev, err := wasmshim.New(&g.gw.Wasm)
+		if err != nil {
+			return nil, fmt.Errorf("Gateway %s: %w", g.gw.Gateway, err)
+		}
+		g.ev = ev
+	}
+	return g.ev, nil
+}
+
+// Target returns the Frontend of the Gateway's wasm-shim configuration and Limitador's
+// limits, renamed after their origin (LimitNames).
+func (g *gatewayPlane) Target() (policyapi.Frontend, []limitador.Limit, error) {
+	ev, err := g.evaluator()
+	if err != nil {
+		return nil, nil, err
+	}
+	names := LimitNames(g.set)
+	limits := make([]limitador.Limit, len(g.gw.Limits))
+	for i, l := range g.gw.Limits {
+		if name, ok := names[limitID(&l)]; ok {
+			l.Name = name
+		}
+		limits[i] = l
+	}
+	return NewFrontend(ev), limits, nil
 }
 
 // Config is the Gateway's wasm-shim configuration.
@@ -124,15 +158,12 @@ func (g *gatewayPlane) Config() any { return &g.gw.Wasm }
 // Describe evaluates req as wasm-shim does and returns the Description, and with explain
 // the trace of the action sets, actions and blocks.
 func (g *gatewayPlane) Describe(req *policyapi.Request, explain bool) (any, string, error) {
-	if g.ev == nil {
-		ev, err := wasmshim.New(&g.gw.Wasm)
-		if err != nil {
-			return nil, "", fmt.Errorf("Gateway %s: %w", g.gw.Gateway, err)
-		}
-		g.ev = ev
+	ev, err := g.evaluator()
+	if err != nil {
+		return nil, "", err
 	}
 	wreq := req.WasmShim()
-	res := g.ev.Evaluate(&wreq)
+	res := ev.Evaluate(&wreq)
 	var trace string
 	if explain {
 		trace = res.Explain()

@@ -22,7 +22,10 @@ type API struct {
 	Options Options
 }
 
-var _ policyapi.API = API{}
+var (
+	_ policyapi.API    = API{}
+	_ policyapi.Target = (*gatewayPlane)(nil)
+)
 
 // Name is the API's name.
 func (API) Name() string { return "apim.kuadrant.io/v1alpha1 RateLimitPolicy" }
@@ -167,16 +170,34 @@ type gatewayPlane struct {
 // Config is the Gateway's PluginConfig.
 func (g *gatewayPlane) Config() any { return &g.gw.PluginConfig }
 
-// Describe returns the descriptors the Gateway's filter generates for req.
-func (g *gatewayPlane) Describe(req *policyapi.Request, explain bool) (any, string, error) {
+// compiled returns the descriptor engine of the Gateway's PluginConfig, compiled once.
+func (g *gatewayPlane) compiled() (*descriptor.Engine, error) {
 	if g.engine == nil {
 		engine, err := descriptor.Compile(&g.gw.PluginConfig)
 		if err != nil {
-			return nil, "", fmt.Errorf("Gateway %s: %w", g.gw.Gateway, err)
+			return nil, fmt.Errorf("Gateway %s: %w", g.gw.Gateway, err)
 		}
 		g.engine = engine
 	}
-	return DescribeWith(g.engine, req, explain)
+	return g.engine, nil
+}
+
+// Describe returns the descriptors the Gateway's filter generates for req.
+func (g *gatewayPlane) Describe(req *policyapi.Request, explain bool) (any, string, error) {
+	engine, err := g.compiled()
+	if err != nil {
+		return nil, "", err
+	}
+	return DescribeWith(engine, req, explain)
+}
+
+// Target returns the Frontend of the Gateway's descriptor engine and its limits.
+func (g *gatewayPlane) Target() (policyapi.Frontend, []limitador.Limit, error) {
+	engine, err := g.compiled()
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewFrontend(engine), g.gw.Limits, nil
 }
 
 // DescribeWith returns the descriptors engine generates for req and, with explain, its

@@ -7,12 +7,9 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/configfile"
-	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/envoygateway"
-	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
-	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/policyapi/apis"
@@ -75,40 +72,28 @@ func CompileSet(set *policy.Set, gateway string) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	var t *Target
-	switch c := compiled.(type) {
-	case *kuadrant.Compiled:
-		t, err = kuadrantTarget(set, c.Result, gateway)
-	case *envoygateway.Compiled:
-		t, err = egTargetOf(c.Result, gateway)
-	case *merge.Compiled:
-		t, err = mergeTarget(c.Result, gateway)
-	default:
-		return nil, fmt.Errorf("%s: no PolicyTest target", selected[0].Name())
-	}
-	if err != nil {
-		return nil, err
-	}
-	if t == nil {
+	plane, ok := compiled.Gateway(gateway)
+	if !ok {
 		return nil, noGateway(set, gateway)
+	}
+	var t *Target
+	if tg, ok := plane.(policyapi.Target); ok {
+		frontend, limits, err := tg.Target()
+		if err != nil {
+			return nil, err
+		}
+		t = NewTarget(frontend, limits)
+	} else if eg, ok := compiled.(*envoygateway.Compiled); ok {
+		// Envoy Gateway's routes make several calls per request, to envoyproxy/ratelimit's
+		// rules, and have local rate limits: the runner evaluates them itself.
+		if t, err = egTargetOf(eg.Result, gateway); err != nil {
+			return nil, err
+		}
+	} else {
+		return nil, fmt.Errorf("%s: the Gateway's data plane cannot run a PolicyTest", selected[0].Name())
 	}
 	t.Warnings = compiled.Warnings()
 	return t, nil
-}
-
-// mergeTarget returns the target of Gateway gateway of res: its PluginConfig's descriptor
-// engine and its limits; nil when res has no such Gateway.
-func mergeTarget(res *merge.Result, gateway string) (*Target, error) {
-	for _, gw := range res.Gateways {
-		if gw.Gateway == gateway {
-			engine, err := descriptor.Compile(&gw.PluginConfig)
-			if err != nil {
-				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
-			}
-			return NewTarget(EngineFrontend(engine), gw.Limits), nil
-		}
-	}
-	return nil, nil
 }
 
 // noGateway is the error for a Gateway that is not among the inputs: it names those closest

@@ -106,6 +106,12 @@ func TestContract(t *testing.T) {
 					if _, err := json.Marshal(plane.Config()); err != nil {
 						t.Errorf("Gateway %s: config does not encode: %v", gw.Name, err)
 					}
+					if tg, ok := plane.(policyapi.Target); ok {
+						f, limits, err := tg.Target()
+						if err != nil || f == nil || len(limits) == 0 {
+							t.Errorf("Gateway %s: Target = %v, %d limits, %v", gw.Name, f, len(limits), err)
+						}
+					}
 					out, trace, err := plane.Describe(&policyapi.Request{Method: "GET", Scheme: "http", Host: "example.com", Path: "/"}, true)
 					if err != nil || out == nil || trace == "" {
 						t.Errorf("Gateway %s: Describe = %v, %q, %v", gw.Name, out, trace, err)
