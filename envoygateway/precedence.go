@@ -191,8 +191,9 @@ func (c *precedence) route(p *pol, t target) {
 }
 
 // notFound fails policy p as TargetNotFound, with no ancestor, when its target t (a
-// Gateway or an HTTPRoute) is not a valid object of the inputs; a route of the inputs
-// that attaches to no Gateway of them gets no status, as in Envoy Gateway.
+// Gateway or an HTTPRoute) is not a valid object of the inputs, the message naming every
+// such target of p; a route of the inputs that attaches to no Gateway of them gets no
+// status, as in Envoy Gateway.
 func (c *precedence) notFound(p *pol, kind string, t target) {
 	names := policyapi.ValidNames(c.m.set, kind)
 	if slices.Contains(names, t.key()) {
@@ -202,7 +203,11 @@ func (c *precedence) notFound(p *pol, kind string, t target) {
 	if _, exists := c.m.set.Source(policy.ObjectKey{Kind: kind, Namespace: t.namespace, Name: t.name}); exists {
 		msg = fmt.Sprintf("%s %s is invalid", kind, t.key())
 	}
-	c.st.fail(p.name, []string{""}, ReasonTargetNotFound, msg+".")
+	msg += "."
+	if st := c.st.find(p.name, ""); st != nil && len(st.Conditions) > 0 {
+		msg = st.Conditions[0].Message + " " + msg // each missing target of the policy
+	}
+	c.st.fail(p.name, []string{""}, ReasonTargetNotFound, msg)
 }
 
 // takeRoute checks a route or rule target and takes it for its policy.

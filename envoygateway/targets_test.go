@@ -47,6 +47,16 @@ spec:
 ---
 apiVersion: gateway.envoyproxy.io/v1alpha1
 kind: BackendTrafficPolicy
+metadata: {name: two-typos, namespace: shop}
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: storefrnt}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: storefront}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: storefronts}
+  rateLimit: {local: {rules: [{limit: {requests: 1, unit: Second}}]}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
 metadata: {name: orphan, namespace: shop}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: orphan}]
@@ -55,9 +65,13 @@ spec:
 	want := map[string]string{
 		"shop/typo-route":    "HTTPRoute shop/storefrnt not found (did you mean shop/storefront?).",
 		"infra/typo-gateway": "Gateway infra/egde not found (did you mean infra/edge?).",
+		"shop/two-typos":     "HTTPRoute shop/storefrnt not found (did you mean shop/storefront?). HTTPRoute shop/storefronts not found (did you mean shop/storefront?).",
 	}
 	got := map[string]string{}
 	for _, st := range res.Output().Statuses {
+		if st.Policy == "shop/two-typos" && st.Ancestor != "" {
+			continue // its target that exists is accepted or conflicted on its Gateway
+		}
 		if st.Accepted != "False" || st.Reason != ReasonTargetNotFound || st.Ancestor != "" {
 			t.Errorf("status %+v: want Accepted False, TargetNotFound, no ancestor", st)
 			continue
