@@ -7,7 +7,7 @@
 // prints its Result, rlpkit descriptors evaluates the configuration for a request, and
 // rlpkit serve enforces the limits. It does not talk to a cluster and does not write
 // statuses; the older apim.kuadrant.io/v1alpha1 API is package merge's. API is the
-// package as a policyapi.API, the contract the CLI, policytest and the controller use.
+// package as a policyapi.API, the contract the CLI and policytest use.
 //
 // # Paths and effective policies
 //

@@ -5,8 +5,7 @@
 //
 // It is pure: it reads a policy.Set and returns values; it does not watch a cluster or write
 // status back (a controller does; see examples/controller). API is the package as a
-// policyapi.API (apim.kuadrant.io/v1alpha1), the contract the CLI, policytest and the
-// controller use.
+// policyapi.API (apim.kuadrant.io/v1alpha1), the contract the CLI and policytest use.
 //
 // # Attachment and hostnames
 //

@@ -8,7 +8,7 @@
 // the Warnings a careful user wants to hear of, the printed output of rlpkit compile, the
 // rate-limit service's limits and, per Gateway, a data plane that requests run through.
 // Package policyapi/apis lists the APIs and selects those an input holds (apis.Select):
-// the CLI, package policytest and the controller go through it, so a new API is one more
+// the CLI and package policytest go through it, so a new API is one more
 // implementation, never a new path through them.
 //
 // The shared vocabulary:
@@ -17,7 +17,12 @@
 //   - Warning: "file:line: Kind ns/name: field: message", and the suggestion helpers
 //     (Candidates, Similar, NotFound) that make a target not found say "did you mean".
 //   - Request: an HTTP request, with its conversions to what package descriptor,
-//     envoyroute and wasmshim read.
+//     envoyroute and wasmshim read; Frontend, the rate-limit request a proxy builds of
+//     it, and Target, a Gateway's Frontend with the limits that decide its requests
+//     (rlpkit test and simulate run requests through it).
+//
+// The controller (cmd/rlpkit-controller) writes the PolicyStatus of the APIs whose CRDs
+// the cluster serves; which APIs it compiles is decided by those CRDs, not by Select.
 //
 // Where the APIs differ, rlpkit follows each API's own controller: Kuadrant writes one
 // status per policy, Envoy Gateway one per ancestor. Where they agree on what a user
