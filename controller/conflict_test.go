@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // TestPatchStatusConflict checks that a status patch refused for a stale resourceVersion
@@ -16,7 +18,7 @@ import (
 // remembered as written, while any other refusal is an error.
 func TestPatchStatusConflict(t *testing.T) {
 	p := rlp(t, "ns", "shop", "Gateway", "gw", limits("default", 1, 60))
-	st := PolicyStatus{Policy: p, Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "ok"}}}
+	st := PolicyStatus{Policy: p, PolicyStatus: policyapi.PolicyStatus{Name: p.Namespace + "/" + p.Name, Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "ok"}}}}
 	for _, tc := range []struct {
 		name    string
 		refusal error

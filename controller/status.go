@@ -17,6 +17,7 @@ import (
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // managedTypes are the condition types rlpkit-controller writes on policies of both APIs.
@@ -68,14 +69,15 @@ func WithConditionsV1(p *kuadrantv1.RateLimitPolicy, want []metav1.Condition) *k
 	return next
 }
 
-// PolicyStatus is the status Sync wants for one RateLimitPolicy of either API.
+// PolicyStatus is the status Sync wants for one RateLimitPolicy of either API: the
+// contract's status compiling computed (package merge's or package kuadrant's), as it is,
+// with the policy it is for.
 type PolicyStatus struct {
 	// Policy is the policy as read: a *policy.RateLimitPolicy or a
 	// *kuadrantv1.RateLimitPolicy. It is not modified.
 	Policy client.Object
-	// Conditions are the conditions compiling computed (package merge's or package
-	// kuadrant's).
-	Conditions []metav1.Condition
+	// PolicyStatus holds the conditions to write.
+	policyapi.PolicyStatus
 }
 
 // Patched returns a copy of the policy with its status set to the Conditions
@@ -98,14 +100,14 @@ func (in *Input) Statuses(res *merge.Result, v1 *kuadrant.Result) []PolicyStatus
 	if res != nil {
 		for _, st := range res.Policies {
 			if p, ok := in.Policies[st.Name]; ok {
-				out = append(out, PolicyStatus{Policy: p, Conditions: st.Conditions})
+				out = append(out, PolicyStatus{Policy: p, PolicyStatus: st})
 			}
 		}
 	}
 	if v1 != nil {
 		for _, st := range v1.Policies {
 			if p, ok := in.PoliciesV1[st.Name]; ok {
-				out = append(out, PolicyStatus{Policy: p, Conditions: st.Conditions})
+				out = append(out, PolicyStatus{Policy: p, PolicyStatus: st})
 			}
 		}
 	}

@@ -2,10 +2,12 @@ package envoygateway
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // Result is what Envoy Gateway serves for a set of objects.
@@ -13,10 +15,12 @@ type Result struct {
 	// RateLimitConfigs are the configurations of the rate-limit service, one per domain,
 	// sorted by domain.
 	RateLimitConfigs []RateLimitConfig `json:"rateLimitConfigs"`
-	// Routes are the xDS routes that carry rate limits, sorted by name.
+	// Routes are the xDS routes that carry rate limits, one per Gateway and route, sorted by
+	// Gateway, then name.
 	Routes []RouteRateLimits `json:"routes"`
-	// Statuses are the policies' Accepted conditions, by policy and ancestor.
-	Statuses []Status `json:"statuses"`
+	// Statuses are the policies' Accepted conditions, one status per policy and
+	// ancestor, sorted by policy, then ancestor; printed as StatusOutput.
+	Statuses []policyapi.PolicyStatus `json:"-"`
 	// Gateways are the Gateways with their listeners and xDS routes in matching order, for
 	// evaluating requests; not printed.
 	Gateways []*Gateway `json:"-"`
@@ -24,6 +28,9 @@ type Result struct {
 
 // RouteRateLimits is the rate limits of one xDS route, as protojson with proto field names.
 type RouteRateLimits struct {
+	// Gateway is the "namespace/name" of the Gateway whose route configuration holds the
+	// route: an HTTPRoute on two Gateways is two entries, each with its Gateway's domains.
+	Gateway string `json:"gateway"`
 	// Name is the xDS route's name.
 	Name string `json:"name"`
 	// RateLimits are the route's envoy.config.route.v3.RateLimit messages per domain, each
@@ -33,6 +40,25 @@ type RouteRateLimits struct {
 	// LocalRateLimit is the route's envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit.
 	LocalRateLimit any `json:"localRateLimit,omitempty"`
 }
+
+// Output is what rlpkit compile prints of a Result.
+type Output struct {
+	RateLimitConfigs []RateLimitConfig `json:"rateLimitConfigs"`
+	Routes           []RouteRateLimits `json:"routes"`
+	Statuses         []StatusOutput    `json:"statuses"`
+}
+
+// Output returns the printed form of r.
+func (r *Result) Output() Output {
+	out := Output{RateLimitConfigs: r.RateLimitConfigs, Routes: r.Routes, Statuses: make([]StatusOutput, len(r.Statuses))}
+	for i := range r.Statuses {
+		out.Statuses[i] = statusOutput(&r.Statuses[i])
+	}
+	return out
+}
+
+// MarshalJSON encodes r as its Output.
+func (r *Result) MarshalJSON() ([]byte, error) { return json.Marshal(r.Output()) }
 
 // Gateway returns the Gateway named "namespace/name", nil when none.
 func (r *Result) Gateway(name string) *Gateway {
@@ -67,11 +93,11 @@ func Compile(set *policy.Set) (*Result, error) {
 	prec.run()
 	res := &Result{Statuses: prec.st.sorted(), Gateways: m.gateways, RateLimitConfigs: []RateLimitConfig{}, Routes: []RouteRateLimits{}}
 	cfgs := configs{byDomain: map[string]*RateLimitConfig{}}
-	routes := map[string]*RouteRateLimits{}
+	routes := map[routeKey]*RouteRateLimits{}
 	for _, g := range m.gateways {
 		for _, l := range g.Listeners {
 			for _, rt := range l.Routes {
-				if err := finish(rt, l, &cfgs, routes); err != nil {
+				if err := finish(g.Name, rt, l, &cfgs, routes); err != nil {
 					return nil, err
 				}
 			}
@@ -84,13 +110,18 @@ func Compile(set *policy.Set) (*Result, error) {
 	for _, r := range routes {
 		res.Routes = append(res.Routes, *r)
 	}
-	slices.SortFunc(res.Routes, func(a, b RouteRateLimits) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(res.Routes, func(a, b RouteRateLimits) int {
+		return cmp.Or(cmp.Compare(a.Gateway, b.Gateway), cmp.Compare(a.Name, b.Name))
+	})
 	return res, nil
 }
 
+// routeKey identifies a printed route: its Gateway and its xDS name.
+type routeKey struct{ gateway, name string }
+
 // finish builds a route's actions and local configuration, adds its rules to the service's
-// configuration and its printed form to routes.
-func finish(rt *Route, l *Listener, cfgs *configs, routes map[string]*RouteRateLimits) error {
+// configuration and its printed form, under its Gateway gw, to routes.
+func finish(gw string, rt *Route, l *Listener, cfgs *configs, routes map[routeKey]*RouteRateLimits) error {
 	rl := rt.RateLimit
 	if rl == nil {
 		return nil
@@ -110,10 +141,10 @@ func finish(rt *Route, l *Listener, cfgs *configs, routes map[string]*RouteRateL
 	if len(rt.Actions) == 0 && rt.LocalRateLimit == nil {
 		return nil
 	}
-	out := routes[rt.Name]
+	out := routes[routeKey{gw, rt.Name}]
 	if out == nil {
-		out = &RouteRateLimits{Name: rt.Name}
-		routes[rt.Name] = out
+		out = &RouteRateLimits{Gateway: gw, Name: rt.Name}
+		routes[routeKey{gw, rt.Name}] = out
 	}
 	for domain, list := range rt.Actions {
 		if out.RateLimits == nil {

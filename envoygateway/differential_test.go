@@ -164,7 +164,7 @@ func TestDifferential(t *testing.T) {
 		p := randomPolicy(rng)
 		js, _ := json.Marshal(p)
 		res := compileFile(t, []byte(diffTopology+"---\n"+string(js)))
-		if len(res.Statuses) != 1 || res.Statuses[0].Accepted != "True" {
+		if len(res.Statuses) != 1 || res.Output().Statuses[0].Accepted != "True" {
 			t.Fatalf("policy %d %s: statuses %+v", pi, js, res.Statuses)
 		}
 		ev := diffEvaluator(t, res)

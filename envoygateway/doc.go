@@ -6,10 +6,11 @@
 // schema, one per domain) and each policy's Accepted condition per ancestor; and it
 // evaluates requests against that, as Envoy and envoyproxy/ratelimit would.
 //
-// It is for checking policies before they reach a cluster: rlpkit compile -o
-// envoy-gateway prints its Result and writes the rate-limit service's files (which
+// It is for checking policies before they reach a cluster: rlpkit compile prints
+// its Result and writes the rate-limit service's files (which
 // cmd/ratelimit and rlpkit serve --ratelimit-config serve), rlpkit descriptors, test and
 // simulate run requests through it. It does not talk to a cluster and writes no status.
+// API is the package as a policyapi.API, the contract the CLI and policytest use.
 //
 // # Attachment and precedence
 //
@@ -22,9 +23,9 @@
 // rule targets, then route targets, listener targets, Gateway targets: the first that
 // covers an xDS route sets all its settings, a less specific one never adds to them, unless
 // the route's policy has a mergeType and merges into the listener's (else the Gateway's)
-// policy. A second policy on one target is Conflicted; a missing section TargetNotFound; a
-// missing target gets no status. A policy Envoy Gateway cannot translate is Invalid and
-// its routes answer 500 with no rate-limit call.
+// policy. A second policy on one target is Conflicted; a missing section TargetNotFound. A
+// policy Envoy Gateway cannot translate is Invalid and its routes answer 500 with no
+// rate-limit call.
 //
 // # Where it differs from Envoy Gateway
 //
@@ -42,7 +43,14 @@
 //   - ListenerSets, GRPCRoutes and the other route kinds are not read: a policy targeting
 //     one gets no status.
 //   - Statuses carry the Accepted condition; Envoy Gateway's Overridden, Merged and Warning
-//     (deprecated field) conditions are not computed.
+//     (deprecated field) conditions are not computed. They are policyapi.PolicyStatus, one
+//     per policy and ancestor, printed as StatusOutput.
+//   - A targetRef naming a Gateway or HTTPRoute that is not among the inputs is
+//     Accepted=False, TargetNotFound, with no ancestor and the likely misspelling, as the
+//     Kuadrant APIs say it; Envoy Gateway writes no status then (it has no ancestor to
+//     write it under). A route that is among the inputs but attaches to no Gateway of them
+//     still gets no status.
+//   - Routes are printed per Gateway: an HTTPRoute on two Gateways is one entry each.
 //   - Only the rate-limit parts of a policy are translated: a policy whose other fields
 //     Envoy Gateway rejects (a malformed timeout) is Invalid there and not here.
 //   - A shared rule's domain served by several Gateways is one configuration here, the

@@ -7,7 +7,9 @@ import (
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/egv1alpha1"
+	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/topology"
 )
 
@@ -99,7 +101,8 @@ func hasListener(gw *gatewayv1.Gateway, name string) bool {
 func (c *precedence) gateway(p *pol, t target) {
 	gw := c.m.topo.Gateway(topology.Key{Namespace: t.namespace, Name: t.name})
 	if gw == nil {
-		return // not a Gateway of the inputs: no status
+		c.notFound(p, policy.KindGateway, t)
+		return
 	}
 	ancestor := t.key()
 	if t.section != nil {
@@ -151,7 +154,8 @@ func (c *precedence) route(p *pol, t target) {
 	}
 	i := slices.IndexFunc(c.m.routes, func(r *gatewayv1.HTTPRoute) bool { return r.Namespace == t.namespace && r.Name == t.name })
 	if i < 0 {
-		return // not a relevant HTTPRoute of the inputs: no status
+		c.notFound(p, policy.KindHTTPRoute, t)
+		return
 	}
 	r := c.m.routes[i]
 	var ancestors []string
@@ -184,6 +188,26 @@ func (c *precedence) route(p *pol, t target) {
 		c.merge(p, r, t, refs, level)
 	}
 	c.st.accept(p.name, ancestors)
+}
+
+// notFound fails policy p as TargetNotFound, with no ancestor, when its target t (a
+// Gateway or an HTTPRoute) is not a valid object of the inputs, the message naming every
+// such target of p; a route of the inputs that attaches to no Gateway of them gets no
+// status, as in Envoy Gateway.
+func (c *precedence) notFound(p *pol, kind string, t target) {
+	names := policyapi.ValidNames(c.m.set, kind)
+	if slices.Contains(names, t.key()) {
+		return
+	}
+	msg := policyapi.NotFound(kind, t.key(), names)
+	if _, exists := c.m.set.Source(policy.ObjectKey{Kind: kind, Namespace: t.namespace, Name: t.name}); exists {
+		msg = fmt.Sprintf("%s %s is invalid", kind, t.key())
+	}
+	msg += "."
+	if st := c.st.find(p.name, ""); st != nil && len(st.Conditions) > 0 {
+		msg = st.Conditions[0].Message + " " + msg // each missing target of the policy
+	}
+	c.st.fail(p.name, []string{""}, ReasonTargetNotFound, msg)
 }
 
 // takeRoute checks a route or rule target and takes it for its policy.

@@ -4,6 +4,10 @@ import (
 	"cmp"
 	"slices"
 	"unicode"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // The reasons of a policy's Accepted condition, Gateway API's.
@@ -14,14 +18,17 @@ const (
 	ReasonTargetNotFound = "TargetNotFound"
 )
 
-// Status is a policy's Accepted condition for one ancestor, as Envoy Gateway writes it in
-// the policy's status.ancestors.
-type Status struct {
+// ConditionAccepted is the type of the one condition Envoy Gateway's statuses carry here.
+const ConditionAccepted = "Accepted"
+
+// StatusOutput is how rlpkit compile prints a policy's Accepted condition for one
+// ancestor, as Envoy Gateway writes it in the policy's status.ancestors.
+type StatusOutput struct {
 	// Policy is the policy's "namespace/name".
 	Policy string `json:"policy"`
 	// Ancestor is "namespace/gateway" or "namespace/gateway/listener": the Gateway of a
 	// Gateway or listener target, each parentRef's Gateway (and sectionName) of a route
-	// target.
+	// target; "" for a target that is not among the inputs (TargetNotFound).
 	Ancestor string `json:"ancestor"`
 	// Accepted is "True" or "False".
 	Accepted string `json:"accepted"`
@@ -31,15 +38,25 @@ type Status struct {
 	Message string `json:"message"`
 }
 
+// statusOutput returns the printed form of a status this package made: its Accepted
+// condition.
+func statusOutput(st *policyapi.PolicyStatus) StatusOutput {
+	out := StatusOutput{Policy: st.Name, Ancestor: st.Ancestor}
+	if c := st.Condition(ConditionAccepted); c != nil {
+		out.Accepted, out.Reason, out.Message = string(c.Status), c.Reason, c.Message
+	}
+	return out
+}
+
 // statuses accumulates the Accepted conditions of policies per ancestor, as Envoy Gateway
 // sets them: an error replaces what was there, an acceptance is only set when nothing was.
 type statuses struct {
-	list []*Status
+	list []*policyapi.PolicyStatus
 }
 
-func (s *statuses) find(policy, ancestor string) *Status {
+func (s *statuses) find(policy, ancestor string) *policyapi.PolicyStatus {
 	for _, st := range s.list {
-		if st.Policy == policy && st.Ancestor == ancestor {
+		if st.Name == policy && st.Ancestor == ancestor {
 			return st
 		}
 	}
@@ -51,10 +68,10 @@ func (s *statuses) fail(policy string, ancestors []string, reason, message strin
 	for _, a := range ancestors {
 		st := s.find(policy, a)
 		if st == nil {
-			st = &Status{Policy: policy, Ancestor: a}
+			st = &policyapi.PolicyStatus{Name: policy, Ancestor: a}
 			s.list = append(s.list, st)
 		}
-		st.Accepted, st.Reason, st.Message = "False", reason, message
+		st.Conditions = []metav1.Condition{{Type: ConditionAccepted, Status: metav1.ConditionFalse, Reason: reason, Message: message}}
 	}
 }
 
@@ -62,19 +79,20 @@ func (s *statuses) fail(policy string, ancestors []string, reason, message strin
 func (s *statuses) accept(policy string, ancestors []string) {
 	for _, a := range ancestors {
 		if s.find(policy, a) == nil {
-			s.list = append(s.list, &Status{Policy: policy, Ancestor: a, Accepted: "True", Reason: ReasonAccepted, Message: "Policy has been accepted."})
+			s.list = append(s.list, &policyapi.PolicyStatus{Name: policy, Ancestor: a, Conditions: []metav1.Condition{
+				{Type: ConditionAccepted, Status: metav1.ConditionTrue, Reason: ReasonAccepted, Message: "Policy has been accepted."}}})
 		}
 	}
 }
 
 // sorted returns the statuses by policy, then ancestor.
-func (s *statuses) sorted() []Status {
-	out := make([]Status, len(s.list))
+func (s *statuses) sorted() []policyapi.PolicyStatus {
+	out := make([]policyapi.PolicyStatus, len(s.list))
 	for i, st := range s.list {
 		out[i] = *st
 	}
-	slices.SortFunc(out, func(a, b Status) int {
-		return cmp.Or(cmp.Compare(a.Policy, b.Policy), cmp.Compare(a.Ancestor, b.Ancestor))
+	slices.SortFunc(out, func(a, b policyapi.PolicyStatus) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Ancestor, b.Ancestor))
 	})
 	return out
 }

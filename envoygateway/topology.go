@@ -86,6 +86,8 @@ func (r *Route) Listener() *Listener { return r.listener }
 
 // model is the Gateways and routes of a set as Envoy Gateway programs them.
 type model struct {
+	// set is the inputs, for telling a missing target from one that attaches nowhere.
+	set      *policy.Set
 	topo     *topology.Topology
 	gateways []*Gateway
 	byName   map[string]*Gateway
@@ -115,7 +117,7 @@ func newModel(set *policy.Set) *model {
 	for _, ns := range set.Namespaces {
 		labels[ns.Name] = ns.Labels
 	}
-	m := &model{topo: topology.New(gws, labels), byName: map[string]*Gateway{}, listeners: map[*gatewayv1.Gateway][]*Listener{}}
+	m := &model{set: set, topo: topology.New(gws, labels), byName: map[string]*Gateway{}, listeners: map[*gatewayv1.Gateway][]*Listener{}}
 	for _, gw := range gws {
 		g := &Gateway{Name: gw.Namespace + "/" + gw.Name}
 		for _, l := range gw.Spec.Listeners {

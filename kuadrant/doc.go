@@ -3,10 +3,11 @@
 // policy's status, and per Gateway the wasm-shim v0.14 configuration (package wasmshim)
 // and the Limitador limits (package limit/limitador's format).
 //
-// It is for checking policies before they reach a cluster: rlpkit compile -o kuadrant
+// It is for checking policies before they reach a cluster: rlpkit compile
 // prints its Result, rlpkit descriptors evaluates the configuration for a request, and
 // rlpkit serve enforces the limits. It does not talk to a cluster and does not write
-// statuses; the older apim.kuadrant.io/v1alpha1 API is package merge's.
+// statuses; the older apim.kuadrant.io/v1alpha1 API is package merge's. API is the
+// package as a policyapi.API, the contract the CLI and policytest use.
 //
 // # Paths and effective policies
 //

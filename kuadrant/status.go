@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
@@ -29,13 +30,9 @@ const (
 	ReasonInvalidCelExpression = "InvalidCelExpression"
 )
 
-// PolicyStatus is the status of one kuadrant.io/v1 RateLimitPolicy.
-type PolicyStatus struct {
-	// Name is "namespace/name".
-	Name string
-	// Conditions are Accepted and, for an accepted policy, Enforced.
-	Conditions []metav1.Condition
-}
+// PolicyStatus is the status of one kuadrant.io/v1 RateLimitPolicy, the contract's
+// (Conditions are Accepted and, for an accepted policy, Enforced).
+type PolicyStatus = policyapi.PolicyStatus
 
 // Locator names a policy as wasm-shim's sources do: "ratelimitpolicy.kuadrant.io:ns/name".
 func Locator(p *kuadrantv1.RateLimitPolicy) string {

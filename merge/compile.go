@@ -14,6 +14,7 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // DefaultUpstreamCluster is the rate-limit service cluster of compiled policies when Options
@@ -82,13 +83,9 @@ type RouteConfig struct {
 	Replaced []Replaced
 }
 
-// PolicyStatus is the status of one RateLimitPolicy.
-type PolicyStatus struct {
-	// Name is "namespace/name".
-	Name string `json:"name"`
-	// Conditions are Accepted and Enforced.
-	Conditions []metav1.Condition `json:"conditions"`
-}
+// PolicyStatus is the status of one RateLimitPolicy, the contract's (Conditions are
+// Accepted and Enforced).
+type PolicyStatus = policyapi.PolicyStatus
 
 // Compile merges the policies of set along Gateway -> HTTPRoute and compiles, for every
 // Gateway, a PluginConfig and the limits, plus every policy's status. Objects with

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // A Gateway with one listener per case of attachment. Every document is on one line, so a
@@ -168,7 +169,7 @@ func TestCandidates(t *testing.T) {
 		{policy.KindRateLimitPolicy, "default/p", []string{}},
 	}
 	for _, tc := range tests {
-		if got := Candidates(set, tc.kind, tc.name); !cmp.Equal(got, tc.want) {
+		if got := policyapi.Candidates(set, tc.kind, tc.name); !cmp.Equal(got, tc.want) {
 			t.Errorf("Candidates(%s, %s) = %q, want %q", tc.kind, tc.name, got, tc.want)
 		}
 	}

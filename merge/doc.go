@@ -4,7 +4,8 @@
 // service enforces, with every policy's status and the origin of every effective piece.
 //
 // It is pure: it reads a policy.Set and returns values; it does not watch a cluster or write
-// status back (a controller does; see examples/controller).
+// status back (a controller does; see examples/controller). API is the package as a
+// policyapi.API (apim.kuadrant.io/v1alpha1), the contract the CLI and policytest use.
 //
 // # Attachment and hostnames
 //

@@ -39,9 +39,22 @@ func EnvoyGatewayTarget(set *policy.Set, gateway string) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
+	t, err := egTargetOf(res, gateway)
+	if err == nil && t == nil {
+		return nil, fmt.Errorf("no Gateway %s among the inputs", gateway)
+	}
+	if t != nil {
+		t.Warnings = envoygateway.Warnings(set, res)
+	}
+	return t, err
+}
+
+// egTargetOf returns the target of Gateway gateway of res; nil when res has no such
+// Gateway.
+func egTargetOf(res *envoygateway.Result, gateway string) (*Target, error) {
 	gw := res.Gateway(gateway)
 	if gw == nil {
-		return nil, fmt.Errorf("no Gateway %s among the inputs", gateway)
+		return nil, nil
 	}
 	var files []envoyratelimit.File
 	for i := range res.RateLimitConfigs {
@@ -233,7 +246,7 @@ func (r *egRun) done(ctx context.Context, now time.Time, ev *envoygateway.Evalua
 func (t *Test) runEnvoyGatewayCase(target *Target, c *Case) CaseResult {
 	res := CaseResult{Name: c.Name}
 	var explain strings.Builder
-	dreq := c.Request.input().descriptorRequest()
+	dreq := c.Request.input().Descriptor()
 	req := &dreq
 	ev := target.eg.gw.Evaluate(req, port(c.Request.URL))
 	res.descriptors = flatten(ev)

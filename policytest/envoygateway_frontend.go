@@ -32,7 +32,7 @@ func hostPort(host string) int32 {
 }
 
 func (f egFrontend) evaluate(in *Input, trace *strings.Builder) *envoygateway.Evaluation {
-	req := in.descriptorRequest()
+	req := in.Descriptor()
 	ev := f.gw.Evaluate(&req, hostPort(in.Host))
 	if trace != nil {
 		for _, l := range ev.Trace {

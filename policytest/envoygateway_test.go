@@ -75,7 +75,7 @@ func TestEnvoyGatewayFrontend(t *testing.T) {
 	}
 	in := &Input{Method: "GET", Host: "costs.lab.test", Path: "/", Headers: map[string][]string{}}
 	calls, done := cf.Calls(in, nil)
-	dreq := in.descriptorRequest()
+	dreq := in.Descriptor()
 	ev := target.eg.gw.Evaluate(&dreq, 0)
 	if len(calls) == 0 || len(calls) != len(ev.Calls) || len(done) != len(ev.Done) {
 		t.Fatalf("Calls = %d calls, %d done; the Gateway's evaluation makes %d and %d", len(calls), len(done), len(ev.Calls), len(ev.Done))

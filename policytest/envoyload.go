@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlpkit/rlpkit/configfile"
 	"github.com/rlpkit/rlpkit/envoyroute"
 	"github.com/rlpkit/rlpkit/fielderr"
 	"github.com/rlpkit/rlpkit/inputlimit"
@@ -96,7 +97,7 @@ func envoyTarget(file string, doc *yamljson.Document, data []byte, cfg *envoyrat
 			return nil, fmt.Errorf("%s: %w (spec.domain in a PolicyTest, --domain for rlpkit simulate); the envoyproxy/ratelimit files have %d domains", file, err, len(domains))
 		}
 		if errors.As(err, &list) {
-			return nil, locate(file, doc, list, func(e *fielderr.Error) string { return e.Field })
+			return nil, configfile.Locate(file, doc, list, func(e *fielderr.Error) string { return e.Field })
 		}
 		return nil, protoError(file, data, err)
 	}

@@ -19,11 +19,7 @@ type routeFrontend struct{ cfg *envoyroute.Config }
 var _ CallsFrontend = (*routeFrontend)(nil)
 
 func (f *routeFrontend) evaluate(in *Input, trace *strings.Builder) *envoyroute.Evaluation {
-	req := envoyroute.Request{Method: in.Method, Scheme: in.Scheme, Authority: in.Host, Path: in.Path,
-		Headers: in.Headers, RemoteAddress: in.RemoteAddress, HitsAddend: in.HitsAddend}
-	if in.Metadata != nil {
-		req.Metadata = in.Metadata
-	}
+	req := in.EnvoyRoute()
 	if trace == nil {
 		return f.cfg.Decide(&req)
 	}

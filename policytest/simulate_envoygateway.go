@@ -18,7 +18,7 @@ func (s *Simulator) replayEnvoyGateway(e *LogEntry) (Decision, error) {
 			port = int32(p)
 		}
 	}
-	req := s.in.descriptorRequest()
+	req := s.in.Descriptor()
 	ev := s.target.eg.gw.Evaluate(&req, port)
 	s.egDescs = flatten(ev)
 	d, err := s.eg.send(context.Background(), e.Time, ev)

@@ -3,17 +3,16 @@ package policytest
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/rlpkit/rlpkit/descriptor"
-	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/configfile"
+	"github.com/rlpkit/rlpkit/envoygateway"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
-	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
-	"github.com/rlpkit/rlpkit/yamljson"
+	"github.com/rlpkit/rlpkit/policyapi"
+	"github.com/rlpkit/rlpkit/policyapi/apis"
 )
 
 // Target is what a test or a replay runs requests against: the Frontend that builds the
@@ -27,9 +26,9 @@ type Target struct {
 	// Limits are the service's limits; every one has a Name (limits without one are named
 	// "limits[i]" after their position), so that a decision names the limit that made it.
 	Limits []limitador.Limit
-	// Warnings are merge.Compile's warnings about the inputs of a compiled topology: routes
-	// that attach to no Gateway, policies that apply to no request.
-	Warnings []merge.Warning
+	// Warnings are the compiled API's warnings about the inputs of a topology: routes that
+	// attach to no Gateway, policies that apply to no request or are not accepted.
+	Warnings []policyapi.Warning
 
 	index map[limitKey]int       // of Limits, by domain and name
 	eg    *egTarget              // for BackendTrafficPolicies, the Gateway Envoy Gateway configures
@@ -50,49 +49,57 @@ func CompileTopology(paths []string, gateway string) (*Target, error) {
 	return CompileSet(set, gateway)
 }
 
-// CompileSet returns the target of the Gateway "namespace/name" of set. The set's
-// RateLimitPolicies choose the compiler: kuadrant.io/v1 ones go through kuadrant.Compile
-// (wasm-shim's configuration and Limitador's limits, as kuadrant-operator deploys them),
-// apim.kuadrant.io/v1alpha1 ones through merge.Compile. A set holding both, or neither, is
-// an error: a test of such inputs would test only a part of them, or nothing. When the
-// inputs hold Envoy Gateway BackendTrafficPolicies (and no RateLimitPolicy), the target is
-// what Envoy Gateway configures instead (EnvoyGatewayTarget).
+// CompileSet returns the target of the Gateway "namespace/name" of set, compiled by the
+// one policy API the set holds (apis.Select): apim.kuadrant.io/v1alpha1 RateLimitPolicies
+// through merge.Compile (a PluginConfig's descriptor engine), kuadrant.io/v1 ones through
+// kuadrant.Compile (wasm-shim's configuration and Limitador's limits, as kuadrant-operator
+// deploys them), BackendTrafficPolicies through envoygateway.Compile (EnvoyGatewayTarget).
+// A set holding policies of several APIs, or none, is an error: a test of such inputs
+// would test only a part of them, or nothing. Target.Warnings are the API's warnings.
 func CompileSet(set *policy.Set, gateway string) (*Target, error) {
-	rlps := len(set.Policies) + len(set.PoliciesV1)
-	switch {
-	case len(set.BackendTrafficPolicies) > 0 && rlps > 0:
-		return nil, fmt.Errorf("the inputs hold %d Envoy Gateway BackendTrafficPolicies and %d RateLimitPolicies: a target runs one API; test them in separate PolicyTests", len(set.BackendTrafficPolicies), rlps)
-	case len(set.BackendTrafficPolicies) > 0:
-		return EnvoyGatewayTarget(set, gateway)
-	case len(set.Policies) > 0 && len(set.PoliciesV1) > 0:
-		return nil, fmt.Errorf("the inputs hold %d apim.kuadrant.io/v1alpha1 and %d kuadrant.io/v1 RateLimitPolicies: a target runs one API; test them in separate PolicyTests", len(set.Policies), len(set.PoliciesV1))
-	case len(set.Policies) == 0 && len(set.PoliciesV1) == 0:
-		return nil, errors.New("the inputs hold no RateLimitPolicy (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1) and no BackendTrafficPolicy: nothing to test")
-	case len(set.PoliciesV1) > 0:
-		return compileKuadrant(set, gateway)
+	selected := apis.Select(set, apis.Options{})
+	if len(selected) > 1 {
+		var parts []string
+		for _, api := range selected {
+			parts = append(parts, fmt.Sprintf("%d %s", api.Policies(set), api.Name()))
+		}
+		return nil, fmt.Errorf("the inputs hold policies of several APIs (%s): a target runs one API; test them in separate PolicyTests", strings.Join(parts, ", "))
 	}
-	res, err := merge.Compile(set, merge.Options{})
+	if selected[0].Policies(set) == 0 {
+		return nil, errors.New("the inputs hold no RateLimitPolicy (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1) and no BackendTrafficPolicy: nothing to test")
+	}
+	compiled, err := selected[0].Compile(set)
 	if err != nil {
 		return nil, err
 	}
-	for _, gw := range res.Gateways {
-		if gw.Gateway == gateway {
-			engine, err := descriptor.Compile(&gw.PluginConfig)
-			if err != nil {
-				return nil, fmt.Errorf("Gateway %s: %w", gateway, err)
-			}
-			t := NewTarget(EngineFrontend(engine), gw.Limits)
-			t.Warnings = res.Warnings
-			return t, nil
-		}
+	plane, ok := compiled.Gateway(gateway)
+	if !ok {
+		return nil, noGateway(set, gateway)
 	}
-	return nil, noGateway(set, gateway)
+	var t *Target
+	if tg, ok := plane.(policyapi.Target); ok {
+		frontend, limits, err := tg.Target()
+		if err != nil {
+			return nil, err
+		}
+		t = NewTarget(frontend, limits)
+	} else if eg, ok := compiled.(*envoygateway.Compiled); ok {
+		// Envoy Gateway's routes make several calls per request, to envoyproxy/ratelimit's
+		// rules, and have local rate limits: the runner evaluates them itself.
+		if t, err = egTargetOf(eg.Result, gateway); err != nil {
+			return nil, err
+		}
+	} else {
+		return nil, fmt.Errorf("%s: the Gateway's data plane cannot run a PolicyTest", selected[0].Name())
+	}
+	t.Warnings = compiled.Warnings()
+	return t, nil
 }
 
 // noGateway is the error for a Gateway that is not among the inputs: it names those closest
 // to the name given.
 func noGateway(set *policy.Set, gateway string) error {
-	names := merge.Candidates(set, policy.KindGateway, gateway)
+	names := policyapi.Candidates(set, policy.KindGateway, gateway)
 	if len(names) == 0 {
 		return fmt.Errorf("no Gateway %s among the inputs, which hold no valid Gateway", gateway)
 	}
@@ -103,33 +110,13 @@ func noGateway(set *policy.Set, gateway string) error {
 // limitador's format and returns their target. Problems are reported as
 // "file:line: field: what is wrong", one a line.
 func LoadFiles(pluginConfig, limits string) (*Target, error) {
-	doc, err := readDocument(pluginConfig, "a PluginConfig file holds one document")
+	engine, err := configfile.PluginConfig(pluginConfig)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := descriptor.Decode(doc.JSON)
-	var engine *descriptor.Engine
-	if err == nil {
-		engine, err = descriptor.Compile(cfg)
-	}
-	if err != nil {
-		var list fielderr.List
-		if !errors.As(err, &list) {
-			return nil, fmt.Errorf("%s: %w", pluginConfig, err)
-		}
-		return nil, locate(pluginConfig, doc, list, func(e *fielderr.Error) string { return e.Field })
-	}
-	doc, err = readDocument(limits, "a limits file holds one document, a list of limits")
+	list, _, err := configfile.Limits(limits)
 	if err != nil {
 		return nil, err
-	}
-	list, err := limitador.DecodeLimits(doc.JSON)
-	if err != nil {
-		var el fielderr.List
-		if !errors.As(err, &el) {
-			return nil, fmt.Errorf("%s: %w", limits, err)
-		}
-		return nil, locate(limits, doc, el, func(e *fielderr.Error) string { return e.Field })
 	}
 	return NewTarget(EngineFrontend(engine), list), nil
 }
@@ -189,37 +176,4 @@ func (t *Test) load() (*Target, error) {
 		return nil, fmt.Errorf("%s:%d: %s %s: the inputs do not compile:\n%w", t.File, t.Line, Kind, t.Metadata.Name, err)
 	}
 	return target, nil
-}
-
-// readDocument reads a file that holds one YAML or JSON document.
-func readDocument(file, tooMany string) (*yamljson.Document, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := yamljson.Convert(data)
-	if err != nil {
-		lines := strings.Split(err.Error(), "\n")
-		for i, l := range lines {
-			lines[i] = file + ": " + l
-		}
-		return nil, errors.New(strings.Join(lines, "\n"))
-	}
-	doc, second := yamljson.Only(docs)
-	if second > 0 {
-		return nil, fmt.Errorf("%s:%d: %s", file, second, tooMany)
-	}
-	if doc == nil {
-		return nil, fmt.Errorf("%s: the file is empty", file)
-	}
-	return doc, nil
-}
-
-// locate reports field errors found in doc, one a line, each prefixed with "file:line: ".
-func locate[E error](file string, doc *yamljson.Document, list []E, field func(E) string) error {
-	lines := make([]string, len(list))
-	for i, e := range list {
-		lines[i] = fmt.Sprintf("%s:%d: %s", file, doc.Line(field(e)), e.Error())
-	}
-	return errors.New(strings.Join(lines, "\n"))
 }

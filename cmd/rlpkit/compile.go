@@ -4,39 +4,54 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/rlpkit/rlpkit/envoyxds"
+	"github.com/rlpkit/rlpkit/envoygateway"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi"
+	"github.com/rlpkit/rlpkit/policyapi/apis"
 )
 
-const compileSynopsis = `rlpkit compile [-o yaml|json|envoy|kuadrant|envoy-gateway] [--split DIR] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] [--strict] PATH...
+const compileSynopsis = `rlpkit compile [-o yaml|json|envoy] [--split DIR] [--upstream-cluster NAME] [--failure-mode-deny] [--explain ns/route] [--strict] PATH...
 
-Reads Gateways, HTTPRoutes, RateLimitPolicies and Namespaces (files, directories, "-" for
-stdin), merges the policies along Gateway -> HTTPRoute and prints, per Gateway, the
-PluginConfig of its rate-limit filter and the limits of its rate-limit service, and every
-policy's status:
-{gateways: [{gateway, pluginConfig, limits}], policies: [{name, conditions}]}.
-With -o envoy it prints instead, per Gateway, the configuration of Envoy's own rate-limit
-filter (package envoyxds) as protojson: {gateways: [{gateway, envoy: {route_configuration,
-http_filters}}]}; where Envoy would treat some requests differently, a caveat goes to stderr.
-With -o kuadrant it compiles the kuadrant.io/v1 RateLimitPolicies as kuadrant-operator v1.5.2
-does and prints, per Gateway, the wasm-shim v0.14 configuration and the Limitador limits
-(the operator's settings are the --auth-* and --ratelimit-* flags), and every policy's
-status: {gateways: [{gateway, wasm: {services, actionSets}, limits}], policies}.
-With -o envoy-gateway it compiles Envoy Gateway's BackendTrafficPolicies as Envoy Gateway
-v1.9 does and prints what it serves: {rateLimitConfigs: [{name, domain, descriptors}] (the
-rate-limit service's configuration per domain), routes: [{name, rateLimits: {domain:
-[RateLimit]}, localRateLimit}] (the xDS routes' rate limits, protojson), statuses: [{policy,
-ancestor, accepted, reason, message}]}; --split DIR also writes each domain's configuration
-as an envoyproxy/ratelimit file, DIR/<domain with / as _>.yaml, for cmd/ratelimit and
-rlpkit serve --ratelimit-config.
-With --explain, where each effective gateway action and rate limit of the route came from
-goes to stderr.
-Routes that attach to no Gateway and policies that apply to no request are warnings on
+Reads Gateways, HTTPRoutes, the policies of every API rlpkit knows (apim.kuadrant.io/v1alpha1
+and kuadrant.io/v1 RateLimitPolicies, Envoy Gateway's BackendTrafficPolicies) and
+Namespaces (files, directories, "-" for stdin), compiles the policies of each API the
+input holds and prints the result, per API:
+- apim.kuadrant.io/v1alpha1: the policies merged along Gateway -> HTTPRoute, per Gateway
+  the PluginConfig of its rate-limit filter and the limits of its rate-limit service, and
+  every policy's status: {gateways: [{gateway, pluginConfig, limits}], policies: [{name,
+  conditions}]}. Input with no policy at all prints this, each Gateway with no policy.
+- kuadrant.io/v1: compiled as kuadrant-operator v1.5.2 does, per Gateway the wasm-shim v0.14
+  configuration and the Limitador limits (the operator's settings are the --auth-* and
+  --ratelimit-* flags), and every policy's status: {gateways: [{gateway, wasm: {services,
+  actionSets}, limits}], policies}.
+- BackendTrafficPolicy: compiled as Envoy Gateway v1.9 does, what it serves:
+  {rateLimitConfigs: [{name, domain, descriptors}] (the rate-limit service's
+  configuration per domain), routes: [{gateway, name, rateLimits: {domain: [RateLimit]},
+  localRateLimit}] (each Gateway's xDS routes' rate limits, protojson), statuses: [{policy,
+  ancestor, accepted, reason, message}]}; --split DIR also writes each domain's
+  configuration as an envoyproxy/ratelimit file, DIR/<domain with / as _>.yaml, for
+  cmd/ratelimit and rlpkit serve --ratelimit-config.
+An input holding several APIs prints one section per API, named after it:
+{"<API name>": <its output>, ...}.
+-o yaml (the default) and -o json choose the encoding. -o envoy prints instead, for the
+apim.kuadrant.io/v1alpha1 policies, per Gateway, the configuration of Envoy's own
+rate-limit filter (package envoyxds) as protojson: {gateways: [{gateway, envoy:
+{route_configuration, http_filters}}]}; where Envoy would treat some requests differently,
+a caveat goes to stderr.
+-o kuadrant and -o envoy-gateway are accepted and unnecessary: each compiles that one API
+only, and says what it leaves out.
+With --explain, where each effective gateway action and rate limit of an
+apim.kuadrant.io/v1alpha1 route came from goes to stderr.
+Routes that attach to no Gateway, policies that apply to no request and every policy that
+is not Accepted or not Enforced (a target not found says what there is) are warnings on
 stderr, "warning: file:line: Kind namespace/name: field.path: why; what to do"; with
 --strict any warning makes the command fail (exit 1, nothing on stdout).`
 
@@ -47,28 +62,36 @@ func runCompile(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compile")
-	output := fs.String("o", "yaml", "output `format`: yaml, json, envoy (Envoy's own rate-limit filter), kuadrant (wasm-shim and Limitador) or envoy-gateway (what Envoy Gateway configures for BackendTrafficPolicies)")
-	split := fs.String("split", "", "with -o envoy-gateway: also write one envoyproxy/ratelimit configuration file per domain into `DIR`")
-	upstream := fs.String("upstream-cluster", merge.DefaultUpstreamCluster, "the Envoy `cluster` of the rate-limit service")
-	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached")
-	explain := fs.String("explain", "", "print the provenance of the effective configuration of `ns/route` to stderr")
+	output := fs.String("o", "yaml", "output `format`: yaml, json or envoy (Envoy's own rate-limit filter, for apim.kuadrant.io/v1alpha1 policies); kuadrant and envoy-gateway compile that API only")
+	split := fs.String("split", "", "for BackendTrafficPolicies: also write one envoyproxy/ratelimit configuration file per domain into `DIR`")
+	upstream := fs.String("upstream-cluster", merge.DefaultUpstreamCluster, "the Envoy `cluster` of the rate-limit service, for apim.kuadrant.io/v1alpha1 policies")
+	deny := fs.Bool("failure-mode-deny", false, "deny traffic when the rate-limit service cannot be reached, for apim.kuadrant.io/v1alpha1 policies")
+	explain := fs.String("explain", "", "print the provenance of the effective configuration of `ns/route` (apim.kuadrant.io/v1alpha1) to stderr")
 	strict := fs.Bool("strict", false, "fail (exit 1) when there are warnings, e.g. in CI")
 	kflags := addKuadrantFlags(fs)
 	paths, err := parseFlags(fs, args, compileSynopsis, true, stdout)
 	if err != nil {
 		return err
 	}
-	switch *output {
-	case "yaml", "json", "envoy", "kuadrant", "envoy-gateway":
-	default:
-		return usagef("-o %q: want yaml, json, envoy, kuadrant or envoy-gateway", *output)
+	format, encoding := "", *output
+	if *output != "yaml" && *output != "json" {
+		format, encoding = *output, "json"
+		if !slices.Contains(apis.Formats(), format) {
+			formats := apis.Formats()
+			return usagef("-o %q: want yaml, json, %s or %s", *output, strings.Join(formats[:len(formats)-1], ", "), formats[len(formats)-1])
+		}
 	}
-	if *split != "" && *output != "envoy-gateway" {
-		return usagef("--split is for -o envoy-gateway")
+	if *split != "" && format != "" && format != envoygateway.FormatEnvoyGateway {
+		return usagef("--split is for BackendTrafficPolicies (-o envoy-gateway)")
 	}
 	if len(paths) == 0 {
 		return usagef("at least one PATH is required")
 	}
+	kopts, err := kflags.options()
+	if err != nil {
+		return err
+	}
+	opts := apis.Options{Merge: merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny}, Kuadrant: kopts}
 	set, err := readInputs(paths, stdin, stderr)
 	if *explain != "" {
 		if err := checkName("--explain", policy.KindHTTPRoute, *explain, set); err != nil {
@@ -78,43 +101,49 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *output == "kuadrant" {
-		opts, err := kflags.options()
-		if err != nil {
-			return err
+	selected := apis.Select(set, opts)
+	if format != "" {
+		api, _ := apis.ByFormat(format, opts)
+		selected = []policyapi.API{api}
+		noteLeftOut(set, selected, opts, "-o "+format+" compiles "+api.Name()+" only", stderr)
+		if format != merge.FormatEnvoy {
+			// -o kuadrant and -o envoy-gateway name their API's default output, in YAML;
+			// -o envoy's is protojson, printed as JSON.
+			format, encoding = "", "yaml"
 		}
-		return compileKuadrant(set, opts, *strict, stdout, stderr)
 	}
-	if *output == "envoy-gateway" {
-		return compileEnvoyGateway(set, *split, *strict, stdout, stderr)
-	}
-	res, err := merge.Compile(set, merge.Options{UpstreamCluster: *upstream, FailureModeDeny: *deny})
+	compiled, warnings, err := compileAPIs(set, selected, stderr)
 	if err != nil {
 		return err
 	}
-	if n := len(set.PoliciesV1); n > 0 {
-		fmt.Fprintf(stderr, "warning: %d kuadrant.io/v1 RateLimitPolicies left out: they compile with -o kuadrant\n", n)
-	}
-	if n := len(set.BackendTrafficPolicies); n > 0 {
-		fmt.Fprintf(stderr, "warning: %d BackendTrafficPolicies left out: they compile with -o envoy-gateway\n", n)
-	}
-	printWarnings(stderr, res.Warnings)
-	if err := strictError(*strict, res.Warnings); err != nil {
+	if err := strictError(*strict, warnings); err != nil {
 		return err
 	}
 	if *explain != "" {
-		text, err := explainRoute(set, res, *explain)
-		if err != nil {
+		if err := explainCompiled(set, compiled, *explain, stderr); err != nil {
 			return err
 		}
-		fmt.Fprint(stderr, text)
 	}
-	var out []byte
-	if *output == "envoy" {
-		out, err = renderEnvoy(res, stderr)
+	if *split != "" {
+		if err := writeSplit(*split, compiled, stderr); err != nil {
+			return err
+		}
+	}
+	var v any
+	if len(compiled) == 1 {
+		if v, err = printedOutput(compiled[0], format, stderr); err != nil {
+			return err
+		}
 	} else {
-		out, err = render(compileOutput(res), *output)
+		sections := map[string]any{}
+		for _, c := range compiled {
+			if sections[c.api.Name()], err = printedOutput(c, format, stderr); err != nil {
+				return err
+			}
+		}
+		v = sections
 	}
+	out, err := render(v, encoding)
 	if err != nil {
 		return err
 	}
@@ -122,69 +151,76 @@ func compile(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return err
 }
 
-// renderEnvoy translates each Gateway's PluginConfig into Envoy's rate-limit filter
-// configuration and prints it as deterministic protojson; caveats go to stderr.
-func renderEnvoy(res *merge.Result, stderr io.Writer) ([]byte, error) {
-	type gatewayEnvoy struct {
-		Gateway string          `json:"gateway"`
-		Envoy   json.RawMessage `json:"envoy"`
+// printedOutput returns what compile prints of c in format ("" for the API's default, or
+// the default where the API does not have format); caveats go to stderr.
+func printedOutput(c compiledAPI, format string, stderr io.Writer) (any, error) {
+	if !slices.Contains(c.api.Formats(), format) {
+		format = ""
 	}
-	out := struct {
-		Gateways []gatewayEnvoy `json:"gateways"`
-	}{Gateways: []gatewayEnvoy{}}
-	for _, gw := range res.Gateways {
-		translated, err := envoyxds.Translate(&gw.PluginConfig, envoyxds.Options{RouteConfigName: gw.Gateway})
-		if err != nil {
-			return nil, fmt.Errorf("Gateway %s: %w", gw.Gateway, err)
-		}
-		for _, c := range translated.Caveats {
-			fmt.Fprintf(stderr, "caveat: Gateway %s: %s\n", gw.Gateway, c)
-		}
-		js, err := translated.Render()
-		if err != nil {
-			return nil, fmt.Errorf("Gateway %s: %w", gw.Gateway, err)
-		}
-		out.Gateways = append(out.Gateways, gatewayEnvoy{Gateway: gw.Gateway, Envoy: js})
+	v, caveats, err := c.Output(format)
+	for _, cv := range caveats {
+		fmt.Fprintf(stderr, "caveat: %s\n", cv)
 	}
-	js, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(js, '\n'), nil
+	return v, err
 }
 
-// The printed form: conditions without the timestamps and generations a file-based compile
-// has no use for.
-type (
-	compiled struct {
-		Gateways []merge.GatewayConfig `json:"gateways"`
-		Policies []policyOutput        `json:"policies"`
-	}
-	policyOutput struct {
-		Name       string            `json:"name"`
-		Conditions []conditionOutput `json:"conditions"`
-	}
-	conditionOutput struct {
-		Type    string `json:"type"`
-		Status  string `json:"status"`
-		Reason  string `json:"reason"`
-		Message string `json:"message"`
-	}
-)
-
-func compileOutput(res *merge.Result) compiled {
-	out := compiled{Gateways: res.Gateways, Policies: []policyOutput{}}
-	if out.Gateways == nil {
-		out.Gateways = []merge.GatewayConfig{}
-	}
-	for _, p := range res.Policies {
-		po := policyOutput{Name: p.Name}
-		for _, c := range p.Conditions {
-			po.Conditions = append(po.Conditions, conditionOutput{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+// writeSplit writes one rate-limit service file per domain of the compiled APIs whose
+// service reads files into dir, creating it, and notes on stderr the YAML files already
+// there that it did not write.
+func writeSplit(dir string, compiled []compiledAPI, stderr io.Writer) error {
+	var files []policyapi.File
+	found := false
+	for _, c := range compiled {
+		sf, ok := c.Compiled.(policyapi.ServiceFiler)
+		if !ok {
+			continue
 		}
-		out.Policies = append(out.Policies, po)
+		found = true
+		list, err := sf.ServiceFiles()
+		if err != nil {
+			return err
+		}
+		files = append(files, list...)
 	}
-	return out
+	if !found {
+		return usagef("--split writes the rate-limit service's files of BackendTrafficPolicies; the inputs hold none")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	written := map[string]bool{}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			return err
+		}
+		written[f.Name] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); !e.IsDir() && !written[e.Name()] && (ext == ".yaml" || ext == ".yml") {
+			fmt.Fprintf(stderr, "warning: --split %s: %s was not written by this compile; a rate-limit service reading the directory reads it too\n", dir, e.Name())
+		}
+	}
+	return nil
+}
+
+// explainCompiled prints the provenance of route's effective configuration, from the
+// compiled apim.kuadrant.io/v1alpha1 policies.
+func explainCompiled(set *policy.Set, compiled []compiledAPI, route string, stderr io.Writer) error {
+	for _, c := range compiled {
+		if mc, ok := c.Compiled.(*merge.Compiled); ok {
+			text, err := explainRoute(set, mc.Result, route)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(stderr, text)
+			return nil
+		}
+	}
+	return usagef("--explain %s: it explains apim.kuadrant.io/v1alpha1 RateLimitPolicies; the inputs hold none", route)
 }
 
 // render encodes v as indented JSON or as YAML.

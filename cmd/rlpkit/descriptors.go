@@ -7,13 +7,14 @@ import (
 	"io"
 	"net/netip"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
-	"github.com/rlpkit/rlpkit/wasmshim"
+	"github.com/rlpkit/rlpkit/policyapi"
+	"github.com/rlpkit/rlpkit/policyapi/apis"
 )
 
 const descriptorsSynopsis = `rlpkit descriptors (--config PLUGINCONFIG | --gateway ns/name PATH...) --url URL [flags]
@@ -30,15 +31,17 @@ address, with or without a port (203.0.113.7, 203.0.113.7:5678, 2001:db8::1,
 [2001:db8::1]:443); the port is dropped, as Envoy's remote_address action sends the
 address alone. With --gateway, the warnings of compiling the topology go to stderr.
 
-When the inputs hold kuadrant.io/v1 RateLimitPolicies, --gateway compiles them as
-kuadrant-operator does (see compile -o kuadrant) and evaluates the Gateway's wasm-shim
-configuration as wasm-shim v0.14 does: the output has the same shape, for the first
-rate-limit call, plus hostname (the most specific one matching the host), actionSet (null
-when none applies) and calls (every service call, with the conditionalData blocks that
-applied); --explain traces the action sets, actions and blocks.
+--gateway compiles the policies of every API the inputs hold (as rlpkit compile does) and
+evaluates the request on that Gateway's data plane; an input holding several APIs prints
+one section per API, {"<API name>": <its output>, ...}.
 
-When the inputs hold Envoy Gateway BackendTrafficPolicies, --gateway compiles them as Envoy
-Gateway does (see compile -o envoy-gateway) and evaluates the request as Envoy would: the
+For kuadrant.io/v1 RateLimitPolicies, the Gateway's wasm-shim configuration is evaluated as
+wasm-shim v0.14 does: the output has the same shape, for the first rate-limit call, plus
+hostname (the most specific one matching the host), actionSet (null when none applies) and
+calls (every service call, with the conditionalData blocks that applied); --explain traces
+the action sets, actions and blocks.
+
+For Envoy Gateway BackendTrafficPolicies, the request is evaluated as Envoy would: the
 listener of the URL's port (80 for http, 443 for https; port 80, else the first listener's,
 for a bare path), the virtual host and the route; the output has the same shape, for the
 first rate-limit call, plus listener, virtualHost, route (httpRoute, rule, match, the policy
@@ -60,23 +63,92 @@ func descriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err := f.check(paths, stderr); err != nil {
 		return err
 	}
-	var engine *descriptor.Engine
+	req, err := f.request()
+	if err != nil {
+		return err
+	}
 	if f.config != "" {
-		engine, err = loadPluginConfig(f.config)
-	} else {
-		set, rerr := readInputs(paths, stdin, stderr)
-		if rerr == nil && len(set.BackendTrafficPolicies) > 0 {
-			return f.describeWithEnvoyGateway(set, stdout, stderr)
+		engine, err := loadPluginConfig(f.config)
+		if err != nil {
+			return err
 		}
-		if rerr == nil && len(set.PoliciesV1) > 0 {
-			return f.describeWithKuadrant(set, stdout, stderr)
-		}
-		engine, err = gatewayEngine(set, rerr, f.gateway, stderr)
+		return f.print(merge.DescribeWith(engine, req, f.explain))(stdout, stderr)
+	}
+	set, err := readInputs(paths, stdin, stderr)
+	if err := checkName("--gateway", policy.KindGateway, f.gateway, set); err != nil {
+		return err
 	}
 	if err != nil {
 		return err
 	}
-	return f.describe(engine, stdout, stderr)
+	kopts, err := f.kflags.options()
+	if err != nil {
+		return err
+	}
+	selected := apis.Select(set, apis.Options{Kuadrant: kopts})
+	compiled, _, err := compileAPIs(set, selected, stderr)
+	if err != nil {
+		return err
+	}
+	if len(compiled) == 1 {
+		gw, err := gatewayOf(compiled, f.gateway, set)
+		if err != nil {
+			return err
+		}
+		return f.print(gw.Describe(req, f.explain))(stdout, stderr)
+	}
+	sections := map[string]any{}
+	var traces strings.Builder
+	for _, c := range compiled {
+		gw, err := gatewayOf([]compiledAPI{c}, f.gateway, set)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.api.Name(), err)
+		}
+		out, trace, err := gw.Describe(req, f.explain)
+		if err != nil {
+			return err
+		}
+		sections[c.api.Name()] = out
+		if trace != "" {
+			fmt.Fprintf(&traces, "%s:\n%s", c.api.Name(), trace)
+		}
+	}
+	return f.print(sections, traces.String(), nil)(stdout, stderr)
+}
+
+// print returns the printing of what a data plane made of the request: out as JSON on
+// stdout, the trace on stderr with --explain.
+func (f *descriptorsFlags) print(out any, trace string, err error) func(stdout, stderr io.Writer) error {
+	return func(stdout, stderr io.Writer) error {
+		if err != nil {
+			return err
+		}
+		if f.explain {
+			fmt.Fprint(stderr, trace)
+		}
+		js, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", js)
+		return err
+	}
+}
+
+// request builds the request of the flags, in the contract's model.
+func (f *descriptorsFlags) request() (*policyapi.Request, error) {
+	req := &policyapi.Request{Method: f.method, Host: f.host, Path: f.path, Headers: f.headers, RemoteAddress: f.remote, HitsAddend: uint32(f.hits)}
+	if u, err := url.Parse(f.rawURL); err == nil {
+		req.Scheme = u.Scheme
+	}
+	if f.metadataFile != "" {
+		md, err := loadMetadata(f.metadataFile)
+		if err != nil {
+			return nil, err
+		}
+		req.Metadata = md
+	}
+	return req, nil
 }
 
 // descriptorsFlags are the flags of "rlpkit descriptors": the inputs and the request.
@@ -168,58 +240,13 @@ func (f *descriptorsFlags) check(paths []string, stderr io.Writer) error {
 	return nil
 }
 
-// describeWithKuadrant prints what the wasm-shim configuration compiled for --gateway
-// from set, which holds kuadrant.io/v1 RateLimitPolicies, does with the request.
-func (f *descriptorsFlags) describeWithKuadrant(set *policy.Set, stdout, stderr io.Writer) error {
-	if err := checkName("--gateway", policy.KindGateway, f.gateway, set); err != nil {
-		return err
-	}
-	opts, err := f.kflags.options()
-	if err != nil {
-		return err
-	}
-	ev, err := gatewayEvaluator(set, f.gateway, opts, stderr)
-	if err != nil {
-		return err
-	}
-	req := &wasmshim.Request{Method: f.method, Host: f.host, Path: f.path, Headers: f.headers, SourceAddress: f.remote}
-	return describeKuadrant(ev, req, uint64(f.hits), f.explain, stdout, stderr)
-}
-
-// describe prints the descriptors engine generates for the request, and with --explain its
-// trace on stderr.
-func (f *descriptorsFlags) describe(engine *descriptor.Engine, stdout, stderr io.Writer) error {
-	req := &descriptor.Request{
-		Method:        f.method,
-		Host:          f.host,
-		Path:          f.path,
-		Headers:       f.headers,
-		RemoteAddress: f.remote,
-		HitsAddend:    uint32(f.hits),
-	}
-	if f.metadataFile != "" {
-		md, err := loadMetadata(f.metadataFile)
-		if err != nil {
-			return err
-		}
-		req.DynamicMetadata = md
-	}
-	res, trace := engine.Explain(req)
-	if f.explain {
-		fmt.Fprint(stderr, trace)
-	}
-	out, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "%s\n", out)
-	return err
-}
-
 // loadMetadata reads dynamic metadata: a JSON object of namespace -> struct.
 func loadMetadata(file string) (descriptor.Metadata, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputlimit.ReadFile(file)
 	if err != nil {
+		return nil, err
+	}
+	if err := inputlimit.CheckJSON(file, data); err != nil {
 		return nil, err
 	}
 	var md map[string]any
@@ -275,37 +302,4 @@ func validRemoteAddress(s string) bool {
 	}
 	_, err := netip.ParseAddrPort(s)
 	return err == nil
-}
-
-// gatewayEngine returns the descriptor engine of the PluginConfig compileGateway compiles for
-// the Gateway ns/name.
-func gatewayEngine(set *policy.Set, err error, gateway string, stderr io.Writer) (*descriptor.Engine, error) {
-	gw, err := compileGateway(set, err, gateway, stderr)
-	if err != nil {
-		return nil, err
-	}
-	return descriptor.Compile(&gw.PluginConfig)
-}
-
-// compileGateway compiles the topology read (set, and the error of reading it), prints its
-// warnings to stderr and returns what it compiled for the Gateway ns/name. A name in another
-// form, or of no Gateway in the inputs, is an error naming the Gateways there are.
-func compileGateway(set *policy.Set, err error, gateway string, stderr io.Writer) (*merge.GatewayConfig, error) {
-	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
-		return nil, err
-	}
-	if err != nil {
-		return nil, err
-	}
-	res, err := merge.Compile(set, merge.Options{})
-	if err != nil {
-		return nil, err
-	}
-	printWarnings(stderr, res.Warnings)
-	for i := range res.Gateways {
-		if res.Gateways[i].Gateway == gateway {
-			return &res.Gateways[i], nil
-		}
-	}
-	return nil, fmt.Errorf("--gateway %s: no such Gateway among the inputs; %s", gateway, inInputs(policy.KindGateway, gateway, set))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // Exit codes, the same for every subcommand.
@@ -191,7 +192,7 @@ func checkName(flag, kind, value string, set *policy.Set) error {
 
 // inInputs lists the valid objects of kind in set, closest to name first.
 func inInputs(kind, name string, set *policy.Set) string {
-	names := merge.Candidates(set, kind, name)
+	names := policyapi.Candidates(set, kind, name)
 	const most = 10
 	switch {
 	case len(names) == 0:

@@ -34,7 +34,7 @@ Serves Envoy's Rate Limit Service (envoy.service.ratelimit.v3.RateLimitService) 
 with gRPC health and reflection, enforcing either the limits of a limits FILE (limitador's
 format, YAML or JSON) or the limits of every Gateway compiled from the topology in PATH...
 (files and directories, as "rlpkit compile" reads them; the Limitador limits of
-kuadrant.io/v1 RateLimitPolicies too, as "rlpkit compile -o kuadrant" prints them). Counters are kept in memory, or
+kuadrant.io/v1 RateLimitPolicies too, as "rlpkit compile" prints them). Counters are kept in memory, or
 with --redis in Redis, shared by every server using it (redis://host:port/db, rediss://
 for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAME); when
 Redis cannot answer, calls answer Unavailable, at once while it is known down (a PING in

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 
-	"github.com/rlpkit/rlpkit/fielderr"
+	"github.com/rlpkit/rlpkit/configfile"
 	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
-	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi/apis"
 )
 
 // limitSource is where serve's limits come from: a limits file or a topology.
@@ -81,15 +80,17 @@ func (s limitSource) load() ([]limitador.Limit, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := merge.Compile(set, merge.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
 	var limits []limitador.Limit
-	for _, gw := range res.Gateways {
-		limits = append(limits, gw.Limits...)
+	for _, api := range apis.Select(set, apis.Options{}) {
+		// Each API's limits have namespaces of its own: kuadrant.io/v1's are routes
+		// ("ns/name"), apim.kuadrant.io/v1alpha1's domains ("gw-ns/gw#ns/name"), so they
+		// never meet.
+		c, err := api.Compile(set)
+		if err != nil {
+			return nil, nil, err
+		}
+		limits = append(limits, c.Limits()...)
 	}
-	limits = append(limits, kuadrantLimits(set)...)
 	if err := limitador.ValidateLimits(limits); err != nil {
 		return nil, nil, fmt.Errorf("the compiled limits are invalid:\n%w", err)
 	}
@@ -116,32 +117,12 @@ func loadLimitsFile(file string) ([]limitador.Limit, []string, error) {
 		"--limits takes a list of limits: the limits of one of its gateways; or give the topology's files as PATH... instead of --limits"); err != nil {
 		return nil, nil, err
 	}
-	data, err := inputlimit.ReadFile(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	return decodeLimitsFile(file, data)
+	return configfile.Limits(file)
 }
 
 // decodeLimitsFile is loadLimitsFile of data, read from file (a name for messages).
 func decodeLimitsFile(file string, data []byte) ([]limitador.Limit, []string, error) {
-	doc, err := parseDocument(file, data, "a limits file holds one document, a list of limits", "no limits in the file; write [] for none")
-	if err != nil {
-		return nil, nil, err
-	}
-	limits, err := limitador.DecodeLimits(doc.JSON)
-	if err == nil {
-		var warnings []string
-		for _, w := range limitador.LimitWarnings(limits) {
-			warnings = append(warnings, fmt.Sprintf("%s:%d: limit: %s", file, doc.Line(w.Path), w))
-		}
-		return limits, warnings, nil
-	}
-	var list fielderr.List
-	if !errors.As(err, &list) {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return nil, nil, locate(file, doc, list, func(e *fielderr.Error) string { return e.Field })
+	return configfile.LimitsData(file, data)
 }
 
 // checkTopologyFiles names a file given as PATH... that is not a topology but what serve

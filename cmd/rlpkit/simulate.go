@@ -145,9 +145,6 @@ func simulateTarget(gateway string, paths []string, config, limitsFile string, s
 	if err := checkName("--gateway", policy.KindGateway, gateway, set); err != nil {
 		return nil, err
 	}
-	if len(set.BackendTrafficPolicies) > 0 && len(set.Policies)+len(set.PoliciesV1) == 0 {
-		return envoyGatewayTarget(set, gateway, stderr) // with Envoy Gateway's statuses as warnings
-	}
 	target, err := policytest.CompileSet(set, gateway)
 	if err != nil {
 		return nil, fmt.Errorf("--gateway %s: %w", gateway, err)

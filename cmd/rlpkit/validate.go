@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policyapi"
+	"github.com/rlpkit/rlpkit/policyapi/apis"
 )
 
 const validateSynopsis = `rlpkit validate [--strict] PATH...
@@ -15,9 +18,10 @@ stderr, one a line, as file:line: Kind namespace/name: field.path: what is wrong
 A PluginConfig or a limits file (limitador's format) among the inputs is checked as what
 it is. Other Kubernetes objects and files that are not Kubernetes objects are skipped, with
 one notice per file on stderr ("skipped deploy.yaml: apps/v1 Deployment").
-Routes that attach to no Gateway and policies that apply to no request are warnings on
-stderr, and so are BackendTrafficPolicies Envoy Gateway would not accept (Conflicted,
-Invalid, TargetNotFound); --strict makes them fail too (notices never do).
+The policies of every API the inputs hold are compiled: routes that attach to no Gateway,
+policies that apply to no request and every policy that is not Accepted or not Enforced
+(Conflicted, Invalid, TargetNotFound with what there is, Overridden) are warnings on stderr;
+--strict makes them fail too (notices never do).
 Exit status 0 when everything is valid, 1 when anything is not.`
 
 // runValidate implements "rlpkit validate".
@@ -39,14 +43,19 @@ func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warnings := merge.Diagnose(set)
-	printWarnings(stderr, warnings)
-	v1 := validateKuadrant(set, stderr)
-	eg, err := validateEnvoyGateway(set, stderr)
+	selected := apis.Select(set, apis.Options{})
+	var warnings []policyapi.Warning
+	if !slices.ContainsFunc(selected, func(api policyapi.API) bool { return api.Name() == (merge.API{}).Name() }) {
+		// What merge.Diagnose says of the Gateways and HTTPRoutes themselves (a route that
+		// attaches to no Gateway) holds whatever the policies' API.
+		warnings = merge.Diagnose(set)
+		printWarnings(stderr, warnings)
+	}
+	_, more, err := compileAPIs(set, selected, stderr)
 	if err != nil {
 		return err
 	}
-	if err := strictError(*strict, append(append(warnings, v1...), eg...)); err != nil {
+	if err := strictError(*strict, append(warnings, more...)); err != nil {
 		return err
 	}
 	summary := fmt.Sprintf("%d Gateways, %d HTTPRoutes, %d RateLimitPolicies, %d Namespaces",

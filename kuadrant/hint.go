@@ -1,4 +1,4 @@
-package policytest
+package kuadrant
 
 import (
 	"fmt"
@@ -7,10 +7,9 @@ import (
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/rlpkit/rlpkit/kuadrant"
-	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // targetHint says, for a kuadrant.io/v1 policy whose target was not found, what is there:
@@ -62,7 +61,7 @@ func targetHint(set *policy.Set, p *kuadrantv1.RateLimitPolicy) string {
 func ruleNames(r *gatewayv1.HTTPRoute) []string {
 	out := make([]string, len(r.Spec.Rules))
 	for i := range r.Spec.Rules {
-		out[i] = kuadrant.RuleName(r, i)
+		out[i] = RuleName(r, i)
 	}
 	return out
 }
@@ -74,7 +73,7 @@ func hint(name string, names []string, what string) string {
 		return "; no " + what
 	}
 	var b strings.Builder
-	if similar := merge.Similar(name, names); len(similar) > 0 {
+	if similar := policyapi.Similar(name, names); len(similar) > 0 {
 		fmt.Fprintf(&b, " (did you mean %s?)", strings.Join(similar, " or "))
 	}
 	fmt.Fprintf(&b, "; %s: %s", what, strings.Join(names[:min(len(names), 10)], ", "))

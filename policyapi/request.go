@@ -1,0 +1,55 @@
+package policyapi
+
+import (
+	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/envoyroute"
+	"github.com/rlpkit/rlpkit/wasmshim"
+)
+
+// Request is an HTTP request as every evaluation path (rlpkit descriptors, test,
+// simulate) gives it to a policy API's data plane; the conversions below give each
+// emulated proxy its view of it. Package descriptor keeps its own type, which the
+// proxy-wasm filter builds without this package.
+type Request struct {
+	// Method, Scheme, Host and Path are the request's :method, scheme ("" for http),
+	// :authority (possibly with a port) and :path (with the query string).
+	Method, Scheme, Host, Path string
+	// Headers are the request headers by lower-case name, values in order.
+	Headers map[string][]string
+	// RemoteAddress is the client address, an IP optionally with a port.
+	RemoteAddress string
+	// Metadata is the request's dynamic metadata (namespace -> struct); nil means none.
+	Metadata descriptor.Metadata
+	// HitsAddend is the request-level cost the proxy already knows; 0 means unset.
+	HitsAddend uint32
+	// Auth are the auth.* attributes an auth service would add (kuadrant.io/v1 predicates
+	// and counters read them); nil means none.
+	Auth map[string]any
+}
+
+// Descriptor returns the request as package descriptor (a PluginConfig's filter) reads it.
+func (r *Request) Descriptor() descriptor.Request {
+	req := descriptor.Request{Method: r.Method, Host: r.Host, Path: r.Path, Headers: descriptor.HeaderMap(r.Headers),
+		RemoteAddress: r.RemoteAddress, HitsAddend: r.HitsAddend}
+	if r.Metadata != nil {
+		req.DynamicMetadata = r.Metadata
+	}
+	return req
+}
+
+// WasmShim returns the request as wasm-shim (package wasmshim) reads it.
+func (r *Request) WasmShim() wasmshim.Request {
+	return wasmshim.Request{Method: r.Method, Scheme: r.Scheme, Host: r.Host, Path: r.Path, Headers: r.Headers,
+		SourceAddress: r.RemoteAddress, Auth: r.Auth}
+}
+
+// EnvoyRoute returns the request as Envoy's route and rate-limit actions (package
+// envoyroute) read it.
+func (r *Request) EnvoyRoute() envoyroute.Request {
+	req := envoyroute.Request{Method: r.Method, Scheme: r.Scheme, Authority: r.Host, Path: r.Path, Headers: r.Headers,
+		RemoteAddress: r.RemoteAddress, HitsAddend: r.HitsAddend}
+	if r.Metadata != nil {
+		req.Metadata = r.Metadata
+	}
+	return req
+}
