@@ -180,6 +180,17 @@
 // to _other. Prometheus labels every override of a domain key="_override",
 // never by its entries. Configured keys are not bounded.
 //
+// Every listener bounds its connections, where the reference bounds none:
+// RLPKIT_HTTP_READ_HEADER_TIMEOUT (10s), _READ_TIMEOUT (30s), _WRITE_TIMEOUT
+// (30s; RLPKIT_DEBUG_WRITE_TIMEOUT, 5m, on the debug port), _IDLE_TIMEOUT
+// (90s) and _MAX_CONNECTIONS (1024 per port) for the HTTP, debug and
+// Prometheus ports; RLPKIT_GRPC_CONNECTION_TIMEOUT (10s),
+// _MAX_CONNECTION_IDLE (15m), _KEEPALIVE_TIME (1m), _KEEPALIVE_TIMEOUT
+// (20s), _KEEPALIVE_MIN_TIME (10s) and _MAX_CONNECTIONS (10000) for gRPC;
+// RLPKIT_XDS_CLIENT_CONNECT_TIMEOUT (20s), _KEEPALIVE_TIME (5m) and
+// _KEEPALIVE_TIMEOUT (20s) for the xDS client. Connections that send
+// nothing, stop half-way or stop answering are closed.
+//
 // The debug port keeps the reference's DEBUG_HOST default, 0.0.0.0; when it
 // listens beyond loopback a warning is logged at start, naming the address
 // and what it serves (/debug/pprof/, /rlconfig): set DEBUG_HOST=127.0.0.1 or

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -91,10 +92,16 @@ func (c *xdsClient) delay(n int) time.Duration {
 }
 
 // session dials, opens one stream and serves it until it fails. got
-// reports whether a response arrived.
+// reports whether a response arrived. A connection attempt is bounded by
+// RLPKIT_XDS_CLIENT_CONNECT_TIMEOUT (or the retry interval, when longer:
+// gRPC's rule), and a stream silent for RLPKIT_XDS_CLIENT_KEEPALIVE_TIME
+// is pinged and ended when the ping is not answered within
+// RLPKIT_XDS_CLIENT_KEEPALIVE_TIMEOUT, so that a management server gone
+// without closing the connection is left for a new one.
 func (c *xdsClient) session(ctx context.Context) (got bool, err error) {
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(c.creds),
-		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: c.x.retryInterval, Multiplier: 1, MaxDelay: c.x.retryInterval}, MinConnectTimeout: 20 * time.Second})}
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: c.x.retryInterval, Multiplier: 1, MaxDelay: c.x.retryInterval}, MinConnectTimeout: c.x.connectTimeout}),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: c.x.keepaliveTime, Timeout: c.x.keepaliveTimeout})}
 	if c.x.maxRecvMsgBytes > 0 {
 		opts = append(opts, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(c.x.maxRecvMsgBytes)))
 	}
