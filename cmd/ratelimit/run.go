@@ -181,9 +181,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 		return srv, err
 	}
 	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: apply}
-	if err := srv.ld.start(); err != nil {
-		log.Error("no rate limit configuration loaded: every call fails until a valid one is", "dir", srv.ld.dirOptions().Dir())
-	}
+	srv.ld.start() // a failure is logged, saying what happens meanwhile
 	return srv, nil
 }
 

@@ -42,8 +42,9 @@ type xdsClient struct {
 	first     chan struct{} // closed at the first response, accepted or not
 	firstOnce sync.Once
 
-	mu    sync.Mutex
-	acked string // the version of the last accepted response
+	mu      sync.Mutex
+	acked   string // the version of the last accepted response
+	applied bool   // a response has been accepted
 	// onRequest, when set, sees every request sent; tests use it.
 	onRequest func(*discoveryv3.DiscoveryRequest)
 }
@@ -67,7 +68,7 @@ func (c *xdsClient) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		c.log.Error("xDS stream to the management server ended: the configuration in force is kept", "server", c.x.serverURL, "err", err)
+		c.log.Error("xDS stream to the management server ended: "+c.meanwhile(), "server", c.x.serverURL, "err", err)
 		t := time.NewTimer(c.delay(attempt))
 		select {
 		case <-ctx.Done():
@@ -144,14 +145,25 @@ func (c *xdsClient) handle(stream discoveryv3.AggregatedDiscoveryService_StreamA
 		aerr = c.apply(resp)
 	}
 	if aerr != nil {
-		c.log.Error("xDS configuration refused (NACK): the configuration in force is kept", "version", resp.GetVersionInfo(), "err", aerr)
+		c.log.Error("xDS configuration refused (NACK): "+c.meanwhile(), "version", resp.GetVersionInfo(), "err", aerr)
 		return c.send(stream, c.version(), resp.GetNonce(), &status.Status{Code: int32(codes.InvalidArgument), Message: aerr.Error()})
 	}
 	c.mu.Lock()
-	c.acked = resp.GetVersionInfo()
+	c.acked, c.applied = resp.GetVersionInfo(), true
 	c.mu.Unlock()
 	c.log.Info("xDS configuration applied (ACK)", "version", resp.GetVersionInfo(), "resources", len(resp.GetResources()))
 	return c.send(stream, resp.GetVersionInfo(), resp.GetNonce(), nil)
+}
+
+// meanwhile says what is served until the next accepted response: the
+// configuration in force, or, before any, none.
+func (c *xdsClient) meanwhile() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.applied {
+		return "the configuration in force is kept"
+	}
+	return "no rate limit configuration is loaded: every call fails until a valid one is received"
 }
 
 func (c *xdsClient) version() string {
