@@ -209,6 +209,11 @@ func redisAddrs(c redisConn) ([]redisAddr, error) {
 	case c.typ != "sentinel" && c.typ != "cluster" && (len(parts) != 1 || parts[0] == ""):
 		return nil, fmt.Errorf("%s=%q: with %s=single, want one address", c.name("URL"), maskCredentials(c.url), c.name("TYPE"))
 	}
+	if c.typ == "single" {
+		if err := checkSocketType(c, parts[0]); err != nil {
+			return nil, err
+		}
+	}
 	var out []redisAddr
 	for i, p := range parts {
 		if c.typ == "sentinel" && i == 0 {

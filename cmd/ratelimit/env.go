@@ -88,6 +88,8 @@ type settings struct {
 	tracing    tracingSettings // TRACING_*
 
 	redis redisSettings // the second Redis, batching, the first connection (redisenv.go)
+
+	bounds boundsSettings // the listeners' timeouts and connection bounds (boundsenv.go)
 }
 
 // implemented lists the variables read here with their defaults.
@@ -206,6 +208,7 @@ func readSettings(lookup func(string) (string, bool), environ []string) (setting
 	var s settings
 	r.redisKeys(&s)
 	r.server(&s)
+	r.bounds(&s)
 	r.logAndBackend(&s)
 	r.redis(&s)
 	r.limitsAndStats(&s)

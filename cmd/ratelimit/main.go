@@ -8,7 +8,9 @@
 // over package limit/envoyratelimit and rlpkit's counter stores.
 //
 // Usage: set the reference's environment variables and run it; it takes no
-// arguments.
+// arguments (others are reported and ignored, as the reference ignores
+// them) but -h or --help, which prints the variables it reads with their
+// defaults and the migration guide's path, and exits 0.
 //
 //	RUNTIME_ROOT=/data RUNTIME_SUBDIRECTORY=ratelimit USE_STATSD=false \
 //	  BACKEND_TYPE=redis REDIS_SOCKET_TYPE=tcp REDIS_URL=redis:6379 ratelimit
@@ -55,6 +57,9 @@
 //     reference does, NACKing an invalid one and keeping the one in force.
 //   - Tracing (TRACING_ENABLED) emits the reference's spans, the Redis span
 //     a child of the decision's rather than its sibling.
+//   - Every listener bounds its connections (header, read, write and idle
+//     timeouts, gRPC keepalive, connection caps; RLPKIT_HTTP_*,
+//     RLPKIT_GRPC_*, RLPKIT_XDS_CLIENT_*), where the reference bounds none.
 //   - A debug port listening beyond loopback (DEBUG_HOST=0.0.0.0, the
 //     reference's default) is warned about at start.
 package main
@@ -69,6 +74,9 @@ import (
 )
 
 func main() {
+	if code, done := arguments(os.Args[1:], os.Stdout, os.Stderr); done {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	stopGC := gcfloor.Start(gcfloor.DefaultFloor, os.LookupEnv)
 	code := run(ctx, os.LookupEnv, os.Environ(), os.Stderr, nil)

@@ -51,6 +51,25 @@ func parseRedisAddr(part string) (redisAddr, error) {
 	return a, nil
 }
 
+// checkSocketType refuses, for a single Redis, an address whose form
+// contradicts c's SOCKET_TYPE, which would otherwise be dialled as the
+// other kind and retried for ever: a redis[s]:// URL (host:port) with
+// unix, which would dial a socket file named after the host and port, or
+// a path with tcp. A sentinel or a cluster is always dialled over TCP, by
+// the reference too, whatever SOCKET_TYPE says.
+func checkSocketType(c redisConn, addr string) error {
+	url := maskCredentials(addr)
+	switch {
+	case c.socketType == "unix" && (strings.HasPrefix(addr, "redis://") || strings.HasPrefix(addr, "rediss://")):
+		return fmt.Errorf("%s=%q is a URL of a host and port, but %s is unix (its default), which dials a socket file by that name: set %s=tcp, or give the socket's path in %s",
+			c.name("URL"), url, c.name("SOCKET_TYPE"), c.name("SOCKET_TYPE"), c.name("URL"))
+	case c.socketType == "tcp" && strings.HasPrefix(addr, "/"):
+		return fmt.Errorf("%s=%q is a socket path, but %s is tcp, which dials host:port: set %s=unix, or give host:port in %s",
+			c.name("URL"), url, c.name("SOCKET_TYPE"), c.name("SOCKET_TYPE"), c.name("URL"))
+	}
+	return nil
+}
+
 // maskCredentials writes REDIS_URL for messages, the credentials of its
 // URLs as "*****", as the reference logs it:
 // redis://*****@redis1:6379,redis://*****@redis2:6379.

@@ -28,7 +28,8 @@ type loader struct {
 	apply func(*envoyratelimit.Config)
 	dump  func(*envoyratelimit.Config) // keeps /rlconfig's text
 
-	mark string // what the look before the first load saw
+	mark   string // what the look before the first load saw
+	loaded bool   // a configuration has been applied
 }
 
 func (l *loader) dirOptions() envoyratelimit.DirOptions {
@@ -37,7 +38,8 @@ func (l *loader) dirOptions() envoyratelimit.DirOptions {
 }
 
 // load reads and applies the configuration once. A failure keeps the
-// configuration in force, counts config_load_error and is logged.
+// configuration in force, counts config_load_error and is logged, saying
+// whether a configuration is in force at all.
 func (l *loader) load() error {
 	files, err := envoyratelimit.ReadDir(l.dirOptions())
 	var cfg *envoyratelimit.Config
@@ -46,13 +48,26 @@ func (l *loader) load() error {
 	}
 	if err != nil {
 		l.stats.configLoadError.Add(1)
-		l.log.Error("error loading new configuration from runtime: the configuration in force is kept", "err", strings.ReplaceAll(err.Error(), "\n", "; "))
+		msg := "error loading new configuration from runtime: the configuration in force is kept"
+		if !l.loaded {
+			msg = "no rate limit configuration is loaded: every call fails until a valid one loads; " + l.reloadRule()
+		}
+		l.log.Error(msg, "dir", l.dirOptions().Dir(), "err", strings.ReplaceAll(err.Error(), "\n", "; "))
 		return err
 	}
 	l.stats.configLoadSuccess.Add(1)
+	l.loaded = true
 	l.apply(cfg)
 	l.log.Info("loaded configuration", "files", len(files), "domains", len(cfg.Domains()))
 	return nil
+}
+
+// reloadRule says when the configuration is read again.
+func (l *loader) reloadRule() string {
+	if l.s.runtimeWatchRoot {
+		return "it is read again when RUNTIME_ROOT " + l.s.runtimeRoot + " is created or replaced (RUNTIME_WATCH_ROOT=true)"
+	}
+	return "it is read again when a file of the directory changes"
 }
 
 // start looks at the directory, then loads it: a change made while (or

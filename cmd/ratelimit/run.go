@@ -24,7 +24,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/keepalive"
 
 	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/limit"
@@ -35,7 +34,7 @@ import (
 )
 
 // addrs are the addresses the servers listen on, for tests.
-type addrs struct{ grpc, http, debug string }
+type addrs struct{ grpc, http, debug, prom string }
 
 // run starts the service from the environment and serves until ctx is
 // done. ready, when set, is called once every listener is open.
@@ -182,9 +181,7 @@ func newServer(s settings, log *slog.Logger, store counter.Store, health *storeH
 		return srv, err
 	}
 	srv.ld = &loader{s: s, log: log, stats: srv.st, apply: apply}
-	if err := srv.ld.start(); err != nil {
-		log.Error("no rate limit configuration loaded: every call fails until a valid one is", "dir", srv.ld.dirOptions().Dir())
-	}
+	srv.ld.start() // a failure is logged, saying what happens meanwhile
 	return srv, nil
 }
 
@@ -220,11 +217,11 @@ func (srv *instance) observe(o rls.Outcome) {
 
 // grpcServer returns the gRPC server: the RLS service, health (service
 // "ratelimit") and reflection, with TLS when GRPC_SERVER_TLS_* ask for it,
-// and a receive limit that follows the caps (MAX_*_PER_*; the reference
-// has no variable for its own, gRPC's default of 4 MiB).
+// a receive limit that follows the caps (MAX_*_PER_*; the reference
+// has no variable for its own, gRPC's default of 4 MiB), and the
+// timeouts and keepalive of RLPKIT_GRPC_* and GRPC_MAX_CONNECTION_AGE*.
 func (srv *instance) grpcServer() (*grpc.Server, error) {
-	gopts := append(srv.svc.ServerOptions(), grpc.KeepaliveParams(keepalive.ServerParameters{
-		MaxConnectionAge: srv.s.grpcMaxAge, MaxConnectionAgeGrace: srv.s.grpcMaxAgeGrace}))
+	gopts := append(srv.svc.ServerOptions(), srv.s.bounds.grpc.ServerOptions()...)
 	gopts = append(gopts, srv.tr.serverOptions()...)
 	if srv.s.grpcTLS {
 		creds, err := grpcTLS(srv.s, srv.log)
@@ -287,7 +284,9 @@ type listeners struct {
 }
 
 // listen opens every port, or none: a port that cannot be opened closes
-// those opened before it and is an error naming its variables.
+// those opened before it and is an error naming its variables. Each takes
+// at most RLPKIT_GRPC_MAX_CONNECTIONS or RLPKIT_HTTP_MAX_CONNECTIONS
+// connections at once.
 func (srv *instance) listen() (*listeners, error) {
 	s := srv.s
 	ls := &listeners{}
@@ -305,7 +304,11 @@ func (srv *instance) listen() (*listeners, error) {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		opened = append(opened, l)
-		return l, nil
+		maxConns := s.bounds.http.MaxConns
+		if what == "GRPC_UDS" || what == "GRPC_HOST, GRPC_PORT" {
+			maxConns = s.bounds.grpc.MaxConns
+		}
+		return serving.Limit(l, maxConns), nil
 	}
 	hostPort := func(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
 	var err error
@@ -337,12 +340,13 @@ func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, ba
 	hs := srv.health.hs
 	srv.health.start()
 	serving.Register(gs, hs)
-	servers := []*http.Server{{Handler: srv.httpMux()}, {Handler: srv.debugMux()}}
+	b := srv.s.bounds
+	servers := []*http.Server{serving.NewHTTPServer(srv.httpMux(), b.http), serving.NewHTTPServer(srv.debugMux(), b.debugBounds())}
 	lis := []net.Listener{ls.http, ls.debug}
 	if ls.prom != nil {
 		pmux := http.NewServeMux()
 		pmux.Handle(srv.s.prometheusPath, promhttp.HandlerFor(srv.reg, promhttp.HandlerOpts{}))
-		servers = append(servers, &http.Server{Handler: pmux})
+		servers = append(servers, serving.NewHTTPServer(pmux, b.http))
 		lis = append(lis, ls.prom)
 	}
 	var wg sync.WaitGroup
@@ -355,8 +359,13 @@ func (srv *instance) run(ctx context.Context, gs *grpc.Server, ls *listeners, ba
 		wg.Go(func() { hsrv.Serve(l) })
 	}
 	at := addrs{grpc: ls.grpc.Addr().String(), http: ls.http.Addr().String(), debug: ls.debug.Addr().String()}
+	served := []any{"grpc", at.grpc, "http", at.http, "debug", at.debug}
+	if ls.prom != nil {
+		at.prom = ls.prom.Addr().String()
+		served = append(served, "prometheus", at.prom)
+	}
 	warnExposedDebug(srv.log, ls.debug.Addr())
-	srv.log.Info("serving", "grpc", at.grpc, "http", at.http, "debug", at.debug, "backend", backend)
+	srv.log.Info("serving", append(served, "backend", backend)...)
 	if ready != nil {
 		ready(at)
 	}

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -41,8 +42,9 @@ type xdsClient struct {
 	first     chan struct{} // closed at the first response, accepted or not
 	firstOnce sync.Once
 
-	mu    sync.Mutex
-	acked string // the version of the last accepted response
+	mu      sync.Mutex
+	acked   string // the version of the last accepted response
+	applied bool   // a response has been accepted
 	// onRequest, when set, sees every request sent; tests use it.
 	onRequest func(*discoveryv3.DiscoveryRequest)
 }
@@ -66,7 +68,7 @@ func (c *xdsClient) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		c.log.Error("xDS stream to the management server ended: the configuration in force is kept", "server", c.x.serverURL, "err", err)
+		c.log.Error("xDS stream to the management server ended: "+c.meanwhile(), "server", c.x.serverURL, "err", err)
 		t := time.NewTimer(c.delay(attempt))
 		select {
 		case <-ctx.Done():
@@ -91,10 +93,16 @@ func (c *xdsClient) delay(n int) time.Duration {
 }
 
 // session dials, opens one stream and serves it until it fails. got
-// reports whether a response arrived.
+// reports whether a response arrived. A connection attempt is bounded by
+// RLPKIT_XDS_CLIENT_CONNECT_TIMEOUT (or the retry interval, when longer:
+// gRPC's rule), and a stream silent for RLPKIT_XDS_CLIENT_KEEPALIVE_TIME
+// is pinged and ended when the ping is not answered within
+// RLPKIT_XDS_CLIENT_KEEPALIVE_TIMEOUT, so that a management server gone
+// without closing the connection is left for a new one.
 func (c *xdsClient) session(ctx context.Context) (got bool, err error) {
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(c.creds),
-		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: c.x.retryInterval, Multiplier: 1, MaxDelay: c.x.retryInterval}, MinConnectTimeout: 20 * time.Second})}
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: c.x.retryInterval, Multiplier: 1, MaxDelay: c.x.retryInterval}, MinConnectTimeout: c.x.connectTimeout}),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: c.x.keepaliveTime, Timeout: c.x.keepaliveTimeout})}
 	if c.x.maxRecvMsgBytes > 0 {
 		opts = append(opts, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(c.x.maxRecvMsgBytes)))
 	}
@@ -137,14 +145,25 @@ func (c *xdsClient) handle(stream discoveryv3.AggregatedDiscoveryService_StreamA
 		aerr = c.apply(resp)
 	}
 	if aerr != nil {
-		c.log.Error("xDS configuration refused (NACK): the configuration in force is kept", "version", resp.GetVersionInfo(), "err", aerr)
+		c.log.Error("xDS configuration refused (NACK): "+c.meanwhile(), "version", resp.GetVersionInfo(), "err", aerr)
 		return c.send(stream, c.version(), resp.GetNonce(), &status.Status{Code: int32(codes.InvalidArgument), Message: aerr.Error()})
 	}
 	c.mu.Lock()
-	c.acked = resp.GetVersionInfo()
+	c.acked, c.applied = resp.GetVersionInfo(), true
 	c.mu.Unlock()
 	c.log.Info("xDS configuration applied (ACK)", "version", resp.GetVersionInfo(), "resources", len(resp.GetResources()))
 	return c.send(stream, resp.GetVersionInfo(), resp.GetNonce(), nil)
+}
+
+// meanwhile says what is served until the next accepted response: the
+// configuration in force, or, before any, none.
+func (c *xdsClient) meanwhile() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.applied {
+		return "the configuration in force is kept"
+	}
+	return "no rate limit configuration is loaded: every call fails until a valid one is received"
 }
 
 func (c *xdsClient) version() string {

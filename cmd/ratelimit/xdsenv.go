@@ -24,6 +24,13 @@ type xdsSettings struct {
 	backoffFactor   float64
 	backoffJitter   bool
 	maxRecvMsgBytes int // 0: gRPC's default
+
+	// rlpkit's own (RLPKIT_XDS_CLIENT_*): the reference dials without a
+	// bound of its own and never pings, so a management server gone
+	// without a FIN holds its stream, silent, for ever.
+	connectTimeout   time.Duration // a connection's TCP, TLS and HTTP/2 handshake
+	keepaliveTime    time.Duration // ping the management server after this long without a frame
+	keepaliveTimeout time.Duration // and end the stream when the ping is not answered within this
 }
 
 // xdsDefaults are the xDS variables with their defaults, the reference's.
@@ -36,6 +43,10 @@ var xdsDefaults = map[string]string{
 	"XDS_CLIENT_BACKOFF_INITIAL_INTERVAL": "10s", "XDS_CLIENT_BACKOFF_MAX_INTERVAL": "60s",
 	"XDS_CLIENT_BACKOFF_RANDOM_FACTOR": "0.5", "XDS_CLIENT_BACKOFF_JITTER": "true",
 	"XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES": "",
+	// rlpkit's own. The keepalive is gRPC's default server enforcement's
+	// least interval, 5 minutes, so that any management server accepts it.
+	"RLPKIT_XDS_CLIENT_CONNECT_TIMEOUT": "20s", "RLPKIT_XDS_CLIENT_KEEPALIVE_TIME": "5m",
+	"RLPKIT_XDS_CLIENT_KEEPALIVE_TIMEOUT": "20s",
 }
 
 func init() {
@@ -75,6 +86,9 @@ func (r *envReader) xds(s *settings) {
 	}
 	x.backoffFactor = f
 	x.backoffJitter = r.bool("XDS_CLIENT_BACKOFF_JITTER")
+	x.connectTimeout = r.duration("RLPKIT_XDS_CLIENT_CONNECT_TIMEOUT")
+	x.keepaliveTime = r.duration("RLPKIT_XDS_CLIENT_KEEPALIVE_TIME")
+	x.keepaliveTimeout = r.duration("RLPKIT_XDS_CLIENT_KEEPALIVE_TIMEOUT")
 	if r.str("XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES") != "" {
 		x.maxRecvMsgBytes = r.int("XDS_CLIENT_MAX_MSG_SIZE_IN_BYTES", 0, 1<<31-1)
 	}

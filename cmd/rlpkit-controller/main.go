@@ -17,7 +17,9 @@
 //	rlpkit-controller [flags]
 //
 // It serves Prometheus metrics (controller-runtime's and rlpkit_controller_*) on
-// --metrics-addr, /healthz and /readyz on --health-addr, and with --leader-elect runs
+// --metrics-addr, /healthz and /readyz on --health-addr, each within the bounds of
+// --http-read-header-timeout (10s), --http-read-timeout (30s), --http-write-timeout (30s),
+// --http-idle-timeout (90s) and --http-max-connections (1024), and with --leader-elect runs
 // active on one replica at a time.
 // The RBAC it needs is in examples/kubernetes/controller-rbac.yaml.
 package main

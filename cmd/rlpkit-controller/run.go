@@ -21,6 +21,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/rlpkit/rlpkit/controller"
+	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
 )
@@ -39,13 +40,14 @@ type config struct {
 	burst                   int
 	statusWorkers           int
 	dataPlane               controller.DataPlaneOptions
+	http                    serving.HTTPBounds // the metrics and health ports'
 }
 
 func parse(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("rlpkit-controller", flag.ContinueOnError)
 	fs.StringVar(&c.metricsAddr, "metrics-addr", ":8080", "serve Prometheus metrics on this `address`; 0 disables them")
-	fs.StringVar(&c.healthAddr, "health-addr", ":8081", "serve /healthz and /readyz on this `address`")
+	fs.StringVar(&c.healthAddr, "health-addr", ":8081", "serve /healthz and /readyz on this `address`; 0 disables them")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "elect a leader (a Lease), so that one replica at a time reconciles")
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "`namespace` of the leader election Lease; empty means the one the controller runs in")
 	fs.StringVar(&c.upstreamCluster, "upstream-cluster", merge.DefaultUpstreamCluster, "Envoy `cluster` of the rate-limit service, written in each PluginConfig (apim.kuadrant.io/v1alpha1)")
@@ -62,6 +64,7 @@ func parse(args []string) (config, error) {
 	fs.StringVar(&c.dataPlane.WasmShimURL, "wasm-shim-url", controller.DefaultWasmShimURL, "with --data-plane: the `URL` of Kuadrant's wasm-shim module, for kuadrant.io/v1 policies")
 	fs.StringVar(&c.dataPlane.RateLimitAddress, "ratelimit-address", "", "with --data-plane: `host:port` of the rate-limit service (rlpkit serve); when set, the Envoy clusters --upstream-cluster and --kuadrant-ratelimit-endpoint are written pointing to it")
 	fs.BoolVar(&c.development, "development", false, "log in a human-readable format at debug level")
+	addBoundsFlags(fs, &c.http)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -80,6 +83,9 @@ func parse(args []string) (config, error) {
 		}
 	}
 	if err := parseDataPlanes(*dataPlanes, &c); err != nil {
+		return c, err
+	}
+	if err := checkBounds(c.http); err != nil {
 		return c, err
 	}
 	if c.statusWorkers < 1 {
@@ -162,12 +168,13 @@ func newManager(restCfg *rest.Config, cfg config) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The metrics and the probes are served below, within cfg.http's bounds.
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         controller.CacheOptions(dp.Kinds()...),
 		Client:                        controller.ClientOptions(),
-		Metrics:                       metricsserver.Options{BindAddress: cfg.metricsAddr},
-		HealthProbeBindAddress:        cfg.healthAddr,
+		Metrics:                       metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:        "0",
 		LeaderElection:                cfg.leaderElect,
 		LeaderElectionID:              "rlpkit-controller.rlpkit.dev",
 		LeaderElectionNamespace:       cfg.leaderElectionNamespace,
@@ -193,16 +200,26 @@ func newManager(restCfg *rest.Config, cfg config) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return nil, err
-	}
-	if err := mgr.AddReadyzCheck("caches", func(req *http.Request) error {
+	healthy := map[string]healthz.Checker{"ping": healthz.Ping}
+	ready := map[string]healthz.Checker{"caches": func(req *http.Request) error {
 		if !mgr.GetCache().WaitForCacheSync(req.Context()) {
 			return errors.New("the caches have not synced")
 		}
 		return nil
-	}); err != nil {
-		return nil, err
+	}}
+	for _, s := range []struct {
+		name, addr string
+		h          http.Handler
+	}{{"metrics", cfg.metricsAddr, metricsHandler()}, {"health probe", cfg.healthAddr, probesHandler(healthy, ready)}} {
+		srv, err := boundedServer(s.name, s.addr, s.h, cfg.http)
+		if err != nil {
+			return nil, err
+		}
+		if srv != nil {
+			if err := mgr.Add(srv); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return mgr, nil
 }

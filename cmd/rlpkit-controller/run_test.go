@@ -3,17 +3,19 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rlpkit/rlpkit/controller"
+	"github.com/rlpkit/rlpkit/internal/serving"
 	"github.com/rlpkit/rlpkit/kuadrant"
 )
 
 func TestParse(t *testing.T) {
 	kuadrantDefaults := kuadrant.Options{RateLimitEndpoint: "kuadrant-ratelimit-service", RateLimitFailureMode: "allow", RateLimitTimeout: "100ms"}
 	dpDefaults := controller.DataPlaneOptions{WasmShimURL: controller.DefaultWasmShimURL}
-	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 200, burst: 400, kuadrant: kuadrantDefaults, statusWorkers: 16, dataPlane: dpDefaults}
+	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 200, burst: 400, kuadrant: kuadrantDefaults, statusWorkers: 16, dataPlane: dpDefaults, http: serving.DefaultHTTP}
 	tests := []struct {
 		name    string
 		args    []string
@@ -35,8 +37,16 @@ func TestParse(t *testing.T) {
 				kuadrant:      kuadrant.Options{RateLimitEndpoint: "outbound|8081||rls", RateLimitFailureMode: "deny", RateLimitTimeout: "250ms"},
 				statusWorkers: 3,
 				dataPlane: controller.DataPlaneOptions{DataPlanes: []controller.DataPlane{controller.DataPlaneIstio, controller.DataPlaneEnvoyGateway},
-					FilterURL: "oci://registry.example.com/rlpkit-filter:v1", WasmShimURL: "oci://quay.io/kuadrant/wasm-shim:v0.14.0", RateLimitAddress: "rlpkit.rlpkit-system.svc:8081"}},
+					FilterURL: "oci://registry.example.com/rlpkit-filter:v1", WasmShimURL: "oci://quay.io/kuadrant/wasm-shim:v0.14.0", RateLimitAddress: "rlpkit.rlpkit-system.svc:8081"},
+				http: serving.DefaultHTTP},
 		},
+		{name: "HTTP bounds", args: []string{"--http-read-header-timeout=2s", "--http-read-timeout=0", "--http-write-timeout=1m", "--http-idle-timeout=5s", "--http-max-connections=8"},
+			want: func() config {
+				c := defaults
+				c.http = serving.HTTPBounds{ReadHeader: 2 * time.Second, Write: time.Minute, Idle: 5 * time.Second, MaxConns: 8}
+				return c
+			}()},
+		{name: "no header timeout", args: []string{"--http-read-header-timeout=0"}, wantErr: "--http-read-header-timeout 0s: want more than 0"},
 		{name: "one API", args: []string{"--apis=apim.kuadrant.io/v1alpha1"}, want: func() config {
 			c := defaults
 			c.apis = []controller.API{controller.APIV1alpha1}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/rlpkit/rlpkit/merge"
@@ -117,10 +118,22 @@ func exitFor(name string, err error, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "Run \"rlpkit %s -h\" for usage.\n", name)
 		return exitUsage
+	case namesNoCommand(err):
+		fmt.Fprintf(stderr, "rlpkit %s: %v\n", name, err)
+		return exitInvalid
 	default:
 		fmt.Fprintln(stderr, err)
 		return exitInvalid
 	}
+}
+
+// namesNoCommand reports whether err is a file that could not be opened,
+// read or walked, whose message names the file and the operation but not
+// the command that failed: exitFor puts the command first. Input errors
+// (file:line: message) keep their form, which editors and CI parse.
+func namesNoCommand(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && !strings.HasPrefix(err.Error(), "rlpkit ")
 }
 
 // parseFlags parses args into fs and returns the positional arguments; flags may come

@@ -44,7 +44,9 @@ descriptors' first entries. The inputs are reloaded when they change; invalid ne
 keep the limits in force and the reason is logged.
 
 Both ports bind loopback by default; give :PORT (every interface) to reach them from
-elsewhere, as a Pod's probes and Prometheus do.
+elsewhere, as a Pod's probes and Prometheus do. Each closes the connections that send
+nothing, stop half-way or stay silent (--grpc-connection-timeout, --grpc-keepalive-*,
+--http-read-header-timeout, --http-idle-timeout) and takes a bounded number at once.
 
 The HTTP port (--http-addr, "off" for none, port 0 for any free port) serves
   /metrics  Prometheus metrics, per limit too (rlpkit_limit_*; see docs/serve.md)
@@ -87,6 +89,7 @@ type serveOptions struct {
 	sources         flagSources // where each flag's value came from, for errors
 	cache           storeCacheOptions
 	pipeline        pipelineOptions
+	bounds          boundsOptions // the listeners' timeouts and connection bounds
 
 	// ratelimitDir holds envoyproxy/ratelimit configuration files, served
 	// instead of limitsFile or paths (see serve_ratelimit.go), with its
@@ -178,6 +181,7 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 	addServeFlags(fs, &o, &logLevel)
 	addStoreCacheFlags(fs, &o.cache)
 	addPipelineFlags(fs, &o.pipeline)
+	addBoundsFlags(fs, &o.bounds)
 	documentEnv(fs)
 	paths, err := parseFlags(fs, args, serveSynopsis, true, stdout)
 	if err != nil {
@@ -226,6 +230,9 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 		return o, err
 	}
 	if err := checkPipelineFlags(&o); err != nil {
+		return o, err
+	}
+	if err := checkBoundsFlags(&o); err != nil {
 		return o, err
 	}
 	if err := checkCaps(o.caps, src); err != nil {
@@ -357,7 +364,9 @@ func (r *serveRun) start(cs *counterStore) error {
 	return nil
 }
 
-// listen opens the gRPC port and, unless it is off, the HTTP port.
+// listen opens the gRPC port and, unless it is off, the HTTP port, each
+// taking at most --grpc-max-connections or --http-max-connections
+// connections at once.
 func (r *serveRun) listen() (lis, httpLis net.Listener, err error) {
 	if lis, err = net.Listen("tcp", r.o.addr); err != nil {
 		return nil, nil, fmt.Errorf("rlpkit serve: %s: %w", r.o.sources.name("addr"), err)
@@ -367,14 +376,15 @@ func (r *serveRun) listen() (lis, httpLis net.Listener, err error) {
 			lis.Close()
 			return nil, nil, fmt.Errorf("rlpkit serve: %s: %w", r.o.httpAddrFlag, err)
 		}
+		httpLis = serving.Limit(httpLis, r.o.bounds.http.MaxConns)
 	}
-	return lis, httpLis, nil
+	return serving.Limit(lis, r.o.bounds.grpc.MaxConns), httpLis, nil
 }
 
 // run serves on lis and httpLis (nil when off) until ctx is done or a
 // listener fails, then stops.
 func (r *serveRun) run(ctx context.Context, lis, httpLis net.Listener, ready func(grpcAddr, httpAddr string)) error {
-	srv := grpc.NewServer(r.svc.ServerOptions()...)
+	srv := grpc.NewServer(append(r.svc.ServerOptions(), r.o.bounds.grpc.ServerOptions()...)...)
 	rls.Register(srv, r.svc)
 	serving.Register(srv, r.hs)
 	// The first state, logged when unreachable, then every change.
@@ -389,7 +399,7 @@ func (r *serveRun) run(ctx context.Context, lis, httpLis net.Listener, ready fun
 	var httpSrv *http.Server
 	httpAt := ""
 	if httpLis != nil {
-		httpSrv = &http.Server{Handler: httpHandler(r.metrics, r.sh), ReadHeaderTimeout: 10 * time.Second}
+		httpSrv = serving.NewHTTPServer(httpHandler(r.metrics, r.sh), r.o.bounds.http)
 		httpAt = httpLis.Addr().String()
 		go func() { errc <- httpSrv.Serve(httpLis) }()
 	}

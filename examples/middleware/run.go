@@ -98,7 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	}
 	srv := &http.Server{
 		Handler:           set.Handler(proxy),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: 10 * time.Second, // a connection that never finishes its headers is closed
+		IdleTimeout:       90 * time.Second, // and a kept-alive one left idle
 		ErrorLog:          errorLog,
 	}
 	ln, err := net.Listen("tcp", *addr)

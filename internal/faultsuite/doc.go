@@ -20,7 +20,11 @@
 //     loaded, and check that the larger ones are refused;
 //   - send malformed protobuf, truncated frames and random bytes to the
 //     gRPC port and to /json, and check that the server keeps answering and
-//     that its goroutines come back to their count before.
+//     that its goroutines come back to their count before;
+//   - open, to every listener (gRPC, HTTP, debug, Prometheus), connections
+//     that send nothing, stop half-way through their headers or body, stay
+//     idle, or send an HTTP/2 preface and then answer no keepalive ping,
+//     with small timeouts set, and check that the server closes each.
 //
 // The figures (admitted against budget, keys in Redis against keys sent,
 // the well-behaved client's p99) are logged with t.Log, visible with -v;
