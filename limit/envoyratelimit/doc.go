@@ -55,7 +55,13 @@
 // keeps its OVER_LIMIT status and the request answers OK. Such a request
 // is let through: every counter that had room counts it (a second
 // Store.Update), and the quota counter that was over counts it too, past
-// its limit, as every counter over does (see below).
+// its limit, as every counter over does (see below). When concurrent
+// requests took that room between the two calls, the store refuses the
+// second and the request is decided again from what it found: answered
+// OVER_LIMIT, charged nothing, when an enforced counter is now over, else
+// charged on the counters still with room, in one more call. So N
+// requests at once against an enforced limit of k admit exactly k,
+// whatever shadow or quota limits they also carry.
 //
 // Options.DynamicMetadata (RESPONSE_DYNAMIC_METADATA) fills every
 // answer's dynamic_metadata, an unknown domain's too, with the reference's
@@ -122,9 +128,10 @@
 //     descriptor unless STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT is set,
 //     #427, #1060); the counters over count it (above). A request let
 //     through anyway (a shadow_mode rule, SHADOW_MODE, quota_mode) is then
-//     counted on every counter that had room, in a second Store.Update,
-//     where the reference with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT
-//     counts only the counters over. With
+//     counted on every counter that had room, in a second Store.Update
+//     (decided again when it is refused, above), where the reference with
+//     STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT counts only the counters
+//     over, and its enforced limits then admit without end. With
 //     Options.TagBy = limit.TagByFirstEntry over a Redis Cluster store that
 //     splits by hash tag (limit/redis's Options.SplitHashTags), it is all
 //     or nothing per first entry instead: a request can be charged under
