@@ -10,6 +10,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
+	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/overlimitcache"
 	"github.com/rlpkit/rlpkit/limit/redis"
@@ -89,6 +90,7 @@ descriptors:
 type raceStore struct {
 	name       string
 	keys       KeyFormat
+	tagBy      limit.TagBy
 	exactCount bool
 	make       func(t *testing.T) counter.Store
 }
@@ -132,6 +134,12 @@ func raceStores(t *testing.T) []raceStore {
 			return s
 		}
 	}
+	clusterSrv := redistest.StartCluster(t)
+	cluster, err := redis.NewClient(clusterSrv.URL() + "?addr=" + clusterSrv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cluster.Close() })
 	memory := func(*testing.T) counter.Store { return counter.NewMemoryStore(counter.MemoryOptions{}) }
 	return []raceStore{
 		{name: "memory", exactCount: true, make: memory},
@@ -145,6 +153,19 @@ func raceStores(t *testing.T) []raceStore {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close(context.Background()) })
+			return s
+		}},
+		// Tagged by first entry over a Cluster, a request's descriptors
+		// are decided one tag at a time (limit/redis SplitHashTags).
+		{name: "redis-cluster/split", tagBy: limit.TagByFirstEntry, exactCount: true, make: func(t *testing.T) counter.Store {
+			mu.Lock()
+			prefixes++
+			prefix := fmt.Sprintf("t%d:", prefixes)
+			mu.Unlock()
+			s, err := redis.New(cluster, redis.Options{KeyPrefix: prefix, SplitHashTags: true})
+			if err != nil {
+				t.Fatal(err)
+			}
 			return s
 		}},
 		{name: "redis/refcount", keys: KeysReference, exactCount: true, make: ref(refcount.Options{})},
@@ -260,7 +281,7 @@ func TestLetThroughExactAtTheLimit(t *testing.T) {
 					cfg := mustLoadWith(t, fmt.Sprintf(tc.cfg, raceLimit, 0), st.keys)
 					raised := mustLoadWith(t, fmt.Sprintf(tc.cfg, 1000, 1000), st.keys)
 					o := tc.o
-					o.Store, o.Keys = st.make(t), st.keys
+					o.Store, o.Keys, o.TagBy = st.make(t), st.keys, st.tagBy
 					ev, err := NewEvaluator(o)
 					if err != nil {
 						t.Fatal(err)
