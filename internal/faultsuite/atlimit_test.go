@@ -250,7 +250,7 @@ var atLimitRun int
 
 // atLimitRounds is how many times each check runs, each on counters of
 // its own: the interleavings that go wrong are found by some rounds only.
-const atLimitRounds = 4
+const atLimitRounds = 2
 
 // atLimitConns is how many connections the calls of a check are spread
 // over, so that the server reads them in parallel.
