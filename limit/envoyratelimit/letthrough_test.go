@@ -320,3 +320,87 @@ func mustLoadWith(t *testing.T, src string, keys KeyFormat) *Config {
 	}
 	return cfg
 }
+
+// interposingStore runs before, once, just ahead of the store call number
+// at (counting from 1): another request's work between two calls of one.
+type interposingStore struct {
+	counter.Store
+	at     int
+	before func()
+	calls  int
+}
+
+func (s *interposingStore) Update(ctx context.Context, now time.Time, u []counter.Update, d []counter.Decision) error {
+	s.calls++
+	if s.calls == s.at {
+		s.before()
+	}
+	return s.Store.Update(ctx, now, u, d)
+}
+
+// TestLetThroughDecidedAgain: when another request takes the room of a
+// let-through request between its first call and its charge, the request
+// is decided again from the refused charge: over when an enforced counter
+// is now over (nothing charged), and still let through, charged on what
+// still has room in a third call, when only quota counters filled.
+func TestLetThroughDecidedAgain(t *testing.T) {
+	cfg := mustLoad(t, `domain: d
+descriptors:
+  - key: trial
+    shadow_mode: true
+    rate_limit: {unit: minute, requests_per_unit: 0}
+  - key: real
+    rate_limit: {unit: minute, requests_per_unit: 1}
+  - key: other
+    rate_limit: {unit: minute, requests_per_unit: 100}
+  - key: q0
+    quota_mode: true
+    rate_limit: {unit: minute, requests_per_unit: 0}
+  - key: q1
+    quota_mode: true
+    rate_limit: {unit: minute, requests_per_unit: 1}
+  - key: q5
+    quota_mode: true
+    rate_limit: {unit: minute, requests_per_unit: 5}
+`)
+	setup := func(t *testing.T, take Descriptor) (*Evaluator, *interposingStore) {
+		st := &interposingStore{Store: counter.NewMemoryStore(counter.MemoryOptions{}), at: 2}
+		ev, err := NewEvaluator(Options{Store: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.before = func() {
+			st.at = 0 // the interposed request's own calls are not counted against at
+			r := req(take)
+			if res, err := evaluate(ev, cfg, t0, &r); err != nil || res.OverallCode != OK {
+				t.Fatalf("the interposed request: %v %v", res, err)
+			}
+		}
+		return ev, st
+	}
+
+	t.Run("an enforced counter filled: over, nothing charged", func(t *testing.T) {
+		ev, _ := setup(t, desc("real", "x"))
+		run(t, ev, cfg, []step{
+			{0, req(desc("trial", "x"), desc("real", "x"), desc("other", "x")),
+				resp(OVER, lim(OK, "", 0, UnitMinute, 0, 50*sec), lim(OVER, "", 1, UnitMinute, 0, 50*sec), lim(OK, "", 100, UnitMinute, 100, 50*sec)), ""},
+			{0, req(hits(desc("other", "x"), 0)), resp(OK, lim(OK, "", 100, UnitMinute, 100, 50*sec)), ""},
+		})
+	})
+	t.Run("a quota counter filled: still let through, charged on the rest", func(t *testing.T) {
+		ev, st := setup(t, desc("q1", "x"))
+		run(t, ev, cfg, []step{
+			{0, req(desc("q0", "x"), desc("q1", "x"), desc("q5", "x"), desc("other", "x")),
+				resp(OK, lim(OVER, "", 0, UnitMinute, 0, 50*sec), lim(OVER, "", 1, UnitMinute, 0, 50*sec), lim(OK, "", 5, UnitMinute, 4, 50*sec), lim(OK, "", 100, UnitMinute, 99, 50*sec)), ""},
+		})
+		// First call, refused charge, charge, the rejected hits of q0 and
+		// q1 (the interposed request's one call is counted too).
+		if st.calls != 5 {
+			t.Errorf("%d store calls, want 5 (the interposed one, and four for the request)", st.calls)
+		}
+		run(t, ev, cfg, []step{
+			{0, req(hits(desc("q5", "x"), 0), hits(desc("other", "x"), 0)),
+				resp(OK, lim(OK, "", 5, UnitMinute, 4, 50*sec), lim(OK, "", 100, UnitMinute, 99, 50*sec)), ""},
+		})
+	})
+}
