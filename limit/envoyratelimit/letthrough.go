@@ -18,7 +18,8 @@ import (
 // store then refuses the batch, charges nothing, and says which counters
 // are now over; the request is decided again from those decisions. Over
 // (and not under Options.ShadowMode), it is answered OVER_LIMIT, having
-// been charged nothing. Still let through, the counters that still have
+// been charged nothing (but what a store deciding in parts admitted, see
+// below). Still let through, the counters that still have
 // room are charged in another Store.Update, and so on. A refused call turns
 // at least one counter from allowed to rejected, so this ends within one
 // call per update plus one. The answer is the last call's: a request let
