@@ -76,7 +76,9 @@
 //     one Store.Update (the reference counts every matched descriptor unless
 //     STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT is set, #427, #1060); a request
 //     let through anyway (shadow_mode, SHADOW_MODE, quota_mode) is then
-//     counted on every counter that had room. With Options.TagBy =
+//     counted on every counter that had room (the reference with
+//     STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT then never charges its
+//     enforced limits, which admit without end). With Options.TagBy =
 //     limit.TagByFirstEntry over a store that splits by hash tag, it is all
 //     or nothing per first entry instead.
 //   - A limit override whose unit is not second..year (or week), and a
