@@ -40,7 +40,12 @@
 // Options.QuotaMode) makes its descriptor a quota descriptor: the request is
 // OVER_LIMIT when a descriptor that is not a quota is over, or when every
 // quota descriptor is over; otherwise it is let through and every counter
-// that had room counts it, as the reference counts quotas.
+// that had room counts it, as the reference counts quotas. When concurrent
+// requests took that room meanwhile, the store refuses the charge and the
+// request is decided again from what it found (OVER_LIMIT, charged nothing,
+// when an enforced counter is now over), so N requests at once against an
+// enforced limit of k admit exactly k whatever shadow or quota limits they
+// also carry.
 // Options.DynamicMetadata fills every answer's dynamic_metadata with the
 // reference's structure (the domain, the descriptors with their entries,
 // override and hits, and the merged metadata of the rules that passed).
