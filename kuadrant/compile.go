@@ -113,7 +113,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 		g := byGateway[gw]
 		g.Limits = append(g.Limits, limitadorLimits(limits, scope)...)
 		actions := actionsOf(limits, scope)
-		if e.InvalidPredicate = checks.actions(actions); e.InvalidPredicate != nil {
+		if e.InvalidSource, e.InvalidPredicate = checks.actions(e, limits, actions); e.InvalidPredicate != nil {
 			continue
 		}
 		matches := routeMatches(e.Path)
@@ -264,22 +264,33 @@ func (r *Result) Limits() []limitador.Limit {
 type operatorChecks map[string]error
 
 // actions checks the predicates of a path's actions in their order, as the operator does
-// before it writes them, and returns the first failure. No AuthPolicy is ever on a path:
-// rlpkit reads none, so auth.* fails.
-func (c operatorChecks) actions(actions []wasmshim.Action) error {
+// before it writes them, and returns the first failure and the policy the failing
+// predicate came from (the top-level when's or the limit's). No AuthPolicy is ever on a
+// path: rlpkit reads none, so auth.* fails.
+func (c operatorChecks) actions(e *EffectivePolicy, limits []EffectiveLimit, actions []wasmshim.Action) (*kuadrantv1.RateLimitPolicy, error) {
+	byID := map[string]*EffectiveLimit{}
+	for i := range limits {
+		byID[LimitID(limits[i].Source, limits[i].Name)] = &limits[i]
+	}
+	top := e.Rules[WhenRule]
 	for _, a := range actions {
 		for _, cd := range a.ConditionalData {
-			for _, p := range cd.Predicates {
+			for i, p := range cd.Predicates {
 				err, known := c[p]
 				if !known {
 					err = wasmshim.OperatorCheck(p, false)
 					c[p] = err
 				}
-				if err != nil {
-					return err
+				if err == nil {
+					continue
 				}
+				src := top.Source
+				if l := byID[cd.Data[0].Expression.Key]; l != nil && i >= len(top.When) {
+					src = l.Source
+				}
+				return src, err
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }

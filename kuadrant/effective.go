@@ -25,6 +25,9 @@ type EffectivePolicy struct {
 	// written to Limitador, and every policy on the path whose rules are in effect
 	// somewhere is InvalidCelExpression.
 	InvalidPredicate error
+	// InvalidSource is the policy the failing predicate came from, when InvalidPredicate
+	// is set.
+	InvalidSource *kuadrantv1.RateLimitPolicy
 }
 
 // EffectiveLimit is one limit in effect on a path.

@@ -111,3 +111,19 @@ func TestUntypedSourceWarns(t *testing.T) {
 		t.Errorf("no warning at spec.limits[limit-per-ip].when[0].predicate in %+v", Warnings(set, res))
 	}
 }
+
+// TestInvalidPredicateWarningSaysWhere: a Gateway policy that is InvalidCelExpression
+// because the check failed on another policy's route (as the operator reports it) is
+// told where and whose predicate failed.
+func TestInvalidPredicateWarningSaysWhere(t *testing.T) {
+	set, res := compileCase(t, "toystore-untyped-source")
+	for _, w := range Warnings(set, res) {
+		if w.Object == "RateLimitPolicy gateway-system/toystore-gw" && strings.Contains(w.Message, ReasonInvalidCelExpression) {
+			if !strings.Contains(w.Message, "(failing on route toystore/reviews, a predicate of toystore/reviewers)") {
+				t.Errorf("warning %q, want it to name route toystore/reviews and policy toystore/reviewers", w.Message)
+			}
+			return
+		}
+	}
+	t.Errorf("no InvalidCelExpression warning for gateway-system/toystore-gw in %+v", Warnings(set, res))
+}

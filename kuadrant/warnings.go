@@ -36,8 +36,11 @@ func Warnings(set *policy.Set, res *Result) []policyapi.Warning {
 				field = "spec.targetRef"
 				msg += targetHint(set, byName[p.Name])
 			}
-			if c.Reason == ReasonInvalidCelExpression && strings.Contains(c.Message, "undeclared reference to 'auth'") {
-				msg += " (auth.* is set by an AuthPolicy on the same path; rlpkit reads no AuthPolicy, so a predicate reading it is never valid here)"
+			if c.Reason == ReasonInvalidCelExpression {
+				msg += invalidWhere(res, byName[p.Name])
+				if strings.Contains(c.Message, "undeclared reference to 'auth'") {
+					msg += "; auth.* is set by an AuthPolicy on the same path, and rlpkit reads no AuthPolicy, so a predicate reading it never passes here"
+				}
 			}
 			src, _ := set.FieldSource(policy.PolicyV1Key(byName[p.Name]), field)
 			out = append(out, policyapi.Warning{Source: src, Object: "RateLimitPolicy " + p.Name, Field: field, Message: msg})
@@ -82,4 +85,26 @@ func predicateWarnings(set *policy.Set, p *kuadrantv1.RateLimitPolicy) []policya
 		check(proper.Limits[name].When, base.Child("limits").Key(name).Child("when"))
 	}
 	return out
+}
+
+// invalidWhere says on which routes the operator's check failed among the paths p is on,
+// and whose predicate failed: "(failing on route ns/name, a predicate of ns/policy)".
+func invalidWhere(res *Result, p *kuadrantv1.RateLimitPolicy) string {
+	var where []string
+	for i := range res.Effective {
+		e := &res.Effective[i]
+		if e.InvalidPredicate == nil || !slices.Contains(e.Policies, p) {
+			continue
+		}
+		w := "route " + routeOf(e.Path.Route)
+		if e.InvalidSource != nil {
+			w += ", a predicate of " + e.InvalidSource.Namespace + "/" + e.InvalidSource.Name
+		}
+		where = append(where, w)
+	}
+	where = slices.Compact(where)
+	if len(where) == 0 {
+		return ""
+	}
+	return " (failing on " + strings.Join(where, "; ") + ")"
 }
