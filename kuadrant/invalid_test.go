@@ -127,3 +127,19 @@ func TestInvalidPredicateWarningSaysWhere(t *testing.T) {
 	}
 	t.Errorf("no InvalidCelExpression warning for gateway-system/toystore-gw in %+v", Warnings(set, res))
 }
+
+// TestInvalidTopLevelWhenAttributed: a failing top-level when merged over another
+// policy's limit is attributed to the policy that wrote the when.
+func TestInvalidTopLevelWhenAttributed(t *testing.T) {
+	_, res := compileCase(t, "invalid-predicate-merge")
+	for _, e := range res.Effective {
+		if e.Path.Route.Name != "shelf" || len(e.Path.Hostnames) == 0 {
+			continue
+		}
+		if e.InvalidPredicate == nil || e.InvalidSource == nil || e.InvalidSource.Name != "free-tier" {
+			t.Fatalf("path %s: InvalidPredicate %v from %v, want a failure from books/free-tier", e.Path.ID, e.InvalidPredicate, e.InvalidSource)
+		}
+		return
+	}
+	t.Fatal("no valid path through route shelf")
+}
