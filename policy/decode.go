@@ -51,6 +51,9 @@ var kinds = map[string]kindInfo{
 	KindNamespace: {"v1", false, "", decoder(func(ns *Namespace) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.Namespaces = append(s.Namespaces, ns) }, func() field.ErrorList { return ValidateNamespace(ns) }
 	})},
+	KindConfigMap: {"v1", true, "", decoder(func(cm *ConfigMap) (func(*Set), func() field.ErrorList) {
+		return func(s *Set) { s.ConfigMaps = append(s.ConfigMaps, cm) }, func() field.ErrorList { return nil }
+	})},
 }
 
 // decoder builds a kindInfo.decode for the object type T.
@@ -88,8 +91,8 @@ func newReader() *reader {
 
 // Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
 // (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1 and
-// kuadrant.io/v1), BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1), Namespaces
-// and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
+// kuadrant.io/v1), BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1), Namespaces,
+// ConfigMaps and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
 // skipped with a Notice (see the package documentation). file names the input in errors.
 // It returns the objects read, and, when anything is wrong, Errors naming every problem.
 func Decode(file string, data []byte) (*Set, error) {
@@ -357,7 +360,7 @@ func (r *reader) decodeProblems(o objectAt, label string, typeErrs field.ErrorLi
 // oursRE finds, in a file that is not YAML, a sign that it was meant to hold what rlpkit
 // reads: an API group of the Gateway API or Kuadrant, a kind rlpkit reads, or a field of a
 // PluginConfig or a limits file.
-var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|gateway\.envoyproxy\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|RateLimitPolicy|BackendTrafficPolicy|Namespace|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
+var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|gateway\.envoyproxy\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|RateLimitPolicy|BackendTrafficPolicy|Namespace|ConfigMap|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
 
 // isTemplate says whether a file that is not YAML is a template (Helm's, or any that uses
 // "{{ }}") that names nothing rlpkit reads: such a file is skipped, any other is an error.
@@ -366,7 +369,7 @@ func isTemplate(data []byte) bool {
 }
 
 // supportedKinds lists the kinds and versions rlpkit reads, for messages.
-const supportedKinds = "Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, List (v1)"
+const supportedKinds = "Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)"
 
 func hasPath(errs field.ErrorList, path string) bool {
 	return slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Field == path })

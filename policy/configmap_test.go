@@ -1,0 +1,42 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDecodeConfigMap reads ConfigMaps into the Set, in the default namespace when they name
+// none, and finds them by namespace and name.
+func TestDecodeConfigMap(t *testing.T) {
+	const in = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: body}
+data: {response.body: '{"error": "slow down"}'}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: blob, namespace: shop}
+binaryData: {page: aGk=}
+`
+	set, err := Decode("maps.yaml", []byte(in))
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if len(set.Notices) != 0 {
+		t.Errorf("Decode notices = %v, want none", set.Notices)
+	}
+	if cm := set.ConfigMap("default", "body"); cm == nil || cm.Data["response.body"] != `{"error": "slow down"}` {
+		t.Errorf(`ConfigMap("default", "body") = %+v, want its response.body`, cm)
+	}
+	cm := set.ConfigMap("shop", "blob")
+	if cm == nil {
+		t.Fatal(`ConfigMap("shop", "blob") = nil`)
+	}
+	if diff := cmp.Diff(map[string][]byte{"page": []byte("hi")}, cm.BinaryData); diff != "" {
+		t.Errorf("BinaryData (-want +got):\n%s", diff)
+	}
+	if cm := set.ConfigMap("default", "blob"); cm != nil {
+		t.Errorf(`ConfigMap("default", "blob") = %+v, want nil`, cm)
+	}
+}
