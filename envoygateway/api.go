@@ -90,7 +90,7 @@ func (c *Compiled) Gateway(name string) (policyapi.Gateway, bool) {
 }
 
 // Warnings returns a warning for every Accepted condition of res that is False, at the
-// policy's targets (at spec.rateLimit or spec.responseOverride when Invalid): "file:line:
+// policy's targets (when Invalid, at the field of the first error): "file:line:
 // BackendTrafficPolicy ns/name: spec.targetRefs: Reason: message (ancestor ns/gw)"; and
 // one for each policy with a DeprecatedField warning, at the first deprecated field.
 func Warnings(set *policy.Set, res *Result) []policyapi.Warning {
@@ -105,10 +105,7 @@ func Warnings(set *policy.Set, res *Result) []policyapi.Warning {
 		if st.Accepted == "False" {
 			field := "spec.targetRefs"
 			if st.Reason == ReasonInvalid {
-				field = "spec.rateLimit"
-				if strings.HasPrefix(st.Message, "ResponseOverride:") {
-					field = "spec.responseOverride"
-				}
+				field = invalidField(st.Message)
 			}
 			out = append(out, warning(set, keys[st.Policy], st, field, st.Reason+": "+st.Message))
 		}
@@ -133,6 +130,23 @@ func warning(set *policy.Set, key policy.ObjectKey, st StatusOutput, field, msg 
 		msg += " (ancestor " + st.Ancestor + ")"
 	}
 	return policyapi.Warning{Source: src, Object: "BackendTrafficPolicy " + st.Policy, Field: field, Message: msg}
+}
+
+// invalidFields are the fields of a policy by the name Envoy Gateway's errors give them.
+var invalidFields = map[string]string{
+	"RateLimit": "spec.rateLimit", "TCPKeepalive": "spec.tcpKeepalive", "Retry": "spec.retry",
+	"Timeout": "spec.timeout", "BackendConnection": "spec.connection", "HTTP2": "spec.http2",
+	"ResponseOverride": "spec.responseOverride", "RequestBuffer": "spec.requestBuffer",
+}
+
+// invalidField returns the field an Invalid message's first error is about
+// ("Timeout: ..." is spec.timeout); spec.rateLimit when it names none.
+func invalidField(msg string) string {
+	name, _, _ := strings.Cut(msg, ":")
+	if f, ok := invalidFields[name]; ok {
+		return f
+	}
+	return "spec.rateLimit"
 }
 
 // deprecatedField returns the first field a DeprecatedField message names.

@@ -64,12 +64,13 @@ func responseOverrideSet(p *egv1alpha1.BackendTrafficPolicy) bool {
 }
 
 // policyErr returns the errors Envoy Gateway finds in a whole policy, in its order: the
-// rate limits' (rlErr), then the responseOverride's, resolved in the namespace of owner,
-// the policy whose responseOverride it is; joined by new lines as Envoy Gateway joins them.
-func policyErr(set *policy.Set, rlErr error, ro *egv1alpha1.BackendTrafficPolicy) error {
+// rate limits' (rlErr), those of the other checked fields (other), then the
+// responseOverride's, resolved in the namespace of ro, the policy whose responseOverride
+// it is, and requestBuffer's; joined by new lines as Envoy Gateway joins them.
+func policyErr(set *policy.Set, rlErr error, other otherFields, ro *egv1alpha1.BackendTrafficPolicy) error {
 	var roErr error
 	if ro != nil {
 		roErr = responseOverrideErr(set, ro.Spec.ResponseOverride, ro.Namespace)
 	}
-	return errors.Join(rlErr, roErr)
+	return errors.Join(rlErr, other.beforeOverride(), roErr, other.afterOverride())
 }

@@ -335,7 +335,7 @@ func mergedRateLimit(set *policy.Set, parent, p *pol) (*RateLimit, error) {
 	if err != nil {
 		err = fmt.Errorf("RateLimit: %w", err)
 	}
-	if err := policyErr(set, err, owner); err != nil {
+	if err := policyErr(set, err, mergeOther(otherFieldsOf(parent.p), otherFieldsOf(p.p)), owner); err != nil {
 		return nil, err
 	}
 	switch {
