@@ -134,7 +134,7 @@ func warning(set *policy.Set, key policy.ObjectKey, st StatusOutput, field, msg 
 
 // invalidFields are the fields of a policy by the name Envoy Gateway's errors give them.
 var invalidFields = map[string]string{
-	"RateLimit": "spec.rateLimit", "TCPKeepalive": "spec.tcpKeepalive", "Retry": "spec.retry",
+	"RateLimit": "spec.rateLimit", "BandwidthLimit": "spec.bandwidthLimit", "TCPKeepalive": "spec.tcpKeepalive", "Retry": "spec.retry",
 	"Timeout": "spec.timeout", "BackendConnection": "spec.connection", "HTTP2": "spec.http2",
 	"ResponseOverride": "spec.responseOverride", "RequestBuffer": "spec.requestBuffer",
 }

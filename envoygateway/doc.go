@@ -55,11 +55,12 @@
 //   - Routes are printed per Gateway: an HTTPRoute on two Gateways is one entry each.
 //   - Of the parts of a policy that do not concern rate limits, those Envoy Gateway checks
 //     from the objects alone are checked as it does, and make the policy Invalid with its
-//     messages, one error a line in its order: tcpKeepalive, retry back-off and timeout
-//     durations, the connection buffer, HTTP/2 window and request buffer sizes, and a
-//     responseOverride body taken from a ConfigMap that is not among the inputs or holds
-//     no data. loadBalancer, circuitBreaker, bandwidthLimit and telemetry are not checked:
-//     a policy Envoy Gateway rejects for them is Invalid there and not here.
+//     messages, one error a line in its order: a bandwidth limit below 1 KiB/s,
+//     tcpKeepalive, retry back-off and timeout durations, the connection buffer, HTTP/2
+//     window and request buffer sizes, and a responseOverride body taken from a ConfigMap
+//     that is not among the inputs or holds no data. loadBalancer and telemetry are not
+//     checked (nor circuitBreaker, whose range the CRD's schema already bounds): a policy
+//     Envoy Gateway rejects for them is Invalid there and not here.
 //   - A shared rule's domain served by several Gateways is one configuration here, the
 //     union of the Gateways' descriptors; Envoy Gateway sends one per Gateway under the
 //     same name, and its rate-limit service keeps one of them.

@@ -44,8 +44,8 @@ spec:
 	want := []w{
 		{62, "BackendTrafficPolicy rail/tickets-pages", "spec.responseOverride", "Invalid: ResponseOverride: can't find the referenced configmap rail/missing-page. (ancestor rail/depot)"},
 		{75, "BackendTrafficPolicy rail/freight-slow", "spec.rateLimit", "Invalid: RateLimit: local configuration empty for rateLimit\nRetry: maxInterval cannot be less than baseInterval\nTimeout: invalid ConnectTimeout value 3 seconds\ninvalid RequestTimeout value 10 s. (ancestor rail/depot)"},
-		{92, "BackendTrafficPolicy rail/signals-big", "spec.connection", "Invalid: BackendConnection: BufferLimit value 5Gi is out of range\nHTTP2: InitialStreamWindowSize value 1Ki is out of range, must be between 65535 and 2147483647\nRequestBuffer: limit value 6Gi is out of range, must be between 0 and 4294967295. (ancestor rail/depot)"},
-		{114, "BackendTrafficPolicy rail/depot-old", "spec.compression", "DeprecatedField: spec.compression is deprecated, use spec.compressor instead; spec.targetRef is deprecated, use spec.targetRefs instead"},
+		{93, "BackendTrafficPolicy rail/signals-big", "spec.bandwidthLimit", "Invalid: BandwidthLimit: response: bandwidth limit of 30720 bytes per Minute is below the minimum of 1 KiB/s\nBackendConnection: BufferLimit value 5Gi is out of range\nHTTP2: InitialStreamWindowSize value 1Ki is out of range, must be between 65535 and 2147483647\nRequestBuffer: limit value 6Gi is out of range, must be between 0 and 4294967295. (ancestor rail/depot)"},
+		{117, "BackendTrafficPolicy rail/depot-old", "spec.compression", "DeprecatedField: spec.compression is deprecated, use spec.compressor instead; spec.targetRef is deprecated, use spec.targetRefs instead"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Warnings (-want +got):\n%s", diff)

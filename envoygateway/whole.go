@@ -21,18 +21,19 @@ const (
 // otherFields are the fields of a policy outside rate limits whose values Envoy Gateway
 // checks when it translates the policy, as written (after merging, for a merged policy).
 type otherFields struct {
-	TCPKeepalive  json.RawMessage `json:"tcpKeepalive"`
-	Retry         json.RawMessage `json:"retry"`
-	Timeout       json.RawMessage `json:"timeout"`
-	Connection    json.RawMessage `json:"connection"`
-	HTTP2         json.RawMessage `json:"http2"`
-	RequestBuffer json.RawMessage `json:"requestBuffer"`
+	BandwidthLimit json.RawMessage `json:"bandwidthLimit"`
+	TCPKeepalive   json.RawMessage `json:"tcpKeepalive"`
+	Retry          json.RawMessage `json:"retry"`
+	Timeout        json.RawMessage `json:"timeout"`
+	Connection     json.RawMessage `json:"connection"`
+	HTTP2          json.RawMessage `json:"http2"`
+	RequestBuffer  json.RawMessage `json:"requestBuffer"`
 }
 
 // otherFieldsOf returns the checked fields of a policy.
 func otherFieldsOf(p *egv1alpha1.BackendTrafficPolicy) otherFields {
 	s := &p.Spec
-	return otherFields{TCPKeepalive: s.TCPKeepalive.Raw(), Retry: s.Retry.Raw(), Timeout: s.Timeout.Raw(),
+	return otherFields{BandwidthLimit: s.BandwidthLimit.Raw(), TCPKeepalive: s.TCPKeepalive.Raw(), Retry: s.Retry.Raw(), Timeout: s.Timeout.Raw(),
 		Connection: s.Connection.Raw(), HTTP2: s.HTTP2.Raw(), RequestBuffer: s.RequestBuffer.Raw()}
 }
 
@@ -57,7 +58,7 @@ func mergeOther(parent, route otherFields) otherFields {
 		}
 		return out
 	}
-	return otherFields{TCPKeepalive: m(parent.TCPKeepalive, route.TCPKeepalive), Retry: m(parent.Retry, route.Retry),
+	return otherFields{BandwidthLimit: m(parent.BandwidthLimit, route.BandwidthLimit), TCPKeepalive: m(parent.TCPKeepalive, route.TCPKeepalive), Retry: m(parent.Retry, route.Retry),
 		Timeout: m(parent.Timeout, route.Timeout), Connection: m(parent.Connection, route.Connection),
 		HTTP2: m(parent.HTTP2, route.HTTP2), RequestBuffer: m(parent.RequestBuffer, route.RequestBuffer)}
 }
@@ -85,7 +86,8 @@ func decodeField(raw json.RawMessage, v any) bool {
 }
 
 // beforeOverride returns the errors Envoy Gateway finds, before the responseOverride's, in
-// the fields f: tcpKeepalive, retry, timeout, connection and http2, each error prefixed
+// the fields f: bandwidthLimit, tcpKeepalive, retry, timeout, connection and http2, each
+// error prefixed
 // with the field as Envoy Gateway names it and joined by new lines.
 func (f otherFields) beforeOverride() error {
 	var errs []error
@@ -94,6 +96,7 @@ func (f otherFields) beforeOverride() error {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
 	}
+	with("BandwidthLimit", f.bandwidth())
 	with("TCPKeepalive", f.tcpKeepalive())
 	with("Retry", f.retry())
 	with("Timeout", f.timeout())
@@ -265,4 +268,48 @@ func (f otherFields) http2() error {
 	check("InitialStreamWindowSize", h.InitialStreamWindowSize)
 	check("InitialConnectionWindowSize", h.InitialConnectionWindowSize)
 	return errors.Join(errs...)
+}
+
+// bandwidthLimit is a request or response bandwidth limit: bytes per unit.
+type bandwidthLimit struct {
+	Limit struct {
+		Value resource.Quantity `json:"value"`
+		Unit  string            `json:"unit"`
+	} `json:"limit"`
+}
+
+func (f otherFields) bandwidth() error {
+	var b struct {
+		Request  *bandwidthLimit `json:"request"`
+		Response *bandwidthLimit `json:"response"`
+	}
+	if !decodeField(f.BandwidthLimit, &b) {
+		return nil
+	}
+	for _, x := range []struct {
+		name string
+		l    *bandwidthLimit
+	}{{"request", b.Request}, {"response", b.Response}} {
+		if x.l == nil {
+			continue
+		}
+		n, ok := x.l.Limit.Value.AsInt64()
+		switch {
+		case !ok:
+			return fmt.Errorf("%s limit value must be convertible to an int64", x.name)
+		case n < 0:
+			return fmt.Errorf("%s limit value must be positive", x.name)
+		}
+		per := uint64(1)
+		switch x.l.Limit.Unit {
+		case "Minute":
+			per = 60
+		case "Hour":
+			per = 3600
+		}
+		if uint64(n)/(per*1024) == 0 {
+			return fmt.Errorf("%s: bandwidth limit of %d bytes per %s is below the minimum of 1 KiB/s", x.name, n, x.l.Limit.Unit)
+		}
+	}
+	return nil
 }
