@@ -40,3 +40,16 @@ binaryData: {page: aGk=}
 		t.Errorf(`ConfigMap("default", "blob") = %+v, want nil`, cm)
 	}
 }
+
+// TestTemplatedConfigMapSkipped checks that a chart's templated ConfigMap, which is not
+// YAML, is still skipped with a notice rather than reported.
+func TestTemplatedConfigMapSkipped(t *testing.T) {
+	const in = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  {{- toYaml .Values.env | nindent 2 }}\n"
+	set, err := Decode("templates/configmap.yaml", []byte(in))
+	if err != nil {
+		t.Fatalf("Decode(templated ConfigMap) = %v, want a notice", err)
+	}
+	if len(set.Notices) != 1 || len(set.ConfigMaps) != 0 {
+		t.Errorf("Decode(templated ConfigMap): notices %v, %d ConfigMaps; want one notice, none", set.Notices, len(set.ConfigMaps))
+	}
+}

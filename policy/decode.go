@@ -358,9 +358,9 @@ func (r *reader) decodeProblems(o objectAt, label string, typeErrs field.ErrorLi
 }
 
 // oursRE finds, in a file that is not YAML, a sign that it was meant to hold what rlpkit
-// reads: an API group of the Gateway API or Kuadrant, a kind rlpkit reads, or a field of a
-// PluginConfig or a limits file.
-var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|gateway\.envoyproxy\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|RateLimitPolicy|BackendTrafficPolicy|Namespace|ConfigMap|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
+// reads: an API group of the Gateway API or Kuadrant, a kind rlpkit reads (but ConfigMap,
+// which charts template for their own use), or a field of a PluginConfig or a limits file.
+var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|gateway\.envoyproxy\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|RateLimitPolicy|BackendTrafficPolicy|Namespace|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
 
 // isTemplate says whether a file that is not YAML is a template (Helm's, or any that uses
 // "{{ }}") that names nothing rlpkit reads: such a file is skipped, any other is an error.
