@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,5 +52,25 @@ func TestTemplatedConfigMapSkipped(t *testing.T) {
 	}
 	if len(set.Notices) != 1 || len(set.ConfigMaps) != 0 {
 		t.Errorf("Decode(templated ConfigMap): notices %v, %d ConfigMaps; want one notice, none", set.Notices, len(set.ConfigMaps))
+	}
+}
+
+// TestDuplicateConfigMapSkipped checks that a second ConfigMap of one name, as kustomize
+// overlays write, is skipped with a notice and the first kept.
+func TestDuplicateConfigMapSkipped(t *testing.T) {
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {env: %s}\n"
+	r := newReader()
+	r.add("base/cm.yaml", []byte(fmt.Sprintf(cm, "base")))
+	r.add("prod/cm.yaml", []byte(fmt.Sprintf(cm, "prod")))
+	set, err := r.result()
+	if err != nil {
+		t.Fatalf("reading two ConfigMaps default/app: %v", err)
+	}
+	if got := set.ConfigMap("default", "app"); got == nil || got.Data["env"] != "base" {
+		t.Errorf(`ConfigMap("default", "app") = %+v, want the first`, got)
+	}
+	want := []Notice{{File: "prod/cm.yaml", Detail: "v1 ConfigMap default/app again (first at base/cm.yaml:1)"}}
+	if diff := cmp.Diff(want, set.Notices); diff != "" {
+		t.Errorf("notices (-want +got):\n%s", diff)
 	}
 }

@@ -231,9 +231,26 @@ func (r *reader) addObject(o objectAt, m map[string]any, h docHead, skipped *[]s
 		r.addList(o, m, skipped)
 		return
 	}
-	if info, ok := r.kindFor(o, h); ok {
-		r.decodeObject(o, m, h, info)
+	info, ok := r.kindFor(o, h)
+	if !ok {
+		return
 	}
+	if h.kind == KindConfigMap {
+		// Kustomize overlays and charts repeat ConfigMaps of one name: the first is kept and
+		// a later one skipped with a notice, not reported as a duplicate.
+		meta, _ := m["metadata"].(map[string]any)
+		name, _ := meta["name"].(string)
+		ns, _ := meta["namespace"].(string)
+		key := ObjectKey{Kind: KindConfigMap, Namespace: cmp.Or(ns, DefaultNamespace), Name: name}
+		if first, dup := r.set.sources[key]; dup && name != "" {
+			what := "v1 ConfigMap " + key.Namespace + "/" + name + " again (first at " + first.String() + ")"
+			if !slices.Contains(*skipped, what) {
+				*skipped = append(*skipped, what)
+			}
+			return
+		}
+	}
+	r.decodeObject(o, m, h, info)
 }
 
 // objectAt is where a document's value stands: its file, its document and, for a List's
