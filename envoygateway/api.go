@@ -49,7 +49,8 @@ type Compiled struct {
 // Statuses are the policies' Accepted conditions, one status per policy and ancestor.
 func (c *Compiled) Statuses() []policyapi.PolicyStatus { return c.Result.Statuses }
 
-// Warnings are a warning for every Accepted condition that is not True (Warnings).
+// Warnings are a warning for every Accepted condition that is False and every
+// DeprecatedField warning (Warnings).
 func (c *Compiled) Warnings() []policyapi.Warning { return Warnings(c.set, c.Result) }
 
 // Output is the Result, what rlpkit compile prints: {rateLimitConfigs, routes, statuses}.
@@ -88,35 +89,70 @@ func (c *Compiled) Gateway(name string) (policyapi.Gateway, bool) {
 	return gatewayPlane{gw: gw, routes: c.Routes}, true
 }
 
-// Warnings returns a warning for every Accepted condition of res that is not True, at the
-// policy's targets: "file:line: BackendTrafficPolicy ns/name: spec.targetRefs: Reason:
-// message (ancestor ns/gw)".
+// Warnings returns a warning for every Accepted condition of res that is False, at the
+// policy's targets (when Invalid, at the field of the first error): "file:line:
+// BackendTrafficPolicy ns/name: spec.targetRefs: Reason: message (ancestor ns/gw)"; and
+// one for each policy with a DeprecatedField warning, at the first deprecated field.
 func Warnings(set *policy.Set, res *Result) []policyapi.Warning {
 	keys := map[string]policy.ObjectKey{}
 	for _, p := range set.BackendTrafficPolicies {
 		keys[p.Namespace+"/"+p.Name] = policy.BackendTrafficPolicyKey(p)
 	}
 	var out []policyapi.Warning
+	deprecations := map[string]bool{}
 	for i := range res.Statuses {
 		st := statusOutput(&res.Statuses[i])
-		if st.Accepted == "True" {
-			continue
+		if st.Accepted == "False" {
+			field := "spec.targetRefs"
+			if st.Reason == ReasonInvalid {
+				field = invalidField(st.Message)
+			}
+			out = append(out, warning(set, keys[st.Policy], st, field, st.Reason+": "+st.Message))
 		}
-		field := "spec.targetRefs"
-		if st.Reason == ReasonInvalid {
-			field = "spec.rateLimit"
+		for _, c := range st.Conditions {
+			if c.Type == ConditionWarning && !deprecations[st.Policy] {
+				deprecations[st.Policy] = true
+				st.Ancestor = "" // the same on every ancestor: said once
+				out = append(out, warning(set, keys[st.Policy], st, deprecatedField(c.Message), c.Reason+": "+c.Message))
+			}
 		}
-		src, _ := set.FieldSource(keys[st.Policy], field)
-		msg := st.Reason + ": " + st.Message
-		if st.Ancestor != "" {
-			msg += " (ancestor " + st.Ancestor + ")"
-		}
-		out = append(out, policyapi.Warning{Source: src, Object: "BackendTrafficPolicy " + st.Policy, Field: field, Message: msg})
 	}
 	slices.SortStableFunc(out, func(a, b policyapi.Warning) int {
 		return cmp.Or(cmp.Compare(a.Source.File, b.Source.File), cmp.Compare(a.Source.Line, b.Source.Line))
 	})
 	return out
+}
+
+// warning returns a Warning about policy key's status st at field, naming its ancestor.
+func warning(set *policy.Set, key policy.ObjectKey, st StatusOutput, field, msg string) policyapi.Warning {
+	src, _ := set.FieldSource(key, field)
+	if st.Ancestor != "" {
+		msg += " (ancestor " + st.Ancestor + ")"
+	}
+	return policyapi.Warning{Source: src, Object: "BackendTrafficPolicy " + st.Policy, Field: field, Message: msg}
+}
+
+// invalidFields are the fields of a policy by the name Envoy Gateway's errors give them.
+var invalidFields = map[string]string{
+	"RateLimit": "spec.rateLimit", "BandwidthLimit": "spec.bandwidthLimit", "TCPKeepalive": "spec.tcpKeepalive", "Retry": "spec.retry",
+	"Timeout": "spec.timeout", "BackendConnection": "spec.connection", "HTTP2": "spec.http2",
+	"ResponseOverride": "spec.responseOverride", "RequestBuffer": "spec.requestBuffer",
+}
+
+// invalidField returns the field an Invalid message's first error is about
+// ("Timeout: ..." is spec.timeout); spec.rateLimit when it names none.
+func invalidField(msg string) string {
+	name, _, _ := strings.Cut(msg, ":")
+	if f, ok := invalidFields[name]; ok {
+		return f
+	}
+	return "spec.rateLimit"
+}
+
+// deprecatedField returns the first field a DeprecatedField message names.
+func deprecatedField(msg string) string {
+	f, _, _ := strings.Cut(msg, " ")
+	return f
 }
 
 // Description is what rlpkit descriptors prints for BackendTrafficPolicy inputs: the same

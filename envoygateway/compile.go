@@ -87,7 +87,7 @@ func Compile(set *policy.Set) (*Result, error) {
 		if err != nil {
 			err = fmt.Errorf("RateLimit: %w", err)
 		}
-		prec.policies = append(prec.policies, &pol{p: p, name: name, rl: rl, err: err})
+		prec.policies = append(prec.policies, &pol{p: p, name: name, rl: rl, err: policyErr(set, err, otherFieldsOf(p), p)})
 	}
 	slices.SortFunc(prec.policies, func(a, b *pol) int { return byAge(a.p, b.p) })
 	prec.run()

@@ -3,7 +3,7 @@
 // HTTPRoutes: which policy every xDS route takes its rate limits from, the route's
 // rate-limit actions (envoy.config.route.v3.RateLimit, one rate-limit filter per domain)
 // and local rate limit, the configuration of the rate-limit service (envoyproxy/ratelimit's
-// schema, one per domain) and each policy's Accepted condition per ancestor; and it
+// schema, one per domain) and each policy's conditions per ancestor; and it
 // evaluates requests against that, as Envoy and envoyproxy/ratelimit would.
 //
 // It is for checking policies before they reach a cluster: rlpkit compile prints
@@ -30,8 +30,8 @@
 // # Where it differs from Envoy Gateway
 //
 // The package was checked, case by case, against Envoy Gateway v1.9.1's own translator on
-// the inputs of its golden tests. Its choices where Envoy Gateway depends on more than
-// these objects:
+// the inputs of its golden tests (testdata/egsuite restates those rlpkit reads). Its
+// choices where Envoy Gateway depends on more than these objects:
 //
 //   - Every Gateway of the inputs is taken as Envoy Gateway's (GatewayClasses are not
 //     read), every listener as ready (TLS certificates are not read) and every rule as
@@ -42,17 +42,25 @@
 //     read. Selected targets are ordered by creation time, then namespace/name.
 //   - ListenerSets, GRPCRoutes and the other route kinds are not read: a policy targeting
 //     one gets no status.
-//   - Statuses carry the Accepted condition; Envoy Gateway's Overridden, Merged and Warning
-//     (deprecated field) conditions are not computed. They are policyapi.PolicyStatus, one
-//     per policy and ancestor, printed as StatusOutput.
+//   - Statuses carry the conditions Envoy Gateway writes, in its order: Accepted, Merged
+//     (a route policy merged into a listener's or Gateway's; that policy naming the routes
+//     merged into it), Overridden (the listeners, routes or rules whose policies replace
+//     it) and Warning with reason DeprecatedField (spec.targetRef, spec.compression). They
+//     are policyapi.PolicyStatus, one per policy and ancestor, printed as StatusOutput.
 //   - A targetRef naming a Gateway or HTTPRoute that is not among the inputs is
 //     Accepted=False, TargetNotFound, with no ancestor and the likely misspelling, as the
 //     Kuadrant APIs say it; Envoy Gateway writes no status then (it has no ancestor to
 //     write it under). A route that is among the inputs but attaches to no Gateway of them
 //     still gets no status.
 //   - Routes are printed per Gateway: an HTTPRoute on two Gateways is one entry each.
-//   - Only the rate-limit parts of a policy are translated: a policy whose other fields
-//     Envoy Gateway rejects (a malformed timeout) is Invalid there and not here.
+//   - Of the parts of a policy that do not concern rate limits, those Envoy Gateway checks
+//     from the objects alone are checked as it does, and make the policy Invalid with its
+//     messages, one error a line in its order: a bandwidth limit below 1 KiB/s,
+//     tcpKeepalive, retry back-off and timeout durations, the connection buffer, HTTP/2
+//     window and request buffer sizes, and a responseOverride body taken from a ConfigMap
+//     that is not among the inputs or holds no data. loadBalancer and telemetry are not
+//     checked (nor circuitBreaker, whose range the CRD's schema already bounds): a policy
+//     Envoy Gateway rejects for them is Invalid there and not here.
 //   - A shared rule's domain served by several Gateways is one configuration here, the
 //     union of the Gateways' descriptors; Envoy Gateway sends one per Gateway under the
 //     same name, and its rate-limit service keeps one of them.

@@ -34,6 +34,9 @@ type precedence struct {
 	attached map[string]bool
 	// parents is the first policy of each Gateway and listener, for merging.
 	parents map[string]*pol
+	// overrides records the routes and listeners whose policies replace a Gateway's or
+	// listener's policy on them; merged the routes whose policies merged into it.
+	overrides, merged *scopeGraph
 }
 
 // targetErr is why a policy cannot take a target: Conflicted or TargetNotFound.
@@ -42,6 +45,7 @@ type targetErr struct{ reason, message string }
 func (c *precedence) run() {
 	c.attached = map[string]bool{}
 	c.parents = map[string]*pol{}
+	c.overrides, c.merged = newScopeGraph(), newScopeGraph()
 	c.buildParents()
 	isRoute := func(t target) bool { return t.kind != "Gateway" }
 	for _, p := range c.policies { // route rules
@@ -112,9 +116,11 @@ func (c *precedence) gateway(p *pol, t target) {
 		c.st.fail(p.name, []string{ancestor}, e.reason, e.message)
 		return
 	}
+	own := gatewayOrListener(ancestor)
 	level := "gateway"
 	if t.section != nil {
 		level = "listener"
+		c.overrides.add(own.resource(), own)
 	}
 	for _, l := range c.m.byName[t.key()].Listeners {
 		if t.section == nil || l.Section == *t.section {
@@ -125,6 +131,14 @@ func (c *precedence) gateway(p *pol, t target) {
 		c.st.fail(p.name, []string{ancestor}, ReasonInvalid, conditionMessage(p.err))
 	}
 	c.st.accept(p.name, []string{ancestor})
+	c.st.deprecated(p.p, p.name, []string{ancestor})
+	merged := c.merged.direct(own)
+	if msg := formatScopes(merged); msg != "" {
+		c.st.setTrue(p.name, []string{ancestor}, ConditionMerged, ReasonMerged, "This policy is being merged by other backendTrafficPolicies for "+msg)
+	}
+	if msg := formatScopes(without(c.overrides.withDescendants(own), merged)); msg != "" {
+		c.st.setTrue(p.name, []string{ancestor}, ConditionOverridden, ReasonOverridden, "This policy is being overridden by other backendTrafficPolicies for "+msg)
+	}
 }
 
 // takeGateway checks a Gateway or listener target and takes it for its policy.
@@ -170,6 +184,7 @@ func (c *precedence) route(p *pol, t target) {
 		}
 		ancestors = append(ancestors, a)
 		refs = append(refs, ri)
+		c.overrides.add(gatewayOrListener(a), scope{scopeRoute, t.key()})
 	}
 	if e := c.takeRoute(r, t); e != nil {
 		c.st.fail(p.name, ancestors, e.reason, e.message)
@@ -188,6 +203,26 @@ func (c *precedence) route(p *pol, t target) {
 		c.merge(p, r, t, refs, level)
 	}
 	c.st.accept(p.name, ancestors)
+	c.st.deprecated(p.p, p.name, ancestors)
+	if t.section == nil {
+		if rules := c.attachedRules(t); len(rules) > 0 {
+			c.st.setTrue(p.name, ancestors, ConditionOverridden, ReasonOverridden,
+				fmt.Sprintf("This policy is being overridden by other backendTrafficPolicy for these route rules: %v", rules))
+		}
+	}
+}
+
+// attachedRules returns the sorted names of the rules of route t that policies took.
+func (c *precedence) attachedRules(t target) []string {
+	prefix := "rule " + t.key() + "/"
+	var out []string
+	for k := range c.attached {
+		if rule, ok := strings.CutPrefix(k, prefix); ok {
+			out = append(out, rule)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // notFound fails policy p as TargetNotFound, with no ancestor, when its target t (a
@@ -260,9 +295,9 @@ func (c *precedence) merge(p *pol, r *gatewayv1.HTTPRoute, t target, refs []int,
 			name := string(gw.Spec.Listeners[li].Name)
 			l := c.m.listener(gk, name)
 			ancestor := gk + "/" + name
-			parent := c.parents[ancestor]
+			parent, parentScope := c.parents[ancestor], scope{scopeListener, ancestor}
 			if parent == nil {
-				parent = c.parents[gk]
+				parent, parentScope = c.parents[gk], scope{scopeGateway, gk}
 			}
 			if parent == nil {
 				c.apply(c.routesOf(r, t, l), nil, p.rl, p.err, p.name, "", level)
@@ -271,26 +306,37 @@ func (c *precedence) merge(p *pol, r *gatewayv1.HTTPRoute, t target, refs []int,
 				}
 				continue
 			}
-			rl, err := mergedRateLimit(parent, p)
+			rl, err := mergedRateLimit(c.m.set, parent, p)
 			c.apply(c.routesOf(r, t, l), nil, rl, err, p.name, parent.name, level)
 			if err != nil {
 				c.st.fail(p.name, []string{ancestor}, ReasonInvalid, conditionMessage(err))
+				continue
 			}
+			c.merged.add(parentScope, scope{scopeRoute, t.key()})
+			c.st.setTrue(p.name, []string{ancestor}, ConditionMerged, ReasonMerged, "Merged with policy "+parent.name)
 		}
 	}
 }
 
 // mergedRateLimit returns the rate limits of route policy p merged into its parent's, and
-// the error of the merged policy.
-func mergedRateLimit(parent, p *pol) (*RateLimit, error) {
+// the error of the merged policy: its responseOverride is the route's when it sets one, else
+// the parent's, each resolved in its own policy's namespace.
+func mergedRateLimit(set *policy.Set, parent, p *pol) (*RateLimit, error) {
 	mt := *p.p.Spec.MergeType
 	if mt != egv1alpha1.StrategicMerge && mt != egv1alpha1.JSONMerge {
 		return nil, fmt.Errorf("error merging policies: unsupported merge type: %s", mt)
 	}
+	owner := parent.p
+	if responseOverrideSet(p.p) {
+		owner = p.p
+	}
 	spec := mergeSpecs(parent.p.Spec.RateLimit, p.p.Spec.RateLimit)
 	rl, err := buildRateLimit(p.name, spec)
 	if err != nil {
-		return nil, fmt.Errorf("RateLimit: %w", err)
+		err = fmt.Errorf("RateLimit: %w", err)
+	}
+	if err := policyErr(set, err, mergeOther(otherFieldsOf(parent.p), otherFieldsOf(p.p)), owner); err != nil {
+		return nil, err
 	}
 	switch {
 	case p.p.Spec.RateLimit != nil && parent.p.Spec.RateLimit != nil && parent.rl != nil && p.rl != nil:

@@ -51,6 +51,9 @@ var kinds = map[string]kindInfo{
 	KindNamespace: {"v1", false, "", decoder(func(ns *Namespace) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.Namespaces = append(s.Namespaces, ns) }, func() field.ErrorList { return ValidateNamespace(ns) }
 	})},
+	KindConfigMap: {"v1", true, "", decoder(func(cm *ConfigMap) (func(*Set), func() field.ErrorList) {
+		return func(s *Set) { s.ConfigMaps = append(s.ConfigMaps, cm) }, func() field.ErrorList { return nil }
+	})},
 }
 
 // decoder builds a kindInfo.decode for the object type T.
@@ -88,8 +91,8 @@ func newReader() *reader {
 
 // Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
 // (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1 and
-// kuadrant.io/v1), BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1), Namespaces
-// and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
+// kuadrant.io/v1), BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1), Namespaces,
+// ConfigMaps and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
 // skipped with a Notice (see the package documentation). file names the input in errors.
 // It returns the objects read, and, when anything is wrong, Errors naming every problem.
 func Decode(file string, data []byte) (*Set, error) {
@@ -228,9 +231,26 @@ func (r *reader) addObject(o objectAt, m map[string]any, h docHead, skipped *[]s
 		r.addList(o, m, skipped)
 		return
 	}
-	if info, ok := r.kindFor(o, h); ok {
-		r.decodeObject(o, m, h, info)
+	info, ok := r.kindFor(o, h)
+	if !ok {
+		return
 	}
+	if h.kind == KindConfigMap {
+		// Kustomize overlays and charts repeat ConfigMaps of one name: the first is kept and
+		// a later one skipped with a notice, not reported as a duplicate.
+		meta, _ := m["metadata"].(map[string]any)
+		name, _ := meta["name"].(string)
+		ns, _ := meta["namespace"].(string)
+		key := ObjectKey{Kind: KindConfigMap, Namespace: cmp.Or(ns, DefaultNamespace), Name: name}
+		if first, dup := r.set.sources[key]; dup && name != "" {
+			what := "v1 ConfigMap " + key.Namespace + "/" + name + " again (first at " + first.String() + ")"
+			if !slices.Contains(*skipped, what) {
+				*skipped = append(*skipped, what)
+			}
+			return
+		}
+	}
+	r.decodeObject(o, m, h, info)
 }
 
 // objectAt is where a document's value stands: its file, its document and, for a List's
@@ -355,8 +375,8 @@ func (r *reader) decodeProblems(o objectAt, label string, typeErrs field.ErrorLi
 }
 
 // oursRE finds, in a file that is not YAML, a sign that it was meant to hold what rlpkit
-// reads: an API group of the Gateway API or Kuadrant, a kind rlpkit reads, or a field of a
-// PluginConfig or a limits file.
+// reads: an API group of the Gateway API or Kuadrant, a kind rlpkit reads (but ConfigMap,
+// which charts template for their own use), or a field of a PluginConfig or a limits file.
 var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|gateway\.envoyproxy\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|RateLimitPolicy|BackendTrafficPolicy|Namespace|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
 
 // isTemplate says whether a file that is not YAML is a template (Helm's, or any that uses
@@ -366,7 +386,7 @@ func isTemplate(data []byte) bool {
 }
 
 // supportedKinds lists the kinds and versions rlpkit reads, for messages.
-const supportedKinds = "Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, List (v1)"
+const supportedKinds = "Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)"
 
 func hasPath(errs field.ErrorList, path string) bool {
 	return slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Field == path })

@@ -53,6 +53,9 @@ type Set struct {
 	Policies []*RateLimitPolicy
 	// Namespaces are the Namespaces read, in input order.
 	Namespaces []*Namespace
+	// ConfigMaps are the ConfigMaps read, in input order: package envoygateway resolves a
+	// BackendTrafficPolicy's responseOverride bodies against them.
+	ConfigMaps []*ConfigMap
 	// PoliciesV1 are the kuadrant.io/v1 RateLimitPolicies read, in input order (package
 	// kuadrant merges them; package merge reads Policies only).
 	PoliciesV1 []*kuadrantv1.RateLimitPolicy

@@ -36,7 +36,7 @@ input holds and prints the result, per API:
   {rateLimitConfigs: [{name, domain, descriptors}] (the rate-limit service's
   configuration per domain), routes: [{gateway, name, rateLimits: {domain: [RateLimit]},
   localRateLimit}] (each Gateway's xDS routes' rate limits, protojson), statuses: [{policy,
-  ancestor, accepted, reason, message}]}; --split DIR also writes each domain's
+  ancestor, accepted, reason, message, conditions}]}; --split DIR also writes each domain's
   configuration as an envoyproxy/ratelimit file, DIR/<domain with / as _>.yaml, for
   cmd/ratelimit and rlpkit serve --ratelimit-config.
 An input holding several APIs prints one section per API, named after it:

@@ -1,0 +1,202 @@
+package envoygateway
+
+import (
+	"cmp"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rlpkit/rlpkit/internal/golden"
+)
+
+// peerCondition, peerStatus, peerLocal, peerRoute and peerResult are what Envoy Gateway's
+// translator gives for an input, as testdata/egsuite/<case>/peer.yaml restates it.
+type peerCondition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+type peerStatus struct {
+	Policy     string          `json:"policy"`
+	Ancestor   string          `json:"ancestor"`
+	Conditions []peerCondition `json:"conditions"`
+}
+
+type peerLocal struct {
+	Default uint32   `json:"default"`
+	Rules   []string `json:"rules"`
+}
+
+type peerRoute struct {
+	Gateway        string     `json:"gateway"`
+	Name           string     `json:"name"`
+	Global         []string   `json:"global"`
+	Local          *peerLocal `json:"local"`
+	DirectResponse uint32     `json:"directResponse"`
+}
+
+type peerResult struct {
+	Statuses []peerStatus `json:"statuses"`
+	Routes   []peerRoute  `json:"routes"`
+}
+
+// peerView returns res in the shape of peer.yaml: every policy's conditions per ancestor,
+// and per xDS route the rules it carries, routes sorted by Gateway and name.
+func peerView(res *Result) peerResult {
+	out := peerResult{Statuses: []peerStatus{}, Routes: []peerRoute{}}
+	for _, st := range res.Statuses {
+		ps := peerStatus{Policy: st.Name, Ancestor: st.Ancestor}
+		for _, c := range st.Conditions {
+			ps.Conditions = append(ps.Conditions, peerCondition{c.Type, string(c.Status), c.Reason, c.Message})
+		}
+		out.Statuses = append(out.Statuses, ps)
+	}
+	for _, g := range res.Gateways {
+		for _, l := range g.Listeners {
+			for _, rt := range l.Routes {
+				pr := peerRoute{Gateway: g.Name, Name: rt.Name, DirectResponse: rt.DirectResponse}
+				if rl := rt.RateLimit; rl != nil {
+					if rl.HasGlobal {
+						pr.Global = []string{}
+						for _, r := range rl.Global {
+							pr.Global = append(pr.Global, r.Name)
+						}
+					}
+					if rl.Local != nil {
+						pr.Local = &peerLocal{Default: rl.Local.Requests, Rules: []string{}}
+						for _, r := range rl.Local.Rules {
+							pr.Local.Rules = append(pr.Local.Rules, r.Name)
+						}
+					}
+				}
+				out.Routes = append(out.Routes, pr)
+			}
+		}
+	}
+	slices.SortFunc(out.Routes, func(a, b peerRoute) int {
+		return cmp.Compare(a.Gateway+" "+a.Name, b.Gateway+" "+b.Name)
+	})
+	return out
+}
+
+// statusKey names a status in a comparison: "policy @ ancestor".
+func statusKey(s peerStatus) string { return s.Policy + " @ " + s.Ancestor }
+
+// TestEnvoyGatewaySuite runs the cases of Envoy Gateway v1.9's translator tests that rlpkit
+// can read (internal/gatewayapi/testdata: *ratelimit*, *strategic-merge*,
+// *response-override* with HTTPRoutes), restated in testdata/egsuite/<case>: input.yaml
+// holds the inputs, peer.yaml what Envoy Gateway's translator gives (conditions per
+// ancestor, the rules of each xDS route, direct responses), want.yaml rlpkit's full
+// output (route actions, rate-limit service configuration, local rate limits, statuses),
+// rewritten with -update. A case agrees with Envoy Gateway unless the table names the
+// statuses that differ, and why; those must still differ, so that the table stays true.
+// Cases holding only GRPCRoutes (with-ratelimit-both-type, -invalid-distinct-invert,
+// -invalid-regex) or a ClientTrafficPolicy (clienttrafficpolicy-ratelimitheaders) have no
+// directory.
+func TestEnvoyGatewaySuite(t *testing.T) {
+	const grpc = "the input's GRPCRoutes are left out: rlpkit does not read them"
+	cases := []struct {
+		name string
+		// differ are the statuses ("policy @ ancestor") that differ from Envoy Gateway's,
+		// and why says why.
+		differ []string
+		why    string
+	}{
+		{name: "compression-strategic-merge"},
+		{name: "compressor-strategic-merge"},
+		{name: "strategic-merge", why: grpc, differ: []string{
+			"default/policy-for-route @ envoy-gateway/gateway-1/http",    // targets the GRPCRoute
+			"envoy-gateway/policy-for-gateway @ envoy-gateway/gateway-1", // its Overridden names the GRPCRoute
+		}},
+		{name: "strategic-merge-global-ratelimit"},
+		{name: "strategic-merge-local-ratelimit"},
+		{name: "strategic-merge-only-gw-rl"},
+		{name: "strategic-merge-only-httproute-rl"},
+		{name: "strategic-merge-section", why: grpc, differ: []string{
+			"default/merged-policy-for-grpcroute-1 @ envoy-gateway/gateway-1/listener-2",
+			"envoy-gateway/policy-for-gateway-1 @ envoy-gateway/gateway-1",
+			"envoy-gateway/policy-for-gateway-1-listener-2 @ envoy-gateway/gateway-1/listener-2",
+		}},
+		{name: "strategic-merge-with-multi-parents"},
+		{name: "with-local-ratelimit"},
+		{name: "with-local-ratelimit-default-route-level-limit"},
+		{name: "with-local-ratelimit-distinct-match-type"},
+		{name: "with-local-ratelimit-invalid-limit-unit"},
+		{name: "with-local-ratelimit-invalid-multiple-route-level-limits"},
+		{name: "with-local-ratelimit-shadowmode"},
+		{name: "with-ratelimit", why: grpc, differ: []string{
+			"default/policy-for-grpc-route @ envoy-gateway/gateway-3/http",
+		}},
+		{name: "with-ratelimit-per-rule-headers"},
+		{name: "with-response-override"},
+		{name: "with-response-override-invalid-valueref"},
+		{name: "with-response-override-merged-diff-namespace"},
+		{name: "with-response-override-merged-invalid-valueref"},
+		{name: "with-response-override-source"},
+		{name: "with-shared-ratelimit"},
+	}
+	dirs := golden.Glob(t, filepath.Join("testdata", "egsuite", "*"))
+	if len(dirs) != len(cases) {
+		t.Errorf("testdata/egsuite has %d cases, the table %d", len(dirs), len(cases))
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "egsuite", tc.name)
+			data, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := compileFile(t, data)
+			golden.Check(t, filepath.Join(dir, "want.yaml"), render(t, res))
+
+			raw, err := os.ReadFile(filepath.Join(dir, "peer.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var peer peerResult
+			if err := yaml.UnmarshalStrict(raw, &peer); err != nil {
+				t.Fatalf("peer.yaml: %v", err)
+			}
+			got := peerView(res)
+			if diff := gocmp.Diff(peer.Routes, got.Routes); diff != "" {
+				t.Errorf("routes differ from Envoy Gateway's (-peer +rlpkit):\n%s", diff)
+			}
+			byKey := func(list []peerStatus) map[string]peerStatus {
+				m := map[string]peerStatus{}
+				for _, s := range list {
+					m[statusKey(s)] = s
+				}
+				return m
+			}
+			want, have := byKey(peer.Statuses), byKey(got.Statuses)
+			keys := map[string]bool{}
+			for k := range want {
+				keys[k] = true
+			}
+			for k := range have {
+				keys[k] = true
+			}
+			for k := range keys {
+				diff := gocmp.Diff(want[k], have[k])
+				known := slices.Contains(tc.differ, k)
+				switch {
+				case diff != "" && !known:
+					t.Errorf("status %s differs from Envoy Gateway's (-peer +rlpkit):\n%s", k, diff)
+				case diff == "" && known:
+					t.Errorf("status %s now agrees with Envoy Gateway's: remove it from the table (%s)", k, tc.why)
+				}
+			}
+			for _, k := range tc.differ {
+				if !keys[k] {
+					t.Errorf("the table names status %s, which neither side has", k)
+				}
+			}
+		})
+	}
+}
