@@ -187,11 +187,28 @@
 // dial, which is. A PING that answers ends the outage for every call at
 // once, with no half-open trial call: the PING crossed the same client, pool
 // and authentication, and a trial that waits for traffic would keep a server
-// whose readiness failed (so that it gets none) down forever. On a Cluster
-// the PING goes to every master, and a connection error from any node makes
-// the whole store down: while one master is down and not yet replaced by a
-// failover, calls for the other slots fail fast too, which trades their
-// answers for a fast and uniform failure.
+// whose readiness failed (so that it gets none) down forever.
+//
+// On a Cluster the health is per master: a dead master fails at once only
+// the calls whose hash tags it holds, while the other masters' calls keep
+// their answers and their latency (each master has its own pipelines, one
+// round trip per master per batch). Each probe reloads the map of slots
+// and PINGs every master, so that once a replica is promoted in a dead
+// master's place its slots answer again; Breaker.Nodes and
+// BreakerOptions.OnNodeChange tell each master's changes. For the other
+// masters to go on, the Cluster itself must serve them while one is down:
+// cluster-require-full-coverage no (Redis's default, yes, refuses every
+// slot while any is uncovered). A call in flight to a master (or Redis)
+// when it is found down ends then with the Breaker's error rather than
+// after go-redis's dial retries; a probe that runs out of time on failed
+// dials names the dial's error.
+//
+// MOVED and ASK are followed (by go-redis, within the pipeline); a script
+// call answered TRYAGAIN (its keys split by a slot's migration) is sent
+// again, after a wait doubling from 5 ms to 100 ms, while its deadline
+// allows. go-redis is told not to resend script calls itself on a Cluster,
+// which it would do for a whole node's share of a pipeline whose first
+// command got a retryable answer, counting the others twice.
 //
 // The script uses only Redis 5 features (EVALSHA, the struct library,
 // effects replication for TIME); it is tested with Redis 7.

@@ -146,10 +146,11 @@ type Store struct {
 	serverTime bool
 	marginMs   int64
 	sharded    bool
-	split      bool // Options.SplitHashTags
-	pipe       *pipeliner
-	breaker    *Breaker  // nil: none
-	scratch    sync.Pool // *batch
+	split      bool       // Options.SplitHashTags
+	pipe       *pipeliner // the one pipeliner, but on a Cluster client
+	nodes      *nodePipes // a Cluster client's pipeliners, one per master
+	breaker    *Breaker   // nil: none
+	scratch    sync.Pool  // *batch
 }
 
 var _ counter.Store = (*Store)(nil)
@@ -196,8 +197,7 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if per == 0 {
 		per = DefaultBatchRequests
 	}
-	return &Store{
-		pipe:       newPipeliner(client, pipelines, per, !standalone, o.Breaker, o.Window),
+	s := &Store{
 		breaker:    o.Breaker,
 		client:     client,
 		prefix:     o.KeyPrefix,
@@ -205,7 +205,15 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		marginMs:   ceilMillis(margin.Microseconds()),
 		sharded:    !standalone,
 		split:      o.SplitHashTags,
-	}, nil
+	}
+	if cluster, ok := client.(*goredis.ClusterClient); ok {
+		s.nodes = &nodePipes{cluster: cluster, new: func(addr string) *pipeliner {
+			return newPipeliner(client, pipelines, per, true, o.Breaker, o.Window, addr)
+		}}
+	} else {
+		s.pipe = newPipeliner(client, pipelines, per, !standalone, o.Breaker, o.Window, "")
+	}
+	return s, nil
 }
 
 // Update implements counter.Store in one round trip to Redis (two when the
@@ -257,14 +265,27 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 
 	b := s.prepare(ctx, nowUs, updates)
 	c := &b.call
-	if !s.pipe.do(c) {
+	p := s.pipe
+	if s.nodes != nil {
+		var err error
+		if p, err = s.nodes.forKey(ctx, b.keys[0]); err != nil {
+			s.release(b)
+			s.breaker.Report(err)
+			return fmt.Errorf("limit/redis: update %d counters: %w", len(updates), err)
+		}
+		if err := s.breaker.errFor(p.addr); err != nil {
+			s.release(b)
+			return err
+		}
+	}
+	if !p.do(c) {
 		// A sender may still read the call: b is left to the collector.
-		s.breaker.Report(ctx.Err())
+		s.breaker.reportNode(p.addr, ctx.Err())
 		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), ctx.Err())
 	}
 	defer s.release(b)
 	if c.err != nil {
-		s.breaker.Report(c.err)
+		s.breaker.reportNode(p.addr, c.err)
 		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), c.err)
 	}
 	return b.finish(s.serverTime, now, c.result, updates, decisions)
