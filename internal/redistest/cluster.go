@@ -326,3 +326,55 @@ func TagOn(i int, prefix string) string {
 		}
 	}
 }
+
+// ID returns the cluster node ID of n, one of c.Nodes.
+func (c *Cluster) ID(n *Server) string {
+	for i, s := range c.Nodes {
+		if s == n {
+			return c.ids[i]
+		}
+	}
+	return ""
+}
+
+// MoveSlot moves slot from the master from to the master to, as
+// redis-cli --cluster reshard does: the slot IMPORTING on to and MIGRATING
+// on from, its keys moved with MIGRATE one at a time (between, when set,
+// is called after each), then the slot given to to on every master. While
+// it runs, from answers ASK for the keys already moved and TRYAGAIN to a
+// command whose keys are split. It fails the test on any error.
+func (c *Cluster) MoveSlot(t testing.TB, slot int, from, to *Server, between func()) {
+	t.Helper()
+	s := strconv.Itoa(slot)
+	must := func(addr string, args ...string) Reply {
+		t.Helper()
+		r, err := Do(addr, 5*time.Second, args...)
+		if err != nil {
+			t.Fatalf("redistest: move slot %d: %v", slot, err)
+		}
+		return r
+	}
+	must(to.Addr, "CLUSTER", "SETSLOT", s, "IMPORTING", c.ID(from))
+	must(from.Addr, "CLUSTER", "SETSLOT", s, "MIGRATING", c.ID(to))
+	host, port, _ := net.SplitHostPort(to.Addr)
+	for {
+		keys := must(from.Addr, "CLUSTER", "GETKEYSINSLOT", s, "1")
+		if len(keys.Array) == 0 {
+			break
+		}
+		must(from.Addr, "MIGRATE", host, port, "", "0", "5000", "KEYS", keys.Array[0].Str)
+		if between != nil {
+			between()
+		}
+	}
+	must(to.Addr, "CLUSTER", "SETSLOT", s, "NODE", c.ID(to))
+	must(from.Addr, "CLUSTER", "SETSLOT", s, "NODE", c.ID(to))
+	for _, n := range c.Nodes {
+		if n == to || n == from {
+			continue
+		}
+		if role, err := Do(n.Addr, time.Second, "ROLE"); err == nil && len(role.Array) > 0 && role.Array[0].Str == "master" {
+			must(n.Addr, "CLUSTER", "SETSLOT", s, "NODE", c.ID(to))
+		}
+	}
+}
