@@ -109,7 +109,21 @@ func TestClusterMasterDown(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(50 * time.Millisecond) // some load before the failure
+	// The dead master's slots under load too, to measure the failover.
+	fm := &failoverMeter{}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if _, err := fm.observe(hit(s, tags[1]+"k", time.Second)); err != nil {
+					time.Sleep(time.Millisecond) // failing fast: leave the processors to the others
+				}
+			}
+		}()
+	}
+	time.Sleep(200 * time.Millisecond) // some load before the failure
+	fm.kill()
 	dead.Kill()
 
 	// The dead master's slots fail, at once once it is known down.
@@ -149,6 +163,11 @@ func TestClusterMasterDown(t *testing.T) {
 			t.Errorf("%s: remaining %d after %d admitted hits, want %d", tags[k], d.Remaining, counts[k].Load()+2, want)
 		}
 	}
+	d, err := hit(s, tags[1]+"k", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm.report(t, 1_000_000-d.Remaining-1, 2) // the one before the load, and this one
 	want := []string{"down " + dead.Addr, "up " + dead.Addr}
 	if got := nc.list(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("node changes = %q, want %q", got, want)
@@ -192,4 +211,63 @@ func TestProbeNamesTheDialError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "deadline") {
 		t.Errorf("Probe of a Redis refusing connections = %v, want the refused dial named", err)
 	}
+}
+
+// failoverMeter measures what a failover costs the calls of one key under
+// load: how many failed, for how long, and how many admitted hits the
+// promoted replica lacks.
+type failoverMeter struct {
+	mu         sync.Mutex
+	killed     time.Time
+	admitted   uint64 // hits admitted
+	failed     int
+	firstFail  time.Time
+	lastFail   time.Time
+	resumed    time.Time // the first success after the kill
+	beforeKill uint64    // hits admitted before the kill
+}
+
+func (m *failoverMeter) kill() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.killed = time.Now()
+	m.beforeKill = m.admitted
+}
+
+func (m *failoverMeter) observe(d counter.Decision, err error) (counter.Decision, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	if err != nil {
+		m.failed++
+		if m.firstFail.IsZero() {
+			m.firstFail = now
+		}
+		m.lastFail = now
+		return d, err
+	}
+	m.admitted++
+	if !m.killed.IsZero() && m.resumed.IsZero() && !m.firstFail.IsZero() {
+		m.resumed = now
+	}
+	return d, nil
+}
+
+// report logs the measures given the count the store holds after the
+// failover (count, which includes extra hits made outside the meter), and
+// fails the test when a hit was counted more than once.
+func (m *failoverMeter) report(t *testing.T, count, extra uint64) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	admitted := m.admitted + extra
+	if count > admitted {
+		t.Errorf("the store counts %d hits, %d were admitted: some were counted twice", count, admitted)
+	}
+	var failing time.Duration
+	if !m.firstFail.IsZero() {
+		failing = m.lastFail.Sub(m.firstFail)
+	}
+	t.Logf("failover under load: %d hits admitted (%d before the kill), %d calls failed over %v, resumed %v after the kill; counts lost in the failover: %d",
+		admitted, m.beforeKill, m.failed, failing.Round(time.Millisecond), m.resumed.Sub(m.killed).Round(time.Millisecond), admitted-count)
 }
