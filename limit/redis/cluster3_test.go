@@ -167,7 +167,7 @@ func TestClusterMasterDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fm.report(t, 1_000_000-d.Remaining-1, 2) // the one before the load, and this one
+	fm.report(t, 1_000_000-d.Remaining, 3) // the hits before the load, ending waitUntil, and this one
 	want := []string{"down " + dead.Addr, "up " + dead.Addr}
 	if got := nc.list(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("node changes = %q, want %q", got, want)
