@@ -340,6 +340,9 @@ func (r *serveRun) start(cs *counterStore) error {
 		store = r.o.wrapStore(store)
 	}
 	r.metrics = newServeMetrics(r.o.nearLimitRatio)
+	if cs.health != nil && cs.health.breaker != nil {
+		r.metrics.registry.MustRegister(nodeCollector{cs.health.breaker}) // the Cluster masters' health
+	}
 	r.hs = serving.NewHealth(rlsv3.RateLimitService_ServiceDesc.ServiceName)
 	r.sh = cs.health
 	store = instrument(store, r.metrics, r.log)
