@@ -70,6 +70,10 @@ func TestRedisClusterMasterDown(t *testing.T) {
 		_, err := s.call(t, doms[1], "k=a")
 		return err == nil
 	})
+	// The calls may find the new master before a probe tells the old one gone.
+	eventually(t, "the recovery logged", func() bool {
+		return strings.Contains(s.log.String(), `"@message":"redis master reachable again`)
+	})
 	log := s.log.String()
 	if down, up := strings.Count(log, `"@message":"redis master unreachable`), strings.Count(log, `"@message":"redis master reachable again`); down != 1 || up != 1 {
 		t.Errorf("the log has %d outage and %d recovery lines for the master, want one each:\n%s", down, up, log)

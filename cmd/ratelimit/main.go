@@ -61,6 +61,11 @@
 // at error and warn (the default LOG_LEVEL shows both), and with
 // REDIS_HEALTH_CHECK_ACTIVE_CONNECTION=true gRPC health and /healthcheck
 // fail meanwhile, as the reference's do when its pool has no connection.
+// With REDIS_TYPE=cluster the health is per master: one master down fails
+// at once only the calls for its slots (until it answers or its replica is
+// promoted), its outage and recovery are logged once each, the health
+// checks pass while another master answers, and the Prometheus metrics
+// have ratelimit_redis_node_reachable per master.
 // A request is capped, where the reference takes anything up to gRPC's
 // default receive limit of 4 MiB: RLPKIT_MAX_DESCRIPTORS_PER_REQUEST (default
 // 1024), RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR (64) and RLPKIT_MAX_KEY_BYTES_PER_REQUEST

@@ -55,6 +55,8 @@ func TestServeRedisClusterMasterDown(t *testing.T) {
 	}
 	c.WaitPromoted(t, redistest.Slot("{"+doms[1]+"}"), dead)
 	waitFor(t, "the dead master's slots answering", func() bool { return req(doms[1]) == nil })
+	// The calls may find the new master before a probe tells the old one gone.
+	waitFor(t, "the recovery logged", func() bool { return strings.Contains(s.log.String(), `"msg":"redis master reachable again`) })
 	log := s.log.String()
 	if down, up := strings.Count(log, `"msg":"redis master unreachable`), strings.Count(log, `"msg":"redis master reachable again`); down != 1 || up != 1 {
 		t.Errorf("the log has %d outage and %d recovery lines for the master, want one each:\n%s", down, up, log)
