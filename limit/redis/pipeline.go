@@ -34,7 +34,8 @@ const DefaultPipelines = 1
 // delays a call. A call that finds fewer than max pipelines in flight and
 // no other call waiting takes a turn and yields its processor once, so
 // that the goroutines ready to run go first; then it is sent alone, from
-// its own goroutine and under its own context, as without a pipeliner, or,
+// its own goroutine and under its own context's deadline and values (ended
+// by the Breaker, see tripContext), as without a pipeliner, or,
 // when calls queued meanwhile, it goes first in the queue and hands its
 // turn to a sender (see gather). Calls that arrive while max pipelines are
 // in flight wait in a queue; a sender that finishes takes the whole queue
