@@ -210,6 +210,12 @@
 // which it would do for a whole node's share of a pipeline whose first
 // command got a retryable answer, counting the others twice.
 //
+// A failover loses the writes its new primary had not yet received
+// (replication is asynchronous). Options.AckReplicas ends each pipeline
+// with WAIT, failing the Updates whose writes too few replicas
+// acknowledged, so that no admitted hit is among them, for a second round
+// trip per pipeline (standalone and Sentinel clients).
+//
 // The script uses only Redis 5 features (EVALSHA, the struct library,
 // effects replication for TIME); it is tested with Redis 7.
 //

@@ -52,6 +52,7 @@ type pipeliner struct {
 	sharded bool          // only calls of one hash tag share a script call
 	breaker *Breaker      // nil: none; a pipeline is not sent while it is down
 	addr    string        // the Cluster master the calls go to; "" for other clients
+	ack     ack           // Options.AckReplicas: WAIT after each pipeline
 	window  time.Duration // Options.Window: 0, none (see window.go)
 
 	mu       sync.Mutex
@@ -125,7 +126,7 @@ func newPipeliner(client goredis.UniversalClient, max, per int, sharded bool, br
 // while c waited, and c must then not be reused.
 func (p *pipeliner) do(c *call) (settled bool) {
 	p.mu.Lock()
-	if p.window == 0 && p.inFlight < p.max && len(p.queue) == 0 {
+	if p.window == 0 && p.ack.replicas == 0 && p.inFlight < p.max && len(p.queue) == 0 {
 		p.inFlight++
 		p.mu.Unlock()
 		if p.gather(c) {
@@ -299,7 +300,7 @@ func (p *pipeliner) exec(batch []*call, sd *sender) {
 		beforeExec()
 	}
 	ctx := batchContext(live, p.breaker.trippedFor(p.addr))
-	cmds := sd.run(ctx, cb, p.sharded)
+	cmds, ackErr := sd.run(ctx, cb, p.sharded, p.ack)
 	if p.sharded {
 		sd.retryTryAgain(ctx, cb)
 	}
@@ -307,6 +308,9 @@ func (p *pipeliner) exec(batch []*call, sd *sender) {
 		reply, err := cmds[g].Result()
 		if err == nil {
 			err = splitReply(reply, calls)
+			if err == nil {
+				err = ackErr
+			}
 		} else {
 			err = p.downErr(err)
 		}
@@ -323,8 +327,11 @@ func (p *pipeliner) exec(batch []*call, sd *sender) {
 // run sends the script calls of cb in one pipeline of EVALSHA, then those
 // the server answered NOSCRIPT in one of EVAL, which loads the script
 // again, and returns their replies, each with its own error. On a Cluster
-// client (sharded) go-redis is told not to retry them (see noRetry).
-func (sd *sender) run(ctx context.Context, cb *combiner, sharded bool) []*goredis.StringCmd {
+// client (sharded) go-redis is told not to retry them (see noRetry). With
+// a.replicas, each pipeline ends with WAIT, on the connection that carried
+// its writes, and the second result tells whether the last one was
+// acknowledged in time.
+func (sd *sender) run(ctx context.Context, cb *combiner, sharded bool, a ack) ([]*goredis.StringCmd, error) {
 	n := len(cb.groups)
 	sd.cmds = slices.Grow(sd.cmds[:0], n)[:n]
 	if len(sd.eval) < n {
@@ -334,6 +341,7 @@ func (sd *sender) run(ctx context.Context, cb *combiner, sharded bool) []*goredi
 		sd.cmds[g] = evalCmd(ctx, sd.eval[g].set(calls[0].script, true, cb.keys[g], cb.args[g]))
 		sd.process(ctx, sd.cmds[g], sharded)
 	}
+	w := a.queue(ctx, sd.pipe)
 	_, _ = sd.pipe.Exec(ctx) // each command holds its own error
 	again := false
 	for g, calls := range cb.groups {
@@ -344,12 +352,13 @@ func (sd *sender) run(ctx context.Context, cb *combiner, sharded bool) []*goredi
 		}
 	}
 	if again {
+		w = a.queue(ctx, sd.pipe)
 		_, _ = sd.pipe.Exec(ctx)
 	}
 	for g := range n {
 		sd.eval[g].clear()
 	}
-	return sd.cmds
+	return sd.cmds, a.result(w)
 }
 
 // process queues cmd in the sender's pipeline, marked not to be retried by

@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -99,6 +100,19 @@ type Options struct {
 	// that fails (see Breaker). It must be made for the Store's client;
 	// several stores on one client share one. The Store does not close it.
 	Breaker *Breaker
+	// AckReplicas, when positive, makes every pipeline of script calls
+	// wait (Redis WAIT, on the same connection) until that many replicas
+	// have acknowledged its writes, at most AckTimeout: an Update whose
+	// writes are not acknowledged in time returns an error wrapping
+	// ErrNotAcknowledged, although the primary counted it, so that no hit
+	// a failover to an acknowledging replica could lose was admitted. It
+	// costs a second round trip per pipeline, and no Update is sent alone
+	// (see Store). Only for a standalone or Sentinel client (*redis.Client);
+	// it must not be negative.
+	AckReplicas int
+	// AckTimeout bounds AckReplicas's wait; 0 means DefaultAckTimeout. It
+	// must not be negative.
+	AckTimeout time.Duration
 }
 
 // Store is a counter.Store that keeps counters in Redis, through a go-redis
@@ -178,6 +192,12 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if o.Window < 0 {
 		errs = append(errs, fmt.Errorf("limit/redis: negative window %v", o.Window))
 	}
+	if o.AckReplicas < 0 || o.AckTimeout < 0 {
+		errs = append(errs, fmt.Errorf("limit/redis: negative ack replicas %d or ack timeout %v", o.AckReplicas, o.AckTimeout))
+	}
+	if _, plain := client.(*goredis.Client); o.AckReplicas > 0 && !plain {
+		errs = append(errs, fmt.Errorf("limit/redis: ack replicas need a standalone or Sentinel client, not a %T", client))
+	}
 	if o.Breaker != nil && o.Breaker.client != client {
 		errs = append(errs, errors.New("limit/redis: the breaker was made for another client"))
 	}
@@ -212,6 +232,7 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		}}
 	} else {
 		s.pipe = newPipeliner(client, pipelines, per, !standalone, o.Breaker, o.Window, "")
+		s.pipe.ack = ack{replicas: o.AckReplicas, timeout: cmp.Or(o.AckTimeout, DefaultAckTimeout)}
 	}
 	return s, nil
 }
