@@ -183,7 +183,12 @@ func (h dialReporter) DialHook(next goredis.DialHook) goredis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := next(ctx, network, addr)
 		if err != nil {
-			h.b.lastDial.Store(&dialFailure{err: err, at: time.Now()})
+			d := &dialFailure{err: err, at: time.Now()}
+			if h.b.cluster != nil {
+				h.b.node(addr).lastDial.Store(d)
+			} else {
+				h.b.lastDial.Store(d)
+			}
 			h.b.reportNode(addr, err)
 		}
 		return conn, err

@@ -18,9 +18,10 @@ import (
 // knows it: the calls for its slots fail at once while it is down, those
 // of the other masters go on.
 type node struct {
-	addr    string
-	down    atomic.Pointer[outage]        // nil while up
-	tripped atomic.Pointer[chan struct{}] // closed when it is found down
+	addr     string
+	down     atomic.Pointer[outage]        // nil while up
+	tripped  atomic.Pointer[chan struct{}] // closed when it is found down
+	lastDial atomic.Pointer[dialFailure]   // its last dial that failed
 }
 
 func newNode(addr string) *node {
@@ -173,7 +174,9 @@ func (b *Breaker) anyDown() bool {
 func (b *Breaker) probeCluster(ctx context.Context) error {
 	was := b.down.Load()
 	start := time.Now()
-	pctx, cancel := context.WithTimeout(ctx, b.timeout)
+	// Reloading the map may first try a dead node (its dial retries), so
+	// it has a budget of its own; each PING then has ProbeTimeout.
+	pctx, cancel := context.WithTimeout(ctx, clusterReloadBudget+b.timeout)
 	type answer struct {
 		addr string
 		err  error
@@ -181,7 +184,9 @@ func (b *Breaker) probeCluster(ctx context.Context) error {
 	var mu sync.Mutex
 	var got []answer
 	err := b.cluster.ForEachMaster(pctx, func(ctx context.Context, c *goredis.Client) error {
+		ctx, cancel := context.WithTimeout(ctx, b.timeout)
 		err := c.Ping(ctx).Err()
+		cancel()
 		mu.Lock()
 		got = append(got, answer{c.Options().Addr, err})
 		mu.Unlock()
@@ -204,7 +209,7 @@ func (b *Breaker) probeCluster(ctx context.Context) error {
 			}
 			continue
 		}
-		cause := fmt.Errorf("PING (within %v): %w", b.timeout, b.cause(a.err, start))
+		cause := fmt.Errorf("PING (within %v): %w", b.timeout, n.cause(a.err, start))
 		if firstErr == nil {
 			firstErr = cause
 		}
@@ -234,7 +239,7 @@ func (b *Breaker) probeCluster(ctx context.Context) error {
 		return nil
 	}
 	if firstErr == nil {
-		firstErr = fmt.Errorf("PING (within %v): %w", b.timeout, b.cause(cmpErr(err), start))
+		firstErr = fmt.Errorf("PING (within %v): %w", b.timeout, cmpErr(err))
 	}
 	if was == nil {
 		b.trip(firstErr)
@@ -263,14 +268,27 @@ type dialFailure struct {
 // connection, a socket that does not exist) rather than go-redis's
 // retries running out of time.
 func (b *Breaker) cause(err error, start time.Time) error {
+	return dialCause(err, start, b.lastDial.Load())
+}
+
+// cause is Breaker.cause for the master n: its own dials only.
+func (n *node) cause(err error, start time.Time) error {
+	return dialCause(err, start, n.lastDial.Load())
+}
+
+func dialCause(err error, start time.Time, d *dialFailure) error {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		var ne net.Error
 		if !errors.As(err, &ne) || !ne.Timeout() {
 			return err
 		}
 	}
-	if d := b.lastDial.Load(); d != nil && !d.at.Before(start) {
+	if d != nil && !d.at.Before(start) {
 		return d.err
 	}
 	return err
 }
+
+// clusterReloadBudget is the time a Cluster probe gives the reload of the
+// slots' map, on top of ProbeTimeout for the PINGs.
+const clusterReloadBudget = time.Second

@@ -223,6 +223,7 @@ type failoverMeter struct {
 	killed     time.Time
 	admitted   uint64 // hits admitted
 	failed     int
+	unsure     int // failed calls that may have run: not refused at once
 	firstFail  time.Time
 	lastFail   time.Time
 	resumed    time.Time // the first success after the kill
@@ -242,6 +243,9 @@ func (m *failoverMeter) observe(d counter.Decision, err error) (counter.Decision
 	now := time.Now()
 	if err != nil {
 		m.failed++
+		if !errors.Is(err, counter.ErrStoreDown) {
+			m.unsure++
+		}
 		if m.firstFail.IsZero() {
 			m.firstFail = now
 		}
@@ -257,19 +261,21 @@ func (m *failoverMeter) observe(d counter.Decision, err error) (counter.Decision
 
 // report logs the measures given the count the store holds after the
 // failover (count, which includes extra hits made outside the meter), and
-// fails the test when a hit was counted more than once.
+// fails the test when a hit was counted more than once: the count may
+// exceed the hits admitted only by calls that failed after they were sent
+// (a reply lost when the master died, or a deadline), which may have run.
 func (m *failoverMeter) report(t *testing.T, count, extra uint64) {
 	t.Helper()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	admitted := m.admitted + extra
-	if count > admitted {
-		t.Errorf("the store counts %d hits, %d were admitted: some were counted twice", count, admitted)
+	if count > admitted+uint64(m.unsure) {
+		t.Errorf("the store counts %d hits, %d were admitted and %d more may have run: some were counted twice", count, admitted, m.unsure)
 	}
 	var failing time.Duration
 	if !m.firstFail.IsZero() {
 		failing = m.lastFail.Sub(m.firstFail)
 	}
-	t.Logf("failover under load: %d hits admitted (%d before the kill), %d calls failed over %v, resumed %v after the kill; counts lost in the failover: %d",
-		admitted, m.beforeKill, m.failed, failing.Round(time.Millisecond), m.resumed.Sub(m.killed).Round(time.Millisecond), admitted-count)
+	t.Logf("failover under load: %d hits admitted (%d before the kill), %d calls failed over %v (%d of them after being sent), resumed %v after the kill; counts lost in the failover: %d",
+		admitted, m.beforeKill, m.failed, failing.Round(time.Millisecond), m.unsure, m.resumed.Sub(m.killed).Round(time.Millisecond), int64(admitted)-int64(count))
 }
