@@ -184,10 +184,10 @@ func (h dialReporter) DialHook(next goredis.DialHook) goredis.DialHook {
 		conn, err := next(ctx, network, addr)
 		if err != nil {
 			d := &dialFailure{err: err, at: time.Now()}
-			if h.b.cluster != nil {
-				h.b.node(addr).lastDial.Store(d)
-			} else {
+			if h.b.cluster == nil {
 				h.b.lastDial.Store(d)
+			} else if n, ok := h.b.nodes.Load(addr); ok {
+				n.(*node).lastDial.Store(d)
 			}
 			h.b.reportNode(addr, err)
 		}

@@ -106,7 +106,10 @@ func (b *Breaker) trippedFor(addr string) <-chan struct{} {
 }
 
 // reportNode is Report for a round trip to the master at addr: on a
-// Cluster client a failed dial makes that master down, not the store.
+// Cluster client a failed dial makes that master down, not the store. An
+// address that is no master the Breaker knows (a replica, a master
+// replaced by a failover, which go-redis may still dial to reload its map)
+// only makes it probe.
 func (b *Breaker) reportNode(addr string, err error) {
 	if b == nil {
 		return
@@ -115,9 +118,15 @@ func (b *Breaker) reportNode(addr string, err error) {
 		b.Report(err)
 		return
 	}
-	switch classify(err) {
-	case verdictDown:
-		b.tripNode(b.node(addr), err)
+	v := classify(err)
+	if v == verdictDown {
+		if n, ok := b.nodes.Load(addr); ok {
+			b.tripNode(n.(*node), err)
+			return
+		}
+		v = verdictSuspect
+	}
+	switch v {
 	case verdictSuspect:
 		if b.suspect.CompareAndSwap(false, true) {
 			b.wake()
