@@ -68,7 +68,7 @@ func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, e
 	// go-redis logs every failed dial to stderr; calls already fail and
 	// count redis_error, so its lines are debug detail.
 	goredis.SetLogger(redisLogger{log})
-	main, err := openRedis(s, s.mainConn(), s.redisHook, health.changed("redis"))
+	main, err := openRedis(s, s.mainConn(), s.redisHook, health, "redis")
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, e
 		return errors.Join(errs...)
 	}
 	if s.redis.perSecond {
-		ps, err := openRedis(s, s.redis.perSecondConn, s.redis.perSecondHook, health.changed("redis_per_second"))
+		ps, err := openRedis(s, s.redis.perSecondConn, s.redis.perSecondHook, health, "redis_per_second")
 		if err != nil {
 			main.close()
 			return nil, err
@@ -103,8 +103,9 @@ func openBackend(s settings, log *slog.Logger, health *storeHealth) (*backend, e
 }
 
 // openRedis returns the client, breaker and store of the Redis c
-// describes, hook added to its client when set.
-func openRedis(s settings, c redisConn, hook goredis.Hook, onChange func(bool, error)) (*redisPart, error) {
+// describes, hook added to its client when set, its changes told to health
+// as name's.
+func openRedis(s settings, c redisConn, hook goredis.Hook, health *storeHealth, name string) (*redisPart, error) {
 	client, err := redisClient(s, c)
 	if err != nil {
 		return nil, err
@@ -113,12 +114,14 @@ func openRedis(s settings, c redisConn, hook goredis.Hook, onChange func(bool, e
 		client.AddHook(hook)
 	}
 	breaker, err := redis.NewBreaker(client, redis.BreakerOptions{
-		ProbeTimeout: min(c.timeout, maxProbeTimeout), CheckInterval: checkInterval, OnChange: onChange,
+		ProbeTimeout: min(c.timeout, maxProbeTimeout), CheckInterval: checkInterval,
+		OnChange: health.changed(name), OnNodeChange: health.nodeChanged(name),
 	})
 	if err != nil {
 		client.Close()
 		return nil, err
 	}
+	health.watchNodes(name, breaker)
 	var store counter.Store
 	if s.refKeys.reference() {
 		store, err = openReferenceStore(s, client, breaker, nil)

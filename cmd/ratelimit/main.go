@@ -44,7 +44,9 @@
 //     REDIS_PIPELINE_LIMIT bounds the requests one script call decides.
 //   - Once Redis is known down calls fail at once, without a round trip,
 //     until a PING in the background answers (limit/redis.Breaker); the
-//     outage and the recovery are logged once each.
+//     outage and the recovery are logged once each; with REDIS_TYPE=cluster
+//     per master (only the dead master's slots fail, and
+//     ratelimit_redis_node_reachable has one series per master).
 //   - Requests are capped (RLPKIT_MAX_DESCRIPTORS_PER_REQUEST,
 //     RLPKIT_MAX_ENTRIES_PER_DESCRIPTOR, RLPKIT_MAX_KEY_BYTES_PER_REQUEST),
 //     and statistics keys holding request values are bounded

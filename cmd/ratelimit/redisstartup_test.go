@@ -197,3 +197,28 @@ func TestStartupStoppedWhileWaiting(t *testing.T) {
 		t.Errorf("stopped while waiting for Redis: exit %d, want 0:\n%s", code, log)
 	}
 }
+
+// TestRedisStartupLogsTheDialError: the first lines about a Redis that
+// refuses connections give the refused dial, not the PING's deadline that
+// go-redis's dial retries ran into.
+func TestRedisStartupLogsTheDialError(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Kill()
+	env := fastStartup(redisEnv(t, srv, "single"))
+	env["REDIS_STARTUP_MAX_ELAPSED_TIME"] = "100ms"
+	_, log := runPending(t, env).exit(t)
+	var lines []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "err=") || strings.Contains(l, "timed out waiting") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("no line gives an error:\n%s", log)
+	}
+	for _, l := range lines[:min(2, len(lines))] {
+		if !strings.Contains(l, "connection refused") || strings.Contains(l, "deadline exceeded") {
+			t.Errorf("line %q, want the refused dial and no deadline; log:\n%s", l, log)
+		}
+	}
+}

@@ -137,6 +137,7 @@ type instance struct {
 // call failing until a valid one is loaded, as the reference does).
 func newServer(s settings, log *slog.Logger, store counter.Store, health *storeHealth, tr *tracer) (*instance, error) {
 	srv := &instance{s: s, log: log, st: newStats(s.statsMaxKeys), reg: prometheus.NewRegistry(), health: health, tr: tr}
+	srv.reg.MustRegister(health)                         // the Redis Cluster masters' health
 	if s.localCacheBytes > 0 && !s.refKeys.reference() { // the reference's store has its own
 		store = overlimitcache.New(store, s.localCacheBytes)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/rlpkit/rlpkit/internal/serving"
+	"github.com/rlpkit/rlpkit/limit/redis"
 )
 
 // storeHealth is whether the Redis backend answers, as its breaker
@@ -23,6 +24,9 @@ type storeHealth struct {
 	mu       sync.Mutex      // orders changes and the health they set
 	down     map[string]bool // the Redis known down, by name
 	noConfig bool            // HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED and no domain loaded
+
+	nodesMu  sync.Mutex                // guards breakers
+	breakers map[string]*redis.Breaker // by store name, for the per-master metrics
 }
 
 func newStoreHealth(s settings, log *slog.Logger) *storeHealth {

@@ -40,7 +40,9 @@ for TLS; a Cluster with addr=host:port parameters, Sentinel with master_name=NAM
 Redis cannot answer, calls answer Unavailable, at once while it is known down (a PING in
 the background, from every 100 ms to every 2 s, finds it back). On a Cluster a domain's
 counters share one node unless --redis-hash-tag first-entry spreads them by their
-descriptors' first entries. The inputs are reloaded when they change; invalid new inputs
+descriptors' first entries; a Cluster master that is down fails at once only the calls
+for its slots, until it answers or its replica is promoted (logged once each way, and
+rlpkit_store_node_reachable in /metrics). The inputs are reloaded when they change; invalid new inputs
 keep the limits in force and the reason is logged.
 
 Both ports bind loopback by default; give :PORT (every interface) to reach them from
@@ -347,6 +349,9 @@ func (r *serveRun) start(cs *counterStore) error {
 		store = r.o.wrapStore(store)
 	}
 	r.metrics = newServeMetrics(r.o.nearLimitRatio)
+	if cs.health != nil && cs.health.breaker != nil {
+		r.metrics.registry.MustRegister(nodeCollector{cs.health.breaker}) // the Cluster masters' health
+	}
 	r.hs = serving.NewHealth(rlsv3.RateLimitService_ServiceDesc.ServiceName)
 	r.sh = cs.health
 	store = instrument(store, r.metrics, r.log)

@@ -46,7 +46,7 @@ func openStore(o serveOptions, log *slog.Logger) (*counterStore, error) {
 	// does not follow it.
 	health := newStoreHealth("redis", nil, !o.cache.redisApproximate, log)
 	breaker, err := redis.NewBreaker(client, redis.BreakerOptions{
-		ProbeTimeout: min(o.storeTimeout, maxPingTimeout), CheckInterval: pingInterval, OnChange: health.changed,
+		ProbeTimeout: min(o.storeTimeout, maxPingTimeout), CheckInterval: pingInterval, OnChange: health.changed, OnNodeChange: health.nodeChanged,
 	})
 	if err != nil {
 		client.Close()

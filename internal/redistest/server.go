@@ -35,6 +35,8 @@ type Server struct {
 	dir     string
 	cluster bool
 	durable bool
+	member  bool     // a node of a multi-node cluster: its nodes.conf survives Restart
+	extra   []string // further redis-server arguments
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -71,6 +73,18 @@ func StartDurable(t testing.TB) *Server {
 
 func start(t testing.TB, cluster, durable bool) *Server {
 	t.Helper()
+	s := &Server{bin: lookBin(t), dir: t.TempDir(), cluster: cluster, durable: durable}
+	t.Cleanup(s.Kill)
+	if err := s.startOnFreePort(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// lookBin returns the path of redis-server, or skips the test (fails it
+// when RequireEnv is "1") when it is not on PATH.
+func lookBin(t testing.TB) string {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv(RequireEnv) == "1" {
@@ -78,12 +92,7 @@ func start(t testing.TB, cluster, durable bool) *Server {
 		}
 		t.Skipf("redistest: redis-server is not on PATH (set %s=1 to fail instead): %v", RequireEnv, err)
 	}
-	s := &Server{bin: bin, dir: t.TempDir(), cluster: cluster, durable: durable}
-	t.Cleanup(s.Kill)
-	if err := s.startOnFreePort(); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return bin
 }
 
 // startOnFreePort starts s on a free loopback port and sets s.Addr. A free
@@ -146,29 +155,19 @@ func (s *Server) Log() string {
 
 // start runs redis-server on s.Addr and waits until it answers PING.
 func (s *Server) start() error {
+	return s.startArgs(nil)
+}
+
+// startArgs is start with args as redis-server's whole command line when
+// not nil (a sentinel's configuration file and --sentinel).
+func (s *Server) startArgs(args []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, port, _ := net.SplitHostPort(s.Addr)
-	args := []string{
-		"--bind", "127.0.0.1",
-		"--port", port,
-		"--save", "",
-		"--appendonly", "no",
-		"--dir", s.dir,
-		"--daemonize", "no",
-		"--loglevel", "warning",
-		"--logfile", "",
+	if args == nil {
+		args = s.args()
 	}
-	if s.durable {
-		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
-	}
-	if s.cluster {
-		// A fresh node each time: no cluster state survives a restart.
-		conf := "nodes-" + port + ".conf"
-		if err := os.Remove(filepath.Join(s.dir, conf)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", conf)
+	if err := s.prepare(); err != nil {
+		return err
 	}
 	cmd := exec.Command(s.bin, args...)
 	log := &syncBuffer{}
@@ -190,6 +189,49 @@ func (s *Server) start() error {
 	if err != nil {
 		s.killLocked()
 		return fmt.Errorf("redis-server on %s: %w; log:\n%s", s.Addr, err, log.String())
+	}
+	return nil
+}
+
+// args is redis-server's command line for s.
+func (s *Server) args() []string {
+	_, port, _ := net.SplitHostPort(s.Addr)
+	args := []string{
+		"--bind", "127.0.0.1",
+		"--port", port,
+		"--save", "",
+		"--appendonly", "no",
+		"--dir", s.dir,
+		"--daemonize", "no",
+		"--loglevel", "warning",
+		"--logfile", "",
+	}
+	if s.durable {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	}
+	if s.member {
+		// The node's identity and view of the cluster survive a restart, so
+		// that it rejoins the cluster it left, as a crashed node does.
+		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+port+".conf")
+	}
+	args = append(args, s.extra...)
+	if s.cluster {
+		// A fresh node each time: no cluster state survives a restart.
+		conf := "nodes-" + port + ".conf"
+		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", conf)
+	}
+	return args
+}
+
+// prepare removes the cluster state of a one-node cluster, which starts
+// fresh each time.
+func (s *Server) prepare() error {
+	if !s.cluster {
+		return nil
+	}
+	_, port, _ := net.SplitHostPort(s.Addr)
+	if err := os.Remove(filepath.Join(s.dir, "nodes-"+port+".conf")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

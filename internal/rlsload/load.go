@@ -78,32 +78,46 @@ func load(ctx context.Context, c config) (*report, error) {
 			return nil, err
 		}
 	}
-	var rs *redisClient
-	server, redisCPU := cpuMeter{pid: c.serverPID}, cpuMeter{}
-	if c.redisURL != "" {
-		var err error
-		if rs, err = newRedisClient(c.redisURL); err != nil {
+	// -redis may name several servers (a Cluster's masters): their
+	// commands and CPU time are added up.
+	var rss []*redisClient
+	server := cpuMeter{pid: c.serverPID}
+	var redisCPU []cpuMeter
+	for _, url := range splitURLs(c.redisURL) {
+		rs, err := newRedisClient(url)
+		if err != nil {
 			return nil, err
 		}
 		defer rs.close()
 		if err := rs.reset(ctx); err != nil {
 			return nil, err
 		}
-		if redisCPU.pid, err = rs.localPID(ctx); err != nil {
+		m := cpuMeter{}
+		if m.pid, err = rs.localPID(ctx); err != nil {
 			return nil, err
 		}
+		rss, redisCPU = append(rss, rs), append(redisCPU, m)
 	}
-	if err := errors.Join(server.begin(), redisCPU.begin()); err != nil {
+	errs := []error{server.begin()}
+	for i := range redisCPU {
+		errs = append(errs, redisCPU[i].begin())
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	r, err := phase(ctx, c, clients, reqs, c.duration, true)
 	if err != nil {
 		return nil, err
 	}
-	var err1, err2 error
+	var err1 error
 	r.serverCPU, err1 = server.end()
-	r.redisCPU, err2 = redisCPU.end()
-	if err := errors.Join(err1, err2); err != nil {
+	errs = []error{err1}
+	for i := range redisCPU {
+		d, err := redisCPU[i].end()
+		r.redisCPU += d
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	if c.serverPID != 0 {
@@ -111,12 +125,22 @@ func load(ctx context.Context, c config) (*report, error) {
 			return nil, err
 		}
 	}
-	if rs != nil {
-		if r.redis, err = rs.stats(ctx); err != nil {
+	for _, rs := range rss {
+		st, err := rs.stats(ctx)
+		if err != nil {
 			return nil, err
 		}
+		r.redis = r.redis.add(st)
 	}
 	return r, nil
+}
+
+// splitURLs splits -redis's comma-separated URLs; none for "".
+func splitURLs(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // requests builds one request per user, reused for the whole run.

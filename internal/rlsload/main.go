@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.descriptors, "descriptors", 1, "descriptors per call")
 	fs.StringVar(&c.domain, "domain", "load", "the request domain")
 	fs.DurationVar(&c.timeout, "timeout", time.Second, "deadline of each call")
-	fs.StringVar(&c.redisURL, "redis", "", "the server's Redis `URL`: report its commands, and its CPU time when it runs on this machine, per decision")
+	fs.StringVar(&c.redisURL, "redis", "", "the server's Redis `URL`s, comma-separated (a Cluster's masters): report their commands, and their CPU time when they run on this machine, per decision, added up")
 	fs.IntVar(&c.serverPID, "pid", 0, "the server's process `id`: report its CPU time per decision and its resident set (VmRSS, VmHWM) at the end")
 	fs.Float64Var(&c.rate, "rate", 0, "calls per second to offer, spread evenly over the -concurrency callers, latency counted from each call's slot; 0: a closed loop, each caller sending its next call when its last is answered")
 	fs.IntVar(&c.calls, "calls", 0, "end the measured phase after this many calls, if -duration has not passed first (0: at -duration)")

@@ -75,6 +75,30 @@ type redisStats struct {
 	reads int
 }
 
+// add returns the sum of s (nil: none) and o, the statistics of two
+// servers: their commands by name, their reads (-1 when either lacks them).
+func (s *redisStats) add(o *redisStats) *redisStats {
+	if s == nil {
+		return o
+	}
+	sum := &redisStats{total: s.total + o.total, reads: s.reads + o.reads}
+	if s.reads < 0 || o.reads < 0 {
+		sum.reads = -1
+	}
+	sum.commands = append(sum.commands, s.commands...)
+next:
+	for _, c := range o.commands {
+		for i := range sum.commands {
+			if sum.commands[i].name == c.name {
+				sum.commands[i].calls += c.calls
+				continue next
+			}
+		}
+		sum.commands = append(sum.commands, c)
+	}
+	return sum
+}
+
 // ownReads is the reads of this program's INFO commandstats and INFO stats
 // after the reset.
 const ownReads = 2

@@ -52,6 +52,13 @@ type BreakerOptions struct {
 	// a probe's), and must not block nor call the Breaker's methods other
 	// than Err.
 	OnChange func(up bool, err error)
+	// OnNodeChange, when set, is called on a Cluster client once when a
+	// master is found down (up false, with the error that showed it) and
+	// once when its slots answer again (true, nil): it answers a probe, or
+	// it no longer serves any slot, a replica having been promoted in its
+	// place. The same rules as OnChange hold. Other clients have one node,
+	// the store, whose changes are OnChange's.
+	OnNodeChange func(node string, up bool, err error)
 }
 
 // Breaker knows whether a Redis answers, so that the stores on it fail at
@@ -84,6 +91,19 @@ type BreakerOptions struct {
 // a server that gets no traffic (readiness failing, so no traffic routed
 // to it) down forever.
 //
+// On a Cluster client the health is kept per master (see Nodes): a failed
+// dial to one master, or its probe failing, makes that master down, and
+// only the calls for its slots fail at once; the others go on. Each probe
+// reloads the Cluster's map of slots and PINGs every master, so that once
+// a replica is promoted in a dead master's place the calls for its slots
+// go to the new master and answer again. The store as a whole (Err) is
+// down only when no master answers.
+//
+// A call under way to a master (or a Redis) when it is found down ends
+// then with the Breaker's error, rather than waiting for go-redis's dial
+// retries and their backoff: what bounds it is its own deadline and the
+// first failed dial.
+//
 // Err, the check on every Update, is one atomic load. A nil *Breaker is
 // always up and ignores reports. A Breaker runs one goroutine until Close;
 // close it before its client. It is safe for concurrent use; create it
@@ -96,10 +116,16 @@ type Breaker struct {
 	timeout  time.Duration // ProbeTimeout
 	check    time.Duration // CheckInterval; <= 0: none
 	onChange func(up bool, err error)
+	onNode   func(node string, up bool, err error)
+	cluster  *goredis.ClusterClient               // non-nil: health per master too
 	after    func(time.Duration) <-chan time.Time // the loop's timer; tests replace it
 
-	down    atomic.Pointer[outage] // nil while up
-	suspect atomic.Bool            // a timeout asks for a probe now
+	down      atomic.Pointer[outage]        // nil while up
+	tripped   atomic.Pointer[chan struct{}] // closed when found down
+	suspect   atomic.Bool                   // a timeout asks for a probe now
+	nodes     sync.Map                      // Cluster: master address -> *node
+	nodesDown atomic.Int32                  // Cluster: masters down
+	lastDial  atomic.Pointer[dialFailure]   // the last dial that failed
 
 	mu      sync.Mutex // orders changes of state and their OnChange calls
 	closed  bool
@@ -157,7 +183,13 @@ func (h dialReporter) DialHook(next goredis.DialHook) goredis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := next(ctx, network, addr)
 		if err != nil {
-			h.b.Report(err)
+			d := &dialFailure{err: err, at: time.Now()}
+			if h.b.cluster == nil {
+				h.b.lastDial.Store(d)
+			} else if n, ok := h.b.nodes.Load(addr); ok {
+				n.(*node).lastDial.Store(d)
+			}
+			h.b.reportNode(addr, err)
 		}
 		return conn, err
 	}
@@ -188,7 +220,8 @@ func newBreaker(client goredis.UniversalClient, o BreakerOptions, after func(tim
 	}
 	interval := orDefault(o.ProbeInterval, DefaultProbeInterval)
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Breaker{
+	cluster, _ := client.(*goredis.ClusterClient)
+	b := &Breaker{
 		client:   client,
 		ping:     pinger(client),
 		interval: interval,
@@ -196,12 +229,17 @@ func newBreaker(client goredis.UniversalClient, o BreakerOptions, after func(tim
 		timeout:  orDefault(o.ProbeTimeout, DefaultProbeTimeout),
 		check:    orDefault(o.CheckInterval, DefaultCheckInterval),
 		onChange: o.OnChange,
+		onNode:   o.OnNodeChange,
+		cluster:  cluster,
 		after:    after,
 		ctx:      ctx,
 		cancel:   cancel,
 		kick:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
-	}, nil
+	}
+	ch := make(chan struct{})
+	b.tripped.Store(&ch)
+	return b, nil
 }
 
 func orDefault(v, def time.Duration) time.Duration {
@@ -241,12 +279,23 @@ func (b *Breaker) Err() error {
 // answered). The stores on it report every failed one; a program sending
 // its own commands on the client may report them too. An error of the
 // connection makes the Breaker down; a timeout makes it probe at once; any
-// other error, and a success, change nothing (see Breaker).
+// other error, and a success, change nothing (see Breaker). On a Cluster
+// client a failed dial makes down the master it was for.
 func (b *Breaker) Report(err error) {
 	if b == nil {
 		return
 	}
-	switch classify(err) {
+	v := classify(err)
+	if b.cluster != nil && v == verdictDown {
+		// One master's failure: the one whose dial failed, else probe all.
+		var op *net.OpError
+		if errors.As(err, &op) && op.Addr != nil {
+			b.reportNode(op.Addr.String(), err)
+			return
+		}
+		v = verdictSuspect
+	}
+	switch v {
 	case verdictDown:
 		b.trip(err)
 	case verdictSuspect:
@@ -259,8 +308,17 @@ func (b *Breaker) Report(err error) {
 // Probe PINGs Redis now, within ProbeTimeout and ctx, and returns the
 // PING's error. A success ends an outage; a failure (any error, a timeout
 // included, but not the end of ctx) makes the Breaker down.
+//
+// On a Cluster client it reloads the map of slots and PINGs every master,
+// each answer deciding that master's health; it returns nil when one
+// answers (see Breaker). When a PING runs out of time because the dials
+// under it failed, the error names the dial's failure.
 func (b *Breaker) Probe(ctx context.Context) error {
+	if b.cluster != nil {
+		return b.probeCluster(ctx)
+	}
 	was := b.down.Load()
+	start := time.Now()
 	pctx, cancel := context.WithTimeout(ctx, b.timeout)
 	err := b.ping(pctx)
 	cancel()
@@ -270,7 +328,7 @@ func (b *Breaker) Probe(ctx context.Context) error {
 		}
 		return nil
 	}
-	err = fmt.Errorf("PING (within %v): %w", b.timeout, err)
+	err = fmt.Errorf("PING (within %v): %w", b.timeout, b.cause(err, start))
 	if ctx.Err() != nil {
 		return err // the asker left: the answer says nothing about Redis
 	}
@@ -309,6 +367,7 @@ func (b *Breaker) trip(cause error) {
 	}
 	b.outages++
 	b.down.Store(&outage{id: b.outages, err: downError(cause)})
+	close(*b.tripped.Load())
 	b.wake()
 	if b.onChange != nil {
 		b.onChange(false, cause)
@@ -326,6 +385,8 @@ func (b *Breaker) recovered(was *outage) {
 		return
 	}
 	b.suspect.Store(false)
+	ch := make(chan struct{})
+	b.tripped.Store(&ch)
 	if b.onChange != nil {
 		b.onChange(true, nil)
 	}

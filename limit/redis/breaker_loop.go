@@ -27,7 +27,7 @@ func (b *Breaker) loop() {
 		}
 		wait := time.Duration(-1) // none: only a change of state wakes the loop
 		switch {
-		case b.down.Load() != nil:
+		case b.anyDown():
 			wait = backoff
 		case b.suspect.Load():
 			wait = max(0, b.interval-time.Since(last))
@@ -45,7 +45,7 @@ func (b *Breaker) loop() {
 			continue
 		case <-tick:
 		}
-		wasDown := b.down.Load() != nil
+		wasDown := b.anyDown()
 		b.suspect.Store(false)
 		err := b.Probe(b.ctx)
 		last = time.Now()

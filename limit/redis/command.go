@@ -78,10 +78,20 @@ func isNoScript(err error) bool {
 // runScript runs one script call on client at once, by digest, then by
 // source when the server has not cached the script, and returns its reply.
 // a is the call's reused argument list.
+// A Cluster's TRYAGAIN is answered by sending it again (see
+// tryAgainWait).
 func runScript(ctx context.Context, client goredis.UniversalClient, a *evalArgs, s *goredis.Script, keys, argv []string) (string, error) {
 	cmd := evalCmd(ctx, a.set(s, true, keys, argv))
 	_ = client.Process(ctx, cmd) // the command holds its error
 	if isNoScript(cmd.Err()) {
+		cmd = evalCmd(ctx, a.set(s, false, keys, argv))
+		_ = client.Process(ctx, cmd)
+	}
+	for n := 0; isTryAgain(cmd.Err()); n++ {
+		d, ok := tryAgainWait(ctx, n)
+		if !ok || !sleepCtx(ctx, d) {
+			break
+		}
 		cmd = evalCmd(ctx, a.set(s, false, keys, argv))
 		_ = client.Process(ctx, cmd)
 	}

@@ -67,6 +67,34 @@
 // the outage; see Breaker for what counts as down and why there is no
 // half-open trial call.
 //
+// # Redis Cluster: health per master, redirections, failover
+//
+// On a Cluster the health is per master: a dead master fails at once only
+// the calls whose hash tags it holds, while the other masters' calls keep
+// their answers and their latency (each master has its own pipelines, one
+// round trip per master per batch). Each probe reloads the map of slots and
+// PINGs every master, so that once a replica is promoted in a dead master's
+// place its slots answer again; Breaker.Nodes and BreakerOptions.OnNodeChange
+// tell each master's changes. For the other masters to go on, the Cluster
+// must serve them while one is down: cluster-require-full-coverage no
+// (Redis's default, yes, refuses every slot while any is uncovered). A call
+// in flight to a master (or Redis) when it is found down ends then with the
+// Breaker's error rather than after go-redis's dial retries; a probe that
+// runs out of time on failed dials names the dial's error.
+//
+// MOVED and ASK are followed (by go-redis, within the pipeline); a script
+// call answered TRYAGAIN (its keys split by a slot's migration) is sent
+// again, after a wait doubling from 5 ms to 100 ms, while its deadline
+// allows. go-redis is told not to resend script calls itself on a Cluster,
+// which it would do for a whole node's share of a pipeline whose first
+// command got a retryable answer, counting the others twice.
+//
+// A failover loses the writes its new primary had not yet received
+// (replication is asynchronous). Options.AckReplicas ends each pipeline with
+// WAIT, failing the Updates whose writes too few replicas acknowledged, so
+// that no admitted hit is among them, for a second round trip per pipeline
+// (standalone and Sentinel clients).
+//
 // The scripts use only Redis 5 features (EVALSHA, the struct library,
 // effects replication for TIME); they are tested with Redis 7.
 //

@@ -76,6 +76,20 @@ func (s *Store) updateParts(ctx context.Context, now time.Time, nowUs int64, upd
 		b.build(s, nowUs, sub)
 		batches[p], subs[p] = b, sub
 	}
+	// A tag whose master is known down fails the Update at once.
+	addrs := make([]string, len(parts))
+	if s.nodes != nil {
+		for p := range parts {
+			m, err := s.nodes.cluster.MasterForKey(ctx, batches[p].keys[0])
+			if err != nil {
+				return fmt.Errorf("limit/redis: update %d counters under %d hash tags: %w", len(updates), len(parts), err)
+			}
+			addrs[p] = m.Options().Addr
+			if err := s.breaker.errFor(addrs[p]); err != nil {
+				return err
+			}
+		}
+	}
 	// The keys may be the caller's memory: they are read only before Eval
 	// returns, so before Update does.
 	cmds := make([]*goredis.Cmd, len(parts))
@@ -95,7 +109,7 @@ func (s *Store) updateParts(ctx context.Context, now time.Time, nowUs int64, upd
 			err = splitReply(reply, one[:])
 		}
 		if err != nil {
-			s.breaker.Report(err)
+			s.breaker.reportNode(addrs[p], err)
 			return fmt.Errorf("limit/redis: update %d counters under %d hash tags: hash tag %q: %w", len(updates), len(parts), script.HashTag(subs[p][0].Key), err)
 		}
 	}

@@ -2,6 +2,8 @@ package redis
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -31,7 +33,8 @@ const DefaultPipelines = 1
 // delays a call. A call that finds fewer than max pipelines in flight and
 // no other call waiting takes a turn and yields its processor once, so
 // that the goroutines ready to run go first; then it is sent alone, from
-// its own goroutine and under its own context, as without a pipeliner, or,
+// its own goroutine and under its own context's deadline and values (ended
+// by the Breaker, see tripContext), as without a pipeliner, or,
 // when calls queued meanwhile, it goes first in the queue and hands its
 // turn to a sender (see gather). Calls that arrive while max pipelines are
 // in flight wait in a queue; a sender that finishes takes the whole queue
@@ -47,6 +50,8 @@ type pipeliner struct {
 	per     int           // requests per script call, at most
 	sharded bool          // only calls of one hash tag share a script call
 	breaker *Breaker      // nil: none; a pipeline is not sent while it is down
+	addr    string        // the Cluster master the calls go to; "" for other clients
+	ack     ack           // Options.AckReplicas: WAIT after each pipeline
 	window  time.Duration // Options.Window: 0, none (see window.go)
 
 	mu       sync.Mutex
@@ -77,6 +82,7 @@ type call struct {
 	done chan struct{} // capacity 1
 	kbuf []byte        // the keys' bytes once owned, reused with the call
 	eval evalArgs      // the command's arguments when sent at once
+	tctx tripContext   // the context of a call sent at once, with a Breaker
 }
 
 // own points c's keys at copies in kbuf, when they are borrowed.
@@ -110,8 +116,8 @@ var afterYield func()
 // sends them. Only tests set it, to hold a pipeline there.
 var beforeExec func()
 
-func newPipeliner(client goredis.UniversalClient, max, per int, sharded bool, breaker *Breaker, window time.Duration) *pipeliner {
-	return &pipeliner{client: client, max: max, per: per, sharded: sharded, breaker: breaker, window: window}
+func newPipeliner(client goredis.UniversalClient, max, per int, sharded bool, breaker *Breaker, window time.Duration, addr string) *pipeliner {
+	return &pipeliner{client: client, max: max, per: per, sharded: sharded, breaker: breaker, window: window, addr: addr}
 }
 
 // do runs c and waits for its reply or the end of c.ctx. It reports
@@ -119,7 +125,7 @@ func newPipeliner(client goredis.UniversalClient, max, per int, sharded bool, br
 // while c waited, and c must then not be reused.
 func (p *pipeliner) do(c *call) (settled bool) {
 	p.mu.Lock()
-	if p.window == 0 && p.inFlight < p.max && len(p.queue) == 0 {
+	if p.window == 0 && p.ack.replicas == 0 && p.inFlight < p.max && len(p.queue) == 0 {
 		p.inFlight++
 		p.mu.Unlock()
 		if p.gather(c) {
@@ -176,8 +182,18 @@ func (p *pipeliner) gather(c *call) (alone bool) {
 	p.mu.Lock()
 	if len(p.queue) == 0 {
 		p.mu.Unlock()
+		ctx := c.ctx
+		if trip := p.breaker.trippedFor(p.addr); trip != nil {
+			// Ended when the master is found down, not by go-redis's retries.
+			c.tctx = tripContext{Context: c.ctx, trip: trip}
+			ctx = &c.tctx
+		}
 		var reply string
-		if reply, c.err = runScript(c.ctx, p.client, &c.eval, c.script, c.keys, c.args); c.err == nil {
+		reply, c.err = runScript(ctx, p.client, &c.eval, c.script, c.keys, c.args)
+		c.tctx = tripContext{}
+		if c.err != nil {
+			c.err = p.downErr(c.err)
+		} else {
 			one := [1]*call{c}
 			c.err = splitReply(reply, one[:])
 		}
@@ -268,7 +284,7 @@ func (p *pipeliner) exec(batch []*call, sd *sender) {
 	if len(live) == 0 {
 		return
 	}
-	if err := p.breaker.Err(); err != nil {
+	if err := p.breaker.errFor(p.addr); err != nil {
 		// Redis went down while these waited: answer them without trying.
 		for _, c := range live {
 			c.err = err
@@ -282,11 +298,20 @@ func (p *pipeliner) exec(batch []*call, sd *sender) {
 	if beforeExec != nil {
 		beforeExec()
 	}
-	cmds := sd.run(batchContext(live), cb)
+	ctx := batchContext(live, p.breaker.trippedFor(p.addr))
+	cmds, ackErr := sd.run(ctx, cb, p.sharded, p.ack)
+	if p.sharded {
+		sd.retryTryAgain(ctx, cb)
+	}
 	for g, calls := range cb.groups {
 		reply, err := cmds[g].Result()
 		if err == nil {
 			err = splitReply(reply, calls)
+			if err == nil {
+				err = ackErr
+			}
+		} else {
+			err = p.downErr(err)
 		}
 		for _, c := range calls {
 			if err != nil {
@@ -300,8 +325,12 @@ func (p *pipeliner) exec(batch []*call, sd *sender) {
 
 // run sends the script calls of cb in one pipeline of EVALSHA, then those
 // the server answered NOSCRIPT in one of EVAL, which loads the script
-// again, and returns their replies, each with its own error.
-func (sd *sender) run(ctx context.Context, cb *combiner) []*goredis.StringCmd {
+// again, and returns their replies, each with its own error. On a Cluster
+// client (sharded) go-redis is told not to retry them (see noRetry). With
+// a.replicas, each pipeline ends with WAIT, on the connection that carried
+// its writes, and the second result tells whether the last one was
+// acknowledged in time.
+func (sd *sender) run(ctx context.Context, cb *combiner, sharded bool, a ack) ([]*goredis.StringCmd, error) {
 	n := len(cb.groups)
 	sd.cmds = slices.Grow(sd.cmds[:0], n)[:n]
 	if len(sd.eval) < n {
@@ -309,54 +338,126 @@ func (sd *sender) run(ctx context.Context, cb *combiner) []*goredis.StringCmd {
 	}
 	for g, calls := range cb.groups {
 		sd.cmds[g] = evalCmd(ctx, sd.eval[g].set(calls[0].script, true, cb.keys[g], cb.args[g]))
-		_ = sd.pipe.Process(ctx, sd.cmds[g])
+		sd.process(ctx, sd.cmds[g], sharded)
 	}
+	w := a.queue(ctx, sd.pipe)
 	_, _ = sd.pipe.Exec(ctx) // each command holds its own error
 	again := false
 	for g, calls := range cb.groups {
 		if isNoScript(sd.cmds[g].Err()) {
 			sd.cmds[g] = evalCmd(ctx, sd.eval[g].set(calls[0].script, false, cb.keys[g], cb.args[g]))
-			_ = sd.pipe.Process(ctx, sd.cmds[g])
+			sd.process(ctx, sd.cmds[g], sharded)
 			again = true
 		}
 	}
 	if again {
+		w = a.queue(ctx, sd.pipe)
 		_, _ = sd.pipe.Exec(ctx)
 	}
 	for g := range n {
 		sd.eval[g].clear()
 	}
-	return sd.cmds
+	return sd.cmds, a.result(w)
 }
 
-// deadlineContext is the context a pipeline is sent under when its callers
-// all have a deadline: it is never cancelled, since callers that give up
-// return at once while others still wait for the pipeline, and its
-// deadline bounds the pipeline's dial, reads and writes in go-redis
-// (ContextTimeoutEnabled). It starts no timer, as context.WithDeadline
-// would for every pipeline.
+// process queues cmd in the sender's pipeline, marked not to be retried by
+// go-redis on a Cluster client (see noRetry).
+func (sd *sender) process(ctx context.Context, cmd *goredis.StringCmd, sharded bool) {
+	if sharded {
+		_ = sd.pipe.Process(ctx, noRetry{cmd})
+		return
+	}
+	_ = sd.pipe.Process(ctx, cmd)
+}
+
+// downErr returns the Breaker's error for an error that only says the
+// call was ended because its master (or Redis) was found down meanwhile
+// (see tripContext), else err.
+func (p *pipeliner) downErr(err error) error {
+	if errors.Is(err, errTripped) || errors.Is(err, context.Canceled) {
+		if down := p.breaker.errFor(p.addr); down != nil {
+			return down
+		}
+	}
+	return err
+}
+
+// deadlineContext is the context a pipeline is sent under: callers that
+// give up return at once while others still wait for the pipeline, so no
+// caller's cancellation ends it. Its deadline, when all its callers have
+// one, is the latest of theirs, which bounds the pipeline's dial, reads and
+// writes in go-redis (ContextTimeoutEnabled); it starts no timer, as
+// context.WithDeadline would for every pipeline. It ends (Done) when the
+// Breaker finds its master, or Redis, down, so that go-redis's dial
+// retries and their backoff stop there.
 type deadlineContext struct {
 	context.Context // context.Background()
 	deadline        time.Time
+	trip            <-chan struct{} // nil: no Breaker
 }
 
 // Deadline implements context.Context.
-func (d *deadlineContext) Deadline() (time.Time, bool) { return d.deadline, true }
+func (d *deadlineContext) Deadline() (time.Time, bool) { return d.deadline, !d.deadline.IsZero() }
+
+// Done implements context.Context.
+func (d *deadlineContext) Done() <-chan struct{} { return d.trip }
+
+// Err implements context.Context.
+func (d *deadlineContext) Err() error { return trippedErr(d.trip) }
 
 // batchContext returns the context a pipeline of the calls of live is sent
-// under: no caller's cancellation ends it (others still wait for it), and
-// its deadline is the latest of the callers' when all have one (otherwise
-// the client's read and write timeouts bound it).
-func batchContext(live []*call) context.Context {
+// under, ended by trip (see deadlineContext).
+func batchContext(live []*call, trip <-chan struct{}) context.Context {
 	var latest time.Time
 	for _, c := range live {
 		t, ok := c.ctx.Deadline()
 		if !ok {
-			return context.Background()
+			latest = time.Time{}
+			break
 		}
 		if t.After(latest) {
 			latest = t
 		}
 	}
-	return &deadlineContext{context.Background(), latest}
+	if latest.IsZero() && trip == nil {
+		return context.Background()
+	}
+	return &deadlineContext{context.Background(), latest, trip}
+}
+
+// errTripped is the error of a context ended because the Breaker found
+// its master, or Redis, down; it is a cancellation for go-redis, which
+// then neither retries nor waits.
+var errTripped = fmt.Errorf("limit/redis: the master was found down: %w", context.Canceled)
+
+// trippedErr returns errTripped once trip is closed, else nil.
+func trippedErr(trip <-chan struct{}) error {
+	select {
+	case <-trip:
+		return errTripped
+	default:
+		return nil
+	}
+}
+
+// tripContext is the context of a call sent at once, alone: its caller's
+// deadline and values, but Done when the Breaker finds its master (or
+// Redis) down, rather than at the caller's cancellation, which go-redis
+// could otherwise watch only by a goroutine per call. The caller's
+// deadline still bounds the round trip, and a caller canceled meanwhile
+// gets Err.
+type tripContext struct {
+	context.Context
+	trip <-chan struct{}
+}
+
+// Done implements context.Context.
+func (c *tripContext) Done() <-chan struct{} { return c.trip }
+
+// Err implements context.Context.
+func (c *tripContext) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	return trippedErr(c.trip)
 }

@@ -1,6 +1,7 @@
 package redis
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -99,6 +100,19 @@ type Options struct {
 	// that fails (see Breaker). It must be made for the Store's client;
 	// several stores on one client share one. The Store does not close it.
 	Breaker *Breaker
+	// AckReplicas, when positive, makes every pipeline of script calls
+	// wait (Redis WAIT, on the same connection) until that many replicas
+	// have acknowledged its writes, at most AckTimeout: an Update whose
+	// writes are not acknowledged in time returns an error wrapping
+	// ErrNotAcknowledged, although the primary counted it, so that no hit
+	// a failover to an acknowledging replica could lose was admitted. It
+	// costs a second round trip per pipeline, and no Update is sent alone
+	// (see Store). Only for a standalone or Sentinel client (*redis.Client);
+	// it must not be negative.
+	AckReplicas int
+	// AckTimeout bounds AckReplicas's wait; 0 means DefaultAckTimeout. It
+	// must not be negative.
+	AckTimeout time.Duration
 }
 
 // Store is a counter.Store that keeps counters in Redis, through a go-redis
@@ -149,10 +163,11 @@ type Store struct {
 	serverTime bool
 	marginMs   int64
 	sharded    bool
-	split      bool // Options.SplitHashTags
-	pipe       *pipeliner
-	breaker    *Breaker  // nil: none
-	scratch    sync.Pool // *batch
+	split      bool       // Options.SplitHashTags
+	pipe       *pipeliner // the one pipeliner, but on a Cluster client
+	nodes      *nodePipes // a Cluster client's pipeliners, one per master
+	breaker    *Breaker   // nil: none
+	scratch    sync.Pool  // *batch
 }
 
 var _ counter.Store = (*Store)(nil)
@@ -180,6 +195,12 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if o.Window < 0 {
 		errs = append(errs, fmt.Errorf("limit/redis: negative window %v", o.Window))
 	}
+	if o.AckReplicas < 0 || o.AckTimeout < 0 {
+		errs = append(errs, fmt.Errorf("limit/redis: negative ack replicas %d or ack timeout %v", o.AckReplicas, o.AckTimeout))
+	}
+	if _, plain := client.(*goredis.Client); o.AckReplicas > 0 && !plain {
+		errs = append(errs, fmt.Errorf("limit/redis: ack replicas need a standalone or Sentinel client, not a %T", client))
+	}
 	if o.Breaker != nil && o.Breaker.client != client {
 		errs = append(errs, errors.New("limit/redis: the breaker was made for another client"))
 	}
@@ -199,8 +220,7 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 	if per == 0 {
 		per = DefaultBatchRequests
 	}
-	return &Store{
-		pipe:       newPipeliner(client, pipelines, per, !standalone, o.Breaker, o.Window),
+	s := &Store{
 		breaker:    o.Breaker,
 		client:     client,
 		prefix:     o.KeyPrefix,
@@ -208,7 +228,16 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 		marginMs:   ceilMillis(margin.Microseconds()),
 		sharded:    !standalone,
 		split:      o.SplitHashTags,
-	}, nil
+	}
+	if cluster, ok := client.(*goredis.ClusterClient); ok {
+		s.nodes = &nodePipes{cluster: cluster, new: func(addr string) *pipeliner {
+			return newPipeliner(client, pipelines, per, true, o.Breaker, o.Window, addr)
+		}}
+	} else {
+		s.pipe = newPipeliner(client, pipelines, per, !standalone, o.Breaker, o.Window, "")
+		s.pipe.ack = ack{replicas: o.AckReplicas, timeout: cmp.Or(o.AckTimeout, DefaultAckTimeout)}
+	}
+	return s, nil
 }
 
 // Update implements counter.Store in one round trip to Redis (two when the
@@ -260,14 +289,27 @@ func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Upd
 
 	b := s.prepare(ctx, nowUs, updates)
 	c := &b.call
-	if !s.pipe.do(c) {
+	p := s.pipe
+	if s.nodes != nil {
+		var err error
+		if p, err = s.nodes.forKey(ctx, b.keys[0]); err != nil {
+			s.release(b)
+			s.breaker.Report(err)
+			return fmt.Errorf("limit/redis: update %d counters: %w", len(updates), err)
+		}
+		if err := s.breaker.errFor(p.addr); err != nil {
+			s.release(b)
+			return err
+		}
+	}
+	if !p.do(c) {
 		// A sender may still read the call: b is left to the collector.
-		s.breaker.Report(ctx.Err())
+		s.breaker.reportNode(p.addr, ctx.Err())
 		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), ctx.Err())
 	}
 	defer s.release(b)
 	if c.err != nil {
-		s.breaker.Report(c.err)
+		s.breaker.reportNode(p.addr, c.err)
 		return fmt.Errorf("limit/redis: update %d counters: %w", len(b.keys), c.err)
 	}
 	return b.finish(s.serverTime, now, c.result, updates, decisions)
