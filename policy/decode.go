@@ -21,6 +21,7 @@ import (
 	"github.com/rlpkit/rlpkit/internal/jsonerr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1alpha1"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -88,7 +89,7 @@ func newReader() *reader {
 
 // Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
 // (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1 and
-// kuadrant.io/v1), BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1), Namespaces
+// kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1), BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1), Namespaces
 // and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
 // skipped with a Notice (see the package documentation). file names the input in errors.
 // It returns the objects read, and, when anything is wrong, Errors naming every problem.
@@ -274,6 +275,8 @@ func (r *reader) kindFor(o objectAt, h docHead) (kindInfo, bool) {
 	switch {
 	case h.kind == "":
 		r.failAt(o, "", "kind", "Required value: every document needs apiVersion and kind", nil)
+	case h.kind == kuadrantv1alpha1.Kind && !ok:
+		r.failAt(o, "", "apiVersion", fmt.Sprintf("Unsupported value: %q: %s is read as %s", h.apiVersion, h.kind, kuadrantv1alpha1.GroupVersion), nil)
 	case h.kind == "List" || !ok:
 		r.failAt(o, "", "kind", fmt.Sprintf("Unsupported value: %q: not a kind rlpkit reads or skips in %s; supported kinds: %s", h.kind, cmp.Or(h.apiVersion, "an object without apiVersion"), supportedKinds), nil)
 	case h.apiVersion != info.apiVersion && h.kind == KindRateLimitPolicy && apiGroup(h.apiVersion) == kuadrantGroup:
