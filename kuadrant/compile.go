@@ -51,8 +51,14 @@ type Result struct {
 	Gateways []GatewayConfig `json:"gateways"`
 	// Policies are the statuses of every kuadrant.io/v1 RateLimitPolicy, sorted.
 	Policies []PolicyStatus `json:"policies"`
+	// TokenPolicies are the statuses of every TokenRateLimitPolicy, sorted.
+	TokenPolicies []PolicyStatus `json:"tokenPolicies,omitempty"`
 	// Effective are the effective policies of every path, valid or not, in Paths order.
 	Effective []EffectivePolicy `json:"-"`
+	// TokenEffective are the effective TokenRateLimitPolicies of the same paths, each seen
+	// as a RateLimitPolicy (Sources are RateLimitPolicies of the TokenRateLimitPolicies'
+	// metadata and body).
+	TokenEffective []EffectivePolicy `json:"-"`
 }
 
 // GatewayConfig is what the operator deploys for one Gateway.
@@ -67,7 +73,8 @@ type GatewayConfig struct {
 }
 
 // Compile computes the effective policy of every path of the inputs' Gateways and
-// HTTPRoutes from their kuadrant.io/v1 RateLimitPolicies, and compiles, per Gateway,
+// HTTPRoutes from their kuadrant.io/v1 RateLimitPolicies and, apart, from their
+// TokenRateLimitPolicies, and compiles, per Gateway,
 // wasm-shim's configuration and Limitador's limits as kuadrant-operator v1.5.2 does, with
 // each policy's status. Invalid policies, policies whose target is not found and policies
 // whose predicates read auth.* take no part. The same inputs in any order give the same
@@ -89,10 +96,14 @@ func Compile(set *policy.Set, opts Options) *Result {
 	}
 	res := &Result{Gateways: []GatewayConfig{}}
 	idx := newPolicyIndex(policies)
-	for _, path := range Paths(set) {
+	paths := Paths(set)
+	for _, path := range paths {
 		res.Effective = append(res.Effective, idx.effective(path))
 	}
 	res.Policies = statuses(set, usable, auth, res.Effective, opts.Now)
+	tokens := newTokenPolicies(set, targets, auth)
+	res.TokenEffective = tokens.effective(paths)
+	res.TokenPolicies = tokens.statuses(set, targets, auth, res.TokenEffective, opts.Now)
 
 	byGateway := map[string]*GatewayConfig{}
 	var order []string
@@ -108,13 +119,13 @@ func Compile(set *policy.Set, opts Options) *Result {
 	sets := map[string][]keyed{}
 	for i := range res.Effective {
 		e := &res.Effective[i]
-		limits := e.Limits()
-		if len(limits) == 0 || len(e.Path.Hostnames) == 0 {
+		limits, tokenLimits := e.Limits(), res.TokenEffective[i].Limits()
+		if len(limits) == 0 && len(tokenLimits) == 0 || len(e.Path.Hostnames) == 0 {
 			continue
 		}
 		gw := e.Path.Gateway.Namespace + "/" + e.Path.Gateway.Name
 		scope := routeOf(e.Path.Route)
-		actions := actionsOf(limits, scope)
+		actions := pathActions(limits, tokenLimits, scope)
 		matches := routeMatches(e.Path)
 		for _, host := range e.Path.Hostnames {
 			for mi, m := range matches {
@@ -130,7 +141,8 @@ func Compile(set *policy.Set, opts Options) *Result {
 			}
 		}
 		g := byGateway[gw]
-		g.Limits = append(g.Limits, limitadorLimits(limits, scope)...)
+		g.Limits = append(g.Limits, limitadorLimits(limits, scope, LimitID)...)
+		g.Limits = append(g.Limits, limitadorLimits(tokenLimits, scope, tokenLimitID)...)
 	}
 	for _, name := range order {
 		g := byGateway[name]
@@ -199,11 +211,12 @@ func actionsOf(limits []EffectiveLimit, scope string) []wasmshim.Action {
 	return []wasmshim.Action{a}
 }
 
-// limitadorLimits returns one Limitador limit per (limit, rate).
-func limitadorLimits(limits []EffectiveLimit, scope string) []limitador.Limit {
+// limitadorLimits returns one Limitador limit per (limit, rate), each limit identified by
+// id (LimitID, or tokenLimitID for TokenRateLimitPolicies).
+func limitadorLimits(limits []EffectiveLimit, scope string, id func(*kuadrantv1.RateLimitPolicy, string) string) []limitador.Limit {
 	var out []limitador.Limit
 	for _, l := range limits {
-		id := LimitID(l.Source, l.Name)
+		id := id(l.Source, l.Name)
 		vars := []string{}
 		for _, c := range l.Limit.Counters {
 			vars = append(vars, `descriptors[0]["`+c.Expression+`"]`)

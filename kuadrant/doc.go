@@ -32,6 +32,22 @@
 // Gateway API precedence: hostname, path kind and length, route age. Limitador gets one
 // limit per (limit, rate) in the route's namespace, so a Gateway's limit counts per route.
 //
+// # TokenRateLimitPolicy
+//
+// TokenRateLimitPolicies (kuadrant.io/v1alpha1) are folded along the same paths with the
+// same strategies, apart from RateLimitPolicies (the two kinds never merge), and compiled
+// into the same action sets: per token limit, by name, a ratelimit-check-service action
+// (ratelimit.hits_addend "0") then a ratelimit-report-service action (hits_addend
+// responseBodyJSON("/usage/total_tokens")), each with one conditionalData block, keyed by
+// "tokenlimit.<name>__<8 hex>" (TokenLimitID). With no auth action (rlpkit reads no
+// AuthPolicy) the operator's order is: token actions first, then the RateLimitPolicy's,
+// unless either reads "auth." (then it goes after). Limitador gets one limit per rate in
+// the route's namespace; the limit./tokenlimit. keys keep the two kinds' counters apart.
+// Their statuses are the operator's for the kind: a partly overridden policy is Enforced
+// False, reason Unknown, naming each overridden rule (sorted here; the operator's order
+// is a map's) and the first policy in its place, and one whose rules an atomic policy
+// replaced names every policy on the path, itself included.
+//
 // Statuses are those the operator reports once its components are ready: Accepted
 // (Accepted, TargetNotFound, Invalid) and Enforced (Enforced fully or partially,
 // Overridden naming the overriding policies, Unknown when on no path with a route).
