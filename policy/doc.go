@@ -25,7 +25,8 @@
 //
 //   - Gateways and HTTPRoutes (gateway.networking.k8s.io/v1), RateLimitPolicies
 //     (apim.kuadrant.io/v1alpha1, and kuadrant.io/v1 in Set.PoliciesV1: see package
-//     kuadrantv1), Envoy Gateway's BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1,
+//     kuadrantv1), TokenRateLimitPolicies (kuadrant.io/v1alpha1, in Set.TokenPolicies: see
+//     package kuadrantv1alpha1), Envoy Gateway's BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1,
 //     in Set.BackendTrafficPolicies: see package egv1alpha1) and Namespaces (v1) are decoded
 //     and validated. Both RateLimitPolicy APIs may appear in one input; a policy of one name
 //     in each is two objects. Envoy Gateway's other kinds (ClientTrafficPolicy, EnvoyProxy,
