@@ -54,8 +54,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   limits:
     typo:
-      rates: [{limit: 1, window: 1s}]
-      when: [{predicate: "request.methd == 'GET'"}]
+      rates: [{limit: 1, window: 1d}]
 `
 
 // TestSyncV1: kuadrant.io/v1 policies beside apim.kuadrant.io/v1alpha1 ones get
@@ -102,8 +101,8 @@ func TestSyncV1(t *testing.T) {
 	}
 	bad := get("bad-v1")
 	if cond := meta.FindStatusCondition(bad.Conditions, "Accepted"); cond == nil || cond.Status != "False" || cond.Reason != "Invalid" || cond.ObservedGeneration != 4 ||
-		!strings.Contains(cond.Message, "spec.limits[typo].when[0].predicate") || bad.ObservedGeneration != 4 {
-		t.Errorf("status of kuadrant.io/v1 ns/bad-v1 = %+v, want Accepted False (Invalid) naming spec.limits[typo].when[0].predicate, observedGeneration 4", bad)
+		!strings.Contains(cond.Message, "spec.limits[typo].rates[0].window") || bad.ObservedGeneration != 4 {
+		t.Errorf("status of kuadrant.io/v1 ns/bad-v1 = %+v, want Accepted False (Invalid) naming spec.limits[typo].rates[0].window, observedGeneration 4", bad)
 	}
 	// The v1alpha1 policy of the same name has its own status.
 	var alpha policy.RateLimitPolicy

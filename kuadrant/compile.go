@@ -76,22 +76,19 @@ type GatewayConfig struct {
 // HTTPRoutes from their kuadrant.io/v1 RateLimitPolicies and, apart, from their
 // TokenRateLimitPolicies, and compiles, per Gateway,
 // wasm-shim's configuration and Limitador's limits as kuadrant-operator v1.5.2 does, with
-// each policy's status. Invalid policies, policies whose target is not found and policies
-// whose predicates read auth.* take no part. The same inputs in any order give the same
-// result.
+// each policy's status. Invalid policies and policies whose target is not found take no
+// part. A policy whose predicates fail the operator's check takes part in the effective
+// policies as any other: where its limits are in effect, the path's RateLimitPolicy action
+// (or the token limit's two actions) is dropped, a path left with no action gets no action
+// set, and its Limitador limits are still written. The same inputs in any order give the
+// same result.
 func Compile(set *policy.Set, opts Options) *Result {
-	usable := map[*kuadrantv1.RateLimitPolicy]bool{}
 	var policies []*kuadrantv1.RateLimitPolicy
 	targets := newTargets(set)
-	auth := authChecker{}
 	for _, p := range set.PoliciesV1 {
 		if len(set.Problems(policy.PolicyV1Key(p))) > 0 || !targets.found(p) {
 			continue
 		}
-		if auth.authPredicate(p) != "" {
-			continue
-		}
-		usable[p] = true
 		policies = append(policies, p)
 	}
 	res := &Result{Gateways: []GatewayConfig{}}
@@ -100,10 +97,8 @@ func Compile(set *policy.Set, opts Options) *Result {
 	for _, path := range paths {
 		res.Effective = append(res.Effective, idx.effective(path))
 	}
-	res.Policies = statuses(set, usable, auth, res.Effective, opts.Now)
-	tokens := newTokenPolicies(set, targets, auth)
+	tokens := newTokenPolicies(set, targets)
 	res.TokenEffective = tokens.effective(paths)
-	res.TokenPolicies = tokens.statuses(set, targets, auth, res.TokenEffective, opts.Now)
 
 	byGateway := map[string]*GatewayConfig{}
 	var order []string
@@ -117,6 +112,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 		sort actionSetOrder
 	}
 	sets := map[string][]keyed{}
+	checks := operatorChecks{}
 	for i := range res.Effective {
 		e := &res.Effective[i]
 		limits, tokenLimits := e.Limits(), res.TokenEffective[i].Limits()
@@ -125,7 +121,20 @@ func Compile(set *policy.Set, opts Options) *Result {
 		}
 		gw := e.Path.Gateway.Namespace + "/" + e.Path.Gateway.Name
 		scope := routeOf(e.Path.Route)
-		actions := pathActions(limits, tokenLimits, scope)
+		g := byGateway[gw]
+		g.Limits = append(g.Limits, limitadorLimits(limits, scope, LimitID)...)
+		g.Limits = append(g.Limits, limitadorLimits(tokenLimits, scope, tokenLimitID)...)
+		var rlActions []wasmshim.Action
+		if len(limits) > 0 {
+			rlActions = actionsOf(limits, scope)
+			if e.InvalidSource, e.InvalidPredicate = checks.actions(e, limits, rlActions); e.InvalidPredicate != nil {
+				rlActions = nil
+			}
+		}
+		actions := orderActions(rlActions, checks.tokenActions(&res.TokenEffective[i], tokenLimits, scope))
+		if len(actions) == 0 {
+			continue
+		}
 		matches := routeMatches(e.Path)
 		for _, host := range e.Path.Hostnames {
 			for mi, m := range matches {
@@ -140,10 +149,9 @@ func Compile(set *policy.Set, opts Options) *Result {
 				})
 			}
 		}
-		g := byGateway[gw]
-		g.Limits = append(g.Limits, limitadorLimits(limits, scope, LimitID)...)
-		g.Limits = append(g.Limits, limitadorLimits(tokenLimits, scope, tokenLimitID)...)
 	}
+	res.Policies = statuses(set, res.Effective, opts.Now)
+	res.TokenPolicies = tokens.statuses(set, targets, res.TokenEffective, opts.Now)
 	for _, name := range order {
 		g := byGateway[name]
 		ks := sets[name]
@@ -270,4 +278,40 @@ func (r *Result) Limits() []limitador.Limit {
 		all = append(all, gw.Limits...)
 	}
 	return sortLimits(all)
+}
+
+// operatorChecks remembers the operator's check of each predicate: one check per distinct
+// predicate.
+type operatorChecks map[string]error
+
+// actions checks the predicates of a path's actions in their order, as the operator does
+// before it writes them, and returns the first failure and the policy the failing
+// predicate came from (the top-level when's or the limit's). No AuthPolicy is ever on a
+// path: rlpkit reads none, so auth.* fails.
+func (c operatorChecks) actions(e *EffectivePolicy, limits []EffectiveLimit, actions []wasmshim.Action) (*kuadrantv1.RateLimitPolicy, error) {
+	byID := map[string]*EffectiveLimit{}
+	for i := range limits {
+		byID[LimitID(limits[i].Source, limits[i].Name)] = &limits[i]
+	}
+	top := e.Rules[WhenRule]
+	for _, a := range actions {
+		for _, cd := range a.ConditionalData {
+			for i, p := range cd.Predicates {
+				err, known := c[p]
+				if !known {
+					err = wasmshim.OperatorCheck(p, false)
+					c[p] = err
+				}
+				if err == nil {
+					continue
+				}
+				src := top.Source
+				if l := byID[cd.Data[0].Expression.Key]; l != nil && i >= len(top.When) {
+					src = l.Source
+				}
+				return src, err
+			}
+		}
+	}
+	return nil, nil
 }

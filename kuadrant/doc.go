@@ -34,31 +34,41 @@
 //
 // # TokenRateLimitPolicy
 //
-// TokenRateLimitPolicies (kuadrant.io/v1alpha1) are folded along the same paths with the
-// same strategies, apart from RateLimitPolicies (the two kinds never merge), and compiled
-// into the same action sets: per token limit, by name, a ratelimit-check-service action
-// (ratelimit.hits_addend "0") then a ratelimit-report-service action (hits_addend
-// responseBodyJSON("/usage/total_tokens")), each with one conditionalData block, keyed by
-// "tokenlimit.<name>__<8 hex>" (TokenLimitID). With no auth action (rlpkit reads no
-// AuthPolicy) the operator's order is: token actions first, then the RateLimitPolicy's,
-// unless either reads "auth." (then it goes after). Limitador gets one limit per rate in
-// the route's namespace; the limit./tokenlimit. keys keep the two kinds' counters apart.
-// Their statuses are the operator's for the kind: a partly overridden policy is Enforced
-// False, reason Unknown, naming each overridden rule (sorted here; the operator's order
-// is a map's) and the first policy in its place, and one whose rules an atomic policy
-// replaced names every policy on the path, itself included.
+// TokenRateLimitPolicies (kuadrant.io/v1alpha1) fold along the same paths with the same
+// strategies, apart from RateLimitPolicies, into the same action sets: per token limit a
+// ratelimit-check-service action (hits_addend "0") then a ratelimit-report-service action
+// (responseBodyJSON("/usage/total_tokens")), keyed "tokenlimit.<name>__<8 hex>", before the
+// RateLimitPolicy's action unless they read "auth."; Limitador gets one limit per rate,
+// kept apart by the key. A partly overridden one is Enforced False, Unknown, naming each
+// overridden rule (sorted; the operator's order is a map's) and what took its place.
 //
 // Statuses are those the operator reports once its components are ready: Accepted
 // (Accepted, TargetNotFound, Invalid) and Enforced (Enforced fully or partially,
-// Overridden naming the overriding policies, Unknown when on no path with a route).
+// Overridden naming the overriding policies, Unknown when on no path with a route,
+// InvalidCelExpression).
+//
+// # Predicates
+//
+// As in the operator, predicates do not make a policy invalid: effective policies are
+// computed with every accepted policy in place, then each path's action is checked as the
+// operator checks it (wasmshim.OperatorCheck: request, source, destination and connection
+// untyped, auth declared only with an AuthPolicy on the path). A failing action is
+// dropped, so its path gets no action set and is not limited at all, while its Limitador
+// limits are still written. A policy none of whose rules is in effect is Overridden or
+// Unknown; one in effect on some path is InvalidCelExpression when the check failed on any
+// path it is on, with the operator's message ("validation issues: [...]", cel-go's error
+// per path). rlpkit's stricter check (wasmshim.CheckPredicate, the attributes typed as
+// Kuadrant documents them, so that source.id or request.metod is caught) gives warnings.
 //
 // # Where it differs from kuadrant-operator
 //
 //   - Every Gateway of the inputs gets a GatewayConfig, with no action sets when no policy
 //     reaches it; the operator writes no WasmPlugin then.
 //   - GRPCRoutes are not read: a policy targeting one is TargetNotFound.
-//   - A policy whose predicates read auth.* is left out with Enforced False,
-//     InvalidCelExpression: rlpkit reads no AuthPolicy.
+//   - rlpkit reads no AuthPolicy, so a predicate reading auth.* always fails the check
+//     (InvalidCelExpression where its limits are in effect).
+//   - The InvalidCelExpression message lists the failures in path order (the order of
+//     Paths); the operator lists them in the order it iterates a map of paths.
 //   - Header and query-parameter matches of type RegularExpression become
 //     matches() predicates; a quote or backslash in a match value is escaped so that the
 //     predicate stays valid CEL.

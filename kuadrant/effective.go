@@ -19,6 +19,15 @@ type EffectivePolicy struct {
 	Policies []*kuadrantv1.RateLimitPolicy
 	// Rules are the rules in effect, each with its source.
 	Rules Rules
+	// InvalidPredicate is the operator's check failing on the first predicate of the
+	// path's action that does not pass it (cel-go's error), or nil. When set, the
+	// operator drops the action: the path gets no action set, its limits are still
+	// written to Limitador, and every policy on the path whose rules are in effect
+	// somewhere is InvalidCelExpression.
+	InvalidPredicate error
+	// InvalidSource is the policy the failing predicate came from, when InvalidPredicate
+	// is set.
+	InvalidSource *kuadrantv1.RateLimitPolicy
 }
 
 // EffectiveLimit is one limit in effect on a path.

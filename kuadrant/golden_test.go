@@ -3,6 +3,7 @@ package kuadrant
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -57,7 +58,9 @@ func render(t *testing.T, res *Result) []byte {
 }
 
 // TestCompileGolden compiles testdata/compile/<case>/input.yaml and compares the result
-// with want.yaml; the same documents in shuffled orders give byte-identical output.
+// with want.yaml; the same documents in shuffled orders give byte-identical output, and
+// compiling the same input again gives the same output and warnings (no status or
+// message may depend on map iteration).
 func TestCompileGolden(t *testing.T) {
 	for _, dir := range golden.Glob(t, filepath.Join("testdata", "compile", "*")) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
@@ -69,8 +72,23 @@ func TestCompileGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			got := render(t, Compile(set, Options{}))
+			res := Compile(set, Options{})
+			got := render(t, res)
 			golden.Check(t, filepath.Join(dir, "want.yaml"), got)
+			warnings := fmt.Sprint(Warnings(set, res))
+			for i := range 10 {
+				set, err := policy.Decode("input.yaml", data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := Compile(set, Options{})
+				if again := render(t, res); !bytes.Equal(again, got) {
+					t.Fatalf("Compile (run %d) differs from the first run:\n%s", i+2, cmp.Diff(string(got), string(again)))
+				}
+				if again := fmt.Sprint(Warnings(set, res)); again != warnings {
+					t.Fatalf("Warnings (run %d) differ from the first run:\n%s", i+2, cmp.Diff(warnings, again))
+				}
+			}
 			docs := strings.Split(string(data), "\n---\n")
 			rng := rand.New(rand.NewPCG(1, uint64(len(docs))))
 			for i := range 5 {

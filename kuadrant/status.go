@@ -12,7 +12,6 @@ import (
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 	"github.com/rlpkit/rlpkit/policyapi"
-	"github.com/rlpkit/rlpkit/wasmshim"
 )
 
 // The condition types and reasons of a RateLimitPolicy's status, as kuadrant-operator
@@ -78,32 +77,9 @@ func (t targets) found(p *kuadrantv1.RateLimitPolicy) bool {
 	return false
 }
 
-// authChecker remembers which predicates read auth.*: one type-check per distinct
-// predicate.
-type authChecker map[string]bool
-
-// authPredicate returns the first predicate of a policy that reads auth.*, or "".
-func (c authChecker) authPredicate(p *kuadrantv1.RateLimitPolicy) string {
-	for _, r := range RulesOf(p) {
-		preds := append(slices.Clone(r.When), r.Limit.When...)
-		for _, w := range preds {
-			uses, known := c[w.Predicate]
-			if !known {
-				checked, err := wasmshim.CheckPredicate(w.Predicate)
-				uses = err == nil && checked.UsesAuth
-				c[w.Predicate] = uses
-			}
-			if uses {
-				return w.Predicate
-			}
-		}
-	}
-	return ""
-}
-
 // statuses computes every policy's conditions from the effective policies of the valid
 // paths.
-func statuses(set *policy.Set, usable map[*kuadrantv1.RateLimitPolicy]bool, auth authChecker, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
+func statuses(set *policy.Set, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
 	on := map[*kuadrantv1.RateLimitPolicy][]*EffectivePolicy{} // the valid paths each policy is on
 	for i := range effective {
 		if len(effective[i].Path.Hostnames) == 0 {
@@ -139,7 +115,7 @@ func statuses(set *policy.Set, usable map[*kuadrantv1.RateLimitPolicy]bool, auth
 			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonTargetNotFound, fmt.Sprintf("RateLimitPolicy target %s was not found", target)))
 		default:
 			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, true, ReasonAccepted, "RateLimitPolicy has been accepted"))
-			ok, reason, msg := enforcement(p, usable[p], auth, on[p])
+			ok, reason, msg := enforcement(p, on[p])
 			ps.Conditions = append(ps.Conditions, cond(ConditionEnforced, ok, reason, msg))
 		}
 		out = append(out, ps)
@@ -149,21 +125,29 @@ func statuses(set *policy.Set, usable map[*kuadrantv1.RateLimitPolicy]bool, auth
 }
 
 // enforcement tells whether the rules of p are in effect on the valid paths through its
-// target.
-func enforcement(p *kuadrantv1.RateLimitPolicy, usable bool, auth authChecker, paths []*EffectivePolicy) (bool, string, string) {
-	if !usable {
-		return false, ReasonInvalidCelExpression, fmt.Sprintf("RateLimitPolicy predicate %q reads auth.*, which only an AuthPolicy on the same path provides", auth.authPredicate(p))
-	}
+// target, in the operator's order: a policy none of whose rules is in effect is Unknown
+// (on no path) or Overridden; one in effect somewhere is InvalidCelExpression when the
+// operator's check failed on any path it is on (its own predicates or another policy's
+// merged beside them), quoting every such failure in path order; else Enforced, fully or
+// partially.
+func enforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (bool, string, string) {
 	rules := RulesOf(p)
-	onAny, enforced := false, 0
-	var by []string
+	names := make([]string, 0, len(rules))
+	for name := range rules {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	affected := false
+	var by, issues []string
 	for _, e := range paths {
-		onAny = true
-		for name := range rules {
+		if e.InvalidPredicate != nil {
+			issues = append(issues, e.InvalidPredicate.Error())
+		}
+		for _, name := range names {
 			r, ok := e.Rules[name]
 			switch {
 			case ok && r.Source == p:
-				enforced++
+				affected = true
 			case ok:
 				by = append(by, r.Source.Namespace+"/"+r.Source.Name)
 			default:
@@ -178,12 +162,14 @@ func enforcement(p *kuadrantv1.RateLimitPolicy, usable bool, auth authChecker, p
 	slices.Sort(by)
 	by = slices.Compact(by)
 	switch {
-	case !onAny:
+	case !affected && len(by) == 0:
 		return false, ReasonUnknown, "RateLimitPolicy is not in the path to any existing routes"
+	case !affected:
+		return false, ReasonOverridden, "RateLimitPolicy is overridden by [" + strings.Join(by, ", ") + "]"
+	case len(issues) > 0:
+		return false, ReasonInvalidCelExpression, "validation issues: [" + strings.Join(issues, " ") + "]"
 	case len(by) == 0:
 		return true, ReasonEnforced, "RateLimitPolicy has been successfully enforced"
-	case enforced > 0:
-		return true, ReasonEnforced, "RateLimitPolicy has been partially enforced"
 	}
-	return false, ReasonOverridden, "RateLimitPolicy is overridden by [" + strings.Join(by, ", ") + "]"
+	return true, ReasonEnforced, "RateLimitPolicy has been partially enforced"
 }

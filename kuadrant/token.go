@@ -1,6 +1,7 @@
 package kuadrant
 
 import (
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,19 +28,19 @@ type tokenPolicies struct {
 	shadows []*kuadrantv1.RateLimitPolicy
 	// of maps a shadow to its policy.
 	of map[*kuadrantv1.RateLimitPolicy]*kuadrantv1alpha1.TokenRateLimitPolicy
-	// usable are the shadows that take part: valid, target found, no auth.* predicate.
+	// usable are the shadows that take part: valid, target found.
 	usable map[*kuadrantv1.RateLimitPolicy]bool
 }
 
 // newTokenPolicies returns the TokenRateLimitPolicies of set and which of them take part,
 // by the rules that decide it for RateLimitPolicies.
-func newTokenPolicies(set *policy.Set, targets targets, auth authChecker) *tokenPolicies {
+func newTokenPolicies(set *policy.Set, targets targets) *tokenPolicies {
 	tp := &tokenPolicies{of: map[*kuadrantv1.RateLimitPolicy]*kuadrantv1alpha1.TokenRateLimitPolicy{}, usable: map[*kuadrantv1.RateLimitPolicy]bool{}}
 	for _, t := range set.TokenPolicies {
 		s := &kuadrantv1.RateLimitPolicy{ObjectMeta: t.ObjectMeta, Spec: t.Spec.RateLimitSpec()}
 		tp.shadows = append(tp.shadows, s)
 		tp.of[s] = t
-		if len(set.Problems(policy.TokenPolicyKey(t))) == 0 && targets.found(s) && auth.authPredicate(s) == "" {
+		if len(set.Problems(policy.TokenPolicyKey(t))) == 0 && targets.found(s) {
 			tp.usable[s] = true
 		}
 	}
@@ -81,12 +82,12 @@ func TokenLocator(namespace, name string) string {
 	return "tokenratelimitpolicy.kuadrant.io:" + namespace + "/" + name
 }
 
-// tokenActions returns the actions of an effective TokenRateLimitPolicy's limits (sorted by
-// name): per limit a ratelimit-check-service action charging nothing, then a
+// tokenLimitActions returns the actions of an effective TokenRateLimitPolicy's limits
+// (sorted by name): per limit a ratelimit-check-service action charging nothing, then a
 // ratelimit-report-service action charging the response's total tokens, each with one
 // conditionalData block of the top-level and the limit's predicates, the limit's id and
 // its counters.
-func tokenActions(limits []EffectiveLimit, scope string) []wasmshim.Action {
+func tokenLimitActions(limits []EffectiveLimit, scope string) []wasmshim.Action {
 	var out []wasmshim.Action
 	for _, l := range limits {
 		data := []wasmshim.DataItem{{Expression: &wasmshim.ExpressionData{Key: tokenLimitID(l.Source, l.Name), Value: "1"}}}
@@ -102,24 +103,52 @@ func tokenActions(limits []EffectiveLimit, scope string) []wasmshim.Action {
 	return out
 }
 
-// pathActions returns the actions of a path in the operator's order: with no auth action
+// tokenActions returns the actions of a path's token limits that pass the operator's
+// check of their predicates. As the operator checks each action apart, a token limit
+// whose predicate fails loses its two actions and no other; te records the first failure
+// and the policy its predicate came from (the top-level when's or the limit's).
+func (c operatorChecks) tokenActions(te *EffectivePolicy, limits []EffectiveLimit, scope string) []wasmshim.Action {
+	top := te.Rules[WhenRule]
+	var out []wasmshim.Action
+	for _, l := range limits {
+		var failed error
+		for i, p := range l.Predicates {
+			err, known := c[p]
+			if !known {
+				err = wasmshim.OperatorCheck(p, false)
+				c[p] = err
+			}
+			if err == nil {
+				continue
+			}
+			failed = err
+			if te.InvalidPredicate == nil {
+				te.InvalidPredicate, te.InvalidSource = err, top.Source
+				if i >= len(top.When) {
+					te.InvalidSource = l.Source
+				}
+			}
+			break
+		}
+		if failed == nil {
+			out = append(out, tokenLimitActions([]EffectiveLimit{l}, scope)...)
+		}
+	}
+	return out
+}
+
+// orderActions returns a path's actions in the operator's order: with no auth action
 // (rlpkit reads no AuthPolicy), the RateLimitPolicy action, then the TokenRateLimitPolicy
 // actions before everything unless they read auth.* (then after). No two adjacent actions
 // share a service, so the operator's merging of adjacent actions changes nothing.
-func pathActions(limits, tokens []EffectiveLimit, scope string) []wasmshim.Action {
+func orderActions(rateLimit, tokens []wasmshim.Action) []wasmshim.Action {
 	var out []wasmshim.Action
-	add := func(actions []wasmshim.Action) {
+	for _, actions := range [][]wasmshim.Action{rateLimit, tokens} {
 		if hasAuthAccess(actions) {
 			out = append(out, actions...)
 		} else {
-			out = append(actions, out...)
+			out = append(slices.Clone(actions), out...)
 		}
-	}
-	if len(limits) > 0 {
-		add(actionsOf(limits, scope))
-	}
-	if len(tokens) > 0 {
-		add(tokenActions(tokens, scope))
 	}
 	return out
 }

@@ -20,7 +20,7 @@ const topLevelRuleKey = "###_TOP_LEVEL_PREDICATES_###"
 // statuses returns the status of every TokenRateLimitPolicy (Kind
 // KindTokenRateLimitPolicy), sorted by name, from the effective TokenRateLimitPolicies of
 // the paths.
-func (tp *tokenPolicies) statuses(set *policy.Set, targets targets, auth authChecker, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
+func (tp *tokenPolicies) statuses(set *policy.Set, targets targets, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
 	on := map[*kuadrantv1.RateLimitPolicy][]*EffectivePolicy{} // the valid paths each policy is on
 	for i := range effective {
 		if len(effective[i].Path.Hostnames) == 0 {
@@ -56,7 +56,7 @@ func (tp *tokenPolicies) statuses(set *policy.Set, targets targets, auth authChe
 			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonTargetNotFound, fmt.Sprintf("TokenRateLimitPolicy target %s was not found", target)))
 		default:
 			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, true, ReasonAccepted, "TokenRateLimitPolicy has been accepted"))
-			ok, reason, msg := tokenEnforcement(s, tp.usable[s], auth, on[s])
+			ok, reason, msg := tokenEnforcement(s, on[s])
 			ps.Conditions = append(ps.Conditions, cond(ConditionEnforced, ok, reason, msg))
 		}
 		out = append(out, ps)
@@ -69,15 +69,18 @@ func (tp *tokenPolicies) statuses(set *policy.Set, targets targets, auth authChe
 // effect on the valid paths through its target, as kuadrant-operator v1.5.2 words it:
 // unlike a RateLimitPolicy, one whose rules are partly overridden is not Enforced (reason
 // Unknown, naming each overridden rule and the first policy that took its place), and a
-// rule an atomic policy replaced names every policy on the path, itself included.
-func tokenEnforcement(p *kuadrantv1.RateLimitPolicy, usable bool, auth authChecker, paths []*EffectivePolicy) (bool, string, string) {
-	if !usable {
-		return false, ReasonInvalidCelExpression, fmt.Sprintf("TokenRateLimitPolicy predicate %q reads auth.*, which only an AuthPolicy on the same path provides", auth.authPredicate(p))
-	}
+// rule an atomic policy replaced names every policy on the path, itself included. Only
+// then comes the operator's check of predicates on the paths it is on
+// (InvalidCelExpression, quoting every failure in path order).
+func tokenEnforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (bool, string, string) {
 	rules := RulesOf(p)
 	overriding := map[string][]*kuadrantv1.RateLimitPolicy{} // rule name -> the policies in its place
 	affected := false
+	var issues []string
 	for _, e := range paths {
+		if e.InvalidPredicate != nil {
+			issues = append(issues, e.InvalidPredicate.Error())
+		}
 		for name := range rules {
 			r, ok := e.Rules[name]
 			switch {
@@ -119,6 +122,8 @@ func tokenEnforcement(p *kuadrantv1.RateLimitPolicy, usable bool, auth authCheck
 			rs[i] = key + " by " + TokenLocator(q.Namespace, q.Name)
 		}
 		return false, ReasonUnknown, "TokenRateLimitPolicy has encountered some issues: policy rule(s) overridden: " + strings.Join(rs, ", ")
+	case len(issues) > 0:
+		return false, ReasonInvalidCelExpression, "validation issues: [" + strings.Join(issues, " ") + "]"
 	}
 	return true, ReasonEnforced, "TokenRateLimitPolicy has been successfully enforced"
 }
@@ -128,7 +133,7 @@ func tokenEnforcement(p *kuadrantv1.RateLimitPolicy, usable bool, auth authCheck
 // for a top-level when beside defaults or overrides, which the CRD accepts and
 // kuadrant-operator ignores.
 func tokenWarnings(set *policy.Set, res *Result) []policyapi.Warning {
-	tp := newTokenPolicies(set, newTargets(set), authChecker{})
+	tp := newTokenPolicies(set, newTargets(set))
 	byName := map[string]*kuadrantv1.RateLimitPolicy{}
 	for _, s := range tp.shadows {
 		byName[s.Namespace+"/"+s.Name] = s

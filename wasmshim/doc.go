@@ -17,7 +17,9 @@
 // them, so that a misspelt attribute (request.metod) is an error before anything runs, and
 // CheckExpression does the same for a data expression (a counter), which Kuadrant does not
 // check: rlpkit's validation is stricter there, since such a counter makes its limit never
-// apply;
+// apply. OperatorCheck is kuadrant-operator's own, laxer check of predicates (attribute
+// groups untyped, auth declared only with an AuthPolicy), which decides whether the
+// operator writes an action;
 // evaluation binds each attribute group as a map, so an attribute the request does not
 // carry makes its expression fail, as a missing property does in wasm-shim. A
 // configuration may hold expressions that were never checked (written by hand or by

@@ -18,6 +18,12 @@
 //   - send requests of the largest size the servers accept and larger ones
 //     beside a well-behaved client, whose latency is reported unloaded and
 //     loaded, and check that the larger ones are refused;
+//   - send 64 calls at once against a limit of 5 on every path where a
+//     server calls its store more than once for a call (shadow_mode and
+//     quota_mode rules, QUOTA_MODE, SHADOW_MODE, the local over-limit
+//     cache, reference keys, REDIS_PERSECOND) and on the one-call paths
+//     (Limitador's limits, examples/middleware), with Redis frozen while
+//     they arrive, and check that exactly 5 are let through;
 //   - send malformed protobuf, truncated frames and random bytes to the
 //     gRPC port and to /json, and check that the server keeps answering and
 //     that its goroutines come back to their count before;

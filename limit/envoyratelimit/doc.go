@@ -40,7 +40,12 @@
 // Options.QuotaMode) makes its descriptor a quota descriptor: the request is
 // OVER_LIMIT when a descriptor that is not a quota is over, or when every
 // quota descriptor is over; otherwise it is let through and every counter
-// that had room counts it, as the reference counts quotas.
+// that had room counts it, as the reference counts quotas. When concurrent
+// requests took that room meanwhile, the store refuses the charge and the
+// request is decided again from what it found (OVER_LIMIT, charged nothing,
+// when an enforced counter is now over), so N requests at once against an
+// enforced limit of k admit exactly k whatever shadow or quota limits they
+// also carry.
 // Options.DynamicMetadata fills every answer's dynamic_metadata with the
 // reference's structure (the domain, the descriptors with their entries,
 // override and hits, and the merged metadata of the rules that passed).
@@ -76,7 +81,9 @@
 //     one Store.Update (the reference counts every matched descriptor unless
 //     STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT is set, #427, #1060); a request
 //     let through anyway (shadow_mode, SHADOW_MODE, quota_mode) is then
-//     counted on every counter that had room. With Options.TagBy =
+//     counted on every counter that had room (the reference with
+//     STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT then never charges its
+//     enforced limits, which admit without end). With Options.TagBy =
 //     limit.TagByFirstEntry over a store that splits by hash tag, it is all
 //     or nothing per first entry instead.
 //   - A limit override whose unit is not second..year (or week), and a

@@ -144,6 +144,11 @@ type scratch struct {
 
 	overUpdates   []counter.Update   // countOver's
 	overDecisions []counter.Decision // countOver's
+
+	charged        []bool             // letThrough's: per update, its cost is consumed
+	again          []counter.Update   // letThrough's
+	againAt        []int              // letThrough's: the index of each of again in updates
+	againDecisions []counter.Decision // letThrough's
 }
 
 // release returns sc to the pool, dropping what it points to.
@@ -153,6 +158,8 @@ func (e *Evaluator) release(sc *scratch) {
 	clear(sc.updates)
 	clear(sc.overUpdates)
 	sc.overUpdates, sc.overDecisions = sc.overUpdates[:0], sc.overDecisions[:0]
+	clear(sc.again)
+	sc.charged, sc.again, sc.againAt, sc.againDecisions = sc.charged[:0], sc.again[:0], sc.againAt[:0], sc.againDecisions[:0]
 	sc.items, sc.rules, sc.match, sc.paths = sc.items[:0], sc.rules[:0], sc.match[:0], sc.paths[:0]
 	sc.updates, sc.decisions = sc.updates[:0], sc.decisions[:0]
 	sc.unlimited, sc.over, sc.quota = sc.unlimited[:0], sc.over[:0], sc.quota[:0]
@@ -207,8 +214,10 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 	if rejectedAny(decisions) {
 		if !over || e.o.ShadowMode {
 			// Let through (shadow or quota mode): count it on every
-			// counter that had room.
-			if err := e.countLetThrough(ctx, now, updates, decisions); err != nil {
+			// counter that has room, deciding again from what the
+			// counting found.
+			var err error
+			if over, err = e.letThrough(ctx, now, sc, len(req.Descriptors), items, updates, decisions); err != nil {
 				return err
 			}
 		}
@@ -412,31 +421,6 @@ func rejectedAny(decisions []counter.Decision) bool {
 		}
 	}
 	return false
-}
-
-// countLetThrough applies again the updates whose counters had room, after
-// a batch rejected only by limits that do not reject the request; not those
-// a store deciding the batch in parts has consumed already (PartAdmitted).
-func (e *Evaluator) countLetThrough(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
-	var again []counter.Update
-	var at []int
-	for k, d := range decisions {
-		if d.Allowed && !d.PartAdmitted && updates[k].Cost > 0 {
-			again = append(again, updates[k])
-			at = append(at, k)
-		}
-	}
-	if len(again) == 0 {
-		return nil
-	}
-	ds := make([]counter.Decision, len(again))
-	if err := e.o.Store.Update(ctx, now, again, ds); err != nil {
-		return &limit.StoreError{Err: err}
-	}
-	for j, k := range at {
-		decisions[k] = ds[j]
-	}
-	return nil
 }
 
 // report writes the statuses and the counters, and calls the observer.

@@ -10,10 +10,11 @@
 //
 // # Where it differs from the CRD
 //
-//   - Predicates (top-level and per-limit when) are type-checked against Kuadrant's
-//     well-known attributes (package wasmshim), which the operator does only when it builds
-//     the configuration (and then reports the policy as not enforced); counters are parsed
-//     as CEL but, as in Kuadrant, not type-checked.
+//   - Predicates (top-level and per-limit when) are not checked here, as the CRD does not:
+//     the operator checks them where it builds a path's configuration and reports the
+//     policy as not enforced (InvalidCelExpression), which package kuadrant follows.
+//     Counters are type-checked against Kuadrant's well-known attributes (package
+//     wasmshim), which Kuadrant never does: such a counter makes its limit never apply.
 //   - A top-level when beside defaults or overrides is reported: Kuadrant reads it as part
 //     of the implicit defaults, which the CRD forbids beside explicit defaults or overrides.
 //   - A counter holding a double quote or a backslash is reported: kuadrant-operator
@@ -21,8 +22,8 @@
 //     Limitador then cannot read.
 //   - The CRD rlpkit generates from these types (config/crd/kuadrant.io_ratelimitpolicies.yaml)
 //     checks what an API server can check cheaply: the CRD's rules, and patterns for
-//     windows, blank predicates and counters holding a double quote or backslash. Predicate
-//     types, CEL syntax and a blank counter are left to ValidateRateLimitPolicy, so a
+//     windows, blank predicates and counters holding a double quote or backslash. Counter
+//     types and syntax and a blank counter are left to ValidateRateLimitPolicy, so a
 //     controller reports them in the policy's status.
 //
 // # As Kubernetes objects

@@ -20,8 +20,11 @@ var targetKinds = []string{"Gateway", "HTTPRoute", "GRPCRoute"}
 // CRD applies.
 var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
-// ValidateRateLimitPolicy checks a policy as its CRD does, and type-checks its predicates
+// ValidateRateLimitPolicy checks a policy as its CRD does, and type-checks its counters
 // against Kuadrant's well-known attributes. It returns every problem, with field paths.
+// Predicates are not type-checked here: kuadrant-operator accepts a policy whatever its
+// predicates and checks them on each path its limits are in effect on (package kuadrant
+// does the same, with CheckPredicates' stricter check as a warning).
 func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
@@ -122,8 +125,7 @@ func validateProper(s *RateLimitPolicySpecProper, p *field.Path) field.ErrorList
 	return errs
 }
 
-// validateWhen checks a list of predicates: when present, at least one, each a bool CEL
-// expression over the well-known attributes.
+// validateWhen checks a list of predicates: when present, at least one, none blank.
 func validateWhen(when []WhenPredicate, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if when != nil && len(when) == 0 {
@@ -133,10 +135,6 @@ func validateWhen(when []WhenPredicate, p *field.Path) field.ErrorList {
 		pp := p.Index(i).Child("predicate")
 		if strings.TrimSpace(w.Predicate) == "" {
 			errs = append(errs, field.Required(pp, "a CEL predicate such as request.method == 'POST'"))
-			continue
-		}
-		if _, err := wasmshim.CheckPredicate(w.Predicate); err != nil {
-			errs = append(errs, field.Invalid(pp, w.Predicate, checkMessage(err)))
 		}
 	}
 	return errs

@@ -22,9 +22,8 @@
 //     (no GRPCRoute), and the six rules on limits, defaults and overrides say what the
 //     API server says. A top-level when beside defaults or overrides is accepted, as the
 //     CRD accepts it; kuadrant-operator then ignores it, and package kuadrant warns.
-//   - Predicates are type-checked against Kuadrant's well-known attributes, windows and
-//     counters are checked, as for a kuadrant.io/v1 RateLimitPolicy (package kuadrantv1
-//     says where that is stricter than the CRD).
+//   - Limits, windows, counters and predicates are checked as for a kuadrant.io/v1
+//     RateLimitPolicy (package kuadrantv1 says where that is stricter than the CRD).
 //
 // # As Kubernetes objects
 //

@@ -40,16 +40,24 @@
 // and a rejected update's cost is counted too (unless
 // StopIncrementWhenOverLimit spares it). A request over one limit therefore
 // still spends the budgets of its other descriptors, as with the
-// reference (envoyproxy/ratelimit #427, #1060). Every admitted decision is
-// marked counter.Decision.PartAdmitted, so that an evaluator letting a
-// rejected request through (shadow or quota mode) does not count it a
-// second time. Only epoch-aligned fixed windows of whole seconds are
-// counted (the reference's one algorithm); any other policy is an error.
+// reference (envoyproxy/ratelimit #427, #1060). Every admitted decision
+// whose cost was added is marked counter.Decision.PartAdmitted, so that an
+// evaluator letting a rejected request through (shadow or quota mode) does
+// not count it a second time; one StopIncrementWhenOverLimit spared (added
+// 0) is not, so that such an evaluator charges it in another Update. Only
+// epoch-aligned fixed windows of whole seconds are counted (the reference's one algorithm); any other policy is an error.
 // Updates are not batched across requests (limit/redis's Store shares
 // script calls between concurrent requests); each is its own pipeline, as
 // in the reference without REDIS_PIPELINE_WINDOW.
 //
 // # Where it differs from envoyproxy/ratelimit
+//
+// With STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT, the reference adds 0 to
+// the counters with room of a request that has one going over, even when
+// that one is a shadow_mode rule or a quota descriptor and the request is
+// let through: its enforced limits are then never charged and admit
+// without end. Here the evaluator charges them (above), and a limit of 5
+// admits 5.
 //
 // The local cache is a map within a byte budget (each entry its key's
 // length plus EntryOverhead), emptied of expired entries, then of

@@ -264,7 +264,10 @@ func (s *Store) decide(c *counterOf, cost uint64, nowSec int64) counter.Decision
 	after := uint64(c.value.Val())
 	d := counter.Decision{Used: float64(after), ResetAfter: reset, RetryAfter: reset}
 	if after <= c.max {
-		d.Allowed, d.PartAdmitted, d.Remaining = true, true, c.max-after
+		// Charged only when its cost was added: a counter
+		// StopIncrementWhenOverLimit spared was checked, not charged, and
+		// an evaluator letting the request through charges it again.
+		d.Allowed, d.PartAdmitted, d.Remaining = true, c.addend == cost, c.max-after
 		return d
 	}
 	if s.cache != nil {
