@@ -128,8 +128,9 @@ func tokenEnforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (
 	return true, ReasonEnforced, "TokenRateLimitPolicy has been successfully enforced"
 }
 
-// tokenWarnings returns a warning for every condition of a TokenRateLimitPolicy's status
-// that is not True, at its policy's line, as Warnings does for RateLimitPolicies, and one
+// tokenWarnings returns a warning for every predicate rlpkit's stricter check rejects and
+// every condition of a TokenRateLimitPolicy's status that is not True, at its line, as
+// Warnings does for RateLimitPolicies, and one
 // for a top-level when beside defaults or overrides, which the CRD accepts and
 // kuadrant-operator ignores.
 func tokenWarnings(set *policy.Set, res *Result) []policyapi.Warning {
@@ -142,6 +143,11 @@ func tokenWarnings(set *policy.Set, res *Result) []policyapi.Warning {
 	for _, st := range res.TokenPolicies {
 		s := byName[st.Name]
 		key := policy.TokenPolicyKey(tp.of[s])
+		for _, w := range predicateWarnings(set, s) {
+			w.Source, _ = set.FieldSource(key, w.Field)
+			w.Object = policy.KindTokenRateLimitPolicy + " " + st.Name
+			out = append(out, w)
+		}
 		for _, c := range st.Conditions {
 			if c.Status == metav1.ConditionTrue {
 				continue

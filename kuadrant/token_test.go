@@ -129,10 +129,25 @@ func TestTokenWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	data = strings.Replace(data, "predicate: 'true'", "predicate: \"source.id == 'x'\"", 1)
+	set, err = policy.Decode("w.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ws = tokenWarnings(set, Compile(set, Options{}))
 	if !slices.ContainsFunc(ws, func(w policyapi.Warning) bool {
 		return strings.HasPrefix(w.String(), "w.yaml:13: TokenRateLimitPolicy ns/t: spec.when: ignored")
 	}) {
 		t.Errorf("warnings %v, want one at w.yaml:13 for spec.when", ws)
+	}
+	set, err = policy.Decode("w.yaml", []byte(strings.Replace(data, "  when: [{predicate: \"source.id == 'x'\"}]\n  defaults: {limits: {a: {rates: [{limit: 1, window: 1m}]}}}", "  limits: {a: {rates: [{limit: 1, window: 1m}], when: [{predicate: \"source.id == 'x'\"}]}}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws = tokenWarnings(set, Compile(set, Options{}))
+	if !slices.ContainsFunc(ws, func(w policyapi.Warning) bool {
+		return strings.HasPrefix(w.String(), "w.yaml:13: TokenRateLimitPolicy ns/t: spec.limits[a].when[0].predicate: rlpkit's check of Kuadrant's well-known attributes:")
+	}) {
+		t.Errorf("warnings %v, want one at w.yaml:13 for the limit's predicate", ws)
 	}
 }
