@@ -17,13 +17,13 @@ var update = flag.Bool("update", false, "rewrite the CRD manifests under config/
 const controllerGen = "sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0"
 
 // crdPackages are the packages of rlpkit's cluster API types: RateLimitPolicy
-// apim.kuadrant.io/v1alpha1 and kuadrant.io/v1.
-const crdPackages = "./policy;./policy/kuadrantv1"
+// apim.kuadrant.io/v1alpha1 and kuadrant.io/v1, and TokenRateLimitPolicy kuadrant.io/v1alpha1.
+const crdPackages = "./policy;./policy/kuadrantv1;./policy/kuadrantv1alpha1"
 
 // crdFiles are the manifests kept in config/crd: the CRDs of rlpkit's cluster API types.
 // controller-gen also writes one for policy.Namespace, the part of core/v1 Namespace that
 // merging reads, which is not a CRD and is left out.
-var crdFiles = []string{"apim.kuadrant.io_ratelimitpolicies.yaml", "kuadrant.io_ratelimitpolicies.yaml"}
+var crdFiles = []string{"apim.kuadrant.io_ratelimitpolicies.yaml", "kuadrant.io_ratelimitpolicies.yaml", "kuadrant.io_tokenratelimitpolicies.yaml"}
 
 // TestCRDsAreCurrent regenerates the CRD manifests from the Go types with controller-gen and
 // compares them with config/crd; -update rewrites them.
@@ -61,7 +61,7 @@ func TestCRDsAreCurrent(t *testing.T) {
 
 // deepCopyFiles are the generated deep-copy methods of the API types a controller-runtime
 // client reads and writes, by package.
-var deepCopyFiles = []string{"policy/kuadrantv1"}
+var deepCopyFiles = []string{"policy/kuadrantv1", "policy/kuadrantv1alpha1"}
 
 // TestDeepCopyIsCurrent regenerates the deep-copy methods of the kuadrant.io/v1 types with
 // controller-gen and compares them with zz_generated.deepcopy.go; -update rewrites it.

@@ -1,7 +1,9 @@
 package kuadrant
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
@@ -26,11 +28,13 @@ var (
 	_ policyapi.Target = (*gatewayPlane)(nil)
 )
 
-// Name is the API's name.
-func (API) Name() string { return "kuadrant.io/v1 RateLimitPolicy" }
+// Name is the API's name: RateLimitPolicy (kuadrant.io/v1) and TokenRateLimitPolicy
+// (kuadrant.io/v1alpha1), compiled together as kuadrant-operator does.
+func (API) Name() string { return "kuadrant.io RateLimitPolicy and TokenRateLimitPolicy" }
 
-// Policies returns how many kuadrant.io/v1 RateLimitPolicies set holds.
-func (API) Policies(set *policy.Set) int { return len(set.PoliciesV1) }
+// Policies returns how many kuadrant.io/v1 RateLimitPolicies and TokenRateLimitPolicies
+// set holds.
+func (API) Policies(set *policy.Set) int { return len(set.PoliciesV1) + len(set.TokenPolicies) }
 
 // Formats has "kuadrant", the same as the default.
 func (API) Formats() []string { return []string{FormatKuadrant} }
@@ -46,18 +50,26 @@ type Compiled struct {
 	set *policy.Set
 }
 
-// Statuses are the policies' statuses.
-func (c *Compiled) Statuses() []policyapi.PolicyStatus { return c.Policies }
+// Statuses are the statuses of the RateLimitPolicies and TokenRateLimitPolicies, sorted by
+// name, a RateLimitPolicy before a TokenRateLimitPolicy of the same name.
+func (c *Compiled) Statuses() []policyapi.PolicyStatus {
+	out := append(slices.Clone(c.Policies), c.TokenPolicies...)
+	slices.SortStableFunc(out, func(a, b policyapi.PolicyStatus) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
 
-// Warnings are a warning for every condition that is not True (Warnings).
-func (c *Compiled) Warnings() []policyapi.Warning { return Warnings(c.set, c.Result) }
+// Warnings are a warning for every condition that is not True (Warnings), and those of
+// the TokenRateLimitPolicies.
+func (c *Compiled) Warnings() []policyapi.Warning {
+	return append(Warnings(c.set, c.Result), tokenWarnings(c.set, c.Result)...)
+}
 
 // Output is what rlpkit compile prints: {gateways: [{gateway, wasm, limits}], policies}.
 func (c *Compiled) Output(format string) (any, []string, error) {
 	if format != "" && format != FormatKuadrant {
 		return nil, nil, fmt.Errorf("kuadrant.io/v1: no output format %q", format)
 	}
-	out := Output{Gateways: c.Gateways, Policies: policyapi.StatusOutputs(c.Policies)}
+	out := Output{Gateways: c.Gateways, Policies: policyapi.StatusOutputs(c.Statuses())}
 	if out.Gateways == nil {
 		out.Gateways = []GatewayConfig{}
 	}

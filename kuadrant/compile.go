@@ -51,8 +51,14 @@ type Result struct {
 	Gateways []GatewayConfig `json:"gateways"`
 	// Policies are the statuses of every kuadrant.io/v1 RateLimitPolicy, sorted.
 	Policies []PolicyStatus `json:"policies"`
+	// TokenPolicies are the statuses of every TokenRateLimitPolicy, sorted.
+	TokenPolicies []PolicyStatus `json:"tokenPolicies,omitempty"`
 	// Effective are the effective policies of every path, valid or not, in Paths order.
 	Effective []EffectivePolicy `json:"-"`
+	// TokenEffective are the effective TokenRateLimitPolicies of the same paths, each seen
+	// as a RateLimitPolicy (Sources are RateLimitPolicies of the TokenRateLimitPolicies'
+	// metadata and body).
+	TokenEffective []EffectivePolicy `json:"-"`
 }
 
 // GatewayConfig is what the operator deploys for one Gateway.
@@ -67,13 +73,15 @@ type GatewayConfig struct {
 }
 
 // Compile computes the effective policy of every path of the inputs' Gateways and
-// HTTPRoutes from their kuadrant.io/v1 RateLimitPolicies, and compiles, per Gateway,
+// HTTPRoutes from their kuadrant.io/v1 RateLimitPolicies and, apart, from their
+// TokenRateLimitPolicies, and compiles, per Gateway,
 // wasm-shim's configuration and Limitador's limits as kuadrant-operator v1.5.2 does, with
 // each policy's status. Invalid policies and policies whose target is not found take no
 // part. A policy whose predicates fail the operator's check takes part in the effective
-// policies as any other: where its limits are in effect, the path's action is dropped (the
-// path gets no action set) and its Limitador limits are still written. The same inputs in
-// any order give the same result.
+// policies as any other: where its limits are in effect, the path's RateLimitPolicy action
+// (or the token limit's two actions) is dropped, a path left with no action gets no action
+// set, and its Limitador limits are still written. The same inputs in any order give the
+// same result.
 func Compile(set *policy.Set, opts Options) *Result {
 	var policies []*kuadrantv1.RateLimitPolicy
 	targets := newTargets(set)
@@ -85,9 +93,12 @@ func Compile(set *policy.Set, opts Options) *Result {
 	}
 	res := &Result{Gateways: []GatewayConfig{}}
 	idx := newPolicyIndex(policies)
-	for _, path := range Paths(set) {
+	paths := Paths(set)
+	for _, path := range paths {
 		res.Effective = append(res.Effective, idx.effective(path))
 	}
+	tokens := newTokenPolicies(set, targets)
+	res.TokenEffective = tokens.effective(paths)
 
 	byGateway := map[string]*GatewayConfig{}
 	var order []string
@@ -104,16 +115,24 @@ func Compile(set *policy.Set, opts Options) *Result {
 	checks := operatorChecks{}
 	for i := range res.Effective {
 		e := &res.Effective[i]
-		limits := e.Limits()
-		if len(limits) == 0 || len(e.Path.Hostnames) == 0 {
+		limits, tokenLimits := e.Limits(), res.TokenEffective[i].Limits()
+		if len(limits) == 0 && len(tokenLimits) == 0 || len(e.Path.Hostnames) == 0 {
 			continue
 		}
 		gw := e.Path.Gateway.Namespace + "/" + e.Path.Gateway.Name
 		scope := routeOf(e.Path.Route)
 		g := byGateway[gw]
-		g.Limits = append(g.Limits, limitadorLimits(limits, scope)...)
-		actions := actionsOf(limits, scope)
-		if e.InvalidSource, e.InvalidPredicate = checks.actions(e, limits, actions); e.InvalidPredicate != nil {
+		g.Limits = append(g.Limits, limitadorLimits(limits, scope, LimitID)...)
+		g.Limits = append(g.Limits, limitadorLimits(tokenLimits, scope, tokenLimitID)...)
+		var rlActions []wasmshim.Action
+		if len(limits) > 0 {
+			rlActions = actionsOf(limits, scope)
+			if e.InvalidSource, e.InvalidPredicate = checks.actions(e, limits, rlActions); e.InvalidPredicate != nil {
+				rlActions = nil
+			}
+		}
+		actions := orderActions(rlActions, checks.tokenActions(&res.TokenEffective[i], tokenLimits, scope))
+		if len(actions) == 0 {
 			continue
 		}
 		matches := routeMatches(e.Path)
@@ -132,6 +151,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 		}
 	}
 	res.Policies = statuses(set, res.Effective, opts.Now)
+	res.TokenPolicies = tokens.statuses(set, targets, res.TokenEffective, opts.Now)
 	for _, name := range order {
 		g := byGateway[name]
 		ks := sets[name]
@@ -199,11 +219,12 @@ func actionsOf(limits []EffectiveLimit, scope string) []wasmshim.Action {
 	return []wasmshim.Action{a}
 }
 
-// limitadorLimits returns one Limitador limit per (limit, rate).
-func limitadorLimits(limits []EffectiveLimit, scope string) []limitador.Limit {
+// limitadorLimits returns one Limitador limit per (limit, rate), each limit identified by
+// id (LimitID, or tokenLimitID for TokenRateLimitPolicies).
+func limitadorLimits(limits []EffectiveLimit, scope string, id func(*kuadrantv1.RateLimitPolicy, string) string) []limitador.Limit {
 	var out []limitador.Limit
 	for _, l := range limits {
-		id := LimitID(l.Source, l.Name)
+		id := id(l.Source, l.Name)
 		vars := []string{}
 		for _, c := range l.Limit.Counters {
 			vars = append(vars, `descriptors[0]["`+c.Expression+`"]`)

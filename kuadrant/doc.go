@@ -32,6 +32,16 @@
 // Gateway API precedence: hostname, path kind and length, route age. Limitador gets one
 // limit per (limit, rate) in the route's namespace, so a Gateway's limit counts per route.
 //
+// # TokenRateLimitPolicy
+//
+// TokenRateLimitPolicies (kuadrant.io/v1alpha1) fold along the same paths with the same
+// strategies, apart from RateLimitPolicies, into the same action sets: per token limit a
+// ratelimit-check-service action (hits_addend "0") then a ratelimit-report-service action
+// (responseBodyJSON("/usage/total_tokens")), keyed "tokenlimit.<name>__<8 hex>", before the
+// RateLimitPolicy's action unless they read "auth."; Limitador gets one limit per rate,
+// kept apart by the key. A partly overridden one is Enforced False, Unknown, naming each
+// overridden rule (sorted; the operator's order is a map's) and what took its place.
+//
 // Statuses are those the operator reports once its components are ready: Accepted
 // (Accepted, TargetNotFound, Invalid) and Enforced (Enforced fully or partially,
 // Overridden naming the overriding policies, Unknown when on no path with a route,

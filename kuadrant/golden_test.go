@@ -25,6 +25,7 @@ type goldenOutput struct {
 
 type goldenStatus struct {
 	Name       string            `json:"name"`
+	Kind       string            `json:"kind,omitempty"`
 	Conditions []goldenCondition `json:"conditions"`
 }
 
@@ -38,8 +39,8 @@ type goldenCondition struct {
 func render(t *testing.T, res *Result) []byte {
 	t.Helper()
 	out := goldenOutput{Gateways: res.Gateways, Policies: []goldenStatus{}}
-	for _, p := range res.Policies {
-		gs := goldenStatus{Name: p.Name}
+	for _, p := range append(res.Policies, res.TokenPolicies...) {
+		gs := goldenStatus{Name: p.Name, Kind: p.Kind}
 		for _, c := range p.Conditions {
 			gs.Conditions = append(gs.Conditions, goldenCondition{c.Type, string(c.Status), c.Reason, c.Message})
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/rlpkit/rlpkit/internal/jsonerr"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1alpha1"
 	"github.com/rlpkit/rlpkit/yamljson"
 )
 
@@ -91,8 +92,9 @@ func newReader() *reader {
 
 // Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
 // (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1 and
-// kuadrant.io/v1), BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1), Namespaces,
-// ConfigMaps and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
+// kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1), BackendTrafficPolicies
+// (gateway.envoyproxy.io/v1alpha1), Namespaces, ConfigMaps and Lists of them (v1);
+// PluginConfigs and limits files are checked, and other documents
 // skipped with a Notice (see the package documentation). file names the input in errors.
 // It returns the objects read, and, when anything is wrong, Errors naming every problem.
 func Decode(file string, data []byte) (*Set, error) {
@@ -294,6 +296,8 @@ func (r *reader) kindFor(o objectAt, h docHead) (kindInfo, bool) {
 	switch {
 	case h.kind == "":
 		r.failAt(o, "", "kind", "Required value: every document needs apiVersion and kind", nil)
+	case h.kind == kuadrantv1alpha1.Kind && !ok:
+		r.failAt(o, "", "apiVersion", fmt.Sprintf("Unsupported value: %q: %s is read as %s", h.apiVersion, h.kind, kuadrantv1alpha1.GroupVersion), nil)
 	case h.kind == "List" || !ok:
 		r.failAt(o, "", "kind", fmt.Sprintf("Unsupported value: %q: not a kind rlpkit reads or skips in %s; supported kinds: %s", h.kind, cmp.Or(h.apiVersion, "an object without apiVersion"), supportedKinds), nil)
 	case h.apiVersion != info.apiVersion && h.kind == KindRateLimitPolicy && apiGroup(h.apiVersion) == kuadrantGroup:
@@ -386,7 +390,7 @@ func isTemplate(data []byte) bool {
 }
 
 // supportedKinds lists the kinds and versions rlpkit reads, for messages.
-const supportedKinds = "Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)"
+const supportedKinds = "Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)"
 
 func hasPath(errs field.ErrorList, path string) bool {
 	return slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Field == path })

@@ -25,11 +25,13 @@
 //
 //   - Gateways and HTTPRoutes (gateway.networking.k8s.io/v1), RateLimitPolicies
 //     (apim.kuadrant.io/v1alpha1, and kuadrant.io/v1 in Set.PoliciesV1: see package
-//     kuadrantv1), Envoy Gateway's BackendTrafficPolicies (gateway.envoyproxy.io/v1alpha1,
-//     in Set.BackendTrafficPolicies: see package egv1alpha1), Namespaces and ConfigMaps (v1)
-//     are decoded and validated; a ConfigMap is read for the policies that refer to one (a
-//     BackendTrafficPolicy's responseOverride body), and a second one of a name, as
-//     kustomize overlays write, is skipped with a notice rather than reported. Both RateLimitPolicy APIs may appear in one input; a policy of one name
+//     kuadrantv1), TokenRateLimitPolicies (kuadrant.io/v1alpha1, in Set.TokenPolicies: see
+//     package kuadrantv1alpha1), Envoy Gateway's BackendTrafficPolicies
+//     (gateway.envoyproxy.io/v1alpha1, in Set.BackendTrafficPolicies: see package
+//     egv1alpha1), Namespaces and ConfigMaps (v1) are decoded and validated; a ConfigMap is
+//     read for the policies that refer to one (a BackendTrafficPolicy's responseOverride
+//     body), and a second one of a name, as kustomize overlays write, is skipped with a
+//     notice. Both RateLimitPolicy APIs may appear in one input; a policy of one name
 //     in each is two objects. Envoy Gateway's other kinds (ClientTrafficPolicy, EnvoyProxy,
 //     ...) are skipped, as other Kubernetes objects.
 //   - A PluginConfig or a limits file (limitador's format) is checked with package

@@ -13,6 +13,7 @@ var versionedKinds = map[string]kindInfo{
 	kuadrantv1.GroupVersion.String() + " " + kuadrantv1.Kind: {kuadrantv1.GroupVersion.String(), true, kuadrantv1.Group, decoder(func(p *kuadrantv1.RateLimitPolicy) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.PoliciesV1 = append(s.PoliciesV1, p) }, func() field.ErrorList { return kuadrantv1.ValidateRateLimitPolicy(p) }
 	})},
+	tokenPolicyVersionKind: tokenPolicyKind,
 }
 
 // PolicyV1Key returns the key of a kuadrant.io/v1 RateLimitPolicy.

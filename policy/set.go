@@ -8,6 +8,7 @@ import (
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy/egv1alpha1"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1alpha1"
 )
 
 // The kinds a Set holds.
@@ -59,6 +60,9 @@ type Set struct {
 	// PoliciesV1 are the kuadrant.io/v1 RateLimitPolicies read, in input order (package
 	// kuadrant merges them; package merge reads Policies only).
 	PoliciesV1 []*kuadrantv1.RateLimitPolicy
+	// TokenPolicies are the kuadrant.io/v1alpha1 TokenRateLimitPolicies read, in input
+	// order; package kuadrant compiles them with PoliciesV1.
+	TokenPolicies []*kuadrantv1alpha1.TokenRateLimitPolicy
 	// BackendTrafficPolicies are Envoy Gateway's BackendTrafficPolicies
 	// (gateway.envoyproxy.io/v1alpha1) read, in input order; package envoygateway compiles
 	// them.

@@ -11,6 +11,9 @@ import (
 type PolicyStatus struct {
 	// Name is the policy's "namespace/name".
 	Name string `json:"name"`
+	// Kind is the policy's kind where an API reads several kinds and it is not the first:
+	// "TokenRateLimitPolicy" beside kuadrant.io/v1's RateLimitPolicies; empty otherwise.
+	Kind string `json:"kind,omitempty"`
 	// Ancestor is the "namespace/gateway" or "namespace/gateway/listener" the conditions
 	// are about, where the API writes them per ancestor; empty otherwise, and for a target
 	// that is not among the inputs.
@@ -39,9 +42,10 @@ type ConditionOutput struct {
 	Message string `json:"message"`
 }
 
-// StatusOutput is how rlpkit compile prints a policy's status: {name, conditions}.
+// StatusOutput is how rlpkit compile prints a policy's status: {name, kind, conditions}.
 type StatusOutput struct {
 	Name       string            `json:"name"`
+	Kind       string            `json:"kind,omitempty"`
 	Conditions []ConditionOutput `json:"conditions"`
 }
 
@@ -49,7 +53,7 @@ type StatusOutput struct {
 func StatusOutputs(statuses []PolicyStatus) []StatusOutput {
 	out := []StatusOutput{}
 	for _, p := range statuses {
-		po := StatusOutput{Name: p.Name}
+		po := StatusOutput{Name: p.Name, Kind: p.Kind}
 		for _, c := range p.Conditions {
 			po.Conditions = append(po.Conditions, ConditionOutput{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 		}

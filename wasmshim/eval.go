@@ -218,7 +218,7 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, res *Result) (C
 				key = d.Expression.Key
 				v, err := e.value(d.Expression.Value, act)
 				if err != nil {
-					res.Trace = append(res.Trace, fmt.Sprintf("      entry %s: left out: %v", key, err))
+					res.Trace = append(res.Trace, fmt.Sprintf("      entry %s: left out: %s", key, evalFailure(d.Expression.Value, err)))
 					continue
 				}
 				value = v
@@ -285,4 +285,17 @@ func (r *Result) Explain() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// evalFailure says why a data expression has no value: for one reading a body
+// (requestBodyJSON, responseBodyJSON), that the body is not there to read, since wasm-shim
+// evaluates it only once the body has arrived (a TokenRateLimitPolicy's report reads
+// responseBodyJSON("/usage/total_tokens") at the response); else the error.
+func evalFailure(expr string, err error) string {
+	for _, fn := range []string{"responseBodyJSON(", "requestBodyJSON("} {
+		if strings.Contains(expr, fn) {
+			return fmt.Sprintf("%s reads a body, which wasm-shim evaluates once the body has arrived; a request's headers alone have none", strings.TrimSuffix(fn, "("))
+		}
+	}
+	return err.Error()
 }

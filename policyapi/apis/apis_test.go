@@ -36,7 +36,7 @@ func names(list []policyapi.API) []string {
 // Select picks the APIs whose policies an input holds, in All's order; an input with no
 // policy is apim.kuadrant.io/v1alpha1's.
 func TestSelect(t *testing.T) {
-	v1alpha1, v1, eg := "apim.kuadrant.io/v1alpha1 RateLimitPolicy", "kuadrant.io/v1 RateLimitPolicy", "gateway.envoyproxy.io/v1alpha1 BackendTrafficPolicy"
+	v1alpha1, v1, eg := "apim.kuadrant.io/v1alpha1 RateLimitPolicy", "kuadrant.io RateLimitPolicy and TokenRateLimitPolicy", "gateway.envoyproxy.io/v1alpha1 BackendTrafficPolicy"
 	for _, tc := range []struct {
 		dirs []string
 		want []string
@@ -49,6 +49,14 @@ func TestSelect(t *testing.T) {
 		if got := names(Select(read(t, tc.dirs...), Options{})); !slices.Equal(got, tc.want) {
 			t.Errorf("Select(%v) = %q, want %q", tc.dirs, got, tc.want)
 		}
+	}
+	// A TokenRateLimitPolicy alone is kuadrant.io's, compiled by the same API.
+	trlp, err := policy.Decode("trlp.yaml", []byte("apiVersion: kuadrant.io/v1alpha1\nkind: TokenRateLimitPolicy\nmetadata: {name: t, namespace: ns}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  limits: {tokens: {rates: [{limit: 10, window: 1m}]}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(Select(trlp, Options{})); !slices.Equal(got, []string{v1}) {
+		t.Errorf("Select(TokenRateLimitPolicy) = %q, want %q", got, v1)
 	}
 	if got := names(Select(&policy.Set{}, Options{})); !slices.Equal(got, []string{v1alpha1}) {
 		t.Errorf("Select(empty) = %q, want %q", got, v1alpha1)
