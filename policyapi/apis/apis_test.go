@@ -87,9 +87,19 @@ func TestContract(t *testing.T) {
 				}) {
 					t.Errorf("statuses %+v: want some, sorted", st)
 				}
+				// Every status has conditions, and every policy an Accepted condition on some
+				// ancestor: Envoy Gateway writes an ancestor with only a Merged condition (a
+				// merged route policy's listener).
+				accepted := map[string]bool{}
 				for _, s := range st {
-					if len(s.Conditions) == 0 || s.Condition("Accepted") == nil {
-						t.Errorf("status %+v: want an Accepted condition", s)
+					if len(s.Conditions) == 0 {
+						t.Errorf("status %+v: want conditions", s)
+					}
+					accepted[s.Name] = accepted[s.Name] || s.Condition("Accepted") != nil
+				}
+				for name, ok := range accepted {
+					if !ok {
+						t.Errorf("policy %s: no Accepted condition on any ancestor", name)
 					}
 				}
 				for _, f := range append([]string{""}, api.Formats()...) {
