@@ -144,6 +144,17 @@ func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *rlsmsg.Request) (*
 // counters the request was to update, with zero decisions; on any other
 // error resp is left unspecified.
 func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result) error {
+	return e.evaluate(ctx, now, req, resp, operation{})
+}
+
+// evaluate is Evaluate, Probe and Charge: it finds the request's counters,
+// then applies op to them.
+func (e *Evaluator) evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result, op operation) error {
+	if op.kind == opCharge {
+		if _, ok := e.store.(counter.Adjuster); !ok {
+			return errNoAdjuster
+		}
+	}
 	if err := check(req); err != nil {
 		return err
 	}
@@ -187,8 +198,20 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 	if len(sc.updates) == 0 {
 		return nil
 	}
+	if op.kind == opCharge {
+		return e.charge(ctx, now, sc, resp, op)
+	}
+	if op.kind == opProbe {
+		for j := range sc.updates {
+			sc.updates[j].Cost = 0
+			resp.Counters[j].Cost = 0
+		}
+	}
 	if err := e.store.Update(ctx, now, sc.updates, sc.decs); err != nil {
 		return &limit.StoreError{Err: err}
+	}
+	if op.kind == opProbe {
+		probed(sc.decs, op.hits)
 	}
 	for j := range resp.Counters {
 		resp.Counters[j].Decision = sc.decs[j]
