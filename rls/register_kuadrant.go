@@ -32,6 +32,14 @@ func (m method) String() string {
 	return "ShouldRateLimit"
 }
 
+// outcome is the method as Outcome.Method names it.
+func (m method) outcome() string {
+	if m == methodShould {
+		return ""
+	}
+	return m.String()
+}
+
 // kuadrantDesc is Limitador's RateLimitService on the model's path, as
 // serviceDesc is Envoy's: the same call, decoded and encoded by Codec.
 var kuadrantDesc = grpc.ServiceDesc{

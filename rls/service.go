@@ -56,7 +56,8 @@ type Options struct {
 
 // Outcome describes one ShouldRateLimit call, for metrics.
 type Outcome struct {
-	// Method is the RPC: "ShouldRateLimit", "CheckRateLimit" or "Report".
+	// Method is the RPC of kuadrant.service.ratelimit.v1.RateLimitService,
+	// "CheckRateLimit" or "Report"; empty for Envoy's ShouldRateLimit.
 	Method string
 	// Domain is the request's domain.
 	Domain string
@@ -217,7 +218,7 @@ func (c *call) decoded(err error) error {
 // decide answers req into c.res, returning the gRPC error to answer
 // instead, if any.
 func (s *Service) decide(ctx context.Context, c *call) error {
-	out := Outcome{Method: c.method.String(), Domain: c.req.Domain, Descriptors: len(c.req.Descriptors)}
+	out := Outcome{Method: c.method.outcome(), Domain: c.req.Domain, Descriptors: len(c.req.Descriptors)}
 	err := s.evaluate(ctx, c)
 	if err == nil {
 		if s.opts.ResponseHeaders && c.method == methodShould {
