@@ -103,10 +103,7 @@ func (s *Service) checkReport(ctx context.Context, e limit.Evaluator, c *call) e
 	if !ok {
 		return ErrNoCheckReport
 	}
-	defer func() { // Limitador answers the overall code alone
-		c.res.Statuses = c.res.Statuses[:0]
-		c.res.Response.Statuses = c.res.Statuses
-	}()
+	defer func() { c.res.Statuses = c.res.Statuses[:0] }() // Limitador answers the overall code alone
 	if c.req.Domain == "" {
 		c.res.OverallCode = rlsmsg.CodeUnknown
 		return nil
@@ -137,6 +134,9 @@ func (s *Service) checkReport(ctx context.Context, e limit.Evaluator, c *call) e
 	}
 	if err := cr.Charge(ctx, now, &c.req, &c.res, delta, releaseBefore); err != nil {
 		return err
+	}
+	for j := range c.res.Counters { // what metrics count: the usage reported
+		c.res.Counters[j].Cost = limit.RequestCost(&c.req)
 	}
 	c.res.OverallCode = rlsmsg.CodeOK
 	return nil
