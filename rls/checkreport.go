@@ -37,6 +37,13 @@ const (
 	// hits_addend (0 counting as 1) minus the reservation (ReservedEntry,
 	// else DefaultEstimate), which gives back what was not used. A
 	// reservation whose report never comes expires with its window.
+	//
+	// A give-back never takes a counter below zero and, with MaxInFlight,
+	// comes only from a window that began MaxInFlight before the report,
+	// so never from a window the reservation was not counted in. Then, per
+	// window and counter, the usage admitted is at most the max plus the
+	// sum of the admitted requests' overruns (usage minus reservation,
+	// where positive): exactly the budget when estimates are true maxima.
 	ModeReserve
 )
 
