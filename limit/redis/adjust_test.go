@@ -1,9 +1,12 @@
 package redis
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
+	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/counter/storetest"
 )
 
@@ -22,5 +25,35 @@ func TestAdjustConformance(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			storetest.RunAdjust(t, func(t *testing.T) storetest.AdjustStore { return newStore(t, c, tc.o) })
 		})
+	}
+}
+
+// TestAdjustCluster runs the Adjust table on a Redis Cluster, where a call
+// is one script run per hash tag, and adjusts keys of two tags in one call.
+func TestAdjustCluster(t *testing.T) {
+	srv := redistest.StartCluster(t)
+	c, err := NewClient(srv.URL() + "?addr=" + srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	storetest.RunAdjust(t, func(t *testing.T) storetest.AdjustStore { return newStore(t, c, Options{}) })
+
+	s := newStore(t, c, Options{})
+	p := counter.Policy{Max: 10, Window: time.Minute}
+	now := time.Unix(1_700_000_000, 0)
+	keys := []string{"{a}adjust-cluster", "{b}adjust-cluster"}
+	adj := []counter.Adjustment{{Key: keys[0], Policy: p, Delta: 4}, {Key: keys[1], Policy: p, Delta: 7}}
+	if err := s.Adjust(context.Background(), now, adj); err != nil {
+		t.Fatalf("Adjust over two hash tags: %v", err)
+	}
+	for i, want := range []float64{4, 7} {
+		ds := make([]counter.Decision, 1)
+		if err := s.Update(context.Background(), now, []counter.Update{{Key: keys[i], Policy: p}}, ds); err != nil {
+			t.Fatal(err)
+		}
+		if ds[0].Used != want {
+			t.Errorf("%s after Adjust: used %v, want %v", keys[i], ds[0].Used, want)
+		}
 	}
 }
