@@ -111,3 +111,22 @@ func TestServeCheckReportFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCheckReportEnv checks the flags' variables and defaults.
+func TestServeCheckReportEnv(t *testing.T) {
+	o, err := parseServe([]string{"--limits", "x.yaml"}, noEnv, new(strings.Builder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (rls.CheckReport{MaxInFlight: 15 * time.Second}); o.checkReport != want {
+		t.Errorf("defaults: %+v, want %+v", o.checkReport, want)
+	}
+	env := map[string]string{"RLPKIT_CHECK_REPORT": "reserve", "RLPKIT_RESERVE_DEFAULT": "256", "RLPKIT_RESERVE_MAX_IN_FLIGHT": "2m"}
+	o, err = parseServe([]string{"--limits", "x.yaml"}, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, new(strings.Builder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (rls.CheckReport{Mode: rls.ModeReserve, DefaultEstimate: 256, MaxInFlight: 2 * time.Minute}); o.checkReport != want {
+		t.Errorf("from the environment: %+v, want %+v", o.checkReport, want)
+	}
+}
