@@ -3,6 +3,7 @@ package rls
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	grpcstatus "google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/rlpkit/rlpkit/internal/redistest"
 	"github.com/rlpkit/rlpkit/limit"
@@ -191,3 +194,28 @@ func (noCheckReport) Evaluate(context.Context, time.Time, *rlsmsg.Request, *limi
 	return errors.New("not called")
 }
 func (noCheckReport) Configured(string) bool { return true }
+
+// TestKuadrantDescriptor checks the registered descriptor: Limitador's
+// service and methods over Envoy's messages, as gRPC reflection shows them.
+func TestKuadrantDescriptor(t *testing.T) {
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(KuadrantServiceName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := d.(protoreflect.ServiceDescriptor)
+	var got []string
+	for i := range sd.Methods().Len() {
+		m := sd.Methods().Get(i)
+		got = append(got, fmt.Sprintf("%s(%s) %s", m.Name(), m.Input().FullName(), m.Output().FullName()))
+	}
+	want := []string{
+		"CheckRateLimit(envoy.service.ratelimit.v3.RateLimitRequest) envoy.service.ratelimit.v3.RateLimitResponse",
+		"Report(envoy.service.ratelimit.v3.RateLimitRequest) envoy.service.ratelimit.v3.RateLimitResponse",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("methods %q, want %q", got, want)
+	}
+	if sd.ParentFile().Path() != kuadrantDesc.Metadata {
+		t.Errorf("file %q, want the service's metadata %q", sd.ParentFile().Path(), kuadrantDesc.Metadata)
+	}
+}

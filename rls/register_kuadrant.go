@@ -49,7 +49,7 @@ var kuadrantDesc = grpc.ServiceDesc{
 		{MethodName: "CheckRateLimit", Handler: handleCheck},
 		{MethodName: "Report", Handler: handleReport},
 	},
-	Metadata: "kuadrantrls.proto",
+	Metadata: kuadrantProtoFile,
 }
 
 // RegisterKuadrant registers s as kuadrant.service.ratelimit.v1.RateLimitService

@@ -80,6 +80,9 @@ func TestServeCheckReport(t *testing.T) {
 						t.Fatalf("%v step %d: %s(hits %d) = %v, want %v", m.args, i, st.method, st.hits, got, st.want)
 					}
 				}
+				if services := reflectedServices(t, s); !strings.Contains(services, rls.KuadrantServiceName) {
+					t.Errorf("reflection lists %s, want %s", services, rls.KuadrantServiceName)
+				}
 				metrics := scrape(t, s)
 				for _, want := range []string{
 					`rlpkit_check_report_calls_total{code="OVER_LIMIT",domain="ns/route",method="CheckRateLimit"}`,
