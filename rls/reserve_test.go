@@ -189,3 +189,37 @@ func TestReserveMaxInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestReserveExpires checks that a reservation whose report never comes
+// is held until its window ends, then gone, memory and Redis.
+func TestReserveExpires(t *testing.T) {
+	for name, newStore := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			now := t0
+			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+			s, err := New(tokenLimits, Options{Store: newStore(t), Clock: clock, CheckReport: CheckReport{Mode: ModeReserve}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := serveKuadrant(t, s)
+			for i, st := range []struct {
+				at   time.Duration
+				hits uint32
+				want rlsv3.RateLimitResponse_Code
+			}{
+				{0, 1000, ok},
+				{30 * time.Second, 1, over},
+				{59 * time.Second, 1, over},
+				{61 * time.Second, 1000, ok},
+			} {
+				mu.Lock()
+				now = t0.Add(st.at)
+				mu.Unlock()
+				if got := k.code(t, "CheckRateLimit", tokenRequest("alice", "paid", st.hits)); got != st.want {
+					t.Fatalf("step %d: check of %d at t0+%v = %v, want %v", i, st.hits, st.at, got, st.want)
+				}
+			}
+		})
+	}
+}
