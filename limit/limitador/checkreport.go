@@ -58,12 +58,11 @@ func (e *Evaluator) charge(ctx context.Context, now time.Time, sc *scratch, resp
 	if op.delta < 0 {
 		cost = uint64(-op.delta)
 	}
-	adj := make([]counter.Adjustment, len(sc.updates))
 	for j, u := range sc.updates {
-		adj[j] = counter.Adjustment{Key: u.Key, Policy: u.Policy, Delta: op.delta, ReleaseBefore: op.releaseBefore}
+		sc.adj = append(sc.adj, counter.Adjustment{Key: u.Key, Policy: u.Policy, Delta: op.delta, ReleaseBefore: op.releaseBefore})
 		resp.Counters[j].Cost = cost
 	}
-	if err := e.store.(counter.Adjuster).Adjust(ctx, now, adj); err != nil {
+	if err := e.store.(counter.Adjuster).Adjust(ctx, now, sc.adj); err != nil {
 		return &limit.StoreError{Err: err}
 	}
 	return nil

@@ -71,7 +71,8 @@ type scratch struct {
 	pick    []int   // per descriptor: the update its status reports
 	limits  []*rlsmsg.RateLimit
 	act     activation
-	cand    []int32 // the limits the index says may apply
+	cand    []int32              // the limits the index says may apply
+	adj     []counter.Adjustment // Charge's, one per update
 }
 
 // Option configures an Evaluator.
@@ -265,6 +266,8 @@ func (sc *scratch) add(start int, p counter.Policy, cost uint64, rl *rlsmsg.Rate
 func (e *Evaluator) release(sc *scratch) {
 	clear(sc.updates)
 	clear(sc.limits)
+	clear(sc.adj)
+	sc.adj = sc.adj[:0]
 	sc.keys, sc.updates, sc.decs, sc.limits = sc.keys[:0], sc.updates[:0], sc.decs[:0], sc.limits[:0]
 	sc.attr, sc.attrEnd, sc.pick, sc.cand = sc.attr[:0], sc.attrEnd[:0], sc.pick[:0], sc.cand[:0]
 	sc.act.reset(nil)
