@@ -1,6 +1,7 @@
 package rls
 
 import (
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -120,6 +121,48 @@ func overshootLoad(t *testing.T, k kuadrantClient, n int) (admitted, used int) {
 	}
 }
 
+// flowLoad runs n clients that each, until refused, check (max_tokens
+// 100), yield as a generation would, and report 60 tokens (the first
+// admitted request 150): requests in flight overlap as the scheduler
+// lets them rather than all at once. It returns the requests admitted
+// and the tokens they used.
+func flowLoad(t *testing.T, k kuadrantClient, n int) (admitted, used int) {
+	var mu sync.Mutex
+	first := true
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				resp, err := k.call(t, "CheckRateLimit", tokenRequest("alice", "paid", 100))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if resp.OverallCode != ok {
+					return
+				}
+				mu.Lock()
+				usage := 60
+				if first {
+					usage, first = 150, false
+				}
+				admitted++
+				used += usage
+				mu.Unlock()
+				runtime.Gosched()
+				if _, err := k.call(t, "Report", tokenRequest("alice", "paid", uint32(usage), ReservedEntry, "100")); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return admitted, used
+}
+
 // TestReserveBound checks the reservation mode's bound with 64 concurrent
 // requests, memory and Redis: the tokens admitted stay within the budget
 // plus the one overrun of an estimate (50), where Limitador's semantics
@@ -136,6 +179,15 @@ func TestReserveBound(t *testing.T) {
 				}
 				admitted, used := overshootLoad(t, serveKuadrant(t, s), n)
 				t.Logf("%s, %d concurrent, budget %d: admitted %d requests, %d tokens (overshoot %d)", mode, n, budget, admitted, used, max(used-budget, 0))
+				s2, err := New(tokenLimits, Options{Store: newStore(t), Clock: fixedClock(t0), CheckReport: CheckReport{Mode: mode, DefaultEstimate: 100}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fa, fu := flowLoad(t, serveKuadrant(t, s2), n)
+				t.Logf("%s, %d clients in a loop, budget %d: admitted %d requests, %d tokens (overshoot %d)", mode, n, budget, fa, fu, max(fu-budget, 0))
+				if mode == ModeReserve && fu > budget+overrun {
+					t.Errorf("reserve, clients in a loop: %d tokens admitted, want at most %d (budget + one overrun)", fu, budget+overrun)
+				}
 				switch mode {
 				case ModeReserve:
 					if used > budget+overrun {
