@@ -57,3 +57,30 @@ func TestAdjustCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestAdjustServerTime checks Adjust at the Redis server's clock: what it
+// adds is in the window Update then finds, and the key expires (PXAT).
+func TestAdjustServerTime(t *testing.T) {
+	srv := redistest.Start(t)
+	c := newClient(t, srv)
+	s := newStore(t, c, Options{ServerTime: true})
+	p := counter.Policy{Max: 10, Window: time.Hour}
+	ctx := context.Background()
+	if err := s.Adjust(ctx, time.Unix(1, 0), []counter.Adjustment{{Key: "{st}k", Policy: p, Delta: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	ds := make([]counter.Decision, 1)
+	if err := s.Update(ctx, time.Unix(1, 0), []counter.Update{{Key: "{st}k", Policy: p}}, ds); err != nil {
+		t.Fatal(err)
+	}
+	if ds[0].Used != 3 {
+		t.Errorf("used %v after Adjust of 3 at the server's clock, want 3", ds[0].Used)
+	}
+	ttl, err := c.PTTL(ctx, "{st}k").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl <= 0 || ttl > time.Hour+time.Second {
+		t.Errorf("TTL %v, want at most the window", ttl)
+	}
+}
