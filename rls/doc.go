@@ -68,6 +68,17 @@
 // duration): `rlpkit serve` builds its Prometheus metrics on it,
 // cmd/ratelimit its reference-compatible statistics.
 //
+// # Check and report (Limitador's kuadrant.service.ratelimit.v1)
+//
+// RegisterKuadrant adds Limitador's CheckRateLimit and Report (wasm-shim's
+// TokenRateLimitPolicy calls). Their proto reuses Envoy's messages, so
+// they take ShouldRateLimit's path: rlsmsg into the pooled call, no
+// protobuf types. They answer the overall code alone, UNKNOWN for an empty
+// domain. ModeLimitador (the default) counts as Limitador 2.4, overshooting
+// a budget by every request in flight; ModeReserve reserves on check and
+// settles on report, bounding the usage admitted per window to the max
+// plus the admitted requests' overruns of their estimates (see Mode).
+//
 // # Where it differs from upstream
 //
 //   - Envoy's reference service answers errors with gRPC Unknown whatever

@@ -128,9 +128,17 @@ func checkAnswer(t *testing.T, conv Conventions, req *rlsv3.RateLimitRequest, go
 // test ends, and returns a client of it.
 func serveBufconn(t testing.TB, s *Service) *grpc.ClientConn {
 	t.Helper()
+	return serveBufconnWith(t, s, func(srv *grpc.Server) { Register(srv, s) })
+}
+
+// serveBufconnWith serves what register registers, with s's server
+// options, on an in-process listener until the test ends, and returns a
+// client of it.
+func serveBufconnWith(t testing.TB, s *Service, register func(*grpc.Server)) *grpc.ClientConn {
+	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(s.ServerOptions()...)
-	Register(srv, s)
+	register(srv)
 	go srv.Serve(lis)
 	t.Cleanup(srv.Stop)
 	conn, err := grpc.NewClient("passthrough:///rls",

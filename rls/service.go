@@ -49,10 +49,16 @@ type Options struct {
 	// built and before it is returned, from the calling goroutine. It must
 	// be safe for concurrent use and quick: it is on the request path.
 	Observe func(Outcome)
+	// CheckReport configures CheckRateLimit and Report (RegisterKuadrant);
+	// the zero value is Limitador's semantics.
+	CheckReport CheckReport
 }
 
 // Outcome describes one ShouldRateLimit call, for metrics.
 type Outcome struct {
+	// Method is the RPC of kuadrant.service.ratelimit.v1.RateLimitService,
+	// "CheckRateLimit" or "Report"; empty for Envoy's ShouldRateLimit.
+	Method string
 	// Domain is the request's domain.
 	Domain string
 	// Descriptors is the number of the request's descriptors.
@@ -189,6 +195,7 @@ func (s *Service) Loaded() bool { return s.current.Load() != nil }
 // service: Codec decodes into it and encodes its response.
 type call struct {
 	svc     *Service
+	method  method    // the RPC the call came in by
 	start   time.Time // when the call arrived
 	req     rlsmsg.Request
 	dec     rlsmsg.RequestDecoder
@@ -211,10 +218,10 @@ func (c *call) decoded(err error) error {
 // decide answers req into c.res, returning the gRPC error to answer
 // instead, if any.
 func (s *Service) decide(ctx context.Context, c *call) error {
-	out := Outcome{Domain: c.req.Domain, Descriptors: len(c.req.Descriptors)}
+	out := Outcome{Method: c.method.outcome(), Domain: c.req.Domain, Descriptors: len(c.req.Descriptors)}
 	err := s.evaluate(ctx, c)
 	if err == nil {
-		if s.opts.ResponseHeaders {
+		if s.opts.ResponseHeaders && c.method == methodShould {
 			c.res.ResponseHeadersToAdd = responseHeaders(c.res.ResponseHeadersToAdd[:0], &c.res.Response, c.res.Quota, s.conv)
 		}
 		out.Code, out.Overall = codes.OK, c.res.OverallCode
@@ -249,6 +256,9 @@ func (s *Service) evaluate(ctx context.Context, c *call) error {
 		return ErrNoConfig
 	}
 	c.res.Configured = g.eval.Configured(c.req.Domain)
+	if c.method != methodShould {
+		return s.checkReport(ctx, g.eval, c)
+	}
 	if s.conv.RequireEntries {
 		if err := checkEntries(&c.req); err != nil {
 			return err
@@ -294,6 +304,8 @@ func (s *Service) failure(ctx context.Context, start time.Time, err error) (code
 		return codes.Canceled, s.conv.Prefix + "the call was canceled before the counter store answered"
 	case errors.As(err, &ie):
 		return s.conv.InvalidRequest, s.conv.Prefix + ie.Error()
+	case errors.Is(err, ErrNoCheckReport):
+		return codes.Unimplemented, s.conv.Prefix + err.Error()
 	case errors.Is(err, ErrNoConfig):
 		return s.conv.NoConfig, err.Error()
 	case errors.As(err, &se):
@@ -344,7 +356,7 @@ func (s *Service) get() *call {
 func (s *Service) release(c *call) {
 	c.dec.Reset()
 	c.req = rlsmsg.Request{}
-	c.refused, c.invalid = nil, false
+	c.refused, c.invalid, c.method = nil, false, methodShould
 	clear(c.res.Statuses)
 	clear(c.res.Counters)
 	clear(c.res.ResponseHeadersToAdd)

@@ -58,6 +58,17 @@ The HTTP port (--http-addr, "off" for none, port 0 for any free port) serves
             once), else 503 with the reason
 gRPC health (service "" and the RLS service) follows /readyz.
 
+The same port serves Limitador's check and report, kuadrant.service.ratelimit.v1.
+RateLimitService/CheckRateLimit and /Report, which Kuadrant's wasm-shim calls for a
+TokenRateLimitPolicy. By default (--check-report limitador) they count as Limitador 2.4:
+a check is over when a counter's value plus one exceeds its max and charges nothing, a
+report adds its hits_addend (0 counting as 1) without checking, so every request in
+flight passes its check and a budget is overshot by all of them. --check-report reserve
+makes a check reserve its hits_addend (the request's declared maximum, e.g. max_tokens;
+else --reserve-default) all or nothing, and a report settle it to the usage, giving back
+what was not used (the reservation is named by a descriptor entry ` + rls.ReservedEntry + `, else
+--reserve-default); a reservation never reported expires with its window.
+
 Every flag can also be set in the environment, by the variable in [$...] after it;
 a flag on the command line wins. Logs go to stderr: one line per reload and per
 change of the store's state, none per call above debug level. SIGINT or SIGTERM
@@ -92,6 +103,7 @@ type serveOptions struct {
 	cache           storeCacheOptions
 	pipeline        pipelineOptions
 	bounds          boundsOptions // the listeners' timeouts and connection bounds
+	checkReport     rls.CheckReport
 
 	// ratelimitDir holds envoyproxy/ratelimit configuration files, served
 	// instead of limitsFile or paths (see serve_ratelimit.go), with its
@@ -172,6 +184,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, logLevel *string) {
 	fs.StringVar(logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.DurationVar(&o.reloadInterval, "reload-interval", time.Second, "how often to look for changed inputs (0: never)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long a graceful stop waits for calls in flight")
+	addCheckReportFlags(fs, &o.checkReport)
 }
 
 // parseServe parses the command line, with the flags not given there taken
@@ -235,6 +248,9 @@ func parseServe(args []string, lookupEnv func(string) (string, bool), stdout io.
 		return o, err
 	}
 	if err := checkBoundsFlags(&o); err != nil {
+		return o, err
+	}
+	if err := checkCheckReportFlags(&o); err != nil {
 		return o, err
 	}
 	if err := checkCaps(o.caps, src); err != nil {
@@ -354,8 +370,9 @@ func (r *serveRun) start(cs *counterStore) error {
 	}
 	r.hs = serving.NewHealth(rlsv3.RateLimitService_ServiceDesc.ServiceName)
 	r.sh = cs.health
+	warnNoAdjust(r.log, cs.Store)
 	store = instrument(store, r.metrics, r.log)
-	svc, err := rls.New(r.limits, rls.Options{Store: store, ResponseHeaders: r.o.responseHeaders, Caps: r.o.caps, TagBy: r.o.redisHashTag, Observe: r.metrics.observe})
+	svc, err := rls.New(r.limits, rls.Options{Store: store, ResponseHeaders: r.o.responseHeaders, Caps: r.o.caps, TagBy: r.o.redisHashTag, Observe: r.metrics.observe, CheckReport: r.o.checkReport})
 	if err != nil {
 		return err
 	}
@@ -391,6 +408,7 @@ func (r *serveRun) listen() (lis, httpLis net.Listener, err error) {
 func (r *serveRun) run(ctx context.Context, lis, httpLis net.Listener, ready func(grpcAddr, httpAddr string)) error {
 	srv := grpc.NewServer(append(r.svc.ServerOptions(), r.o.bounds.grpc.ServerOptions()...)...)
 	rls.Register(srv, r.svc)
+	rls.RegisterKuadrant(srv, r.svc)
 	serving.Register(srv, r.hs)
 	// The first state, logged when unreachable, then every change.
 	r.sh.start(context.Background(), func(reachable bool) {

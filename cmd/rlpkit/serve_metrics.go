@@ -54,6 +54,7 @@ type serveMetrics struct {
 	limitNear      *prometheus.CounterVec
 	limitOver      *prometheus.CounterVec
 	limitStoreErrs *prometheus.CounterVec
+	checkReport    checkReportMetrics
 }
 
 func newServeMetrics(nearRatio float64) *serveMetrics {
@@ -107,8 +108,9 @@ func newServeMetrics(nearRatio float64) *serveMetrics {
 		limitStoreErrs: perLimit("rlpkit_limit_store_errors_total",
 			"Hits left undecided because the counter store failed."),
 	}
+	m.checkReport = newCheckReportMetrics()
 	m.registry.MustRegister(m.decisions, m.errors, m.storeLatency, m.storeErrors, m.storeUp, m.reloads, m.limits, m.reloadOK,
-		m.limitHits, m.limitWithin, m.limitNear, m.limitOver, m.limitStoreErrs,
+		m.limitHits, m.limitWithin, m.limitNear, m.limitOver, m.limitStoreErrs, m.checkReport.calls, m.checkReport.reported,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reloads.WithLabelValues("success")
 	m.reloads.WithLabelValues("failure")
@@ -120,6 +122,10 @@ func (m *serveMetrics) observe(o rls.Outcome) {
 	domain := o.Domain
 	if !o.Configured {
 		domain = unconfiguredDomain
+	}
+	if o.Method != "" {
+		m.observeCheckReport(domain, o)
+		return
 	}
 	switch o.Code {
 	case codes.OK:

@@ -71,7 +71,8 @@ type scratch struct {
 	pick    []int   // per descriptor: the update its status reports
 	limits  []*rlsmsg.RateLimit
 	act     activation
-	cand    []int32 // the limits the index says may apply
+	cand    []int32              // the limits the index says may apply
+	adj     []counter.Adjustment // Charge's, one per update
 }
 
 // Option configures an Evaluator.
@@ -144,6 +145,17 @@ func (e *Evaluator) ShouldRateLimit(ctx context.Context, req *rlsmsg.Request) (*
 // counters the request was to update, with zero decisions; on any other
 // error resp is left unspecified.
 func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result) error {
+	return e.evaluate(ctx, now, req, resp, operation{})
+}
+
+// evaluate is Evaluate, Probe and Charge: it finds the request's counters,
+// then applies op to them.
+func (e *Evaluator) evaluate(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result, op operation) error {
+	if op.kind == opCharge {
+		if _, ok := e.store.(counter.Adjuster); !ok {
+			return errNoAdjuster
+		}
+	}
 	if err := check(req); err != nil {
 		return err
 	}
@@ -187,8 +199,20 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time, req *rlsmsg.Req
 	if len(sc.updates) == 0 {
 		return nil
 	}
+	if op.kind == opCharge {
+		return e.charge(ctx, now, sc, resp, op)
+	}
+	if op.kind == opProbe {
+		for j := range sc.updates {
+			sc.updates[j].Cost = 0
+			resp.Counters[j].Cost = 0
+		}
+	}
 	if err := e.store.Update(ctx, now, sc.updates, sc.decs); err != nil {
 		return &limit.StoreError{Err: err}
+	}
+	if op.kind == opProbe {
+		probed(sc.decs, op.hits)
 	}
 	for j := range resp.Counters {
 		resp.Counters[j].Decision = sc.decs[j]
@@ -242,6 +266,8 @@ func (sc *scratch) add(start int, p counter.Policy, cost uint64, rl *rlsmsg.Rate
 func (e *Evaluator) release(sc *scratch) {
 	clear(sc.updates)
 	clear(sc.limits)
+	clear(sc.adj)
+	sc.adj = sc.adj[:0]
 	sc.keys, sc.updates, sc.decs, sc.limits = sc.keys[:0], sc.updates[:0], sc.decs[:0], sc.limits[:0]
 	sc.attr, sc.attrEnd, sc.pick, sc.cand = sc.attr[:0], sc.attrEnd[:0], sc.pick[:0], sc.cand[:0]
 	sc.act.reset(nil)

@@ -158,7 +158,7 @@ func (c *Cache) learn(now time.Time, updates []counter.Update, decisions []count
 		if u.Policy.Algorithm != counter.AlgorithmFixedWindow {
 			continue
 		}
-		if d.Remaining != 0 || d.ResetAfter <= 0 {
+		if d.Remaining != 0 || d.ResetAfter <= 0 || !atMax(u, d) {
 			// Not full (any more): a stale entry must not answer.
 			// Unless this was a higher capacity on the same window
 			// (limit/envoyratelimit counting rejected hits that way):

@@ -14,3 +14,11 @@ func TestConformance(t *testing.T) {
 		return New(counter.NewMemoryStore(counter.MemoryOptions{}), 1<<20)
 	})
 }
+
+// TestAdjustConformance holds the cache's Adjust to the contract: counters
+// given hits back are decided by the wrapped store again.
+func TestAdjustConformance(t *testing.T) {
+	storetest.RunAdjust(t, func(t *testing.T) storetest.AdjustStore {
+		return New(counter.NewMemoryStore(counter.MemoryOptions{}), 1<<20)
+	})
+}

@@ -9,3 +9,7 @@ import (
 func TestMemoryStore(t *testing.T) {
 	Run(t, func(*testing.T) counter.Store { return counter.NewMemoryStore(counter.MemoryOptions{}) })
 }
+
+func TestMemoryStoreAdjust(t *testing.T) {
+	RunAdjust(t, func(*testing.T) AdjustStore { return counter.NewMemoryStore(counter.MemoryOptions{}) })
+}
