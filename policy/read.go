@@ -34,13 +34,13 @@ func Read(paths []string, stdin io.Reader) (*Set, error) {
 		}
 		files, err := inputFiles(p)
 		if err != nil {
-			r.fail(Source{File: p}, "", "", trimPathError(err))
+			r.failFrom(Source{File: p}, "", "", trimPathError(err), err)
 			continue
 		}
 		for _, f := range files {
 			data, err := inputlimit.ReadFile(f)
 			if err != nil {
-				r.fail(Source{File: f}, "", "", readError(err))
+				r.failFrom(Source{File: f}, "", "", readError(err), err)
 				continue
 			}
 			r.add(f, data)
