@@ -115,6 +115,19 @@ func (r *reader) failFrom(src Source, object, path, detail string, cause error) 
 	r.errs = append(r.errs, &Error{Source: src, Object: object, Field: path, Detail: detail, Err: cause})
 }
 
+// failFields records each field error of err, a fielderr.List of the document at o, as a
+// problem of object, and reports whether there was any.
+func (r *reader) failFields(o objectAt, object string, err error) bool {
+	var list fielderr.List
+	if !errors.As(err, &list) {
+		return false
+	}
+	for _, e := range list {
+		r.failFrom(o.source(e.Field), object, e.Field, e.Detail, e)
+	}
+	return true
+}
+
 // add reads every document of one input.
 func (r *reader) add(file string, data []byte) {
 	docs, err := yamljson.Convert(data)
@@ -197,21 +210,13 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		if err == nil {
 			err = descriptor.Validate(cfg)
 		}
-		var list fielderr.List
-		if errors.As(err, &list) {
-			for _, e := range list {
-				r.failFrom(o.source(e.Field), "PluginConfig", e.Field, e.Detail, e)
-			}
+		if r.failFields(o, "PluginConfig", err) {
 			return
 		}
 		r.set.PluginConfigs = append(r.set.PluginConfigs, cfg)
 	case ContentLimits:
 		limits, err := limitador.DecodeLimits(doc.JSON)
-		var list fielderr.List
-		if errors.As(err, &list) {
-			for _, e := range list {
-				r.failFrom(o.source(e.Field), "limits", e.Field, e.Detail, e)
-			}
+		if r.failFields(o, "limits", err) {
 			return
 		}
 		r.set.LimitLists = append(r.set.LimitLists, limits)

@@ -184,6 +184,16 @@ func parseFlags(fs *flag.FlagSet, args []string, synopsis string, positional boo
 	return positionals, nil
 }
 
+// parsePaths is parseFlags for a command that needs at least one PATH: none is a usage
+// error.
+func parsePaths(fs *flag.FlagSet, args []string, synopsis string, stdout io.Writer) ([]string, error) {
+	paths, err := parseFlags(fs, args, synopsis, true, stdout)
+	if err == nil && len(paths) == 0 {
+		err = usagef("at least one PATH is required")
+	}
+	return paths, err
+}
+
 // newFlagSet returns a flag set for parseFlags.
 func newFlagSet(name string) *flag.FlagSet {
 	return flag.NewFlagSet("rlpkit "+name, flag.ContinueOnError)
