@@ -92,6 +92,22 @@ func newReader() *reader {
 // and Lists of them (v1); PluginConfigs and limits files are checked, and other documents
 // skipped with a Notice (see the package documentation). file names the input in errors.
 // It returns the objects read, and, when anything is wrong, Errors naming every problem.
+//
+// Values of the wrong type are found before decoding, by walking the document against the
+// Go type it decodes into (the fields encoding/json would fill, embedded and inline structs
+// included; types with their own UnmarshalJSON, such as metav1.Time, are checked by
+// decoding the value alone). Each is reported at its own line with its full path
+// (spec.default.rateLimits[2].seconds: Invalid value: "1m": must be an integer number of
+// seconds: write 60 for 1m) and left out, so that the rest of the object decodes, its other
+// problems are reported too, and it is kept with the problem. A validation problem that only
+// follows from a value left out (its zero value, a duplicate of the limit that held it) is
+// not reported again. Integers written as floats (1e3, 60.0) are integers, as in a limits
+// file.
+//
+// max_value and seconds are required in every rate limit, as in a limits file: the types
+// keep plain ints, so decoding tells absence from 0 on the document itself, and reports an
+// absent or null max_value or seconds as Required value. max_value: 0 written out is valid
+// and admits no request.
 func Decode(file string, data []byte) (*Set, error) {
 	r := newReader()
 	r.add(file, data)
