@@ -66,8 +66,8 @@ func (s Summary) Writes() int {
 		s.DataPlaneCreated + s.DataPlaneUpdated + s.DataPlaneDeleted
 }
 
-// Syncer runs Sync and remembers what it wrote, so that a cache that has not yet seen its
-// own write does not cause the same write again. The zero value is ready to use; a Syncer
+// Syncer runs Sync and remembers a digest of what it last wrote, so that a cache that has
+// not yet seen its own write does not cause the same write again. The zero value is ready to use; a Syncer
 // must not run Sync concurrently with itself (a controller's work queue guarantees it).
 type Syncer struct {
 	mem memory
