@@ -70,6 +70,7 @@
 // status.observedGeneration. Each API needs its CRD (config/crd holds both; keep Kuadrant's
 // own kuadrant.io/v1 CRD where the operator runs). SetupWithManager watches the APIs whose
 // CRD is installed (DetectAPIs) and logs the others; Options.APIs (--apis) chooses instead.
+// Sync compiles what policyapi/apis.Select gives for the APIs read (apis.Options.Served).
 //
 // # Where it differs from kuadrant-operator
 //
