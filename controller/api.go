@@ -37,6 +37,10 @@ func (a API) GroupVersionKind() schema.GroupVersionKind {
 	return policy.GroupVersion.WithKind(policy.Kind)
 }
 
+// PolicyAPI returns the name of the API as package policyapi names it
+// (policyapi.API.Name): "apim.kuadrant.io/v1alpha1 RateLimitPolicy".
+func (a API) PolicyAPI() string { return string(a) + " " + a.GroupVersionKind().Kind }
+
 // apis returns the APIs to read: the given ones, or all when none is given.
 func apis(given []API) ([]API, error) {
 	if len(given) == 0 {

@@ -162,8 +162,9 @@ func (o GatewayOutput) Files() (map[string]string, error) {
 // MaxConfigMapBytes, it is one ConfigMap named ConfigMapName holding them. Otherwise the
 // files are split (package bundle) over ConfigMaps of at most MaxPartBytes each, named
 // PartName and labelled LabelPart, followed by the ConfigMap named ConfigMapName holding
-// only KeyIndex, the index of the parts: written last, so that a reader never finds an index
-// naming parts not yet written.
+// only KeyIndex, the index of the parts with their digests. Parts are written before the
+// index and deleted after it, so that a reader (`rlpkit serve --limits DIR` on a projected
+// volume) never finds an index naming parts not yet written.
 func ConfigMaps(out GatewayOutput) ([]*corev1.ConfigMap, error) {
 	return configMaps(out, MaxConfigMapBytes, MaxPartBytes)
 }

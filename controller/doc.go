@@ -28,9 +28,8 @@
 // is written only when what Sync computes differs from what is stored (lastTransitionTime
 // kept, as meta.SetStatusCondition does); a condition of a type rlpkit-controller writes that
 // compiling no longer computes is removed. Writes carry the resourceVersion they were
-// computed from, so a stale cache yields a conflict, never outdated content, and Sync
-// remembers a digest of what it last wrote, so that a cache that has not caught up with its
-// own write does not cause it again.
+// computed from, so a stale cache yields a conflict, never outdated content (Syncer
+// remembers what it wrote, for a cache that has not caught up with its own write).
 //
 // A policy is reported Enforced only once the outputs that enforce it are written: when a
 // write fails, the policies compiled into that Gateway are Enforced=False, naming the object
@@ -49,12 +48,9 @@
 // when the API is read; a Gateway without policies keeps its ConfigMap, with the limits "[]".
 // A ConfigMap of that name that rlpkit-controller does not manage is never overwritten.
 //
-// A bundle over MaxConfigMapBytes (1 MiB, the API server's limit) is split (package bundle)
-// over ConfigMaps of at most MaxPartBytes named PartName and labelled rlpkit.dev/part, and
-// "rlpkit-<gateway>" holds only KeyIndex, the index of the parts with their digests. Parts
-// are written before the index and deleted after it, so that a reader (`rlpkit serve
-// --limits DIR` on a projected volume) never finds an index naming parts not yet written.
-// Names too long for Kubernetes end in a hash of the Gateway's name (ObjectName,
+// A bundle over MaxConfigMapBytes (1 MiB, the API server's limit) is split over ConfigMaps
+// holding parts and an index (ConfigMaps), written in the order a reader (`rlpkit serve
+// --limits DIR` on a projected volume) needs. Names too long for Kubernetes end in a hash of the Gateway's name (ObjectName,
 // GatewayLabel); two Gateways whose names make one object name are reported.
 //
 // # Wiring the data plane
@@ -65,9 +61,7 @@
 // (wasm-shim), or an Envoy Gateway EnvoyExtensionPolicy holding both; with
 // DataPlaneOptions.RateLimitAddress, an EnvoyFilter or EnvoyPatchPolicy
 // "rlpkit-<gateway>-ratelimit" adding the rate-limit service's clusters. Only the data planes
-// whose CRDs are installed are wired (DetectDataPlanes). Such an object holds at most
-// MaxInlineBytes of configuration; a larger one is not written and its policies are reported
-// not enforced, naming the object and its size.
+// whose CRDs are installed are wired (DetectDataPlanes), each within MaxInlineBytes.
 //
 // # Policy APIs
 //
@@ -76,6 +70,7 @@
 // status.observedGeneration. Each API needs its CRD (config/crd holds both; keep Kuadrant's
 // own kuadrant.io/v1 CRD where the operator runs). SetupWithManager watches the APIs whose
 // CRD is installed (DetectAPIs) and logs the others; Options.APIs (--apis) chooses instead.
+// Sync compiles what policyapi/apis.Select gives for the APIs read (apis.Options.Served).
 //
 // # Where it differs from kuadrant-operator
 //

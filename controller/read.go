@@ -61,6 +61,12 @@ func byOwner[T metav1.Object](objs map[string]T, gateways map[types.UID]*gateway
 // Reads says whether the input holds the RateLimitPolicies of api.
 func (in *Input) Reads(api API) bool { return slices.Contains(in.APIs, api) }
 
+// serves says whether the input's APIs include the policy API named name
+// (policyapi.API.Name): apis.Options.Served.
+func (in *Input) serves(name string) bool {
+	return slices.ContainsFunc(in.APIs, func(a API) bool { return a.PolicyAPI() == name })
+}
+
 // Read lists, through c, the objects Sync compiles and the ConfigMaps it manages: the
 // RateLimitPolicies of the given APIs, or of both when none is given. With a manager's
 // client the lists come from its caches, and the objects are the caches': Read copies

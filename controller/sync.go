@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
+	policyapis "github.com/rlpkit/rlpkit/policyapi/apis"
 )
 
 // DefaultStatusWorkers is the number of writes Sync runs at once when Options.StatusWorkers
@@ -66,8 +67,8 @@ func (s Summary) Writes() int {
 		s.DataPlaneCreated + s.DataPlaneUpdated + s.DataPlaneDeleted
 }
 
-// Syncer runs Sync and remembers what it wrote, so that a cache that has not yet seen its
-// own write does not cause the same write again. The zero value is ready to use; a Syncer
+// Syncer runs Sync and remembers a digest of what it last wrote, so that a cache that has
+// not yet seen its own write does not cause the same write again. The zero value is ready to use; a Syncer
 // must not run Sync concurrently with itself (a controller's work queue guarantees it).
 type Syncer struct {
 	mem memory
@@ -85,8 +86,9 @@ func (s *Syncer) configMaps(out GatewayOutput) ([]*corev1.ConfigMap, error) {
 }
 
 // Sync reads every Gateway, HTTPRoute, RateLimitPolicy (of opts.APIs) and Namespace
-// through c, compiles the apim.kuadrant.io/v1alpha1 policies with merge.Compile and the
-// kuadrant.io/v1 policies with kuadrant.Compile, writes each Gateway's output that changed
+// through c, compiles them with the policy APIs policyapi/apis.Select gives for the APIs read
+// (apim.kuadrant.io/v1alpha1 with merge.Compile, kuadrant.io/v1 with kuadrant.Compile, each
+// read API even without policies), writes each Gateway's output that changed
 // (its ConfigMaps, and its data-plane objects when opts.DataPlane wires any), then patches
 // each policy's status that changed. A policy is Enforced only once the outputs that
 // enforce it are written: one whose output failed to be written is Enforced=False, naming
@@ -112,20 +114,23 @@ func (s *Syncer) Sync(ctx context.Context, c client.Client, opts Options) (Summa
 	}
 	stamp := metav1.NewTime(now().Truncate(time.Second))
 	sum := Summary{Gateways: len(in.Set.Gateways), Routes: len(in.Set.HTTPRoutes), Policies: len(in.Set.Policies), PoliciesV1: len(in.Set.PoliciesV1)}
+	aopts := policyapis.Options{Merge: opts.Merge, Kuadrant: opts.Kuadrant, Served: in.serves}
+	aopts.Merge.Now, aopts.Kuadrant.Now = stamp, stamp
 	var res *merge.Result
-	if in.Reads(APIV1alpha1) {
-		mopts := opts.Merge
-		mopts.Now = stamp
-		if res, err = merge.Compile(in.Set, mopts); err != nil {
+	var v1 *kuadrant.Result
+	for _, api := range policyapis.Select(in.Set, aopts) {
+		compiled, err := api.Compile(in.Set)
+		if err != nil {
 			return Summary{}, fmt.Errorf("controller: %w", err)
 		}
-		sum.Warnings = res.Warnings
-	}
-	var v1 *kuadrant.Result
-	if in.Reads(APIV1) {
-		kopts := opts.Kuadrant
-		kopts.Now = stamp
-		v1 = kuadrant.Compile(in.Set, kopts)
+		switch c := compiled.(type) {
+		case *merge.Compiled:
+			res, sum.Warnings = c.Result, c.Result.Warnings
+		case *kuadrant.Compiled:
+			v1 = c.Result
+		default:
+			return Summary{}, fmt.Errorf("controller: %s: no output for its compiled policies", api.Name())
+		}
 	}
 
 	failed, errs := s.writeOutputs(ctx, c, in, in.Outputs(res, v1), opts, &sum)

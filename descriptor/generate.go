@@ -192,15 +192,7 @@ func (a *action) appendEntry(req *Request, res *Result) string {
 // request line, as Envoy's header map holds them.
 func headerValue(req *Request, name string) (string, bool) {
 	if strings.HasPrefix(name, ":") {
-		switch name {
-		case ":method":
-			return req.Method, req.Method != ""
-		case ":path":
-			return req.Path, req.Path != ""
-		case ":authority":
-			return req.Host, req.Host != ""
-		}
-		return "", false
+		return req.Pseudo(name)
 	}
 	if req.Headers == nil {
 		return "", false

@@ -45,6 +45,13 @@ func queryValue(target, name string) (string, bool) {
 		return "", false
 	}
 	query, _, _ = strings.Cut(query, "#")
+	return QueryParam(query, name)
+}
+
+// QueryParam returns the first value of the parameter name in a raw query string (without
+// "?" and fragment), percent-decoded with "+" as a space, as Envoy's query parameter
+// matchers and actions read it; a parameter without "=" has the empty value.
+func QueryParam(query, name string) (string, bool) {
 	for query != "" {
 		var pair string
 		pair, query, _ = strings.Cut(query, "&")

@@ -93,3 +93,18 @@ func (h HeaderMap) Get(name string) (string, bool) {
 
 // Values returns every value of name.
 func (h HeaderMap) Values(name string) []string { return h[name] }
+
+// Pseudo returns the value of a pseudo-header the request line holds, as Envoy's header
+// map does: ":method", ":path" (with the query string) or ":authority". ok is false for an
+// empty value and for any other name.
+func (r *Request) Pseudo(name string) (value string, ok bool) {
+	switch name {
+	case ":method":
+		return r.Method, r.Method != ""
+	case ":path":
+		return r.Path, r.Path != ""
+	case ":authority":
+		return r.Host, r.Host != ""
+	}
+	return "", false
+}

@@ -86,7 +86,7 @@ func (c *Compiled) Gateway(name string) (policyapi.Gateway, bool) {
 	if gw == nil {
 		return nil, false
 	}
-	return gatewayPlane{gw: gw, routes: c.Routes}, true
+	return gatewayPlane{gw: gw, routes: c.Routes, configs: c.RateLimitConfigs}, true
 }
 
 // Warnings returns a warning for every Accepted condition of res that is False, at the
@@ -200,8 +200,9 @@ type DescribedCall struct {
 
 // gatewayPlane is what Envoy, configured by Envoy Gateway, does on one Gateway.
 type gatewayPlane struct {
-	gw     *Gateway
-	routes []RouteRateLimits
+	gw      *Gateway
+	routes  []RouteRateLimits
+	configs []RateLimitConfig // the rate-limit service's, of every Gateway
 }
 
 // Config is the Gateway's routes' rate limits, as rlpkit compile prints them.

@@ -2,7 +2,6 @@ package envoygateway
 
 import (
 	"net/netip"
-	"net/url"
 	"regexp"
 	"strings"
 
@@ -57,13 +56,8 @@ func clientAddr(s string) (netip.Addr, bool) {
 // pseudo-headers read the request line.
 func (q *request) header(name string) (string, bool) {
 	name = strings.ToLower(name)
-	switch name {
-	case ":method":
-		return q.Method, q.Method != ""
-	case ":path":
-		return q.Path, q.Path != ""
-	case ":authority":
-		return q.Host, q.Host != ""
+	if v, ok := q.Pseudo(name); ok || name == ":method" || name == ":path" || name == ":authority" {
+		return v, ok
 	}
 	if q.Headers == nil {
 		return "", false
@@ -91,20 +85,7 @@ func (q *request) query(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for _, pair := range strings.Split(raw, "&") {
-		k, v, _ := strings.Cut(pair, "=")
-		if decode(k) == name {
-			return decode(v), true
-		}
-	}
-	return "", false
-}
-
-func decode(s string) string {
-	if u, err := url.QueryUnescape(s); err == nil {
-		return u
-	}
-	return s
+	return descriptor.QueryParam(raw, name)
 }
 
 // matches reports whether a value matches m's pattern (Invert aside): Exact equal, Prefix

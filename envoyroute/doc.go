@@ -48,19 +48,9 @@
 // says vh_rate_limits INCLUDE, or, by default (OVERRIDE), when the route has none; IGNORE
 // leaves them out. A RateLimitPerRoute's domain replaces the filter's.
 //
-// Each RateLimit gives one descriptor, its actions' entries in order: source_cluster
-// (Options.SourceCluster), destination_cluster (the route's cluster, or the value of its
-// cluster_header), request_headers (the first value; skip_if_absent appends nothing
-// instead of dropping the descriptor), remote_address and masked_remote_address (default
-// masks 32 and 128, written as a CIDR range "10.0.0.0/24"), generic_key (key
-// "generic_key" by default), header_value_match ("header_match"), query_parameters,
-// query_parameter_value_match ("query_match"), dynamic_metadata and metadata (a non-empty
-// string value, else default_value, else nothing; source ROUTE_ENTRY reads the route's
-// filter_metadata). An action that cannot produce its entry drops the whole descriptor.
-// hits_addend gives the descriptor's cost (a number, or %DYNAMIC_METADATA(ns:key...)%: a
-// number or numeric string from 0 to 1e9, else the descriptor is dropped); limit with
-// dynamic_metadata gives its override (a struct of a number requests_per_unit and a unit
-// name; anything else, none). A filter with no descriptor makes no call. Rate limits with
+// Each RateLimit gives one descriptor, its actions' entries in order (Evaluate lists the
+// actions and how each reads the request); an action that cannot produce its entry drops
+// the whole descriptor, and a filter with no descriptor makes no call. Rate limits with
 // apply_on_stream_done go to Evaluation.Done.
 //
 // # Where rlpkit differs from Envoy

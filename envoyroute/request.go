@@ -2,7 +2,6 @@ package envoyroute
 
 import (
 	"net/netip"
-	"net/url"
 	"strings"
 
 	"github.com/rlpkit/rlpkit/descriptor"
@@ -76,23 +75,7 @@ func (p *prepared) queryValue(name string) (string, bool) {
 	if !p.hasQ {
 		return "", false
 	}
-	for _, pair := range strings.Split(p.query, "&") {
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		if unescape(k) == name {
-			return unescape(v), true
-		}
-	}
-	return "", false
-}
-
-func unescape(s string) string {
-	if u, err := url.QueryUnescape(s); err == nil {
-		return u
-	}
-	return s
+	return descriptor.QueryParam(p.query, name)
 }
 
 // forwardedProto is what require_tls reads: x-forwarded-proto, which Envoy's connection

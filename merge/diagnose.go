@@ -19,6 +19,15 @@ import (
 // errors). The warnings are sorted by where their fields were read, then by object, field
 // and message, so the same objects in any order give the same warnings. Compile returns
 // them as Result.Warnings.
+//
+// Each Warning names where its object was read, the object, the field path, the reason and
+// what to do: a parentRef whose Gateway is not among the inputs or is invalid (with the
+// closest names, see Candidates), a sectionName that names no listener, a port no selected
+// listener listens on, and for each listener that refuses the route why: a protocol other
+// than HTTP and HTTPS, allowedRoutes namespaces (Same, Selector) that exclude the route's
+// namespace, allowedRoutes kinds without HTTPRoute, hostnames that do not intersect; a
+// policy whose target is not among the inputs (did you mean...?), is invalid, is taken by an
+// older policy, or has no route attached through it; and policies without any valid Gateway.
 func Diagnose(set *policy.Set) []Warning {
 	return diagnose(set, nil)
 }

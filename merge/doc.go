@@ -48,16 +48,9 @@
 //
 // # Warnings
 //
-// Diagnose (and Compile, as Result.Warnings) reports what is valid but most likely a mistake,
-// each Warning naming where its object was read, the object, the field path, the reason and
-// what to do: a parentRef whose Gateway is not among the inputs or is invalid (with the
-// closest names, see Candidates), a sectionName that names no listener, a port no selected
-// listener listens on, and for each listener that refuses the route why: a protocol other
-// than HTTP and HTTPS, allowedRoutes namespaces (Same, Selector) that exclude the route's
-// namespace, allowedRoutes kinds without HTTPRoute, hostnames that do not intersect; a
-// policy whose target is not among the inputs (did you mean...?), is invalid, is taken by an
-// older policy, or has no route attached through it; and policies without any valid Gateway.
-// Warnings are sorted by where their fields were read, then by object, field and message.
+// Diagnose (and Compile, as Result.Warnings) reports what is valid but most likely a
+// mistake, each Warning naming where its object was read, the object, the field path, the
+// reason and what to do (Diagnose lists them).
 //
 // # One bad policy does not take down every Gateway
 //

@@ -97,6 +97,22 @@ func newReader() *reader {
 // PluginConfigs and limits files are checked, and other documents
 // skipped with a Notice (see the package documentation). file names the input in errors.
 // It returns the objects read, and, when anything is wrong, Errors naming every problem.
+//
+// Values of the wrong type are found before decoding, by walking the document against the
+// Go type it decodes into (the fields encoding/json would fill, embedded and inline structs
+// included; types with their own UnmarshalJSON, such as metav1.Time, are checked by
+// decoding the value alone). Each is reported at its own line with its full path
+// (spec.default.rateLimits[2].seconds: Invalid value: "1m": must be an integer number of
+// seconds: write 60 for 1m) and left out, so that the rest of the object decodes, its other
+// problems are reported too, and it is kept with the problem. A validation problem that only
+// follows from a value left out (its zero value, a duplicate of the limit that held it) is
+// not reported again. Integers written as floats (1e3, 60.0) are integers, as in a limits
+// file.
+//
+// max_value and seconds are required in every rate limit, as in a limits file: the types
+// keep plain ints, so decoding tells absence from 0 on the document itself, and reports an
+// absent or null max_value or seconds as Required value. max_value: 0 written out is valid
+// and admits no request.
 func Decode(file string, data []byte) (*Set, error) {
 	r := newReader()
 	r.add(file, data)
@@ -118,6 +134,19 @@ func (r *reader) fail(src Source, object, path, detail string) {
 // *field.Error of validation or a *fielderr.Error of descriptor or limit.
 func (r *reader) failFrom(src Source, object, path, detail string, cause error) {
 	r.errs = append(r.errs, &Error{Source: src, Object: object, Field: path, Detail: detail, Err: cause})
+}
+
+// failFields records each field error of err, a fielderr.List of the document at o, as a
+// problem of object, and reports whether there was any.
+func (r *reader) failFields(o objectAt, object string, err error) bool {
+	var list fielderr.List
+	if !errors.As(err, &list) {
+		return false
+	}
+	for _, e := range list {
+		r.failFrom(o.source(e.Field), object, e.Field, e.Detail, e)
+	}
+	return true
 }
 
 // add reads every document of one input.
@@ -202,21 +231,13 @@ func (r *reader) addValue(file string, doc *yamljson.Document, v any, prefix str
 		if err == nil {
 			err = descriptor.Validate(cfg)
 		}
-		var list fielderr.List
-		if errors.As(err, &list) {
-			for _, e := range list {
-				r.failFrom(o.source(e.Field), "PluginConfig", e.Field, e.Detail, e)
-			}
+		if r.failFields(o, "PluginConfig", err) {
 			return
 		}
 		r.set.PluginConfigs = append(r.set.PluginConfigs, cfg)
 	case ContentLimits:
 		limits, err := limitador.DecodeLimits(doc.JSON)
-		var list fielderr.List
-		if errors.As(err, &list) {
-			for _, e := range list {
-				r.failFrom(o.source(e.Field), "limits", e.Field, e.Detail, e)
-			}
+		if r.failFields(o, "limits", err) {
 			return
 		}
 		r.set.LimitLists = append(r.set.LimitLists, limits)

@@ -60,43 +60,16 @@
 //
 // with the line where the YAML has one; YAML syntax errors name the line that is wrong (see
 // package yamljson). Objects that fail validation are still returned, with their problems
-// (Set.Problems), so that merging can mark a policy Invalid rather than lose it.
-//
-// Values of the wrong type are found before decoding, by walking the document against the
-// Go type it decodes into (the fields encoding/json would fill, embedded and inline structs
-// included; types with their own UnmarshalJSON, such as metav1.Time, are checked by
-// decoding the value alone). Each is reported at its own line with its full path
-// (spec.default.rateLimits[2].seconds: Invalid value: "1m": must be an integer number of
-// seconds: write 60 for 1m) and left out, so that the rest of the object decodes, its other
-// problems are reported too, and it is kept with the problem. A validation problem that only
-// follows from a value left out (its zero value, a duplicate of the limit that held it) is
-// not reported again. Integers written as floats (1e3, 60.0) are integers, as in a limits
-// file.
-//
-// max_value and seconds are required in every rate limit, as in a limits file: the types
-// keep plain ints, so decoding tells absence from 0 on the document itself, and reports an
-// absent or null max_value or seconds as Required value. max_value: 0 written out is valid
-// and admits no request.
+// (Set.Problems), so that merging can mark a policy Invalid rather than lose it. Decode
+// says how values of the wrong type are found and why max_value and seconds are required.
 //
 // # Validation
 //
-// Each object is validated on its own, with k8s.io/apimachinery field errors:
-// ValidateRateLimitPolicy checks the target reference (group gateway.networking.k8s.io, kind
-// Gateway or HTTPRoute, a name), the gateway actions as package descriptor validates a
-// PluginConfig's, and the rate limits (max_value >= 0, seconds > 0, conditions that parse as
-// package limit/limitador's conditions, variables as package limit/limitador reads them (an entry key or a CEL
-// expression), no two limits of one section with the same patch key). The patch key (RateLimitSpec.PatchKey) is the limit's
-// identity in package limit/limitador without its namespace, computed by limitador.IdentityKey: seconds,
-// conditions as a set and variables as a set, each in canonical form, so k == v and k == 'v'
-// are one condition and descriptors[0].user, descriptors[0]['user'] and user one variable;
-// two spellings of one limit in a section are a Duplicate error. A target that is not among
-// the inputs is not a validation problem: merging reports it as TargetNotFound.
-// ValidateGateway and ValidateHTTPRoute check what attachment and hostname intersection
-// depend on (listeners with unique names, ports, protocols, Gateway API hostnames, allowed
-// routes; parentRefs with names, hostnames, path matches) and, for HTTPRoute matches, what
-// the rate-limit filter must express (header names, header regular expressions, methods,
-// paths without a query or fragment), so that every valid set of objects compiles (package
-// merge); the rest of those APIs is left to their own validation.
+// Each object is validated on its own, with k8s.io/apimachinery field errors
+// (ValidateRateLimitPolicy, ValidateGateway, ValidateHTTPRoute), so that every valid set of
+// objects compiles (package merge); the rest of the Gateway API is left to its own
+// validation. A target that is not among the inputs is not a validation problem: merging
+// reports it as TargetNotFound.
 //
 // # Where it differs from upstream
 //

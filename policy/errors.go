@@ -48,8 +48,9 @@ type Error struct {
 	Field string
 	// Detail says what is wrong.
 	Detail string
-	// Err is the problem as another package reported it (a *fielderr.Error, a *field.Error);
-	// nil when policy found it itself. Unwrap returns it.
+	// Err is the problem as another package reported it (a *fielderr.Error, a *field.Error,
+	// the *fs.PathError of an input that could not be read); nil when policy found it
+	// itself. Unwrap returns it.
 	Err error
 }
 

@@ -32,15 +32,15 @@ func Read(paths []string, stdin io.Reader) (*Set, error) {
 			r.add("-", data)
 			continue
 		}
-		files, err := inputFiles(p)
+		files, err := InputFiles(p)
 		if err != nil {
-			r.fail(Source{File: p}, "", "", trimPathError(err))
+			r.failFrom(Source{File: p}, "", "", trimPathError(err), err)
 			continue
 		}
 		for _, f := range files {
 			data, err := inputlimit.ReadFile(f)
 			if err != nil {
-				r.fail(Source{File: f}, "", "", readError(err))
+				r.failFrom(Source{File: f}, "", "", readError(err), err)
 				continue
 			}
 			r.add(f, data)
@@ -58,8 +58,9 @@ func readError(err error) string {
 	return trimPathError(err)
 }
 
-// inputFiles returns p itself when it is a file, or the manifests under the directory p.
-func inputFiles(p string) ([]string, error) {
+// InputFiles returns the files Read reads of the input p: p itself when it is not a
+// directory, else every manifest (IsManifest) under the directory p, in lexical order.
+func InputFiles(p string) ([]string, error) {
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func inputFiles(p string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && isManifest(path) {
+		if !d.IsDir() && IsManifest(path) {
 			files = append(files, path)
 		}
 		return nil
@@ -81,7 +82,9 @@ func inputFiles(p string) ([]string, error) {
 	return files, err
 }
 
-func isManifest(name string) bool {
+// IsManifest reports whether a file under a directory input is read: a *.yaml, *.yml or
+// *.json file, whatever the case of its extension.
+func IsManifest(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".yaml", ".yml", ".json":
 		return true

@@ -21,9 +21,18 @@ import (
 // TargetGroup is the only group a RateLimitPolicy may target.
 const TargetGroup = gatewayv1.GroupName
 
-// ValidateRateLimitPolicy reports every problem of p on its own: its target reference, its
-// gateway actions (as package descriptor validates them) and its rate limits. A target that
-// does not exist is not a validation problem; merging reports it.
+// ValidateRateLimitPolicy reports every problem of p on its own: its target reference
+// (group gateway.networking.k8s.io, kind Gateway or HTTPRoute, a name), its gateway
+// actions (as package descriptor validates a PluginConfig's) and its rate limits (max_value
+// >= 0, seconds > 0, conditions that parse as package limit/limitador's conditions,
+// variables as package limit/limitador reads them (an entry key or a CEL expression), no
+// two limits of one section with the same patch key). The patch key (RateLimitSpec.PatchKey)
+// is the limit's identity in package limit/limitador without its namespace, computed by
+// limitador.IdentityKey: seconds, conditions as a set and variables as a set, each in
+// canonical form, so k == v and k == 'v' are one condition and descriptors[0].user,
+// descriptors[0]['user'] and user one variable; two spellings of one limit in a section
+// are a Duplicate error. A target that does not exist is not a validation problem; merging
+// reports it.
 func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
@@ -191,7 +200,8 @@ func validateAllowedRoutes(p *field.Path, ar *gatewayv1.AllowedRoutes) field.Err
 
 // ValidateHTTPRoute reports the problems of an HTTPRoute that matter to attachment and
 // merging: parentRefs present and named, valid hostnames, and path matches that start with
-// "/".
+// "/"; and, for its matches, what the rate-limit filter must express (header names, header
+// regular expressions, methods, paths without a query or fragment).
 func ValidateHTTPRoute(r *gatewayv1.HTTPRoute) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")

@@ -3,32 +3,24 @@ package policytest
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// Call is one call of a proxy's rate-limit filter to the rate-limit service.
-type Call struct {
-	// Filter names the filter that makes it.
-	Filter string
-	// Request is what it sends.
-	Request rlsmsg.Request
-}
+// Call is one call of a proxy's rate-limit filter to the rate-limit service (the
+// contract's).
+type Call = policyapi.Call
 
 // CallsFrontend is a Frontend whose proxy may call the rate-limit service more than once
-// for a request: once per rate-limit filter, in filter order, each until one answers
-// OVER_LIMIT, and again when the response is done, for the filters that ran. Targets of a
-// CallsFrontend send every call; Generate is the first call alone.
-type CallsFrontend interface {
-	Frontend
-	// Calls returns the request-time calls (each with at least one descriptor) and the
-	// stream-done calls the proxy makes for in. With trace not nil, it writes there, one a
-	// line, why.
-	Calls(in *Input, trace *strings.Builder) (calls, done []Call)
-}
+// for a request (the contract's). Targets of a CallsFrontend send every call, and, for a
+// policyapi.LocalFrontend, decide the proxy's local rate limit first.
+type CallsFrontend = policyapi.CallsFrontend
+
+// localDomain is the Decision.Domain of a local rate limit's answer.
+const localDomain = policyapi.LocalDomain
 
 // flattenCalls returns the descriptors of every call, in call order.
 func flattenCalls(calls []Call) []rlsmsg.Descriptor {
@@ -39,12 +31,14 @@ func flattenCalls(calls []Call) []rlsmsg.Descriptor {
 	return out
 }
 
-// sendCalls sends calls at now through ev, in order, until one answers OVER_LIMIT, then
-// the done calls of the filters that ran. Each request-time answer is passed to each, if
-// not nil, before the next call. The decision's statuses are those of every request-time
-// descriptor (OK without a limit for the calls not made), its domain that of the deciding
-// call. The statuses are written in buf's memory when it is large enough.
-func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluator, calls, done []Call, resp *limit.Result, buf []rlsmsg.Status, each func(*Call, *limit.Result)) (Decision, error) {
+// sendCalls decides local, when not nil, at now: an empty bucket rejects the request
+// before any call. It then sends calls at now through ev, in order, until one answers
+// OVER_LIMIT, then the done calls of the filters that ran. Each request-time answer is
+// passed to each, if not nil, before the next call. The decision's statuses are those of
+// every request-time descriptor (OK without a limit for the calls not made), its domain
+// that of the deciding call, or "local" when the local rate limit decided (it rejected, or
+// no call is made). The statuses are written in buf's memory when it is large enough.
+func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluator, calls, done []Call, local *policyapi.LocalLimit, resp *limit.Result, buf []rlsmsg.Status, each func(*Call, *limit.Result)) (Decision, error) {
 	d := Decision{Code: rlsmsg.CodeOK, Descriptor: -1}
 	n := 0
 	for i := range calls {
@@ -59,6 +53,17 @@ func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluato
 	for i := range d.Statuses {
 		d.Statuses[i].Code = rlsmsg.CodeOK
 	}
+	if local != nil {
+		d.Called = true
+		if st := local.Take(now); st.Code == rlsmsg.CodeOverLimit || len(calls) == 0 {
+			d.Domain, d.Status = localDomain, st
+			d.Limit = t.limitOf(localDomain, &d.Status)
+			if st.Code == rlsmsg.CodeOverLimit {
+				d.Code = rlsmsg.CodeOverLimit
+				return d, nil
+			}
+		}
+	}
 	ran, offset := -1, 0
 	for ci := range calls {
 		c := &calls[ci]
@@ -66,7 +71,7 @@ func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluato
 		if err := ev.Evaluate(ctx, now, &c.Request, resp); err != nil {
 			return Decision{}, err
 		}
-		t.nameStatuses(resp)
+		t.nameStatuses(c.Rules, resp)
 		if each != nil {
 			each(c, resp)
 		}

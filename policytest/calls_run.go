@@ -8,15 +8,23 @@ import (
 
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// runCallsCase runs one case against a target whose Frontend makes several calls.
+// runCallsCase runs one case against a target whose Frontend makes several calls, and
+// decides a LocalFrontend's local rate limit, with buckets of the case's own, first.
 func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResult {
 	r := CaseResult{Name: c.Name}
 	var explain, trace strings.Builder
 	in := c.Request.input()
-	calls, done := cf.Calls(in, &trace)
+	var calls, done []Call
+	var local *policyapi.LocalLimit
+	if lf, ok := cf.(policyapi.LocalFrontend); ok {
+		calls, done, local = lf.NewLocal().Calls(in, &trace)
+	} else {
+		calls, done = cf.Calls(in, &trace)
+	}
 	for i := range calls {
 		calls[i].Request = calls[i].Request.Clone()
 	}
@@ -37,7 +45,7 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 	}
 	var resp limit.Result
 	send := func(now time.Time) (Decision, error) {
-		return target.sendCalls(context.Background(), now, ev, calls, done, &resp, nil, nil)
+		return target.sendCalls(context.Background(), now, ev, calls, done, local, &resp, nil, nil)
 	}
 	t.runSteps(target, c, &r, &explain, send, r.descriptors)
 	return r

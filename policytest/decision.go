@@ -71,7 +71,7 @@ func (t *Target) limitOf(domain string, st *rlsmsg.Status) *limitador.Limit {
 		return nil
 	}
 	l := &t.Limits[i]
-	if t.eg != nil && domain != localDomain && (st.CurrentLimit.RequestsPerUnit != l.MaxValue || uint32(st.CurrentLimit.Unit.Seconds()) != l.Seconds) {
+	if t.rules && domain != localDomain && (st.CurrentLimit.RequestsPerUnit != l.MaxValue || uint32(st.CurrentLimit.Unit.Seconds()) != l.Seconds) {
 		return nil // the descriptor's override decided, not the rule's limit
 	}
 	return l
@@ -109,4 +109,16 @@ func formatDuration(d time.Duration) string {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return d.String()
+}
+
+// pick makes status i the deciding one when it is the first over the limit, or else the one
+// with the least remaining.
+func (d *Decision) pick(i int, domain string) {
+	st := &d.Statuses[i]
+	if st.CurrentLimit == nil || d.Descriptor >= 0 && d.Status.Code == rlsmsg.CodeOverLimit {
+		return
+	}
+	if d.Descriptor < 0 || st.Code == rlsmsg.CodeOverLimit || st.LimitRemaining < d.Status.LimitRemaining {
+		d.Descriptor, d.Status, d.Domain = i, *st, domain
+	}
 }

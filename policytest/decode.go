@@ -138,14 +138,7 @@ func (t *Test) validate(fail func(path, detail string)) {
 	case btoi(topology)+btoi(files)+btoi(envoy) > 1:
 		fail("spec", "Invalid value: name one of: inputs and gateway; pluginConfig and limits; envoy")
 	case topology:
-		if len(s.Inputs) == 0 {
-			fail("spec.inputs", "Required value: the files and directories to compile, relative to the test")
-		}
-		for i, in := range s.Inputs {
-			if in == "" {
-				fail(fmt.Sprintf("spec.inputs[%d]", i), "Required value")
-			}
-		}
+		requirePaths("spec.inputs", s.Inputs, "the files and directories to compile, relative to the test", fail)
 		validateGateway(s.Gateway, fail)
 	case files:
 		if s.PluginConfig == "" {
@@ -155,14 +148,7 @@ func (t *Test) validate(fail func(path, detail string)) {
 			fail("spec.limits", "Required value: the limits file to test with the PluginConfig")
 		}
 	case envoy:
-		if len(s.Envoy) == 0 {
-			fail("spec.envoy", "Required value: the Envoy route configuration and envoyproxy/ratelimit files, relative to the test")
-		}
-		for i, in := range s.Envoy {
-			if in == "" {
-				fail(fmt.Sprintf("spec.envoy[%d]", i), "Required value")
-			}
-		}
+		requirePaths("spec.envoy", s.Envoy, "the Envoy route configuration and envoyproxy/ratelimit files, relative to the test", fail)
 		if s.Gateway != "" {
 			validateGateway(s.Gateway, fail)
 		}
@@ -281,4 +267,17 @@ func parseAt(at string) (d time.Duration, relative bool, err error) {
 		return 0, false, errors.New(`want "+10s" (after the previous step) or "90s" (after the start)`)
 	}
 	return d, relative, nil
+}
+
+// requirePaths fails field when paths is empty (what says what it names) and each of its
+// paths that is empty.
+func requirePaths(field string, paths []string, what string, fail func(field, detail string)) {
+	if len(paths) == 0 {
+		fail(field, "Required value: "+what)
+	}
+	for i, p := range paths {
+		if p == "" {
+			fail(fmt.Sprintf("%s[%d]", field, i), "Required value")
+		}
+	}
 }

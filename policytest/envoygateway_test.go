@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlpkit/rlpkit/envoygateway"
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -76,7 +78,15 @@ func TestEnvoyGatewayFrontend(t *testing.T) {
 	in := &Input{Method: "GET", Host: "costs.lab.test", Path: "/", Headers: map[string][]string{}}
 	calls, done := cf.Calls(in, nil)
 	dreq := in.Descriptor()
-	ev := target.eg.gw.Evaluate(&dreq, 0)
+	set, err := policy.Read([]string{filepath.Join("testdata", "envoygateway", "inputs.yaml")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := envoygateway.Compile(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := res.Gateway("lab/gw").Evaluate(&dreq, 0)
 	if len(calls) == 0 || len(calls) != len(ev.Calls) || len(done) != len(ev.Done) {
 		t.Fatalf("Calls = %d calls, %d done; the Gateway's evaluation makes %d and %d", len(calls), len(done), len(ev.Calls), len(ev.Done))
 	}

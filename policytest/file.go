@@ -1,14 +1,11 @@
 package policytest
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"strings"
 
 	"github.com/rlpkit/rlpkit/inputlimit"
+	"github.com/rlpkit/rlpkit/policy"
 )
 
 // Files returns the files under paths that may hold PolicyTests: each path that is a file,
@@ -16,31 +13,10 @@ import (
 func Files(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
-		info, err := os.Stat(p)
+		found, err := policy.InputFiles(p)
 		if err != nil {
 			return nil, err
 		}
-		if !info.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".yaml", ".yml", ".json":
-				if !d.IsDir() {
-					found = append(found, path)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		slices.Sort(found)
 		files = append(files, found...)
 	}
 	return files, nil

@@ -60,9 +60,20 @@ func (t *Target) newEvaluator(store counter.Store) (limit.Evaluator, error) {
 }
 
 // nameStatuses names the current limit of each status of an envoyproxy/ratelimit answer
-// after its rule (the counter's metric name); an override keeps no name.
-func (t *Target) nameStatuses(res *limit.Result) {
+// after its rule: rules[i] for status i when the call names its rules, else the counter's
+// metric name; an override keeps no name.
+func (t *Target) nameStatuses(rules []string, res *limit.Result) {
 	if t.rl == nil {
+		return
+	}
+	if rules != nil {
+		for i := range res.Statuses {
+			if st := &res.Statuses[i]; st.CurrentLimit != nil {
+				l := *st.CurrentLimit
+				l.Name = rules[i]
+				st.CurrentLimit = &l
+			}
+		}
 		return
 	}
 	for i := range res.Statuses {

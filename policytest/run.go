@@ -90,9 +90,6 @@ func (r *Request) input() *Input {
 // RunCase runs one case of t against target with fresh counters on a simulated clock, and
 // compares what happened with the case's expectations.
 func (t *Test) RunCase(target *Target, c *Case) CaseResult {
-	if target.eg != nil {
-		return t.runEnvoyGatewayCase(target, c)
-	}
 	if cf, ok := target.Frontend.(CallsFrontend); ok {
 		return t.runCallsCase(target, cf, c)
 	}
@@ -121,7 +118,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 			if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
 				return Decision{}, err
 			}
-			target.nameStatuses(&resp)
+			target.nameStatuses(nil, &resp)
 		}
 		dec := target.decide(&resp, called, lreq.Domain)
 		dec.Statuses = slices.Clone(dec.Statuses)

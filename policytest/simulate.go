@@ -8,6 +8,7 @@ import (
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
 	"github.com/rlpkit/rlpkit/limit/limitador"
+	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -34,10 +35,8 @@ type Simulator struct {
 	probeResp limit.Result
 	seen      []bool
 
-	eg      *egRun              // for a target of BackendTrafficPolicies
-	egDescs []rlsmsg.Descriptor // the last request's descriptors there
-
 	calls     CallsFrontend       // when the target's Frontend makes several calls
+	local     policyapi.Local     // when it is a LocalFrontend: the proxy's local buckets
 	callDescs []rlsmsg.Descriptor // the last request's descriptors there
 	applied   []int8              // per limit, for the last request: 0 not applied, 1 applied, 2 limited
 	now       time.Time           // the last request's time
@@ -106,17 +105,6 @@ type Report struct {
 
 // NewSimulator returns a simulator over target with fresh counters in a memory store.
 func NewSimulator(target *Target) (*Simulator, error) {
-	if target.eg != nil {
-		run, err := target.eg.newRun()
-		if err != nil {
-			return nil, err
-		}
-		s := &Simulator{target: target, eg: run, stats: make([]LimitStats, len(target.Limits))}
-		for i, l := range target.Limits {
-			s.stats[i].Limit, s.stats[i].second = l, -1
-		}
-		return s, nil
-	}
 	ev, err := target.newEvaluator(counter.NewMemoryStore(counter.MemoryOptions{}))
 	if err != nil {
 		return nil, err
@@ -124,6 +112,9 @@ func NewSimulator(target *Target) (*Simulator, error) {
 	s := &Simulator{target: target, ev: ev, probes: map[string][]probe{}}
 	if cf, ok := target.Frontend.(CallsFrontend); ok {
 		s.calls, s.applied = cf, make([]int8, len(target.Limits))
+		if lf, ok := cf.(policyapi.LocalFrontend); ok {
+			s.local = lf.NewLocal()
+		}
 	}
 	s.stats = make([]LimitStats, len(target.Limits))
 	s.seen = make([]bool, len(target.Limits))
@@ -151,9 +142,6 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	}
 	s.tl.buckets = max(s.tl.buckets, s.bucket(e.Time)+1)
 	e.request(&s.in)
-	if s.eg != nil {
-		return s.replayEnvoyGateway(e)
-	}
 	if s.calls != nil {
 		return s.replayCalls(e)
 	}
@@ -164,7 +152,7 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	if err := s.ev.Evaluate(context.Background(), e.Time, lreq, &s.resp); err != nil {
 		return Decision{}, err
 	}
-	s.target.nameStatuses(&s.resp)
+	s.target.nameStatuses(nil, &s.resp)
 	d := s.target.decide(&s.resp, true, lreq.Domain)
 	if s.target.rl != nil {
 		s.countCounters(e, lreq.Domain, d.Code == rlsmsg.CodeOK)
@@ -284,9 +272,6 @@ func (s *Simulator) bucket(t time.Time) int {
 
 // Explain says in words what decided a request Replay returned d for.
 func (s *Simulator) Explain(d *Decision) string {
-	if s.eg != nil {
-		return s.egExplain(d)
-	}
 	if s.calls != nil {
 		return s.target.explainDecision(d, s.callDescs)
 	}

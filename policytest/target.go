@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rlpkit/rlpkit/configfile"
-	"github.com/rlpkit/rlpkit/envoygateway"
 	"github.com/rlpkit/rlpkit/limit/envoyratelimit"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/policy"
@@ -31,8 +30,8 @@ type Target struct {
 	Warnings []policyapi.Warning
 
 	index map[limitKey]int       // of Limits, by domain and name
-	eg    *egTarget              // for BackendTrafficPolicies, the Gateway Envoy Gateway configures
 	rl    *envoyratelimit.Config // for an envoyproxy/ratelimit configuration, instead of Limits
+	rules bool                   // the calls name their rules, Limits; a status may be a descriptor's override under a rule's name
 }
 
 // limitKey identifies a limit in a decision: the request's domain and the limit's name.
@@ -53,7 +52,9 @@ func CompileTopology(paths []string, gateway string) (*Target, error) {
 // one policy API the set holds (apis.Select): apim.kuadrant.io/v1alpha1 RateLimitPolicies
 // through merge.Compile (a PluginConfig's descriptor engine), kuadrant.io/v1 ones through
 // kuadrant.Compile (wasm-shim's configuration and Limitador's limits, as kuadrant-operator
-// deploys them), BackendTrafficPolicies through envoygateway.Compile (EnvoyGatewayTarget).
+// deploys them), BackendTrafficPolicies through envoygateway.Compile (the routes of the
+// Gateway as Envoy Gateway configures them, and envoyproxy/ratelimit's configuration: a
+// policyapi.RateLimitTarget).
 // A set holding policies of several APIs, or none, is an error: a test of such inputs
 // would test only a part of them, or nothing. Target.Warnings are the API's warnings.
 func CompileSet(set *policy.Set, gateway string) (*Target, error) {
@@ -77,19 +78,21 @@ func CompileSet(set *policy.Set, gateway string) (*Target, error) {
 		return nil, noGateway(set, gateway)
 	}
 	var t *Target
-	if tg, ok := plane.(policyapi.Target); ok {
+	switch tg := plane.(type) {
+	case policyapi.Target:
 		frontend, limits, err := tg.Target()
 		if err != nil {
 			return nil, err
 		}
 		t = NewTarget(frontend, limits)
-	} else if eg, ok := compiled.(*envoygateway.Compiled); ok {
-		// Envoy Gateway's routes make several calls per request, to envoyproxy/ratelimit's
-		// rules, and have local rate limits: the runner evaluates them itself.
-		if t, err = egTargetOf(eg.Result, gateway); err != nil {
+	case policyapi.RateLimitTarget:
+		frontend, cfg, limits, err := tg.RateLimitTarget()
+		if err != nil {
 			return nil, err
 		}
-	} else {
+		t = NewTarget(frontend, limits)
+		t.rl, t.rules = cfg, true
+	default:
 		return nil, fmt.Errorf("%s: the Gateway's data plane cannot run a PolicyTest", selected[0].Name())
 	}
 	t.Warnings = compiled.Warnings()

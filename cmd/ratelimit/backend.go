@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -241,14 +240,11 @@ func redisAddrs(c redisConn) ([]redisAddr, error) {
 func redisTLS(s settings) (*tls.Config, error) {
 	c := &tls.Config{MinVersion: tls.VersionTLS12}
 	if s.redisTLSCACert != "" {
-		pem, err := os.ReadFile(s.redisTLSCACert)
+		pool, err := certPool("REDIS_TLS_CACERT", s.redisTLSCACert)
 		if err != nil {
-			return nil, fmt.Errorf("REDIS_TLS_CACERT: %w", err)
+			return nil, err
 		}
-		c.RootCAs = x509.NewCertPool()
-		if !c.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("REDIS_TLS_CACERT=%s: no PEM certificate in the file", s.redisTLSCACert)
-		}
+		c.RootCAs = pool
 	}
 	if s.redisTLSCert != "" || s.redisTLSKey != "" {
 		cert, err := tls.LoadX509KeyPair(s.redisTLSCert, s.redisTLSKey)

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -413,14 +412,11 @@ func grpcTLS(s settings, log *slog.Logger) (credentials.TransportCredentials, er
 	}
 	c := &tls.Config{GetCertificate: certs.getCertificate, MinVersion: tls.VersionTLS12}
 	if s.grpcCA != "" {
-		pem, err := os.ReadFile(s.grpcCA)
+		pool, err := certPool("GRPC_CLIENT_TLS_CACERT", s.grpcCA)
 		if err != nil {
-			return nil, fmt.Errorf("GRPC_CLIENT_TLS_CACERT: %w", err)
+			return nil, err
 		}
-		c.ClientCAs = x509.NewCertPool()
-		if !c.ClientCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("GRPC_CLIENT_TLS_CACERT=%s: no PEM certificate in the file", s.grpcCA)
-		}
+		c.ClientCAs = pool
 		c.ClientAuth = tls.RequireAndVerifyClientCert
 		if s.grpcClientSAN != "" {
 			c.VerifyPeerCertificate = verifyClientSAN(s.grpcClientSAN)

@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"time"
 
@@ -208,14 +206,11 @@ func (c *xdsClient) credentials() (credentials.TransportCredentials, error) {
 		conf.Certificates = []tls.Certificate{cert}
 	}
 	if x.tlsCA != "" {
-		pem, err := os.ReadFile(x.tlsCA)
+		pool, err := certPool("CONFIG_GRPC_XDS_SERVER_TLS_CACERT", x.tlsCA)
 		if err != nil {
-			return nil, fmt.Errorf("CONFIG_GRPC_XDS_SERVER_TLS_CACERT: %w", err)
+			return nil, err
 		}
-		conf.RootCAs = x509.NewCertPool()
-		if !conf.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("CONFIG_GRPC_XDS_SERVER_TLS_CACERT=%s: no PEM certificate in the file", x.tlsCA)
-		}
+		conf.RootCAs = pool
 	}
 	return credentials.NewTLS(conf), nil
 }

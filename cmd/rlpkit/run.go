@@ -118,19 +118,33 @@ func exitFor(name string, err error, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "Run \"rlpkit %s -h\" for usage.\n", name)
 		return exitUsage
-	case namesNoCommand(err):
-		fmt.Fprintf(stderr, "rlpkit %s: %v\n", name, err)
-		return exitInvalid
-	default:
-		fmt.Fprintln(stderr, err)
+	}
+	if problems, ok := err.(policy.Errors); ok {
+		// The problems of the inputs, one a line: each input that could not be read is named
+		// with the command, as any other file error is.
+		for _, p := range problems {
+			printError(name, p, stderr)
+		}
 		return exitInvalid
 	}
+	printError(name, err, stderr)
+	return exitInvalid
+}
+
+// printError prints err on its own line, after "rlpkit NAME: " when namesNoCommand.
+func printError(name string, err error, stderr io.Writer) {
+	if namesNoCommand(err) {
+		fmt.Fprintf(stderr, "rlpkit %s: %v\n", name, err)
+		return
+	}
+	fmt.Fprintln(stderr, err)
 }
 
 // namesNoCommand reports whether err is a file that could not be opened,
 // read or walked, whose message names the file and the operation but not
-// the command that failed: exitFor puts the command first. Input errors
-// (file:line: message) keep their form, which editors and CI parse.
+// the command that failed: exitFor puts the command first, before the
+// file and the message. Input errors (file:line: message) keep their form,
+// which editors and CI parse.
 func namesNoCommand(err error) bool {
 	var pe *fs.PathError
 	return errors.As(err, &pe) && !strings.HasPrefix(err.Error(), "rlpkit ")
@@ -168,6 +182,16 @@ func parseFlags(fs *flag.FlagSet, args []string, synopsis string, positional boo
 		return nil, usagef("unexpected argument %q", positionals[0])
 	}
 	return positionals, nil
+}
+
+// parsePaths is parseFlags for a command that needs at least one PATH: none is a usage
+// error.
+func parsePaths(fs *flag.FlagSet, args []string, synopsis string, stdout io.Writer) ([]string, error) {
+	paths, err := parseFlags(fs, args, synopsis, true, stdout)
+	if err == nil && len(paths) == 0 {
+		err = usagef("at least one PATH is required")
+	}
+	return paths, err
 }
 
 // newFlagSet returns a flag set for parseFlags.

@@ -9,11 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/rlpkit/rlpkit/inputlimit"
 	"github.com/rlpkit/rlpkit/internal/serving"
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/rls"
 )
 
@@ -43,11 +43,8 @@ func readFiles(inputs []string) []string {
 				out = append(out, path) // described by its error
 				return nil
 			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".yaml", ".yml", ".json":
-				if !d.IsDir() {
-					out = append(out, path)
-				}
+			if !d.IsDir() && policy.IsManifest(path) {
+				out = append(out, path)
 			}
 			return nil
 		})

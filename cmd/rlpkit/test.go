@@ -43,12 +43,9 @@ func policyTests(args []string, stdout io.Writer) error {
 	runRE := fs.String("run", "", "run only the cases whose name (file.yaml/case) matches `regex`")
 	update := fs.Bool("update", false, "rewrite the expectations with what happened")
 	verbose := fs.Bool("v", false, "list every case and explain every decision")
-	paths, err := parseFlags(fs, args, testSynopsis, true, stdout)
+	paths, err := parsePaths(fs, args, testSynopsis, stdout)
 	if err != nil {
 		return err
-	}
-	if len(paths) == 0 {
-		return usagef("at least one PATH is required")
 	}
 	opts := policytest.Options{Update: *update}
 	if *runRE != "" {

@@ -32,12 +32,9 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate")
 	strict := fs.Bool("strict", false, "fail (exit 1) when there are warnings, e.g. in CI")
-	paths, err := parseFlags(fs, args, validateSynopsis, true, stdout)
+	paths, err := parsePaths(fs, args, validateSynopsis, stdout)
 	if err != nil {
 		return err
-	}
-	if len(paths) == 0 {
-		return usagef("at least one PATH is required")
 	}
 	set, err := readInputs(paths, stdin, stderr)
 	if err != nil {

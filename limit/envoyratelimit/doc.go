@@ -64,47 +64,20 @@
 //
 // # Rejected hits
 //
-// A counter a request goes over counts the request's hits even though they
-// are rejected, as the reference counts them with
-// STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true: a second Store.Update adds
-// the cost of every rejected fixed-window update to its counter, whether the
-// request is refused or let through. A check (hits_addend 0) of that counter
-// is then over until its window ends, so a budget charged when a response is
-// done (Envoy Gateway's costs) stops its client once a charge took it over.
-// A failure of that update does not change the answer
-// (Options.OnCountOverError). The other algorithms never count a rejected
+// A fixed-window counter a request goes over counts the request's hits even
+// though they are rejected, as the reference counts them with
+// STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true (Options.OnCountOverError
+// says how), so a budget charged when a response is done stops its client
+// once a charge took it over. The other algorithms never count a rejected
 // hit: their state is not a count of hits.
 //
 // # Where it differs from the reference
 //
-//   - A request is decided all or nothing for every counter with room, in
-//     one Store.Update (the reference counts every matched descriptor unless
-//     STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT is set, #427, #1060); a request
-//     let through anyway (shadow_mode, SHADOW_MODE, quota_mode) is then
-//     counted on every counter that had room (the reference with
-//     STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT then never charges its
-//     enforced limits, which admit without end). With Options.TagBy =
-//     limit.TagByFirstEntry over a store that splits by hash tag, it is all
-//     or nothing per first entry instead.
-//   - A limit override whose unit is not second..year (or week), and a
-//     refund (is_negative_hits), are invalid requests instead of a crash.
-//   - Counters are kept in rlpkit's counter state under keys of its own,
-//     every entry length-prefixed (the reference joins entries with "_", so
-//     that user "alice_path_/x" spends the budget of user "alice" on path
-//     "/x"), so they are not shared with a reference instance. Options.Keys
-//     = KeysReference builds the reference's keys byte for byte, for a store
-//     that counts as the reference does (limit/redis/refcount), at the cost
-//     of all or nothing; LoadOptions.Keys then refuses other algorithms than
-//     the fixed window.
-//   - limit/overlimitcache, like the reference's LOCAL_CACHE_SIZE_IN_BYTES,
-//     answers counters it knows over; one it knows only full still gets the
-//     update counting its rejected hits.
-//   - Every error of a file is reported, not only the first.
-//   - A file past rlpkit's limits on every input (package inputlimit) is
-//     refused with one error naming the file and the limit; the reference
-//     reads any size and bounds aliases by a ratio only.
-//   - Dynamic metadata writes a limit override's text with one space
-//     between fields (the reference's binary randomizes it) and always
-//     reports a rule's metadata as configured (the reference drops some and
-//     lets a request see an earlier one's merge).
+// A request is decided all or nothing for every counter with room, in one Store.Update
+// (per first entry with Options.TagBy = limit.TagByFirstEntry over a store that splits by
+// hash tag); counters live under keys of rlpkit's own, every entry length-prefixed, unless
+// Options.Keys = KeysReference builds the reference's byte for byte; invalid overrides and
+// refunds are invalid requests rather than a crash; every error of a file is reported, and
+// a file past package inputlimit's limits is refused. docs/migrating-from-envoy-ratelimit.md
+// ("The library: package limit/envoyratelimit") lists every difference and why.
 package envoyratelimit

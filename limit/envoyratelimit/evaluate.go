@@ -57,8 +57,15 @@ type Options struct {
 	Keys KeyFormat
 	// OnCountOverError, when set, is called with the error of the store
 	// when it fails to count the rejected hits of the fixed-window
-	// counters a request was over (see the package doc); the answer
-	// stands. It must be safe for concurrent use.
+	// counters a request was over; the answer stands. It must be safe for
+	// concurrent use.
+	//
+	// Those hits are counted by a second Store.Update that adds the cost of
+	// every rejected fixed-window update to its counter, whether the
+	// request is refused or let through. A check (hits_addend 0) of that
+	// counter is then over until its window ends, so a budget charged when
+	// a response is done (Envoy Gateway's costs) stops its client once a
+	// charge took it over.
 	OnCountOverError func(err error)
 }
 

@@ -22,6 +22,14 @@ const (
 
 // Tag selects where a request's limit key comes from: "ip", "header",
 // "cookie" or "query".
+//
+// tag "ip" is the peer address (http.Request.RemoteAddr without the port),
+// or, behind proxies listed with WithTrustedProxies, the right-most
+// X-Forwarded-For hop that is not trusted. IPv4-mapped IPv6 addresses count
+// as their IPv4 form; IPv6 clients are keyed by their full address, not
+// their /64. tag "header" is the first value of the header named by key;
+// "cookie" and "query" are read exactly as (*http.Request).Cookie and
+// url.Values.Get read them (a fuzz test holds them to net/http's answers).
 type Tag string
 
 const (

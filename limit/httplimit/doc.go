@@ -43,27 +43,17 @@
 //
 // # Keys
 //
-// tag "ip" is the peer address (http.Request.RemoteAddr without the port),
-// or, behind proxies listed with WithTrustedProxies, the right-most
-// X-Forwarded-For hop that is not trusted. IPv4-mapped IPv6 addresses count
-// as their IPv4 form; IPv6 clients are keyed by their full address, not
-// their /64. tag "header" is the first value of the header named by key;
-// "cookie" and "query" are read exactly as (*http.Request).Cookie and
-// url.Values.Get read them (a fuzz test holds them to net/http's answers).
+// tag "ip" (the peer address, or behind trusted proxies the right-most
+// untrusted X-Forwarded-For hop), "header", "cookie" and "query" are read as
+// Tag says, exactly as net/http reads them.
 //
 // # Shared counters
 //
 // A rate limiter keeps its counters in a counter.MemoryStore of its own, so
 // N instances behind a load balancer admit up to N times the limit, as
-// pingap warns. WithStore takes any counter.Store (this package does not
-// import limit/redis), and every instance using the same store shares one
-// budget per key:
-//
-//	client, _ := redis.NewClient("redis://10.0.0.5:6379/0") // limit/redis
-//	store, _ := redis.New(client, redis.Options{KeyPrefix: "proxy:"})
-//	set, err := httplimit.Load(data, httplimit.WithStore(store))
-//
-// A store error rejects the request with 503 unless WithStoreErrorHandler
+// pingap warns. WithStore takes any counter.Store (a Redis store of package
+// limit/redis, which this package does not import), and every instance
+// using the same store shares one budget per key. A store error rejects the request with 503 unless WithStoreErrorHandler
 // lets it through. In-flight counts are always per process: with N
 // instances a key may hold up to N times max requests at once.
 //

@@ -32,7 +32,12 @@ type options struct {
 //
 // In-flight limiters ignore it: their counts are always per process, since a
 // count shared across instances would need a lease that outlives a crashed
-// instance, which counter.Store does not model.
+// instance, which counter.Store does not model. With Redis (package
+// limit/redis):
+//
+//	client, _ := redis.NewClient("redis://10.0.0.5:6379/0")
+//	store, _ := redis.New(client, redis.Options{KeyPrefix: "proxy:"})
+//	set, err := httplimit.Load(data, httplimit.WithStore(store))
 func WithStore(s counter.Store) Option {
 	return func(o *options) { o.store = s }
 }

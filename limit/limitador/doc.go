@@ -30,11 +30,8 @@
 // it with a unit_multiplier (10 s is SECOND x 10), as envoyproxy/ratelimit
 // does; a limit's name is reported in current_limit.name. Fixed windows
 // start at a counter's first hit, as limitador counts, unless
-// Limit.EpochWindows aligns them to the Unix epoch.
-//
-// A namespace of 4 limits or more is indexed by the entries (or entry keys)
-// its limits need, so that a request tries only the limits it can match, in
-// configuration order; the answers are those of trying every limit.
+// Limit.EpochWindows aligns them to the Unix epoch. Large namespaces are
+// indexed (see Evaluator), with the answers of trying every limit.
 //
 // # Limits, conditions and variables
 //

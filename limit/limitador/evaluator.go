@@ -44,6 +44,10 @@ import (
 //     every problem; a store error is returned as a *limit.StoreError, so
 //     a server can answer Unavailable.
 //
+// A namespace of 4 limits or more is indexed by the entries (or entry keys)
+// its limits need, so that a request tries only the limits it can match, in
+// configuration order; the answers are those of trying every limit.
+//
 // An Evaluator is immutable and safe for concurrent use. To change limits,
 // build a new one on the same store: counters are keyed by limit identity,
 // so they carry over.

@@ -25,6 +25,11 @@ type Options struct {
 	Merge merge.Options
 	// Kuadrant are kuadrant.io/v1's (kuadrant-operator's settings).
 	Kuadrant kuadrant.Options
+	// Served, when not nil, says which APIs the input's source serves, by
+	// policyapi.API.Name: a cluster serves the APIs whose CRD is installed, and reads no
+	// other. Select then also returns every served API whose policies the set does not
+	// hold, and never one that is not served.
+	Served func(name string) bool
 }
 
 // All returns every API rlpkit reads, in the order their sections print.
@@ -34,15 +39,24 @@ func All(opts Options) []policyapi.API {
 
 // Select returns the APIs whose policies set holds, in All's order; when set holds no
 // policy, the first API (apim.kuadrant.io/v1alpha1).
+//
+// With opts.Served, it returns the APIs the source serves, in All's order, whether or not
+// set holds their policies, and none it does not serve: a cluster that serves an API's
+// CRD uses the API, and its Gateways' outputs say so (an API with no policy compiles to
+// configurations without policies, so that a deleted policy's limits go), while files
+// show an API only by its objects.
 func Select(set *policy.Set, opts Options) []policyapi.API {
 	all := All(opts)
 	var out []policyapi.API
 	for _, api := range all {
-		if api.Policies(set) > 0 {
+		if opts.Served != nil && !opts.Served(api.Name()) {
+			continue
+		}
+		if opts.Served != nil || api.Policies(set) > 0 {
 			out = append(out, api)
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && opts.Served == nil {
 		out = all[:1]
 	}
 	return out

@@ -145,3 +145,31 @@ func TestContract(t *testing.T) {
 		}
 	}
 }
+
+// With Served (a cluster's installed CRDs), Select gives every served API, with or without
+// policies, and no API that is not served, whatever the set holds.
+func TestSelectServed(t *testing.T) {
+	v1alpha1, v1 := "apim.kuadrant.io/v1alpha1 RateLimitPolicy", "kuadrant.io/v1 RateLimitPolicy"
+	served := func(names ...string) func(string) bool {
+		return func(name string) bool { return slices.Contains(names, name) }
+	}
+	for _, tc := range []struct {
+		dirs   []string
+		served []string
+		want   []string
+	}{
+		{[]string{"toystore"}, []string{v1alpha1, v1}, []string{v1alpha1, v1}},
+		{[]string{"kuadrant"}, []string{v1}, []string{v1}},
+		{[]string{"kuadrant"}, []string{v1alpha1}, []string{v1alpha1}},
+		{[]string{"envoy-gateway", "kuadrant"}, []string{v1alpha1, v1}, []string{v1alpha1, v1}},
+		{nil, nil, nil},
+	} {
+		set := &policy.Set{}
+		if tc.dirs != nil {
+			set = read(t, tc.dirs...)
+		}
+		if got := names(Select(set, Options{Served: served(tc.served...)})); !slices.Equal(got, tc.want) {
+			t.Errorf("Select(%v, served %q) = %q, want %q", tc.dirs, tc.served, got, tc.want)
+		}
+	}
+}

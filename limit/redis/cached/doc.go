@@ -74,11 +74,7 @@
 // of its key and a few numbers; when none can be dropped and Redis cannot be
 // reached, Update returns an error rather than forget hits.
 //
-// A flush's faults stay with the counters that caused them: on a Cluster a
-// hash tag whose script call fails keeps only its own hits pending; a key
-// holding something other than a counter has its hits dropped while the
-// flush's other counters are written, and the Updates touching it go to the
-// exact store, which fails them naming the key.
+// A flush's faults stay with the counters that caused them (Flush says how).
 //
 // # Where it differs from Limitador
 //
