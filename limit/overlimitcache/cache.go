@@ -158,12 +158,19 @@ func (c *Cache) learn(now time.Time, updates []counter.Update, decisions []count
 		if u.Policy.Algorithm != counter.AlgorithmFixedWindow {
 			continue
 		}
-		if d.Remaining != 0 || d.ResetAfter <= 0 || !atMax(u, d) {
+		if d.Remaining != 0 || d.ResetAfter <= 0 {
 			// Not full (any more): a stale entry must not answer.
 			// Unless this was a higher capacity on the same window
 			// (limit/envoyratelimit counting rejected hits that way):
 			// the window's count is still at least the entry's.
 			c.notFull(u, d)
+			continue
+		}
+		if !atMax(u, d) {
+			// Past its maximum: an entry known over (it counted rejected
+			// hits) still describes it; any other is left to the wrapped
+			// store, which Adjust may have charged past the maximum.
+			c.pastMax(u)
 			continue
 		}
 		c.put(u.Key, entry{max: u.Policy.Max, window: u.Policy.Window, untilUs: nowUs + d.ResetAfter.Microseconds()}, nowUs)

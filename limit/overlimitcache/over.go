@@ -32,6 +32,16 @@ func (c *Cache) notFull(u *counter.Update, d *counter.Decision) {
 	}
 }
 
+// pastMax forgets the entry of u's counter, whose count is past its maximum,
+// unless the entry is known over under the same maximum and window.
+func (c *Cache) pastMax(u *counter.Update) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[u.Key]; ok && !(e.over && e.max == u.Policy.Max && e.window == u.Policy.Window) {
+		c.remove(u.Key)
+	}
+}
+
 // dropOver answers, without the wrapped store, a batch that only counts
 // hits over counters already known over (entries marked over, within
 // their windows), as envoyproxy/ratelimit increments nothing for a key
