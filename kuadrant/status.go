@@ -79,24 +79,12 @@ func (t targets) found(p *kuadrantv1.RateLimitPolicy) bool {
 // statuses computes every policy's conditions from the effective policies of the valid
 // paths.
 func statuses(set *policy.Set, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
-	on := map[*kuadrantv1.RateLimitPolicy][]*EffectivePolicy{} // the valid paths each policy is on
-	for i := range effective {
-		if len(effective[i].Path.Hostnames) == 0 {
-			continue
-		}
-		for _, p := range effective[i].Policies {
-			on[p] = append(on[p], &effective[i])
-		}
-	}
+	on := validPaths(effective)
 	targets := newTargets(set)
 	var out []PolicyStatus
 	for _, p := range set.PoliciesV1 {
 		ps := PolicyStatus{Name: p.Namespace + "/" + p.Name}
-		target := string(p.Spec.TargetRef.Name)
-		if s := p.Spec.TargetRef.SectionName; s != nil {
-			target += "#" + string(*s)
-		}
-		ps.Conditions = policyConditions("RateLimitPolicy", p.Generation, now, set.Problems(policy.PolicyV1Key(p)), targets.found(p), target,
+		ps.Conditions = policyConditions("RateLimitPolicy", p.Generation, now, set.Problems(policy.PolicyV1Key(p)), targets.found(p), p.Spec.TargetRef,
 			func() (bool, string, string) { return enforcement(p, on[p]) })
 		out = append(out, ps)
 	}

@@ -20,24 +20,12 @@ const topLevelRuleKey = "###_TOP_LEVEL_PREDICATES_###"
 // KindTokenRateLimitPolicy), sorted by name, from the effective TokenRateLimitPolicies of
 // the paths.
 func (tp *tokenPolicies) statuses(set *policy.Set, targets targets, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
-	on := map[*kuadrantv1.RateLimitPolicy][]*EffectivePolicy{} // the valid paths each policy is on
-	for i := range effective {
-		if len(effective[i].Path.Hostnames) == 0 {
-			continue
-		}
-		for _, p := range effective[i].Policies {
-			on[p] = append(on[p], &effective[i])
-		}
-	}
+	on := validPaths(effective)
 	var out []PolicyStatus
 	for _, s := range tp.shadows {
 		t := tp.of[s]
 		ps := PolicyStatus{Name: t.Namespace + "/" + t.Name, Kind: policy.KindTokenRateLimitPolicy}
-		target := string(t.Spec.TargetRef.Name)
-		if sec := t.Spec.TargetRef.SectionName; sec != nil {
-			target += "#" + string(*sec)
-		}
-		ps.Conditions = policyConditions("TokenRateLimitPolicy", t.Generation, now, set.Problems(policy.TokenPolicyKey(t)), targets.found(s), target,
+		ps.Conditions = policyConditions("TokenRateLimitPolicy", t.Generation, now, set.Problems(policy.TokenPolicyKey(t)), targets.found(s), t.Spec.TargetRef,
 			func() (bool, string, string) { return tokenEnforcement(s, on[s]) })
 		out = append(out, ps)
 	}
