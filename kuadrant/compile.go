@@ -284,6 +284,16 @@ func (r *Result) Limits() []limitador.Limit {
 // predicate.
 type operatorChecks map[string]error
 
+// check returns the operator's verdict on predicate p, checking it once.
+func (c operatorChecks) check(p string) error {
+	err, known := c[p]
+	if !known {
+		err = wasmshim.OperatorCheck(p, false)
+		c[p] = err
+	}
+	return err
+}
+
 // actions checks the predicates of a path's actions in their order, as the operator does
 // before it writes them, and returns the first failure and the policy the failing
 // predicate came from (the top-level when's or the limit's). No AuthPolicy is ever on a
@@ -297,11 +307,7 @@ func (c operatorChecks) actions(e *EffectivePolicy, limits []EffectiveLimit, act
 	for _, a := range actions {
 		for _, cd := range a.ConditionalData {
 			for i, p := range cd.Predicates {
-				err, known := c[p]
-				if !known {
-					err = wasmshim.OperatorCheck(p, false)
-					c[p] = err
-				}
+				err := c.check(p)
 				if err == nil {
 					continue
 				}

@@ -2,7 +2,6 @@ package kuadrant
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -80,44 +79,13 @@ func (t targets) found(p *kuadrantv1.RateLimitPolicy) bool {
 // statuses computes every policy's conditions from the effective policies of the valid
 // paths.
 func statuses(set *policy.Set, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
-	on := map[*kuadrantv1.RateLimitPolicy][]*EffectivePolicy{} // the valid paths each policy is on
-	for i := range effective {
-		if len(effective[i].Path.Hostnames) == 0 {
-			continue
-		}
-		for _, p := range effective[i].Policies {
-			on[p] = append(on[p], &effective[i])
-		}
-	}
+	on := validPaths(effective)
 	targets := newTargets(set)
 	var out []PolicyStatus
 	for _, p := range set.PoliciesV1 {
-		cond := func(typ string, ok bool, reason, msg string) metav1.Condition {
-			st := metav1.ConditionFalse
-			if ok {
-				st = metav1.ConditionTrue
-			}
-			return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg, ObservedGeneration: p.Generation, LastTransitionTime: now}
-		}
 		ps := PolicyStatus{Name: p.Namespace + "/" + p.Name}
-		target := string(p.Spec.TargetRef.Name)
-		if s := p.Spec.TargetRef.SectionName; s != nil {
-			target += "#" + string(*s)
-		}
-		switch {
-		case len(set.Problems(policy.PolicyV1Key(p))) > 0:
-			msgs := []string{}
-			for _, e := range set.Problems(policy.PolicyV1Key(p)) {
-				msgs = append(msgs, e.Error())
-			}
-			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonInvalid, "RateLimitPolicy is invalid: "+strings.Join(msgs, "; ")))
-		case !targets.found(p):
-			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonTargetNotFound, fmt.Sprintf("RateLimitPolicy target %s was not found", target)))
-		default:
-			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, true, ReasonAccepted, "RateLimitPolicy has been accepted"))
-			ok, reason, msg := enforcement(p, on[p])
-			ps.Conditions = append(ps.Conditions, cond(ConditionEnforced, ok, reason, msg))
-		}
+		ps.Conditions = policyConditions("RateLimitPolicy", p.Generation, now, set.Problems(policy.PolicyV1Key(p)), targets.found(p), p.Spec.TargetRef,
+			func() (bool, string, string) { return enforcement(p, on[p]) })
 		out = append(out, ps)
 	}
 	slices.SortFunc(out, func(a, b PolicyStatus) int { return cmp.Compare(a.Name, b.Name) })

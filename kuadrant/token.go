@@ -113,11 +113,7 @@ func (c operatorChecks) tokenActions(te *EffectivePolicy, limits []EffectiveLimi
 	for _, l := range limits {
 		var failed error
 		for i, p := range l.Predicates {
-			err, known := c[p]
-			if !known {
-				err = wasmshim.OperatorCheck(p, false)
-				c[p] = err
-			}
+			err := c.check(p)
 			if err == nil {
 				continue
 			}

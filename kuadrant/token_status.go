@@ -2,7 +2,6 @@ package kuadrant
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -21,44 +20,13 @@ const topLevelRuleKey = "###_TOP_LEVEL_PREDICATES_###"
 // KindTokenRateLimitPolicy), sorted by name, from the effective TokenRateLimitPolicies of
 // the paths.
 func (tp *tokenPolicies) statuses(set *policy.Set, targets targets, effective []EffectivePolicy, now metav1.Time) []PolicyStatus {
-	on := map[*kuadrantv1.RateLimitPolicy][]*EffectivePolicy{} // the valid paths each policy is on
-	for i := range effective {
-		if len(effective[i].Path.Hostnames) == 0 {
-			continue
-		}
-		for _, p := range effective[i].Policies {
-			on[p] = append(on[p], &effective[i])
-		}
-	}
+	on := validPaths(effective)
 	var out []PolicyStatus
 	for _, s := range tp.shadows {
 		t := tp.of[s]
-		cond := func(typ string, ok bool, reason, msg string) metav1.Condition {
-			st := metav1.ConditionFalse
-			if ok {
-				st = metav1.ConditionTrue
-			}
-			return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg, ObservedGeneration: t.Generation, LastTransitionTime: now}
-		}
 		ps := PolicyStatus{Name: t.Namespace + "/" + t.Name, Kind: policy.KindTokenRateLimitPolicy}
-		target := string(t.Spec.TargetRef.Name)
-		if sec := t.Spec.TargetRef.SectionName; sec != nil {
-			target += "#" + string(*sec)
-		}
-		switch problems := set.Problems(policy.TokenPolicyKey(t)); {
-		case len(problems) > 0:
-			msgs := []string{}
-			for _, e := range problems {
-				msgs = append(msgs, e.Error())
-			}
-			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonInvalid, "TokenRateLimitPolicy is invalid: "+strings.Join(msgs, "; ")))
-		case !targets.found(s):
-			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, false, ReasonTargetNotFound, fmt.Sprintf("TokenRateLimitPolicy target %s was not found", target)))
-		default:
-			ps.Conditions = append(ps.Conditions, cond(ConditionAccepted, true, ReasonAccepted, "TokenRateLimitPolicy has been accepted"))
-			ok, reason, msg := tokenEnforcement(s, on[s])
-			ps.Conditions = append(ps.Conditions, cond(ConditionEnforced, ok, reason, msg))
-		}
+		ps.Conditions = policyConditions("TokenRateLimitPolicy", t.Generation, now, set.Problems(policy.TokenPolicyKey(t)), targets.found(s), t.Spec.TargetRef,
+			func() (bool, string, string) { return tokenEnforcement(s, on[s]) })
 		out = append(out, ps)
 	}
 	slices.SortFunc(out, func(a, b PolicyStatus) int { return cmp.Compare(a.Name, b.Name) })

@@ -33,21 +33,5 @@ func Register(r grpc.ServiceRegistrar, s *Service) {
 
 // handleShouldRateLimit is the unary handler of Register's service.
 func handleShouldRateLimit(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
-	s := srv.(*Service)
-	c := s.get()
-	if err := dec(c); err != nil {
-		s.release(c)
-		return nil, err
-	}
-	run := func(ctx context.Context, _ any) (any, error) {
-		if err := s.decide(ctx, c); err != nil {
-			s.release(c)
-			return nil, err
-		}
-		return c, nil // Codec.Marshal encodes it, then releases it
-	}
-	if interceptor == nil {
-		return run(ctx, c)
-	}
-	return interceptor(ctx, c, &grpc.UnaryServerInfo{Server: srv, FullMethod: shouldRateLimitMethod}, run)
+	return handle(srv, ctx, dec, interceptor, methodShould)
 }

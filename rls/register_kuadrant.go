@@ -32,6 +32,17 @@ func (m method) String() string {
 	return "ShouldRateLimit"
 }
 
+// fullName returns the method's full gRPC name, service included.
+func (m method) fullName() string {
+	switch m {
+	case methodCheck:
+		return "/" + KuadrantServiceName + "/CheckRateLimit"
+	case methodReport:
+		return "/" + KuadrantServiceName + "/Report"
+	}
+	return shouldRateLimitMethod
+}
+
 // outcome is the method as Outcome.Method names it.
 func (m method) outcome() string {
 	if m == methodShould {
@@ -67,7 +78,8 @@ func handleReport(srv any, ctx context.Context, dec func(any) error, interceptor
 	return handle(srv, ctx, dec, interceptor, methodReport)
 }
 
-// handle is the unary handler of a call by m.
+// handle is the unary handler of a call by m, for every service Register and
+// RegisterKuadrant serve.
 func handle(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor, m method) (any, error) {
 	s := srv.(*Service)
 	c := s.get()
@@ -86,5 +98,5 @@ func handle(srv any, ctx context.Context, dec func(any) error, interceptor grpc.
 	if interceptor == nil {
 		return run(ctx, c)
 	}
-	return interceptor(ctx, c, &grpc.UnaryServerInfo{Server: srv, FullMethod: "/" + KuadrantServiceName + "/" + m.String()}, run)
+	return interceptor(ctx, c, &grpc.UnaryServerInfo{Server: srv, FullMethod: m.fullName()}, run)
 }

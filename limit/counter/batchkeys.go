@@ -1,5 +1,7 @@
 package counter
 
+import "github.com/rlpkit/rlpkit/limit/internal/keyset"
+
 // linearDedup is the batch size up to which a batch's keys are told apart by
 // comparing them with each other (no allocation); larger batches use maps,
 // so that grouping a batch costs time linear in its size.
@@ -9,53 +11,30 @@ const linearDedup = maxBatchOnStack
 // use: what groups a batch's updates by counter, and what eviction skips
 // while the batch is stored.
 type batchKeys struct {
-	names []string
-	ids   []keyID            // the identity of each name in its shard
-	index map[string]int     // name -> index in names; nil up to linearDedup updates
-	held  map[keyID]struct{} // the ids, with index
-	// probes counts key comparisons and map look-ups, so that tests can
-	// check that the work is linear in the batch size.
-	probes int
+	keyset.Set
+	ids  []keyID            // the identity of each name in its shard
+	held map[keyID]struct{} // the ids, with Index
 }
 
 // newBatchKeys returns an empty set for a batch of n updates, keeping the
 // names and ids in the storage given.
 func newBatchKeys(n int, names []string, ids []keyID) batchKeys {
-	b := batchKeys{names: names[:0], ids: ids[:0]}
-	if n > linearDedup {
-		b.index = make(map[string]int, n)
+	b := batchKeys{Set: keyset.New(n, linearDedup, names), ids: ids[:0]}
+	if b.Index != nil {
 		b.held = make(map[keyID]struct{}, n)
 	}
 	return b
-}
-
-// find returns the index of key among the distinct keys, or -1.
-func (b *batchKeys) find(key string) int {
-	if b.index != nil {
-		b.probes++
-		if k, ok := b.index[key]; ok {
-			return k
-		}
-		return -1
-	}
-	for k, name := range b.names {
-		b.probes++
-		if name == key {
-			return k
-		}
-	}
-	return -1
 }
 
 // add returns the set with a key that find did not find, of identity id,
 // added, and the key's index. (A value in and out: appending through a
 // pointer would make the compiler move the batch's storage to the heap.)
 func (b batchKeys) add(key string, id keyID) (batchKeys, int) {
-	k := len(b.names)
-	b.names = append(b.names, key)
+	k := len(b.Names)
+	b.Names = append(b.Names, key)
 	b.ids = append(b.ids, id)
-	if b.index != nil {
-		b.index[key] = k
+	if b.Index != nil {
+		b.Index[key] = k
 		b.held[id] = struct{}{}
 	}
 	return b, k
@@ -68,12 +47,12 @@ func (b *batchKeys) holds(id keyID) bool {
 		return false
 	}
 	if b.held != nil {
-		b.probes++
+		b.Probes++
 		_, ok := b.held[id]
 		return ok
 	}
 	for _, have := range b.ids {
-		b.probes++
+		b.Probes++
 		if have == id {
 			return true
 		}

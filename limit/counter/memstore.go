@@ -255,7 +255,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 	set := newBatchKeys(n, names, ids)
 	for i := range updates {
 		u := &updates[i]
-		k := set.find(u.Key)
+		k := set.Find(u.Key)
 		if k < 0 {
 			id, s := m.id(u.Key)
 			set, k = set.add(u.Key, id)
@@ -300,7 +300,7 @@ func (m *MemoryStore) batch(now time.Time, updates []Update, decisions []Decisio
 		skewStore(&decisions[i], keys[keyOf[i]].at, nowUs, &updates[i])
 	}
 	if m.onBatch != nil {
-		m.onBatch(set.probes)
+		m.onBatch(set.Probes)
 	}
 }
 

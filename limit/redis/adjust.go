@@ -11,6 +11,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/redis/internal/script"
 )
 
 //go:embed adjust.lua
@@ -54,17 +55,12 @@ func (s *Store) Adjust(ctx context.Context, now time.Time, adjustments []counter
 	ctx = bound(ctx)
 	groups := [][]counter.Adjustment{adjustments}
 	if s.sharded {
-		groups = groups[:0]
-		at := map[string]int{}
-		for _, a := range adjustments {
-			tag := HashTag(a.Key)
-			i, ok := at[tag]
-			if !ok {
-				i = len(groups)
-				at[tag] = i
-				groups = append(groups, nil)
+		idx := script.ByHashTag(len(adjustments), func(i int) string { return adjustments[i].Key })
+		groups = make([][]counter.Adjustment, len(idx))
+		for g, is := range idx {
+			for _, i := range is {
+				groups[g] = append(groups[g], adjustments[i])
 			}
-			groups[i] = append(groups[i], a)
 		}
 	}
 	for _, g := range groups {

@@ -30,24 +30,6 @@ func crossSlotError(updates []counter.Update, i int) error {
 	return fmt.Errorf("limit/redis: keys %q and %q of one update have different hash tags (%q, %q); on a sharded Redis all keys of one Update must share one, unless Options.SplitHashTags lets the store decide them one tag at a time", a, b, script.HashTag(a), script.HashTag(b))
 }
 
-// byHashTag returns the indexes of updates grouped by their keys' hash
-// tags, the groups in the order of their first update.
-func byHashTag(updates []counter.Update) [][]int {
-	group := make(map[string]int)
-	var parts [][]int
-	for i := range updates {
-		tag := script.HashTag(updates[i].Key)
-		p, ok := group[tag]
-		if !ok {
-			p = len(parts)
-			group[tag] = p
-			parts = append(parts, nil)
-		}
-		parts[p] = append(parts[p], i)
-	}
-	return parts
-}
-
 // updateParts decides updates one hash tag at a time (Options.SplitHashTags):
 // one script call per tag, all or nothing within it, every call in one
 // pipeline (go-redis sends a Cluster pipeline to each node at once). The
@@ -56,7 +38,7 @@ func byHashTag(updates []counter.Update) [][]int {
 // decisions. When any call fails, Update returns an error, although the
 // calls that succeeded have counted (as a reply lost after the script ran).
 func (s *Store) updateParts(ctx context.Context, now time.Time, nowUs int64, updates []counter.Update, decisions []counter.Decision) error {
-	parts := byHashTag(updates)
+	parts := script.ByHashTag(len(updates), func(i int) string { return updates[i].Key })
 	batches := make([]*batch, len(parts))
 	subs := make([][]counter.Update, len(parts))
 	defer func() {

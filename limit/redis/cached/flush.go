@@ -195,18 +195,7 @@ func (s *Store) write(ctx context.Context, recs []record) error {
 	}
 	// A script touches one Cluster slot: one call per hash tag, in one
 	// pipeline (go-redis sends it to each node at once).
-	slot := map[string]int{}
-	var groups [][]int
-	for i := range recs {
-		tag := script.HashTag(recs[i].key)
-		g, ok := slot[tag]
-		if !ok {
-			g = len(groups)
-			slot[tag] = g
-			groups = append(groups, nil)
-		}
-		groups[g] = append(groups[g], i)
-	}
+	groups := script.ByHashTag(len(recs), func(i int) string { return recs[i].key })
 	if len(groups) == 1 {
 		return failAll(recs, s.run(ctx, s.client, recs))
 	}

@@ -12,6 +12,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/internal/keyset"
 	"github.com/rlpkit/rlpkit/limit/redis"
 )
 
@@ -315,7 +316,7 @@ type scratch struct {
 // counter.MemoryStore does, and reports whether it could. s.mu must be held.
 // It is the store's hot path: its helpers inline, its scratch stays on the
 // stack up to maxLocalBatch updates, and its work is linear in the batch
-// size (see keyGroups).
+// size (see package keyset).
 func (s *Store) decide(now time.Time, updates []counter.Update, decisions []counter.Decision) outcome {
 	n := len(updates)
 	var sc scratch
@@ -325,15 +326,15 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 		names, entries, work, orig = make([]string, 0, n), make([]*entry, 0, n), make([]counter.State, 0, n), make([]counter.State, 0, n)
 		unacked, added, keyOf = make([]uint64, 0, n), make([]uint64, 0, n), make([]int, 0, n)
 	}
-	groups := newKeyGroups(n, names)
+	groups := keyset.New(n, maxLocalBatch, names)
 	for i := range updates {
 		key := updates[i].Key
-		k := groups.find(key)
+		k := groups.Find(key)
 		if k < 0 {
 			k = len(entries)
-			groups.names = append(groups.names, key)
-			if groups.index != nil {
-				groups.index[key] = k
+			groups.Names = append(groups.Names, key)
+			if groups.Index != nil {
+				groups.Index[key] = k
 			}
 			e := s.counters[key]
 			if e != nil && e.bad != nil {
@@ -346,7 +347,7 @@ func (s *Store) decide(now time.Time, updates []counter.Update, decisions []coun
 		keyOf = append(keyOf, k)
 	}
 	if s.onDecide != nil {
-		s.onDecide(groups.probes)
+		s.onDecide(groups.Probes)
 	}
 
 	admitted := true

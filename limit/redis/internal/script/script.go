@@ -51,3 +51,22 @@ func HashTag(key string) string {
 	}
 	return key[open+1 : open+1+n]
 }
+
+// ByHashTag returns the indexes 0..n-1 grouped by the hash tag of key(i),
+// the groups in the order of their first index: one group per Cluster slot
+// a script call may touch.
+func ByHashTag(n int, key func(i int) string) [][]int {
+	group := make(map[string]int)
+	var groups [][]int
+	for i := range n {
+		tag := HashTag(key(i))
+		g, ok := group[tag]
+		if !ok {
+			g = len(groups)
+			group[tag] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
+}
