@@ -93,8 +93,8 @@ func newReader() *reader {
 	return &reader{set: &Set{sources: map[ObjectKey]Source{}, lines: map[ObjectKey]func(string) int{}, problems: map[ObjectKey]field.ErrorList{}}}
 }
 
-// Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
-// (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1 and
+// Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes,
+// GRPCRoutes (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1 and
 // kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1), BackendTrafficPolicies
 // (gateway.envoyproxy.io/v1alpha1), Namespaces, ConfigMaps and Lists of them (v1);
 // PluginConfigs and limits files are checked, and other documents
