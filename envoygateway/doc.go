@@ -40,8 +40,8 @@
 //   - targetSelectors select objects of the policy's namespace only: Envoy Gateway also
 //     selects across namespaces where a ReferenceGrant allows it, which rlpkit does not
 //     read. Selected targets are ordered by creation time, then namespace/name.
-//   - ListenerSets, GRPCRoutes and the other route kinds are not read: a policy targeting
-//     one gets no status.
+//   - ListenerSets, GRPCRoutes (read by package policy) and the other route kinds are not
+//     attached to: a policy targeting one gets no status.
 //   - Statuses carry the conditions Envoy Gateway writes, in its order: Accepted, Merged
 //     (a route policy merged into a listener's or Gateway's; that policy naming the routes
 //     merged into it), Overridden (the listeners, routes or rules whose policies replace

@@ -100,7 +100,7 @@ func statusKey(s peerStatus) string { return s.Policy + " @ " + s.Ancestor }
 // -invalid-regex) or a ClientTrafficPolicy (clienttrafficpolicy-ratelimitheaders) have no
 // directory.
 func TestEnvoyGatewaySuite(t *testing.T) {
-	const grpc = "the input's GRPCRoutes are left out: rlpkit does not read them"
+	const grpc = "the input's GRPCRoutes are left out: rlpkit does not attach policies to them"
 	cases := []struct {
 		name string
 		// differ are the statuses ("policy @ ancestor") that differ from Envoy Gateway's,

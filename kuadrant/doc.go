@@ -64,7 +64,8 @@
 //
 //   - Every Gateway of the inputs gets a GatewayConfig, with no action sets when no policy
 //     reaches it; the operator writes no WasmPlugin then.
-//   - GRPCRoutes are not read: a policy targeting one is TargetNotFound.
+//   - GRPCRoutes are read (package policy) but not attached to: a policy targeting one is
+//     TargetNotFound.
 //   - rlpkit reads no AuthPolicy, so a predicate reading auth.* always fails the check
 //     (InvalidCelExpression where its limits are in effect).
 //   - The InvalidCelExpression message lists the failures in path order (the order of

@@ -49,7 +49,7 @@ const (
 // knownForeign are kinds of the Gateway API and Kuadrant groups that rlpkit does not read
 // and skips; any other kind in those groups is reported, as a likely mistake.
 var knownForeign = map[string]bool{
-	"GatewayClass": true, "GRPCRoute": true, "TLSRoute": true, "TCPRoute": true, "UDPRoute": true,
+	"GatewayClass": true, "TLSRoute": true, "TCPRoute": true, "UDPRoute": true,
 	"ReferenceGrant": true, "BackendTLSPolicy": true, "ListenerSet": true, "XListenerSet": true,
 	"XBackendTrafficPolicy": true, "BackendLBPolicy": true, "XMesh": true,
 	"AuthPolicy": true, "DNSPolicy": true, "TLSPolicy": true,

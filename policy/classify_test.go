@@ -125,7 +125,7 @@ func TestReadMixedFiles(t *testing.T) {
 		file: "routes.yaml",
 		data: "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoutes\nmetadata: {name: r}\n",
 		want: FileContent{Content: ContentObjects, Kinds: []string{"HTTPRoutes"}},
-		errs: []string{`routes.yaml:2: kind: Unsupported value: "HTTPRoutes": not a kind rlpkit reads or skips in gateway.networking.k8s.io/v1; supported kinds: Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)`},
+		errs: []string{`routes.yaml:2: kind: Unsupported value: "HTTPRoutes": not a kind rlpkit reads or skips in gateway.networking.k8s.io/v1; supported kinds: Gateway, HTTPRoute, GRPCRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)`},
 	}, {
 		name:    "Envoy Gateway BackendTrafficPolicy",
 		file:    "btp.yaml",

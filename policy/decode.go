@@ -46,6 +46,9 @@ var kinds = map[string]kindInfo{
 	KindHTTPRoute: {gatewayv1.GroupVersion.String(), true, "", decoder(func(r *gatewayv1.HTTPRoute) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.HTTPRoutes = append(s.HTTPRoutes, r) }, func() field.ErrorList { return ValidateHTTPRoute(r) }
 	})},
+	KindGRPCRoute: {gatewayv1.GroupVersion.String(), true, "", decoder(func(r *gatewayv1.GRPCRoute) (func(*Set), func() field.ErrorList) {
+		return func(s *Set) { s.GRPCRoutes = append(s.GRPCRoutes, r) }, func() field.ErrorList { return ValidateGRPCRoute(r) }
+	})},
 	KindRateLimitPolicy: {GroupVersion.String(), true, "", decoder(func(p *RateLimitPolicy) (func(*Set), func() field.ErrorList) {
 		return func(s *Set) { s.Policies = append(s.Policies, p) }, func() field.ErrorList { return ValidateRateLimitPolicy(p) }
 	})},
@@ -90,8 +93,8 @@ func newReader() *reader {
 	return &reader{set: &Set{sources: map[ObjectKey]Source{}, lines: map[ObjectKey]func(string) int{}, problems: map[ObjectKey]field.ErrorList{}}}
 }
 
-// Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes
-// (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1 and
+// Decode reads one input: a stream of YAML or JSON documents holding Gateways, HTTPRoutes,
+// GRPCRoutes (gateway.networking.k8s.io/v1), RateLimitPolicies (apim.kuadrant.io/v1alpha1 and
 // kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1), BackendTrafficPolicies
 // (gateway.envoyproxy.io/v1alpha1), Namespaces, ConfigMaps and Lists of them (v1);
 // PluginConfigs and limits files are checked, and other documents
@@ -402,7 +405,7 @@ func (r *reader) decodeProblems(o objectAt, label string, typeErrs field.ErrorLi
 // oursRE finds, in a file that is not YAML, a sign that it was meant to hold what rlpkit
 // reads: an API group of the Gateway API or Kuadrant, a kind rlpkit reads (but ConfigMap,
 // which charts template for their own use), or a field of a PluginConfig or a limits file.
-var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|gateway\.envoyproxy\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|RateLimitPolicy|BackendTrafficPolicy|Namespace|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
+var oursRE = regexp.MustCompile(`gateway\.networking\.k8s\.io|kuadrant\.io|gateway\.envoyproxy\.io|\bkind["']?\s*:\s*["']?(Gateway|HTTPRoute|GRPCRoute|RateLimitPolicy|BackendTrafficPolicy|Namespace|List)\b|rateLimitPolicies|ratelimitpolicies|max_value`)
 
 // isTemplate says whether a file that is not YAML is a template (Helm's, or any that uses
 // "{{ }}") that names nothing rlpkit reads: such a file is skipped, any other is an error.
@@ -411,7 +414,7 @@ func isTemplate(data []byte) bool {
 }
 
 // supportedKinds lists the kinds and versions rlpkit reads, for messages.
-const supportedKinds = "Gateway, HTTPRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)"
+const supportedKinds = "Gateway, HTTPRoute, GRPCRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)"
 
 func hasPath(errs field.ErrorList, path string) bool {
 	return slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Field == path })

@@ -23,7 +23,8 @@
 // List is read item by item. Identify says what a file holds, and every document is read as
 // what it holds (see Content):
 //
-//   - Gateways and HTTPRoutes (gateway.networking.k8s.io/v1), RateLimitPolicies
+//   - Gateways, HTTPRoutes and GRPCRoutes (gateway.networking.k8s.io/v1; a GRPCRoute's
+//     method matches are checked as the Gateway API's schema checks them), RateLimitPolicies
 //     (apim.kuadrant.io/v1alpha1, and kuadrant.io/v1 in Set.PoliciesV1: see package
 //     kuadrantv1), TokenRateLimitPolicies (kuadrant.io/v1alpha1, in Set.TokenPolicies: see
 //     package kuadrantv1alpha1), Envoy Gateway's BackendTrafficPolicies

@@ -50,6 +50,8 @@ type Set struct {
 	Gateways []*gatewayv1.Gateway
 	// HTTPRoutes are the HTTPRoutes read, in input order.
 	HTTPRoutes []*gatewayv1.HTTPRoute
+	// GRPCRoutes are the GRPCRoutes read, in input order.
+	GRPCRoutes []*gatewayv1.GRPCRoute
 	// Policies are the RateLimitPolicies read, in input order.
 	Policies []*RateLimitPolicy
 	// Namespaces are the Namespaces read, in input order.

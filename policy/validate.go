@@ -203,13 +203,25 @@ func validateAllowedRoutes(p *field.Path, ar *gatewayv1.AllowedRoutes) field.Err
 // "/"; and, for its matches, what the rate-limit filter must express (header names, header
 // regular expressions, methods, paths without a query or fragment).
 func ValidateHTTPRoute(r *gatewayv1.HTTPRoute) field.ErrorList {
-	var errs field.ErrorList
 	spec := field.NewPath("spec")
-	refs := spec.Child("parentRefs")
-	if len(r.Spec.ParentRefs) == 0 {
-		errs = append(errs, field.Required(refs, "an HTTPRoute needs at least one parentRef"))
+	errs := validateParentsAndHosts(spec, "an HTTPRoute", r.Spec.ParentRefs, r.Spec.Hostnames)
+	for i, rule := range r.Spec.Rules {
+		for j, m := range rule.Matches {
+			errs = append(errs, validateRouteMatch(spec.Child("rules").Index(i).Child("matches").Index(j), &m)...)
+		}
 	}
-	for i, ref := range r.Spec.ParentRefs {
+	return errs
+}
+
+// validateParentsAndHosts checks a route's parentRefs and hostnames; what names the route
+// ("an HTTPRoute") in the message of a route without parentRefs.
+func validateParentsAndHosts(spec *field.Path, what string, parentRefs []gatewayv1.ParentReference, hosts []gatewayv1.Hostname) field.ErrorList {
+	var errs field.ErrorList
+	refs := spec.Child("parentRefs")
+	if len(parentRefs) == 0 {
+		errs = append(errs, field.Required(refs, what+" needs at least one parentRef"))
+	}
+	for i, ref := range parentRefs {
 		if ref.Name == "" {
 			errs = append(errs, field.Required(refs.Index(i).Child("name"), ""))
 		}
@@ -217,14 +229,9 @@ func ValidateHTTPRoute(r *gatewayv1.HTTPRoute) field.ErrorList {
 			errs = append(errs, field.Invalid(refs.Index(i).Child("port"), *ref.Port, "must be between 1 and 65535"))
 		}
 	}
-	for i, h := range r.Spec.Hostnames {
+	for i, h := range hosts {
 		if msg := hostnameProblem(string(h)); msg != "" {
 			errs = append(errs, field.Invalid(spec.Child("hostnames").Index(i), string(h), msg))
-		}
-	}
-	for i, rule := range r.Spec.Rules {
-		for j, m := range rule.Matches {
-			errs = append(errs, validateRouteMatch(spec.Child("rules").Index(i).Child("matches").Index(j), &m)...)
 		}
 	}
 	return errs

@@ -74,13 +74,18 @@ func (t *Topology) NamespaceLabels(ns string) labels.Set {
 // or why l does not take it: l must speak HTTP or HTTPS, its allowedRoutes must admit the
 // route's namespace and kind, and its hostname must intersect the route's.
 func (t *Topology) Admit(gw *gatewayv1.Gateway, l gatewayv1.Listener, route *gatewayv1.HTTPRoute) ([]string, *Refusal) {
-	if r := t.AdmitKind(gw, l, route); r != nil {
-		return nil, r
+	return t.admit(gw, l, httpRoute(route))
+}
+
+// admit is Admit for a route of any HTTP kind.
+func (t *Topology) admit(gw *gatewayv1.Gateway, l gatewayv1.Listener, r routeInfo) ([]string, *Refusal) {
+	if rf := t.admitKind(gw, l, r); rf != nil {
+		return nil, rf
 	}
-	hosts := IntersectHostnames(ListenerHostname(l), RouteHostnames(route))
+	hosts := IntersectHostnames(ListenerHostname(l), r.hostnames)
 	if len(hosts) == 0 {
 		return nil, &Refusal{Hostnames: true, Hint: HintHostnames, Msg: fmt.Sprintf("hostnames %s do not intersect listener %s (%s)",
-			strings.Join(RouteHostnames(route), ", "), l.Name, ListenerHostname(l))}
+			strings.Join(r.hostnames, ", "), l.Name, ListenerHostname(l))}
 	}
 	return hosts, nil
 }
@@ -88,6 +93,11 @@ func (t *Topology) Admit(gw *gatewayv1.Gateway, l gatewayv1.Listener, route *gat
 // AdmitKind says why listener l of gw does not take route whatever their hostnames, nil
 // when it does: its protocol, or its allowedRoutes namespaces or kinds.
 func (t *Topology) AdmitKind(gw *gatewayv1.Gateway, l gatewayv1.Listener, route *gatewayv1.HTTPRoute) *Refusal {
+	return t.admitKind(gw, l, httpRoute(route))
+}
+
+// admitKind is AdmitKind for a route of any HTTP kind.
+func (t *Topology) admitKind(gw *gatewayv1.Gateway, l gatewayv1.Listener, route routeInfo) *Refusal {
 	refuse := func(hint, format string, a ...any) *Refusal {
 		return &Refusal{Msg: fmt.Sprintf("listener %s ", l.Name) + fmt.Sprintf(format, a...), Hint: hint}
 	}
@@ -105,7 +115,7 @@ func (t *Topology) AdmitKind(gw *gatewayv1.Gateway, l gatewayv1.Listener, route 
 	switch from {
 	case gatewayv1.NamespacesFromAll:
 	case gatewayv1.NamespacesFromSame:
-		if route.Namespace != gw.Namespace {
+		if route.namespace != gw.Namespace {
 			return refuse(HintNamespace, "admits routes of namespace %s only (allowedRoutes.namespaces.from: Same)", gw.Namespace)
 		}
 	case gatewayv1.NamespacesFromSelector:
@@ -116,22 +126,26 @@ func (t *Topology) AdmitKind(gw *gatewayv1.Gateway, l gatewayv1.Listener, route 
 		if err != nil {
 			return refuse(HintNamespace, "has an invalid allowedRoutes.namespaces.selector (%v) and admits no namespace", err)
 		}
-		if nsLabels := t.NamespaceLabels(route.Namespace); !sel.Matches(nsLabels) {
-			return refuse(HintNamespace, "admits namespaces matching %s; namespace %s has labels %s", sel, route.Namespace, nsLabels)
+		if nsLabels := t.NamespaceLabels(route.namespace); !sel.Matches(nsLabels) {
+			return refuse(HintNamespace, "admits namespaces matching %s; namespace %s has labels %s", sel, route.namespace, nsLabels)
 		}
 	default:
 		return refuse(HintNamespace, "has allowedRoutes.namespaces.from: %s, which is none of All, Same and Selector, and admits no namespace", from)
 	}
 	if l.AllowedRoutes != nil && len(l.AllowedRoutes.Kinds) > 0 && !slices.ContainsFunc(l.AllowedRoutes.Kinds, func(k gatewayv1.RouteGroupKind) bool {
-		return (k.Group == nil || *k.Group == gatewayv1.GroupName) && k.Kind == "HTTPRoute"
+		return (k.Group == nil || *k.Group == gatewayv1.GroupName) && string(k.Kind) == route.kind
 	}) {
 		kinds := make([]string, len(l.AllowedRoutes.Kinds))
 		for i, k := range l.AllowedRoutes.Kinds {
 			kinds[i] = string(k.Kind)
 		}
-		return refuse(HintKinds, "admits kinds %s, not HTTPRoute (allowedRoutes.kinds)", strings.Join(kinds, ", "))
+		hint := HintKinds
+		if route.kind != "HTTPRoute" {
+			hint = strings.Replace(hint, "HTTPRoute", route.kind, 1)
+		}
+		return refuse(hint, "admits kinds %s, not %s (allowedRoutes.kinds)", strings.Join(kinds, ", "), route.kind)
 	}
-	return nil // HTTP and HTTPS listeners admit HTTPRoutes by default
+	return nil // HTTP and HTTPS listeners admit HTTPRoutes and GRPCRoutes by default
 }
 
 // Gateways returns the Gateways indexed, in no particular order.

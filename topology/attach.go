@@ -36,12 +36,17 @@ type ListenerAttachment struct {
 // parentRef, in the Gateway's order; a listener selected by several parentRefs is listed
 // once, for the first.
 func (t *Topology) Listeners(route *gatewayv1.HTTPRoute) []ListenerAttachment {
+	return t.listeners(httpRoute(route))
+}
+
+// listeners is Listeners for a route of any HTTP kind.
+func (t *Topology) listeners(route routeInfo) []ListenerAttachment {
 	var out []ListenerAttachment
-	for i, ref := range route.Spec.ParentRefs {
+	for i, ref := range route.parentRefs {
 		if !IsGatewayRef(ref) {
 			continue
 		}
-		gw := t.gateways[ParentGateway(route, ref)]
+		gw := t.gateways[parentKey(route.namespace, ref)]
 		if gw == nil {
 			continue
 		}
@@ -49,7 +54,7 @@ func (t *Topology) Listeners(route *gatewayv1.HTTPRoute) []ListenerAttachment {
 			if !SelectsListener(ref, l) || slices.ContainsFunc(out, func(a ListenerAttachment) bool { return a.Gateway == gw && a.Listener == li }) {
 				continue
 			}
-			hosts, refusal := t.Admit(gw, l, route)
+			hosts, refusal := t.admit(gw, l, route)
 			if refusal != nil {
 				continue
 			}
@@ -62,22 +67,9 @@ func (t *Topology) Listeners(route *gatewayv1.HTTPRoute) []ListenerAttachment {
 // Attach returns the Gateways route attaches to, in parentRefs order, one Attachment per
 // Gateway.
 func (t *Topology) Attach(route *gatewayv1.HTTPRoute) []Attachment {
-	var out []Attachment
-	for _, la := range t.Listeners(route) {
-		i := slices.IndexFunc(out, func(a Attachment) bool { return a.Gateway == la.Gateway })
-		if i < 0 {
-			out = append(out, Attachment{Gateway: la.Gateway, Route: route})
-			i = len(out) - 1
-		}
-		a := &out[i]
-		if name := la.Gateway.Spec.Listeners[la.Listener].Name; !slices.Contains(a.Listeners, name) {
-			a.Listeners = append(a.Listeners, name)
-		}
-		a.Hostnames = append(a.Hostnames, la.Hostnames...)
-	}
+	out := t.attach(httpRoute(route))
 	for i := range out {
-		slices.Sort(out[i].Hostnames)
-		out[i].Hostnames = slices.Compact(out[i].Hostnames)
+		out[i].Route = route
 	}
 	return out
 }

@@ -24,7 +24,12 @@ func IsGatewayRef(ref gatewayv1.ParentReference) bool {
 // ParentGateway returns the Gateway a parentRef of route names; its namespace defaults to
 // the route's.
 func ParentGateway(route *gatewayv1.HTTPRoute, ref gatewayv1.ParentReference) Key {
-	k := Key{route.Namespace, string(ref.Name)}
+	return parentKey(route.Namespace, ref)
+}
+
+// parentKey returns the Gateway a parentRef of a route in namespace ns names.
+func parentKey(ns string, ref gatewayv1.ParentReference) Key {
+	k := Key{ns, string(ref.Name)}
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		k.Namespace = string(*ref.Namespace)
 	}
@@ -46,9 +51,12 @@ func ListenerHostname(l gatewayv1.Listener) string {
 }
 
 // RouteHostnames returns a route's hostnames as strings.
-func RouteHostnames(r *gatewayv1.HTTPRoute) []string {
-	out := make([]string, len(r.Spec.Hostnames))
-	for i, h := range r.Spec.Hostnames {
+func RouteHostnames(r *gatewayv1.HTTPRoute) []string { return hostnames(r.Spec.Hostnames) }
+
+// hostnames returns hostnames as strings.
+func hostnames(hs []gatewayv1.Hostname) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
 		out[i] = string(h)
 	}
 	return out
