@@ -72,6 +72,10 @@ func canonicalConfiguration(c Configuration) Configuration {
 			n := *h.Number
 			out.HitsAddend.Number = &n
 		}
+		if h.ResponseBody != nil {
+			rb := *h.ResponseBody
+			out.HitsAddend.ResponseBody = &rb
+		}
 	}
 	return out
 }

@@ -110,12 +110,14 @@ const (
 	hitsNone hitsKind = iota
 	hitsNumber
 	hitsMetadata
+	hitsResponseBody
 )
 
 type hitsSource struct {
-	kind   hitsKind
-	number uint64
-	meta   metadataRef
+	kind    hitsKind
+	number  uint64
+	meta    metadataRef
+	pointer string // JSON pointer into the response body
 }
 
 type metadataRef struct {
@@ -252,9 +254,12 @@ func compileConfiguration(c Configuration) configuration {
 		cc.limit = &ref
 	}
 	if h := c.HitsAddend; h != nil {
-		if h.Number != nil {
+		switch {
+		case h.Number != nil:
 			cc.hits = hitsSource{kind: hitsNumber, number: *h.Number}
-		} else {
+		case h.ResponseBody != nil:
+			cc.hits = hitsSource{kind: hitsResponseBody, pointer: h.ResponseBody.JSONPointer}
+		default:
 			cc.hits = hitsSource{kind: hitsMetadata, meta: compileMetadataKey(MetadataDynamic, h.DynamicMetadata.MetadataKey)}
 		}
 	}

@@ -125,8 +125,8 @@ type LimitOverride struct {
 	DynamicMetadata *DynamicMetadataSource `json:"dynamic_metadata,omitempty"`
 }
 
-// HitsAddend is a descriptor's cost: a fixed number, or a number read from dynamic metadata.
-// Exactly one must be set.
+// HitsAddend is a descriptor's cost: a fixed number, a number read from dynamic metadata, or
+// a number read from the response body. Exactly one must be set.
 //
 // +kubebuilder:object:generate=true
 type HitsAddend struct {
@@ -138,6 +138,24 @@ type HitsAddend struct {
 	// non-negative integer counts as 1.
 	// +optional
 	DynamicMetadata *DynamicMetadataSource `json:"dynamic_metadata,omitempty"`
+
+	// ResponseBody names a number in the response body: the descriptor is sent with the
+	// request at cost 0 (checked, not charged) and, once the response has ended, sent again
+	// in a second ShouldRateLimit call charging the number read. This field is an rlpkit
+	// extension of Envoy's schema (Envoy Gateway's cost.response and kuadrant-operator's
+	// ratelimit-report-service action play the same part).
+	// +optional
+	ResponseBody *ResponseBodySource `json:"response_body,omitempty"`
+}
+
+// ResponseBodySource names a number in a JSON response body, or in the last event before
+// "data: [DONE]" of a server-sent-events one.
+//
+// +kubebuilder:object:generate=true
+type ResponseBodySource struct {
+	// JSONPointer is an RFC 6901 pointer to a non-negative integer ("/usage/total_tokens").
+	// It MUST start with "/".
+	JSONPointer string `json:"json_pointer"`
 }
 
 // DynamicMetadataSource names a value in the request's dynamic metadata.

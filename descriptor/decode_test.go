@@ -28,6 +28,13 @@ func TestDecodeStrict(t *testing.T) {
 				"rateLimitPolicies[0].gatewayActions[0].configurations[0].hits_addend.number: expected an integer from 0 to 18446744073709551615, got -1\n" +
 				"rateLimitPolicies[0].hostnames: expected a list, got a string",
 		},
+		{
+			name: "hits_addend.response_body",
+			in:   `{"rateLimitPolicies":[{"gatewayActions":[{"configurations":[{"hits_addend":{"response_body":{"json_pointer":7,"jsonPointer":"/usage"}}},{"hits_addend":{"response_body":"/usage"}}]}]}]}`,
+			want: "rateLimitPolicies[0].gatewayActions[0].configurations[0].hits_addend.response_body.jsonPointer: unknown field\n" +
+				"rateLimitPolicies[0].gatewayActions[0].configurations[0].hits_addend.response_body.json_pointer: expected a string, got the number 7\n" +
+				"rateLimitPolicies[0].gatewayActions[0].configurations[1].hits_addend.response_body: expected an object, got a string",
+		},
 		{name: "not an object", in: `[1]`, want: "expected a JSON object, got a list"},
 		{name: "trailing data", in: `{} {}`, want: "invalid JSON: unexpected data after the top-level value"},
 		{name: "empty", in: ``, want: "empty document"},

@@ -59,6 +59,10 @@
 //     metadata (Envoy's RateLimit.limit) and hits_addend sets a cost (a number, or a number
 //     from dynamic metadata; anything but a non-negative integer costs 1). The unit must be
 //     one of SECOND, MINUTE, HOUR, DAY, MONTH, YEAR; Envoy would also accept UNKNOWN.
+//   - hits_addend {response_body: {json_pointer: "/usage/total_tokens"}} charges a cost read
+//     from the response (Result.ResponseCosts, UsageFromBody): the descriptor is checked at
+//     cost 0 with the request, then sent again in a ShouldRateLimit to the same domain
+//     charging the usage, as Envoy Gateway's cost.response does; Envoy has no such source.
 //   - A policy may carry routeMatches (Gateway API HTTPRouteMatch: path Exact or PathPrefix
 //     with segment semantics, method, headers Exact or RegularExpression), so that routes
 //     sharing a hostname no longer shadow each other. Without it, behaviour is the proposal's.

@@ -20,6 +20,8 @@ func FuzzDecode(f *testing.F) {
 		`{"failure_mode_deny":false,"ratelimitpolicies":{"a/b":{"hosts":["x.com"],"rules":[{"operations":[{"paths":["/"]}],"actions":[{"remote_address":{}}]}],"global_actions":[{"generic_key":{"descriptor_value":"g"}}],"upstream_cluster":"c","domain":"d"}}}`,
 		`{"rateLimitPolicies":[{"hostnames":"x","routeMatches":[{"path":{"type":"Exact","value":"/"},"headers":[{"name":"a","type":"RegularExpression","value":"("}]}]}]}`,
 		`{"rateLimitPolicies":[{"gatewayActions":[{"configurations":[{"hits_addend":{"number":18446744073709551616}}]}]}]}`,
+		`{"rateLimitPolicies":[{"rateLimitDomain":"d","upstreamCluster":"c","hostnames":["*"],"gatewayActions":[{"configurations":[{"actions":[{"generic_key":{"descriptor_value":"llm"}}],"hits_addend":{"response_body":{"json_pointer":"/usage/total_tokens"}}}]}]}]}`,
+		`{"rateLimitPolicies":[{"gatewayActions":[{"configurations":[{"hits_addend":{"response_body":{"json_pointer":"a~"}}}]}]}]}`,
 		`[`, `null`, `{"a":1}{}`,
 	} {
 		f.Add([]byte(s))

@@ -115,8 +115,13 @@ func (c *configuration) build(req *Request, res *Result) (dropped int, reason st
 	}
 	if c.hits.kind != hitsNone {
 		n := c.hits.number
-		if c.hits.kind == hitsMetadata {
+		switch c.hits.kind {
+		case hitsMetadata:
 			n = readHits(req, &c.hits.meta)
+		case hitsResponseBody:
+			// Checked at the request, charged when the response body is known.
+			n = 0
+			res.ResponseCosts = append(res.ResponseCosts, ResponseCost{Descriptor: len(res.Descriptors), JSONPointer: c.hits.pointer})
 		}
 		res.hits = append(res.hits, n)
 		d.HitsAddend = &res.hits[len(res.hits)-1]

@@ -23,6 +23,10 @@ type Result struct {
 	// res.HitsAddend.
 	rlsmsg.Request
 
+	// ResponseCosts are the descriptors whose cost comes from the response body (sent in
+	// Request with hits_addend 0), in descriptor order.
+	ResponseCosts []ResponseCost
+
 	entries   []rlsmsg.Entry
 	overrides []rlsmsg.Override
 	hits      []uint64
@@ -33,6 +37,14 @@ type Result struct {
 	entryBuf    [8]rlsmsg.Entry
 	overrideBuf [2]rlsmsg.Override
 	hitsBuf     [2]uint64
+}
+
+// ResponseCost is a descriptor charged from the response body.
+type ResponseCost struct {
+	// Descriptor indexes Result.Descriptors.
+	Descriptor int
+	// JSONPointer locates the cost in the response body.
+	JSONPointer string
 }
 
 // ShouldCall reports whether the rate-limit service should be called: a policy matched and
@@ -65,6 +77,7 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 // the most that policy can produce so that descriptors never see their storage move.
 func (r *Result) reset(pol *policy, hits uint32) {
 	r.PolicyIndex, r.Policy, r.Domain, r.HitsAddend = -1, "", "", hits
+	r.ResponseCosts = r.ResponseCosts[:0]
 	var nd, ne, no, nh int
 	if pol != nil {
 		nd, ne, no, nh = pol.maxDescriptors, pol.maxEntries, pol.maxOverrides, pol.maxHits

@@ -130,11 +130,21 @@ func validateConfiguration(c *errs, p path, cfg *Configuration) {
 	}
 	if h := cfg.HitsAddend; h != nil {
 		hp := p.Child("hits_addend")
+		set := 0
+		for _, isSet := range []bool{h.Number != nil, h.DynamicMetadata != nil, h.ResponseBody != nil} {
+			if isSet {
+				set++
+			}
+		}
 		switch {
-		case (h.Number == nil) == (h.DynamicMetadata == nil):
-			c.add(string(hp), "exactly one of number and dynamic_metadata must be set")
+		case set != 1:
+			c.add(string(hp), "exactly one of number, dynamic_metadata and response_body must be set")
 		case h.DynamicMetadata != nil:
 			validateMetadataKey(c, hp.Child("dynamic_metadata").Child("metadata_key"), &h.DynamicMetadata.MetadataKey)
+		case h.ResponseBody != nil:
+			if err := checkJSONPointer(h.ResponseBody.JSONPointer); err != "" {
+				c.add(string(hp.Child("response_body").Child("json_pointer")), err)
+			}
 		}
 	}
 }

@@ -80,9 +80,21 @@ func TestValidate(t *testing.T) {
 				{"actions":[{"remote_address":{}}],"limit":{"dynamic_metadata":{"metadata_key":{"key":"k"}}},"hits_addend":{"number":1,"dynamic_metadata":{"metadata_key":{"key":"k","path":[{"key":"p"}]}}}}`),
 			want: []string{
 				cfg0 + ".limit: dynamic_metadata is required",
-				cfg0 + ".hits_addend: exactly one of number and dynamic_metadata must be set",
+				cfg0 + ".hits_addend: exactly one of number, dynamic_metadata and response_body must be set",
 				"rateLimitPolicies[0].gatewayActions[0].configurations[1].limit.dynamic_metadata.metadata_key.path: at least one path segment is required",
-				"rateLimitPolicies[0].gatewayActions[0].configurations[1].hits_addend: exactly one of number and dynamic_metadata must be set",
+				"rateLimitPolicies[0].gatewayActions[0].configurations[1].hits_addend: exactly one of number, dynamic_metadata and response_body must be set",
+			},
+		},
+		{
+			name: "hits_addend from the response body",
+			in: configsJSON(`{"actions":[{"remote_address":{}}],"hits_addend":{"response_body":{"json_pointer":"usage/total_tokens"}}},
+				{"actions":[{"remote_address":{}}],"hits_addend":{"number":1,"response_body":{"json_pointer":"/usage"}}},
+				{"actions":[{"remote_address":{}}],"hits_addend":{"response_body":{"json_pointer":"/a~2b"}}},
+				{"actions":[{"remote_address":{}}],"hits_addend":{"response_body":{"json_pointer":"/usage/total_tokens"}}}`),
+			want: []string{
+				cfg0 + `.hits_addend.response_body.json_pointer: must be a JSON pointer starting with "/" (e.g. "/usage/total_tokens"), got "usage/total_tokens"`,
+				"rateLimitPolicies[0].gatewayActions[0].configurations[1].hits_addend: exactly one of number, dynamic_metadata and response_body must be set",
+				`rateLimitPolicies[0].gatewayActions[0].configurations[2].hits_addend.response_body.json_pointer: "~" must be followed by "0" or "1" in a JSON pointer, got "/a~2b"`,
 			},
 		},
 		{

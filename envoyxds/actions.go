@@ -53,6 +53,8 @@ func (c *collector) rateLimit(p path, cfg *descriptor.Configuration, routeHook b
 			c.refuse(hp.Child("number"), "cost "+strconv.FormatUint(*h.Number, 10)+" is more than "+strconv.Itoa(MaxHitsAddend)+", the most Envoy accepts")
 		case h.Number != nil:
 			rl.HitsAddend = &routev3.RateLimit_HitsAddend{Number: wrapperspb.UInt64(*h.Number)}
+		case h.ResponseBody != nil:
+			c.refuse(hp.Child("response_body"), "Envoy's rate-limit filter cannot read a cost from the response body; the proxy-wasm filter can")
 		case h.DynamicMetadata != nil:
 			mp := hp.Child("dynamic_metadata").Child("metadata_key")
 			if format, ok := c.metadataFormat(mp, h.DynamicMetadata.MetadataKey); ok {

@@ -14,6 +14,7 @@ var _ Host = ABI{}
 
 // Buffer and header-map types of the ABI.
 const (
+	bufferResponseBody        = 1
 	bufferGrpcReceive         = 5
 	bufferPluginConfiguration = 7
 	mapRequestHeaders         = 0
@@ -105,10 +106,20 @@ func bufferBytes(typ, size uint32) ([]byte, Status) {
 	return take(addr, n), StatusOK
 }
 
+// ResponseBody implements Host.
+func (ABI) ResponseBody(size uint32) ([]byte, Status) {
+	return bufferBytes(bufferResponseBody, size)
+}
+
 // RequestHeaders implements Host.
-func (ABI) RequestHeaders() ([]Header, Status) {
+func (ABI) RequestHeaders() ([]Header, Status) { return headerMapPairs(mapRequestHeaders) }
+
+// ResponseHeaders implements Host.
+func (ABI) ResponseHeaders() ([]Header, Status) { return headerMapPairs(mapResponseHeaders) }
+
+func headerMapPairs(typ uint32) ([]Header, Status) {
 	var addr, n uint32
-	st := Status(proxyGetHeaderMapPairs(mapRequestHeaders, &addr, &n))
+	st := Status(proxyGetHeaderMapPairs(typ, &addr, &n))
 	if st != StatusOK {
 		return nil, st
 	}

@@ -27,6 +27,21 @@
 // 500 when failureModeDeny is true. A request deleted before its reply cancels its call; a
 // reply that arrives anyway is ignored.
 //
+// # Costs from the response body
+//
+// A configuration whose hits_addend is {response_body: {json_pointer: "/usage/total_tokens"}}
+// is checked with the request at hits_addend 0. When the request goes on, the filter reads
+// the response body in proxy_on_response_body chunk by chunk, returning Continue for each so
+// that the client receives it as it arrives (a server-sent-events body keeps only its last
+// events; any other body up to 4 MiB). At the end of the body it takes the number at the
+// pointer, from the whole body as JSON or, for content-type text/event-stream, from the last
+// "data:" event before "data: [DONE]", and sends a second ShouldRateLimit to the same domain
+// and cluster with those descriptors at hits_addend = usage, as Envoy Gateway's response
+// cost does. Limitador's Report is not used: a ShouldRateLimit works against every RLS
+// rlpkit and its peers run. Its reply is ignored. No usage, a usage of 0, a body that is not
+// JSON or a 429 sends no report; the response is untouched, and the first such response of a
+// plugin configuration is logged at warning level, the rest at debug level.
+//
 // A local reply the host refuses (proxy_send_local_response failing, e.g. on a stream that
 // can no longer take one) is a failure of the filter like the others: with failureModeDeny
 // the request is closed with proxy_close_stream (Envoy resets it), otherwise it continues.

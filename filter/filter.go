@@ -29,7 +29,8 @@ type Filter struct {
 	host    Host
 	roots   map[uint32]*root
 	streams map[uint32]*stream
-	calls   map[uint32]uint32 // token -> request context
+	calls   map[uint32]uint32   // token -> request context
+	reports map[uint32]struct{} // tokens of report calls, which no request waits for
 
 	// Reused per request; nothing of them outlives a callback.
 	res descriptor.Result
@@ -44,6 +45,8 @@ type root struct {
 	deny      bool
 	timeout   uint32   // milliseconds
 	upstreams [][]byte // serialized GrpcService per policy
+
+	noUsageLogged bool // a response without usage was logged at warning level
 }
 
 // stream is a request context.
@@ -52,11 +55,12 @@ type stream struct {
 	token   uint32
 	waiting bool            // a call is in flight
 	headers []rlsmsg.Header // to add to the response
+	report  *pendingReport  // a cost to read from the response body, nil when none
 }
 
 // New returns a Filter that talks to host.
 func New(host Host) *Filter {
-	f := &Filter{host: host, roots: map[uint32]*root{}, streams: map[uint32]*stream{}, calls: map[uint32]uint32{}}
+	f := &Filter{host: host, roots: map[uint32]*root{}, streams: map[uint32]*stream{}, calls: map[uint32]uint32{}, reports: map[uint32]struct{}{}}
 	f.dyn = lazyMetadata{host: host, path: propMetadata}
 	f.rt = lazyMetadata{host: host, path: propRouteMetadata}
 	return f
@@ -152,6 +156,9 @@ func (f *Filter) OnRequestHeaders(id uint32) Action {
 	if !f.res.ShouldCall() {
 		return Continue
 	}
+	if len(f.res.ResponseCosts) > 0 {
+		s.report = newReport(&f.res)
+	}
 	f.buf = rlsmsg.AppendRequest(f.buf[:0], &f.res.Request)
 	token, st := f.host.GrpcCall(r.upstreams[f.res.PolicyIndex], Service, Method, f.buf, r.timeout)
 	if st != StatusOK {
@@ -220,6 +227,9 @@ func (f *Filter) take(token uint32) (uint32, *stream, bool) {
 
 // OnGrpcReceive handles a reply: continue, a local 429, or the failure mode.
 func (f *Filter) OnGrpcReceive(token, size uint32) {
+	if f.takeReport(token) {
+		return
+	}
 	id, s, ok := f.take(token)
 	if !ok {
 		f.host.Log(LogDebug, "rlpkit-filter: ignoring a reply for call "+strconv.FormatUint(uint64(token), 10)+" whose request is gone")
@@ -246,6 +256,7 @@ func (f *Filter) OnGrpcReceive(token, size uint32) {
 		s.headers = resp.ResponseHeadersToAdd
 		f.resume()
 	case rlsmsg.CodeOverLimit:
+		s.report = nil // the local reply has no usage
 		headers := make([]Header, 0, 1+len(resp.ResponseHeadersToAdd))
 		headers = append(headers, Header{Key: "x-envoy-ratelimited", Value: "true"})
 		for _, h := range resp.ResponseHeadersToAdd {
@@ -262,6 +273,10 @@ func (f *Filter) OnGrpcReceive(token, size uint32) {
 
 // OnGrpcClose handles a call that ended without a reply: the failure mode.
 func (f *Filter) OnGrpcClose(token, status uint32) {
+	if f.takeReport(token) {
+		f.host.Log(LogWarn, "rlpkit-filter: usage report failed with gRPC status "+strconv.FormatUint(uint64(status), 10))
+		return
+	}
 	id, s, ok := f.take(token)
 	if !ok {
 		return
@@ -303,6 +318,9 @@ func (f *Filter) OnResponseHeaders(id uint32) Action {
 		}
 	}
 	s.headers = nil
+	if s.report != nil {
+		f.reportHeaders(s)
+	}
 	return Continue
 }
 
@@ -324,5 +342,6 @@ func (f *Filter) OnDelete(id uint32) {
 	delete(f.roots, id)
 }
 
-// InFlight returns the number of calls waiting for a reply, for tests and logs.
-func (f *Filter) InFlight() int { return len(f.calls) }
+// InFlight returns the number of calls waiting for a reply, reports included, for tests and
+// logs.
+func (f *Filter) InFlight() int { return len(f.calls) + len(f.reports) }

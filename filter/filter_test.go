@@ -33,6 +33,8 @@ func (h *fakeHost) PluginConfiguration(uint32) ([]byte, Status) {
 	return h.config[h.configure], StatusOK
 }
 func (h *fakeHost) RequestHeaders() ([]Header, Status)   { return h.headers, StatusOK }
+func (h *fakeHost) ResponseHeaders() ([]Header, Status)  { return nil, StatusOK }
+func (h *fakeHost) ResponseBody(uint32) ([]byte, Status) { return nil, StatusNotFound }
 func (h *fakeHost) Property(string) ([]byte, Status)     { return nil, StatusNotFound }
 func (h *fakeHost) GrpcCancel(uint32) Status             { return StatusOK }
 func (h *fakeHost) SetEffectiveContext(id uint32) Status { h.effective = id; return StatusOK }

@@ -84,6 +84,12 @@ type Host interface {
 	// RequestHeaders returns every request header, repeated ones as several pairs
 	// (proxy_get_header_map_pairs of RequestHeaders).
 	RequestHeaders() ([]Header, Status)
+	// ResponseHeaders returns every response header (proxy_get_header_map_pairs of
+	// ResponseHeaders).
+	ResponseHeaders() ([]Header, Status)
+	// ResponseBody returns the body chunk proxy_on_response_body announced
+	// (proxy_get_buffer_bytes of type HttpResponseBody).
+	ResponseBody(size uint32) ([]byte, Status)
 	// Property returns the property at path, segments separated by NUL (proxy_get_property).
 	Property(path string) ([]byte, Status)
 	// GrpcCall starts a unary call and returns its token (proxy_grpc_call).

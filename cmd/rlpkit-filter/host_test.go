@@ -80,6 +80,8 @@ type host struct {
 	configOK   bool
 	grpcBuf    []byte // readable during proxy_on_grpc_receive only
 	hasGrpcBuf bool
+	bodyBuf    []byte // readable during proxy_on_response_body only
+	hasBodyBuf bool
 
 	streams   map[uint32]*stream
 	clusters  map[string]*grpc.ClientConn
@@ -328,6 +330,8 @@ func (h *host) instantiateEnv(ctx context.Context) error {
 			buf = h.config
 		case typ == 5 && h.hasGrpcBuf:
 			buf = h.grpcBuf
+		case typ == 1 && h.hasBodyBuf:
+			buf = h.bodyBuf
 		default:
 			return wasmNotFound
 		}
@@ -575,6 +579,27 @@ func (h *host) respond(s *stream, headers [][2]string) {
 	h.t.Helper()
 	s.respHdrs = headers
 	h.mustCallback("proxy_on_response_headers", s.id, uint64(s.id), uint64(len(headers)), 1)
+}
+
+// respondStreaming sends response headers that a body follows (end_of_stream false).
+func (h *host) respondStreaming(s *stream, headers [][2]string) {
+	h.t.Helper()
+	s.respHdrs = headers
+	h.mustCallback("proxy_on_response_headers", s.id, uint64(s.id), uint64(len(headers)), 0)
+}
+
+// respondBody sends one chunk of the response body, as Envoy does with a buffer holding
+// only that chunk, and returns the module's action.
+func (h *host) respondBody(s *stream, chunk string, endOfStream bool) uint32 {
+	h.t.Helper()
+	h.bodyBuf, h.hasBodyBuf = []byte(chunk), true
+	end := uint64(0)
+	if endOfStream {
+		end = 1
+	}
+	a := uint32(h.mustCallback("proxy_on_response_body", s.id, uint64(s.id), uint64(len(chunk)), end))
+	h.bodyBuf, h.hasBodyBuf = nil, false
+	return a
 }
 
 // end finishes a stream: proxy_on_done then proxy_on_delete.

@@ -46,6 +46,11 @@ func proxyOnResponseHeaders(id, headers uint32, endOfStream bool) uint32 {
 	return uint32(f.OnResponseHeaders(id))
 }
 
+//go:wasmexport proxy_on_response_body
+func proxyOnResponseBody(id, size uint32, endOfStream bool) uint32 {
+	return uint32(f.OnResponseBody(id, size, endOfStream))
+}
+
 //go:wasmexport proxy_on_grpc_receive
 func proxyOnGrpcReceive(root, token, size uint32) { f.OnGrpcReceive(token, size) }
 

@@ -36,6 +36,8 @@
 //     half, and nothing came before): with max 10 and interval 10s, 30
 //     requests an interval get 20, 0, 20, ... admitted. weight = 100 counts
 //     the current window alone, for at most max an interval.
+//   - Charge(r, n) lets a handler add n hits to the counters that admitted r once it has
+//     answered (an LLM reply's tokens), without a decision; pingap has no such call.
 //   - inflight holds a count while the request runs, released when the
 //     handler returns (also when it panics) or, for a RoundTripper, when the
 //     response body is closed or the round trip fails. A rejected request

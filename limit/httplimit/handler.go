@@ -13,6 +13,9 @@ import (
 // released when it returns, also when it panics; a rejected request holds
 // none.
 //
+// A request a rate limiter admitted carries that limiter's counter in its context, so that
+// the handler can add to it with Charge.
+//
 // Handler works whatever the Config's Step: the Step only tells a Set where
 // to place the limiter.
 func (l *Limiter) Handler(next http.Handler) http.Handler {
@@ -24,6 +27,9 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 		}
 		if release != nil {
 			defer release()
+		}
+		if l.inflight == nil {
+			r = l.withCharger(r)
 		}
 		next.ServeHTTP(w, r)
 	})
