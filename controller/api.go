@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/rlpkit/rlpkit/kuadrant"
+	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
@@ -39,7 +41,12 @@ func (a API) GroupVersionKind() schema.GroupVersionKind {
 
 // PolicyAPI returns the name of the API as package policyapi names it
 // (policyapi.API.Name): "apim.kuadrant.io/v1alpha1 RateLimitPolicy".
-func (a API) PolicyAPI() string { return string(a) + " " + a.GroupVersionKind().Kind }
+func (a API) PolicyAPI() string {
+	if a == APIV1 {
+		return kuadrant.API{}.Name()
+	}
+	return merge.API{}.Name()
+}
 
 // apis returns the APIs to read: the given ones, or all when none is given.
 func apis(given []API) ([]API, error) {
