@@ -2,33 +2,22 @@ package policytest
 
 import (
 	"context"
+	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rlpkit/rlpkit/limit"
+	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
-// Call is one call of a proxy's rate-limit filter to the rate-limit service.
-type Call struct {
-	// Filter names the filter that makes it.
-	Filter string
-	// Request is what it sends.
-	Request rlsmsg.Request
-}
+// Call is one call of a proxy's rate-limit filter to the rate-limit service: the
+// contract's (policyapi.Call).
+type Call = policyapi.Call
 
 // CallsFrontend is a Frontend whose proxy may call the rate-limit service more than once
-// for a request: once per rate-limit filter, in filter order, each until one answers
-// OVER_LIMIT, and again when the response is done, for the filters that ran. Targets of a
-// CallsFrontend send every call; Generate is the first call alone.
-type CallsFrontend interface {
-	Frontend
-	// Calls returns the request-time calls (each with at least one descriptor) and the
-	// stream-done calls the proxy makes for in. With trace not nil, it writes there, one a
-	// line, why.
-	Calls(in *Input, trace *strings.Builder) (calls, done []Call)
-}
+// for a request (policyapi.CallsFrontend).
+type CallsFrontend = policyapi.CallsFrontend
 
 // flattenCalls returns the descriptors of every call, in call order.
 func flattenCalls(calls []Call) []rlsmsg.Descriptor {
@@ -63,7 +52,7 @@ func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluato
 	for ci := range calls {
 		c := &calls[ci]
 		d.Called, ran = true, ci
-		if err := ev.Evaluate(ctx, now, &c.Request, resp); err != nil {
+		if err := sendCall(ctx, now, ev, c, resp); err != nil {
 			return Decision{}, err
 		}
 		t.nameStatuses(resp)
@@ -88,9 +77,40 @@ func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluato
 		if !slices.ContainsFunc(calls[:ran+1], func(c Call) bool { return c.Filter == done[i].Filter }) {
 			continue
 		}
-		if err := ev.Evaluate(ctx, now, &done[i].Request, &dresp); err != nil {
+		if done[i].Kind == policyapi.CallReport && d.Code == rlsmsg.CodeOverLimit {
+			continue // the proxy answered 429 itself: there is no upstream response to report
+		}
+		if err := sendCall(ctx, now, ev, &done[i], &dresp); err != nil {
 			return Decision{}, err
 		}
 	}
 	return d, nil
+}
+
+// checkReporter is an evaluator with Limitador's CheckRateLimit and Report
+// (limitador.Evaluator, as rls uses it).
+type checkReporter interface {
+	Probe(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result, hits uint64) error
+	Charge(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result, delta int64, releaseBefore time.Time) error
+}
+
+// sendCall sends one call through ev by its kind: a check as Limitador's CheckRateLimit
+// (as if adding 1, charging nothing), a report as its Report (hits_addend, 0 counting
+// as 1, added to every matching counter, always OK).
+func sendCall(ctx context.Context, now time.Time, ev limit.Evaluator, c *Call, resp *limit.Result) error {
+	if c.Kind == policyapi.CallShould {
+		return ev.Evaluate(ctx, now, &c.Request, resp)
+	}
+	cr, ok := ev.(checkReporter)
+	if !ok {
+		return fmt.Errorf("%s: the rate-limit service's limits have no check and report (only Limitador's do)", c.Filter)
+	}
+	if c.Kind == policyapi.CallCheck {
+		return cr.Probe(ctx, now, &c.Request, resp, 1)
+	}
+	if err := cr.Charge(ctx, now, &c.Request, resp, int64(limit.RequestCost(&c.Request)), time.Time{}); err != nil {
+		return err
+	}
+	resp.OverallCode = rlsmsg.CodeOK
+	return nil
 }

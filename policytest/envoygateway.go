@@ -266,7 +266,7 @@ func (t *Test) runEnvoyGatewayCase(target *Target, c *Case) CaseResult {
 		res.Explain = explain.String()
 		return res
 	}
-	send := func(now time.Time) (Decision, error) { return run.send(context.Background(), now, ev) }
+	send := func(now time.Time, _ *Step) (Decision, error) { return run.send(context.Background(), now, ev) }
 	t.runSteps(target, c, &res, &explain, send, res.descriptors)
 	return res
 }

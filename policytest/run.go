@@ -90,10 +90,18 @@ func (r *Request) input() *Input {
 // RunCase runs one case of t against target with fresh counters on a simulated clock, and
 // compares what happened with the case's expectations.
 func (t *Test) RunCase(target *Target, c *Case) CaseResult {
+	cf, calls := target.Frontend.(CallsFrontend)
+	if target.eg != nil || !calls {
+		for i := range c.Steps {
+			if c.Steps[i].Usage != nil {
+				return CaseResult{Name: c.Name, Failures: []string{fmt.Sprintf("steps[%d].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports do)", i)}}
+			}
+		}
+	}
 	if target.eg != nil {
 		return t.runEnvoyGatewayCase(target, c)
 	}
-	if cf, ok := target.Frontend.(CallsFrontend); ok {
+	if calls {
 		return t.runCallsCase(target, cf, c)
 	}
 	r := CaseResult{Name: c.Name}
@@ -116,7 +124,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	}
 	lreq := call
 	var resp limit.Result
-	send := func(now time.Time) (Decision, error) {
+	send := func(now time.Time, _ *Step) (Decision, error) {
 		if called {
 			if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
 				return Decision{}, err
@@ -134,7 +142,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 // runSteps sends the request of c at each step's instants with send, and records in r the
 // decisions, the failed expectations and (after explain's start) their explanation; descs
 // are the request's descriptors, which explanations name.
-func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time) (Decision, error), descs []rlsmsg.Descriptor) {
+func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time, *Step) (Decision, error), descs []rlsmsg.Descriptor) {
 	now := t.start
 	for i := range c.Steps {
 		s := &c.Steps[i]
@@ -148,7 +156,7 @@ func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings
 		var runs []run
 		mismatch := false
 		for k := range n {
-			dec, err := send(now)
+			dec, err := send(now, s)
 			if err != nil {
 				r.Failures = append(r.Failures, fmt.Sprintf("step %d: %v", i+1, err))
 				r.Explain = explain.String()
