@@ -25,6 +25,21 @@ type Request struct {
 	// Auth are the auth.* attributes an auth service would add (kuadrant.io/v1 predicates
 	// and counters read them); nil means none.
 	Auth map[string]any
+	// Response is what the response tells the proxy, for the calls it makes once the
+	// response is done (a TokenRateLimitPolicy's report); nil means none is given, and
+	// such calls are not made.
+	Response *Response
+}
+
+// Response is the part of a response a data plane reads after it: its body, or the usage
+// it reports when the body is not given.
+type Response struct {
+	// Body is the response body (JSON), as expressions such as wasm-shim's
+	// responseBodyJSON read it.
+	Body []byte
+	// Tokens is the total tokens the response reports, for an API that reads usage from a
+	// body in a known shape (Kuadrant: OpenAI's usage.total_tokens); used when Body is nil.
+	Tokens *uint64
 }
 
 // Descriptor returns the request as package descriptor (a PluginConfig's filter) reads it.

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rlpkit/rlpkit/descriptor"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // LogEntry is what a replay reads of one access-log line. A LogEntry is reused from line to
@@ -23,13 +25,28 @@ type LogEntry struct {
 	Client string
 	// Headers are the request headers the line records, by lower-case name.
 	Headers descriptor.HeaderMap
+	// Tokens is the response's total tokens (JSON key total_tokens, a whole number or a
+	// string of one); a TokenRateLimitPolicy's report charges it. HasTokens says the line
+	// has it: without, no report is made.
+	Tokens    uint64
+	HasTokens bool
 
 	names map[string]string // JSON key -> header name
+	usage policyapi.Response
 }
+
+// TokensKey is the JSON access-log key of a response's total tokens, as an access log
+// writes it from Envoy AI Gateway's metadata
+// (%DYNAMIC_METADATA(io.envoy.ai_gateway:llm_total_token)%) or from a response header.
+const TokensKey = "total_tokens"
 
 // request fills req from e.
 func (e *LogEntry) request(in *Input) {
 	*in = Input{Method: e.Method, Host: e.Authority, Path: e.Path, Headers: e.Headers, RemoteAddress: e.Client}
+	if e.HasTokens {
+		e.usage = policyapi.Response{Tokens: &e.Tokens}
+		in.Response = &e.usage
+	}
 }
 
 // ParseLogLine reads one line of an Envoy access log into e: a JSON object (Envoy's
@@ -39,7 +56,8 @@ func (e *LogEntry) request(in *Input) {
 //
 // JSON lines read start_time, method, authority, path and downstream_remote_address (port
 // stripped; else the first entry of x_forwarded_for); every other string field is a request
-// header named after its key with "_" as "-" (user_agent is user-agent). Text lines follow
+// header named after its key with "_" as "-" (user_agent is user-agent), but total_tokens
+// (TokensKey, a number or a string of one) is the response's usage. Text lines follow
 // Envoy's default format:
 //
 //	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE%
@@ -54,6 +72,7 @@ func ParseLogLine(line []byte, e *LogEntry) error {
 	}
 	clear(e.Headers)
 	e.Method, e.Authority, e.Path, e.Client = "", "", "", ""
+	e.Tokens, e.HasTokens = 0, false
 	line = bytes.TrimSpace(line)
 	// One string for the whole line: the fields are substrings of it, without a copy each.
 	switch {
@@ -157,8 +176,14 @@ func parseJSONLine(line string, e *LogEntry) error {
 		}
 		p.space()
 		if p.i < len(p.b) && p.b[p.i] != '"' {
+			from := p.i
 			if !p.skip() {
 				return fmt.Errorf("JSON line: bad value of %q", key)
+			}
+			if key == TokensKey {
+				if err := e.readTokens(p.b[from:p.i]); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -167,6 +192,12 @@ func parseJSONLine(line string, e *LogEntry) error {
 			return fmt.Errorf("JSON line: bad string value of %q", key)
 		}
 		switch key {
+		case TokensKey:
+			if v != "" && v != "-" {
+				if err := e.readTokens(v); err != nil {
+					return err
+				}
+			}
 		case "start_time":
 			start = v
 		case "method":
@@ -288,4 +319,17 @@ func (p *jsonScanner) skip() bool {
 		p.i++
 	}
 	return false
+}
+
+// readTokens reads the total_tokens value v; null leaves it out.
+func (e *LogEntry) readTokens(v string) error {
+	if v == "null" {
+		return nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return fmt.Errorf("JSON line: %s %q: want a whole number of tokens", TokensKey, v)
+	}
+	e.Tokens, e.HasTokens = n, true
+	return nil
 }

@@ -2,6 +2,7 @@ package policytest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -68,7 +69,7 @@ func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluato
 	for ci := range calls {
 		c := &calls[ci]
 		d.Called, ran = true, ci
-		if err := ev.Evaluate(ctx, now, &c.Request, resp); err != nil {
+		if err := sendCall(ctx, now, ev, c, resp); err != nil {
 			return Decision{}, err
 		}
 		t.nameStatuses(c.Rules, resp)
@@ -93,9 +94,40 @@ func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluato
 		if !slices.ContainsFunc(calls[:ran+1], func(c Call) bool { return c.Filter == done[i].Filter }) {
 			continue
 		}
-		if err := ev.Evaluate(ctx, now, &done[i].Request, &dresp); err != nil {
+		if done[i].Kind == policyapi.CallReport && d.Code == rlsmsg.CodeOverLimit {
+			continue // the proxy answered 429 itself: there is no upstream response to report
+		}
+		if err := sendCall(ctx, now, ev, &done[i], &dresp); err != nil {
 			return Decision{}, err
 		}
 	}
 	return d, nil
+}
+
+// checkReporter is an evaluator with Limitador's CheckRateLimit and Report
+// (limitador.Evaluator, as rls uses it).
+type checkReporter interface {
+	Probe(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result, hits uint64) error
+	Charge(ctx context.Context, now time.Time, req *rlsmsg.Request, resp *limit.Result, delta int64, releaseBefore time.Time) error
+}
+
+// sendCall sends one call through ev by its kind: a check as Limitador's CheckRateLimit
+// (as if adding 1, charging nothing), a report as its Report (hits_addend, 0 counting
+// as 1, added to every matching counter, always OK).
+func sendCall(ctx context.Context, now time.Time, ev limit.Evaluator, c *Call, resp *limit.Result) error {
+	if c.Kind == policyapi.CallShould {
+		return ev.Evaluate(ctx, now, &c.Request, resp)
+	}
+	cr, ok := ev.(checkReporter)
+	if !ok {
+		return fmt.Errorf("%s: the rate-limit service's limits have no check and report (only Limitador's do)", c.Filter)
+	}
+	if c.Kind == policyapi.CallCheck {
+		return cr.Probe(ctx, now, &c.Request, resp, 1)
+	}
+	if err := cr.Charge(ctx, now, &c.Request, resp, int64(limit.RequestCost(&c.Request)), time.Time{}); err != nil {
+		return err
+	}
+	resp.OverallCode = rlsmsg.CodeOK
+	return nil
 }

@@ -44,8 +44,22 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 		return r
 	}
 	var resp limit.Result
-	send := func(now time.Time) (Decision, error) {
-		return target.sendCalls(context.Background(), now, ev, calls, done, local, &resp, nil, nil)
+	after := map[*Step][]Call{} // the calls after the response, by the step whose usage they report
+	send := func(now time.Time, s *Step) (Decision, error) {
+		d := done
+		if s.Usage != nil {
+			var ok bool
+			if d, ok = after[s]; !ok {
+				in := *in
+				in.Response = s.Usage.response()
+				_, d = cf.Calls(&in, nil)
+				for i := range d {
+					d[i].Request = d[i].Request.Clone()
+				}
+				after[s] = d
+			}
+		}
+		return target.sendCalls(context.Background(), now, ev, calls, d, local, &resp, nil, nil)
 	}
 	t.runSteps(target, c, &r, &explain, send, r.descriptors)
 	return r

@@ -239,6 +239,14 @@ func validateStep(s *Step, path string, fail func(path, detail string)) {
 	for i := range s.Statuses {
 		validateStatus(&s.Statuses[i], fmt.Sprintf("%s.statuses[%d]", path, i), fail)
 	}
+	if u := s.Usage; u != nil {
+		switch {
+		case (u.Tokens == nil) == (u.Body == ""):
+			fail(path+".usage", "Invalid value: want exactly one of tokens and body")
+		case u.Body != "" && !json.Valid([]byte(u.Body)):
+			fail(path+".usage.body", "Invalid value: not JSON")
+		}
+	}
 }
 
 func validateStatus(s *Status, path string, fail func(path, detail string)) {

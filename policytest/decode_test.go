@@ -55,6 +55,29 @@ t.yaml:12: PolicyTest t: spec.cases[1].name: Duplicate value: "a" is also spec.c
 t.yaml:12: PolicyTest t: spec.cases[1]: Required value: expect descriptors, steps, or both`,
 		},
 		{
+			name: "usage: both, neither, not JSON, unknown field",
+			input: `apiVersion: rlpkit.dev/v1alpha1
+kind: PolicyTest
+metadata: {name: t}
+spec:
+  pluginConfig: pc.yaml
+  limits: limits.yaml
+  cases:
+  - name: a
+    request: {url: "http://a.example.com/"}
+    steps:
+    - {want: OK, usage: {tokens: 3, body: "{}"}}
+    - {want: OK, usage: {}}
+    - {want: OK, usage: {body: "{"}}
+    - {want: OK, usage: {token: 3}}
+`,
+			want: `t.yaml:11: PolicyTest t: spec.cases[0].steps[0].usage: Invalid value: want exactly one of tokens and body
+t.yaml:12: PolicyTest t: spec.cases[0].steps[1].usage: Invalid value: want exactly one of tokens and body
+t.yaml:13: PolicyTest t: spec.cases[0].steps[2].usage.body: Invalid value: not JSON
+t.yaml:14: PolicyTest t: spec.cases[0].steps[3].usage.token: unknown field
+t.yaml:14: PolicyTest t: spec.cases[0].steps[3].usage: Invalid value: want exactly one of tokens and body`,
+		},
+		{
 			name: "wrong type",
 			input: `apiVersion: rlpkit.dev/v1alpha1
 kind: PolicyTest

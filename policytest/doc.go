@@ -62,6 +62,17 @@
 // memory that does not grow with the log. Options.Update rewrites the expectations of the
 // cases run from what happened, keeping the file's comments and key order.
 //
+// A kuadrant.io/v1alpha1 TokenRateLimitPolicy makes Limitador's calls (policyapi.CallKind):
+// its check at the request (as if adding 1, charging nothing: over when a matching limit
+// is full) and, once the response is done, its report, which adds the response's usage to
+// every matching counter; both go through limitador.Evaluator's Probe and Charge, as rlpkit
+// serve answers them. A step gives that usage with "usage: {tokens: N}" (an OpenAI-style
+// usage.total_tokens) or "usage: {body: '<JSON>'}", read by the report's
+// responseBodyJSON pointer; without usage, or with a body lacking it, no report is made
+// (as wasm-shim makes none), and a request refused at the check has no response to report.
+// A step's limit, remaining and reset are those of the check, before its report. Usage on
+// a target that makes no call after the response fails the case.
+//
 // docs/policytest.md holds the details: how limits are named, Envoy Gateway and spec.envoy
 // targets, replays and updates.
 package policytest

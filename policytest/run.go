@@ -13,6 +13,7 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -90,7 +91,15 @@ func (r *Request) input() *Input {
 // RunCase runs one case of t against target with fresh counters on a simulated clock, and
 // compares what happened with the case's expectations.
 func (t *Test) RunCase(target *Target, c *Case) CaseResult {
-	if cf, ok := target.Frontend.(CallsFrontend); ok {
+	cf, calls := target.Frontend.(CallsFrontend)
+	if _, local := target.Frontend.(policyapi.LocalFrontend); local || !calls {
+		for i := range c.Steps {
+			if c.Steps[i].Usage != nil {
+				return CaseResult{Name: c.Name, Failures: []string{fmt.Sprintf("steps[%d].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports do)", i)}}
+			}
+		}
+	}
+	if calls {
 		return t.runCallsCase(target, cf, c)
 	}
 	r := CaseResult{Name: c.Name}
@@ -113,7 +122,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	}
 	lreq := call
 	var resp limit.Result
-	send := func(now time.Time) (Decision, error) {
+	send := func(now time.Time, _ *Step) (Decision, error) {
 		if called {
 			if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
 				return Decision{}, err
@@ -131,7 +140,7 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 // runSteps sends the request of c at each step's instants with send, and records in r the
 // decisions, the failed expectations and (after explain's start) their explanation; descs
 // are the request's descriptors, which explanations name.
-func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time) (Decision, error), descs []rlsmsg.Descriptor) {
+func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time, *Step) (Decision, error), descs []rlsmsg.Descriptor) {
 	now := t.start
 	for i := range c.Steps {
 		s := &c.Steps[i]
@@ -145,7 +154,7 @@ func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings
 		var runs []run
 		mismatch := false
 		for k := range n {
-			dec, err := send(now)
+			dec, err := send(now, s)
 			if err != nil {
 				r.Failures = append(r.Failures, fmt.Sprintf("step %d: %v", i+1, err))
 				r.Explain = explain.String()

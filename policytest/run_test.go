@@ -59,6 +59,16 @@ func TestRunCase(t *testing.T) {
     - {repeat: 5, want: OVER_LIMIT}`,
 			want: []string{"step 1 (request 1 of 5): want OVER_LIMIT got OK; no descriptors: the service is not called"},
 		},
+		{
+			name: "usage on a target that reports nothing",
+			cases: `
+  - name: c
+    request: {url: "http://api.example.com/", headers: {X-User: ann}}
+    steps:
+    - {want: OK}
+    - {want: OK, usage: {tokens: 10}}`,
+			want: []string{"steps[1].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports do)"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

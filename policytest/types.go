@@ -1,6 +1,9 @@
 package policytest
 
-import "github.com/rlpkit/rlpkit/rlsmsg"
+import (
+	"github.com/rlpkit/rlpkit/policyapi"
+	"github.com/rlpkit/rlpkit/rlsmsg"
+)
 
 // The kind and apiVersion of a PolicyTest document (package policy skips them).
 const (
@@ -136,6 +139,31 @@ type Step struct {
 	// descriptor in order.
 	// +optional
 	Statuses []Status `json:"statuses,omitempty"`
+	// Usage is what the response to each repetition reports, which the calls made once
+	// the response is done read (a kuadrant.io TokenRateLimitPolicy's report, charged
+	// only when the request was admitted); unset, those calls are not made.
+	// +optional
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is a response's usage: exactly one of Tokens and Body.
+type Usage struct {
+	// Tokens is the total tokens the response reports; for Kuadrant, as the body
+	// {"usage": {"total_tokens": N}} would.
+	// +optional
+	Tokens *uint64 `json:"tokens,omitempty"`
+	// Body is the response body, JSON, read by the report's expression (wasm-shim's
+	// responseBodyJSON("/usage/total_tokens")).
+	// +optional
+	Body string `json:"body,omitempty"`
+}
+
+// response returns the usage as the contract's Response.
+func (u *Usage) response() *policyapi.Response {
+	if u.Tokens != nil {
+		return &policyapi.Response{Tokens: u.Tokens}
+	}
+	return &policyapi.Response{Body: []byte(u.Body)}
 }
 
 // Status is the expected answer for one descriptor.

@@ -146,6 +146,9 @@ type Call struct {
 	Entries []rlsmsg.Entry `json:"entries"`
 	// HitsAddend is the ratelimit.hits_addend entry; 0 when absent.
 	HitsAddend uint64 `json:"hitsAddend,omitempty"`
+	// HitsAddendRead is true when the action's ratelimit.hits_addend entry was read, so
+	// that an explicit 0 differs from an entry left out.
+	HitsAddendRead bool `json:"-"`
 	// Sources are the action's sources.
 	Sources []string `json:"sources,omitempty"`
 }
@@ -184,7 +187,7 @@ func (e *Evaluator) Evaluate(req *Request) *Result {
 		res.ActionSet, res.ActionSetName = i, as.Name
 		res.Trace = append(res.Trace, fmt.Sprintf("  action set %d %s: applies", i, as.Name))
 		for j := range as.Actions {
-			if c, ok := e.action(&as.Actions[j], j, act, res); ok {
+			if c, ok := e.action(&as.Actions[j], j, act, req.ResponseBody, res); ok {
 				res.Calls = append(res.Calls, c)
 			}
 		}
@@ -194,8 +197,8 @@ func (e *Evaluator) Evaluate(req *Request) *Result {
 	return res
 }
 
-// action evaluates one action.
-func (e *Evaluator) action(a *Action, j int, act map[string]any, res *Result) (Call, bool) {
+// action evaluates one action; body is the response body, nil before the response.
+func (e *Evaluator) action(a *Action, j int, act map[string]any, body []byte, res *Result) (Call, bool) {
 	if ok, why := e.all(a.Predicates, act); !ok {
 		res.Trace = append(res.Trace, fmt.Sprintf("    action %d (%s, scope %s): not applied: %s", j, a.Service, a.Scope, why))
 		return Call{}, false
@@ -217,8 +220,17 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, res *Result) (C
 			} else {
 				key = d.Expression.Key
 				v, err := e.value(d.Expression.Value, act)
+				if body != nil {
+					if bv, ok, berr := responseValue(d.Expression.Value, body); ok {
+						v, err = bv, berr
+					}
+				}
 				if err != nil {
-					res.Trace = append(res.Trace, fmt.Sprintf("      entry %s: left out: %s", key, evalFailure(d.Expression.Value, err)))
+					why := evalFailure(d.Expression.Value, err)
+					if body != nil {
+						why = err.Error()
+					}
+					res.Trace = append(res.Trace, fmt.Sprintf("      entry %s: left out: %s", key, why))
 					continue
 				}
 				value = v
@@ -232,7 +244,7 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, res *Result) (C
 					res.Trace = append(res.Trace, fmt.Sprintf("      %s %q: not a number of hits, left out", KeyHitsAddend, value))
 					continue
 				}
-				c.HitsAddend = n
+				c.HitsAddend, c.HitsAddendRead = n, true
 			default:
 				c.Entries = append(c.Entries, rlsmsg.Entry{Key: key, Value: value})
 			}

@@ -68,7 +68,7 @@ func TestEvaluate(t *testing.T) {
 	}, {
 		name: "POST with a user: every block, control keys taken out", req: Request{Method: "POST", Host: "API.example.com:8443", Path: "/admin?x=1", Headers: map[string][]string{"X-User": {"bob"}}, SourceAddress: "10.1.2.3:4567"},
 		hostname: "api.example.com", actionSet: 0,
-		calls: []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "custom", Blocks: []int{0, 1, 2}, HitsAddend: 3,
+		calls: []Call{{Action: 0, Service: "ratelimit-service", Type: ServiceRateLimit, Domain: "custom", Blocks: []int{0, 1, 2}, HitsAddend: 3, HitsAddendRead: true,
 			Entries: []rlsmsg.Entry{{Key: "limit.all__1", Value: "1"}, {Key: "limit.post__2", Value: "1"}, {Key: "source.remote_address", Value: "10.1.2.3"}, {Key: "user", Value: "bob"}}}},
 	}, {
 		name: "the most specific hostname only: no fallback to the wildcard", req: Request{Method: "GET", Host: "api.example.com", Path: "/other"},

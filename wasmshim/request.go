@@ -34,6 +34,10 @@ type Request struct {
 	// Auth is the auth.* attributes, as an AuthPolicy's response would give them; nil
 	// leaves them out.
 	Auth map[string]any
+	// ResponseBody is the response body, for the data expressions wasm-shim evaluates once
+	// it has arrived (a responseBodyJSON call with a literal pointer, as a
+	// TokenRateLimitPolicy's report reads it); nil means the response is not there yet.
+	ResponseBody []byte
 }
 
 // activation returns the CEL bindings of the request's attributes.

@@ -32,7 +32,11 @@ file, whose rules decide (each a limit, named by its name or its path below the 
 --domain is the rate-limit filter's domain when the route configuration names no filter
 (default: the only domain configured); any other file is an error. Prints, per limit, the requests it applied to, how many were
 admitted, how many it rejected, how many another limit rejected (limited elsewhere), when
-it first rejected one and its peak requests per second.
+it first rejected one and its peak requests per second. A JSON line's total_tokens field
+(a whole number, e.g. written from %DYNAMIC_METADATA(io.envoy.ai_gateway:llm_total_token)%)
+is the response's usage: a kuadrant.io/v1alpha1 TokenRateLimitPolicy checks each request
+(Limitador's CheckRateLimit) and reports that usage after an admitted one; a line without
+it makes no report.
 -o json prints {"requests": N, "limits": [{"namespace", "name", "max_value", "seconds",
 "requests", "admitted", "limited", "limited_elsewhere", "first_limited", "peak_per_second"}]}. --html writes a
 self-contained page with a timeline per limit; --explain writes, for every line, what decided

@@ -149,7 +149,7 @@ func TestContract(t *testing.T) {
 // With Served (a cluster's installed CRDs), Select gives every served API, with or without
 // policies, and no API that is not served, whatever the set holds.
 func TestSelectServed(t *testing.T) {
-	v1alpha1, v1 := "apim.kuadrant.io/v1alpha1 RateLimitPolicy", "kuadrant.io/v1 RateLimitPolicy"
+	v1alpha1, v1 := "apim.kuadrant.io/v1alpha1 RateLimitPolicy", "kuadrant.io RateLimitPolicy and TokenRateLimitPolicy"
 	served := func(names ...string) func(string) bool {
 		return func(name string) bool { return slices.Contains(names, name) }
 	}
