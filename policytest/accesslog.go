@@ -23,6 +23,10 @@ type LogEntry struct {
 	Client string
 	// Headers are the request headers the line records, by lower-case name.
 	Headers descriptor.HeaderMap
+	// Auth are the auth.* attributes the line records (JSON keys "auth.identity.userid"
+	// and so on, as an access log writes %DYNAMIC_METADATA% or a header set from the auth
+	// response), by name without "auth.".
+	Auth map[string]string
 
 	names map[string]string // JSON key -> header name
 }
@@ -30,6 +34,9 @@ type LogEntry struct {
 // request fills req from e.
 func (e *LogEntry) request(in *Input) {
 	*in = Input{Method: e.Method, Host: e.Authority, Path: e.Path, Headers: e.Headers, RemoteAddress: e.Client}
+	if len(e.Auth) > 0 {
+		in.Auth = nestAuth(e.Auth)
+	}
 }
 
 // ParseLogLine reads one line of an Envoy access log into e: a JSON object (Envoy's
@@ -38,8 +45,9 @@ func (e *LogEntry) request(in *Input) {
 // the start time.
 //
 // JSON lines read start_time, method, authority, path and downstream_remote_address (port
-// stripped; else the first entry of x_forwarded_for); every other string field is a request
-// header named after its key with "_" as "-" (user_agent is user-agent). Text lines follow
+// stripped; else the first entry of x_forwarded_for); a key starting with "auth." is that auth.* attribute of the
+// request (auth.identity.userid); every other string field is a request header named
+// after its key with "_" as "-" (user_agent is user-agent). Text lines follow
 // Envoy's default format:
 //
 //	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE%
@@ -53,6 +61,7 @@ func ParseLogLine(line []byte, e *LogEntry) error {
 		e.Headers = descriptor.HeaderMap{}
 	}
 	clear(e.Headers)
+	clear(e.Auth)
 	e.Method, e.Authority, e.Path, e.Client = "", "", "", ""
 	line = bytes.TrimSpace(line)
 	// One string for the whole line: the fields are substrings of it, without a copy each.
@@ -179,6 +188,13 @@ func parseJSONLine(line string, e *LogEntry) error {
 			remote = v
 		default:
 			if v == "" || v == "-" {
+				continue
+			}
+			if attr, ok := strings.CutPrefix(key, "auth."); ok && attr != "" {
+				if e.Auth == nil {
+					e.Auth = map[string]string{}
+				}
+				e.Auth[attr] = v
 				continue
 			}
 			name, ok := e.names[key]
