@@ -113,6 +113,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 	}
 	sets := map[string][]keyed{}
 	checks := operatorChecks{}
+	auth := newAuthPolicies(set, targets)
 	for i := range res.Effective {
 		e := &res.Effective[i]
 		limits, tokenLimits := e.Limits(), res.TokenEffective[i].Limits()
@@ -124,14 +125,15 @@ func Compile(set *policy.Set, opts Options) *Result {
 		g := byGateway[gw]
 		g.Limits = append(g.Limits, limitadorLimits(limits, scope, LimitID)...)
 		g.Limits = append(g.Limits, limitadorLimits(tokenLimits, scope, tokenLimitID)...)
+		withAuth := auth.on(&e.Path)
 		var rlActions []wasmshim.Action
 		if len(limits) > 0 {
 			rlActions = actionsOf(limits, scope)
-			if e.InvalidSource, e.InvalidPredicate = checks.actions(e, limits, rlActions); e.InvalidPredicate != nil {
+			if e.InvalidSource, e.InvalidPredicate = checks.actions(e, limits, rlActions, withAuth); e.InvalidPredicate != nil {
 				rlActions = nil
 			}
 		}
-		actions := orderActions(rlActions, checks.tokenActions(&res.TokenEffective[i], tokenLimits, scope))
+		actions := orderActions(rlActions, checks.tokenActions(&res.TokenEffective[i], tokenLimits, scope, withAuth))
 		if len(actions) == 0 {
 			continue
 		}
@@ -281,24 +283,14 @@ func (r *Result) Limits() []limitador.Limit {
 }
 
 // operatorChecks remembers the operator's check of each predicate: one check per distinct
-// predicate.
-type operatorChecks map[string]error
-
-// check returns the operator's verdict on predicate p, checking it once.
-func (c operatorChecks) check(p string) error {
-	err, known := c[p]
-	if !known {
-		err = wasmshim.OperatorCheck(p, false)
-		c[p] = err
-	}
-	return err
-}
+// predicate, with auth declared or not.
+type operatorChecks map[checkKey]error
 
 // actions checks the predicates of a path's actions in their order, as the operator does
 // before it writes them, and returns the first failure and the policy the failing
-// predicate came from (the top-level when's or the limit's). No AuthPolicy is ever on a
-// path: rlpkit reads none, so auth.* fails.
-func (c operatorChecks) actions(e *EffectivePolicy, limits []EffectiveLimit, actions []wasmshim.Action) (*kuadrantv1.RateLimitPolicy, error) {
+// predicate came from (the top-level when's or the limit's). withAuth tells whether an
+// AuthPolicy is on the path: without one, auth.* fails the check.
+func (c operatorChecks) actions(e *EffectivePolicy, limits []EffectiveLimit, actions []wasmshim.Action, withAuth bool) (*kuadrantv1.RateLimitPolicy, error) {
 	byID := map[string]*EffectiveLimit{}
 	for i := range limits {
 		byID[LimitID(limits[i].Source, limits[i].Name)] = &limits[i]
@@ -307,7 +299,7 @@ func (c operatorChecks) actions(e *EffectivePolicy, limits []EffectiveLimit, act
 	for _, a := range actions {
 		for _, cd := range a.ConditionalData {
 			for i, p := range cd.Predicates {
-				err := c.check(p)
+				err := c.check(p, withAuth)
 				if err == nil {
 					continue
 				}

@@ -66,8 +66,9 @@
 //     reaches it; the operator writes no WasmPlugin then.
 //   - GRPCRoutes are read (package policy) but not attached to: a policy targeting one is
 //     TargetNotFound.
-//   - rlpkit reads no AuthPolicy, so a predicate reading auth.* always fails the check
-//     (InvalidCelExpression where its limits are in effect).
+//   - AuthPolicies are read only for where they attach (a valid one with rules, its target
+//     among the inputs, declares auth on its paths); their merging is not computed and the
+//     auth action itself is not written, so action sets hold rate-limit actions only.
 //   - The InvalidCelExpression message lists the failures in path order (the order of
 //     Paths); the operator lists them in the order it iterates a map of paths.
 //   - Header and query-parameter matches of type RegularExpression become

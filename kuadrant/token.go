@@ -107,13 +107,13 @@ func tokenLimitActions(limits []EffectiveLimit, scope string) []wasmshim.Action 
 // check of their predicates. As the operator checks each action apart, a token limit
 // whose predicate fails loses its two actions and no other; te records the first failure
 // and the policy its predicate came from (the top-level when's or the limit's).
-func (c operatorChecks) tokenActions(te *EffectivePolicy, limits []EffectiveLimit, scope string) []wasmshim.Action {
+func (c operatorChecks) tokenActions(te *EffectivePolicy, limits []EffectiveLimit, scope string, withAuth bool) []wasmshim.Action {
 	top := te.Rules[WhenRule]
 	var out []wasmshim.Action
 	for _, l := range limits {
 		var failed error
 		for i, p := range l.Predicates {
-			err := c.check(p)
+			err := c.check(p, withAuth)
 			if err == nil {
 				continue
 			}
@@ -134,7 +134,7 @@ func (c operatorChecks) tokenActions(te *EffectivePolicy, limits []EffectiveLimi
 }
 
 // orderActions returns a path's actions in the operator's order: with no auth action
-// (rlpkit reads no AuthPolicy), the RateLimitPolicy action, then the TokenRateLimitPolicy
+// (rlpkit does not write it), the RateLimitPolicy action, then the TokenRateLimitPolicy
 // actions before everything unless they read auth.* (then after). No two adjacent actions
 // share a service, so the operator's merging of adjacent actions changes nothing.
 func orderActions(rateLimit, tokens []wasmshim.Action) []wasmshim.Action {

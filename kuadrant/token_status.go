@@ -126,7 +126,7 @@ func tokenWarnings(set *policy.Set, res *Result) []policyapi.Warning {
 				msg += targetHint(set, s)
 			}
 			if c.Reason == ReasonInvalidCelExpression && strings.Contains(c.Message, "undeclared reference to 'auth'") {
-				msg += "; auth.* is set by an AuthPolicy on the same path, and rlpkit reads no AuthPolicy, so a predicate reading it never passes here"
+				msg += "; auth.* is set by an AuthPolicy on the same path, and no valid AuthPolicy among the inputs is on this one, so a predicate reading it never passes here"
 			}
 			src, _ := set.FieldSource(key, field)
 			out = append(out, policyapi.Warning{Source: src, Object: policy.KindTokenRateLimitPolicy + " " + st.Name, Field: field, Message: msg})

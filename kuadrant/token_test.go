@@ -121,7 +121,7 @@ func TestTokenWarnings(t *testing.T) {
 	}
 	set, res = compileFile(t, "token-invalid")
 	ws := tokenWarnings(set, res)
-	if len(ws) != 1 || !strings.HasPrefix(ws[0].String(), "input.yaml:26: TokenRateLimitPolicy ai/tiers: spec: InvalidCelExpression: validation issues:") || !strings.Contains(ws[0].Message, "rlpkit reads no AuthPolicy") {
+	if len(ws) != 1 || !strings.HasPrefix(ws[0].String(), "input.yaml:26: TokenRateLimitPolicy ai/tiers: spec: InvalidCelExpression: validation issues:") || !strings.Contains(ws[0].Message, "no valid AuthPolicy among the inputs is on this one") {
 		t.Errorf("warnings %v, want one InvalidCelExpression at input.yaml:26 saying why auth.* fails", ws)
 	}
 	data := "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: ns}\nspec:\n  gatewayClassName: c\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n---\napiVersion: kuadrant.io/v1alpha1\nkind: TokenRateLimitPolicy\nmetadata: {name: t, namespace: ns}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  when: [{predicate: 'true'}]\n  defaults: {limits: {a: {rates: [{limit: 1, window: 1m}]}}}\n"

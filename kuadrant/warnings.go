@@ -39,7 +39,7 @@ func Warnings(set *policy.Set, res *Result) []policyapi.Warning {
 			if c.Reason == ReasonInvalidCelExpression {
 				msg += invalidWhere(res, byName[p.Name])
 				if strings.Contains(c.Message, "undeclared reference to 'auth'") {
-					msg += "; auth.* is set by an AuthPolicy on the same path, and rlpkit reads no AuthPolicy, so a predicate reading it never passes here"
+					msg += "; auth.* is set by an AuthPolicy on the same path, and no valid AuthPolicy among the inputs is on this one, so a predicate reading it never passes here"
 				}
 			}
 			src, _ := set.FieldSource(policy.PolicyV1Key(byName[p.Name]), field)

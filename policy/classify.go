@@ -52,7 +52,7 @@ var knownForeign = map[string]bool{
 	"GatewayClass": true, "TLSRoute": true, "TCPRoute": true, "UDPRoute": true,
 	"ReferenceGrant": true, "BackendTLSPolicy": true, "ListenerSet": true, "XListenerSet": true,
 	"XBackendTrafficPolicy": true, "BackendLBPolicy": true, "XMesh": true,
-	"AuthPolicy": true, "DNSPolicy": true, "TLSPolicy": true,
+	"DNSPolicy": true, "TLSPolicy": true,
 	"Kuadrant": true, "Authorino": true, "Limitador": true, "AuthConfig": true, "DNSRecord": true,
 	"PlanPolicy": true, "OIDCPolicy": true, "TelemetryPolicy": true,
 }

@@ -67,11 +67,11 @@ func TestReadMixedFiles(t *testing.T) {
 		want:    FileContent{Content: ContentOther},
 		notices: []string{"skipped kustomization.yaml: not a Kubernetes object"},
 	}, {
-		name:    "gateway class and auth policy: Gateway API and Kuadrant kinds rlpkit does not read",
+		name:    "gateway class and DNS policy: Gateway API and Kuadrant kinds rlpkit does not read",
 		file:    "infra.yaml",
-		data:    "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: istio}\nspec: {controllerName: istio.io/gateway-controller}\n---\napiVersion: kuadrant.io/v1\nkind: AuthPolicy\nmetadata: {name: a}\n",
-		want:    FileContent{Content: ContentForeign, Kinds: []string{"gateway.networking.k8s.io/v1 GatewayClass", "kuadrant.io/v1 AuthPolicy"}},
-		notices: []string{"skipped infra.yaml: gateway.networking.k8s.io/v1 GatewayClass, kuadrant.io/v1 AuthPolicy"},
+		data:    "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: istio}\nspec: {controllerName: istio.io/gateway-controller}\n---\napiVersion: kuadrant.io/v1\nkind: DNSPolicy\nmetadata: {name: a}\n",
+		want:    FileContent{Content: ContentForeign, Kinds: []string{"gateway.networking.k8s.io/v1 GatewayClass", "kuadrant.io/v1 DNSPolicy"}},
+		notices: []string{"skipped infra.yaml: gateway.networking.k8s.io/v1 GatewayClass, kuadrant.io/v1 DNSPolicy"},
 	}, {
 		name:    "objects read and a service skipped in one file",
 		file:    "ns.yaml",
@@ -125,7 +125,7 @@ func TestReadMixedFiles(t *testing.T) {
 		file: "routes.yaml",
 		data: "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoutes\nmetadata: {name: r}\n",
 		want: FileContent{Content: ContentObjects, Kinds: []string{"HTTPRoutes"}},
-		errs: []string{`routes.yaml:2: kind: Unsupported value: "HTTPRoutes": not a kind rlpkit reads or skips in gateway.networking.k8s.io/v1; supported kinds: Gateway, HTTPRoute, GRPCRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)`},
+		errs: []string{`routes.yaml:2: kind: Unsupported value: "HTTPRoutes": not a kind rlpkit reads or skips in gateway.networking.k8s.io/v1; supported kinds: Gateway, HTTPRoute, GRPCRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), AuthPolicy (kuadrant.io/v1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)`},
 	}, {
 		name:    "Envoy Gateway BackendTrafficPolicy",
 		file:    "btp.yaml",

@@ -414,7 +414,7 @@ func isTemplate(data []byte) bool {
 }
 
 // supportedKinds lists the kinds and versions rlpkit reads, for messages.
-const supportedKinds = "Gateway, HTTPRoute, GRPCRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)"
+const supportedKinds = "Gateway, HTTPRoute, GRPCRoute (gateway.networking.k8s.io/v1), RateLimitPolicy (apim.kuadrant.io/v1alpha1, kuadrant.io/v1), TokenRateLimitPolicy (kuadrant.io/v1alpha1), AuthPolicy (kuadrant.io/v1), BackendTrafficPolicy (gateway.envoyproxy.io/v1alpha1), Namespace, ConfigMap, List (v1)"
 
 func hasPath(errs field.ErrorList, path string) bool {
 	return slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Field == path })

@@ -14,6 +14,7 @@ var versionedKinds = map[string]kindInfo{
 		return func(s *Set) { s.PoliciesV1 = append(s.PoliciesV1, p) }, func() field.ErrorList { return kuadrantv1.ValidateRateLimitPolicy(p) }
 	})},
 	tokenPolicyVersionKind: tokenPolicyKind,
+	authPolicyVersionKind:  authPolicyKind,
 }
 
 // PolicyV1Key returns the key of a kuadrant.io/v1 RateLimitPolicy.

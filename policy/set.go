@@ -65,6 +65,9 @@ type Set struct {
 	// TokenPolicies are the kuadrant.io/v1alpha1 TokenRateLimitPolicies read, in input
 	// order; package kuadrant compiles them with PoliciesV1.
 	TokenPolicies []*kuadrantv1alpha1.TokenRateLimitPolicy
+	// AuthPolicies are the kuadrant.io/v1 AuthPolicies read, in input order; package
+	// kuadrant reads where they attach to know on which paths auth.* is set.
+	AuthPolicies []*kuadrantv1.AuthPolicy
 	// BackendTrafficPolicies are Envoy Gateway's BackendTrafficPolicies
 	// (gateway.envoyproxy.io/v1alpha1) read, in input order; package envoygateway compiles
 	// them.

@@ -30,6 +30,10 @@ type LogEntry struct {
 	// has it: without, no report is made.
 	Tokens    uint64
 	HasTokens bool
+	// Auth are the auth.* attributes the line records (JSON keys "auth.identity.userid"
+	// and so on, as an access log writes %DYNAMIC_METADATA% or a header set from the auth
+	// response), by name without "auth.".
+	Auth map[string]string
 
 	names map[string]string // JSON key -> header name
 	usage policyapi.Response
@@ -47,6 +51,9 @@ func (e *LogEntry) request(in *Input) {
 		e.usage = policyapi.Response{Tokens: &e.Tokens}
 		in.Response = &e.usage
 	}
+	if len(e.Auth) > 0 {
+		in.Auth = nestAuth(e.Auth)
+	}
 }
 
 // ParseLogLine reads one line of an Envoy access log into e: a JSON object (Envoy's
@@ -55,9 +62,10 @@ func (e *LogEntry) request(in *Input) {
 // the start time.
 //
 // JSON lines read start_time, method, authority, path and downstream_remote_address (port
-// stripped; else the first entry of x_forwarded_for); every other string field is a request
-// header named after its key with "_" as "-" (user_agent is user-agent), but total_tokens
-// (TokensKey, a number or a string of one) is the response's usage. Text lines follow
+// stripped; else the first entry of x_forwarded_for); a key starting with "auth." is that
+// auth.* attribute of the request (auth.identity.userid); total_tokens (TokensKey, a number
+// or a string of one) is the response's usage; every other string field is a request header
+// named after its key with "_" as "-" (user_agent is user-agent). Text lines follow
 // Envoy's default format:
 //
 //	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE%
@@ -71,6 +79,7 @@ func ParseLogLine(line []byte, e *LogEntry) error {
 		e.Headers = descriptor.HeaderMap{}
 	}
 	clear(e.Headers)
+	clear(e.Auth)
 	e.Method, e.Authority, e.Path, e.Client = "", "", "", ""
 	e.Tokens, e.HasTokens = 0, false
 	line = bytes.TrimSpace(line)
@@ -210,6 +219,13 @@ func parseJSONLine(line string, e *LogEntry) error {
 			remote = v
 		default:
 			if v == "" || v == "-" {
+				continue
+			}
+			if attr, ok := strings.CutPrefix(key, "auth."); ok && attr != "" {
+				if e.Auth == nil {
+					e.Auth = map[string]string{}
+				}
+				e.Auth[attr] = v
 				continue
 			}
 			name, ok := e.names[key]

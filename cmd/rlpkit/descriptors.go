@@ -141,6 +141,9 @@ func (f *descriptorsFlags) request() (*policyapi.Request, error) {
 	if u, err := url.Parse(f.rawURL); err == nil {
 		req.Scheme = u.Scheme
 	}
+	if len(f.auth) > 0 {
+		req.Auth = f.auth
+	}
 	if f.metadataFile != "" {
 		md, err := loadMetadata(f.metadataFile)
 		if err != nil {
@@ -158,6 +161,7 @@ type descriptorsFlags struct {
 	hits                          uint
 	explain                       bool
 	kflags                        *kuadrantFlags
+	auth                          authFlag
 	headers                       descriptor.HeaderMap
 	// host is the authority -H 'Host: ...' gives; after check, the request's.
 	host string
@@ -180,6 +184,8 @@ func parseDescriptorsFlags(args []string, stdout io.Writer) (*descriptorsFlags, 
 	fs.BoolVar(&f.explain, "explain", false, "print a trace of every decision to stderr")
 	f.kflags = addKuadrantFlags(fs)
 	fs.Func("H", "a request header `'Name: value'` (repeatable; Host sets the authority)", f.addHeader)
+	f.auth = authFlag{}
+	fs.Func("auth", "an auth.* `attribute` as an AuthPolicy would give it, 'identity.userid=alice' (repeatable; kuadrant.io/v1 predicates and counters read them)", f.auth.set)
 	paths, err := parseFlags(fs, args, descriptorsSynopsis, true, stdout)
 	if err != nil {
 		return nil, nil, err

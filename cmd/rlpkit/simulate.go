@@ -18,7 +18,8 @@ import (
 const simulateSynopsis = `rlpkit simulate (--gateway ns/name PATH... | --config PLUGINCONFIG --limits FILE | --envoy [--domain D] [--gateway ns/name] PATH...) --log FILE [-o text|json] [--html FILE] [--explain]
 
 Replays an Envoy access log (JSON lines, or Envoy's default text format, where the client is
-the first X-Forwarded-For entry; "-" reads stdin) through the descriptors and limits of a
+the first X-Forwarded-For entry; a JSON key such as "auth.identity.userid" gives that
+auth.* attribute, as an AuthPolicy would; "-" reads stdin) through the descriptors and limits of a
 compiled Gateway (apim.kuadrant.io/v1alpha1 or kuadrant.io/v1 policies, as rlpkit test
 reads them; with Envoy Gateway BackendTrafficPolicies, what Envoy Gateway configures:
 routes, rate-limit service and local rate limits, a limit per rule, its namespace the
