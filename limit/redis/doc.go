@@ -25,15 +25,10 @@
 //
 // Concurrent Updates share round trips without waiting for each other: an
 // Update that finds Options.Pipelines pipelines in flight queues, and the
-// next pipeline sends the whole queue. Queued Updates that share a script
-// (and, on a Cluster, a hash tag) are decided by one script call, up to
-// Options.BatchRequests of them, each all or nothing in arrival order, as if
-// each had its own call. No timer holds an Update back unless
-// Options.Window asks for one (off by default, as envoyproxy/ratelimit's
-// REDIS_PIPELINE_WINDOW is); an Update that finds nothing in flight yields
-// its processor once, so that calls about to reach the store share its
-// round trip. A caller may reuse its keys' memory as soon as Update returns
-// (counter.Store's contract): queued calls send copies.
+// next pipeline sends the queue, whose Updates sharing a script (and hash
+// tag) are decided by one script call, each all or nothing in arrival
+// order. No timer holds an Update back unless Options.Window asks for one,
+// as envoyproxy/ratelimit's REDIS_PIPELINE_WINDOW does.
 //
 // # Keys, Redis Cluster and time
 //
@@ -46,69 +41,42 @@
 // standalone or Sentinel client decides any batch in one script.
 //
 // Every written key expires when its state is fresh again under any max
-// (its algorithm and window decide, never max, so a reload that lowers max
-// keeps counting on the same state) plus Options.TTLMargin (500 ms by
-// default), the margin covering clocks that lag the writer's. By default
-// Update decides at its now argument, so replicas should keep their clocks
-// in step; with Options.ServerTime the script reads Redis's clock, every
-// replica agrees and there is no margin. Instants must lie between 1970 and
-// 2112 (2^52 µs).
+// (the algorithm and window decide, never max) plus Options.TTLMargin. By
+// default Update decides at its now argument, so replicas keep their clocks
+// in step; with Options.ServerTime the script reads Redis's clock.
 //
 // # Failures
 //
-// Errors are returned, never taken as allowed or rejected. Deadlines bound
-// an Update when the client was made with ContextTimeoutEnabled (NewClient
-// does); WithDeadline gives one an earlier deadline without a timer. A
-// connection dropped after the script ran but before its reply leaves the
-// hits counted, and go-redis may retry: an outage errs towards rejecting,
-// never towards admitting more. A Breaker (Options.Breaker) remembers an
-// outage: while Redis is known down every Update fails at once with an
-// error wrapping counter.ErrStoreDown, and a PING in the background ends
-// the outage; see Breaker for what counts as down and why there is no
-// half-open trial call.
+// Errors are returned, never taken as allowed or rejected; an outage errs
+// towards rejecting (a reply lost after the script ran leaves its hits
+// counted), never towards admitting more. Deadlines bound an Update when
+// the client was made with ContextTimeoutEnabled (NewClient does). A
+// Breaker (Options.Breaker) remembers an outage: while Redis is known down
+// every Update fails at once with an error wrapping counter.ErrStoreDown,
+// until a PING in the background answers.
 //
-// # Redis Cluster: health per master, redirections, failover
+// # Redis Cluster
 //
-// On a Cluster the health is per master: a dead master fails at once only
-// the calls whose hash tags it holds, while the other masters' calls keep
-// their answers and their latency (each master has its own pipelines, one
-// round trip per master per batch). Each probe reloads the map of slots and
-// PINGs every master, so that once a replica is promoted in a dead master's
-// place its slots answer again; Breaker.Nodes and BreakerOptions.OnNodeChange
-// tell each master's changes. For the other masters to go on, the Cluster
-// must serve them while one is down: cluster-require-full-coverage no
-// (Redis's default, yes, refuses every slot while any is uncovered). A call
-// in flight to a master (or Redis) when it is found down ends then with the
-// Breaker's error rather than after go-redis's dial retries; a probe that
-// runs out of time on failed dials names the dial's error.
-//
-// MOVED and ASK are followed (by go-redis, within the pipeline); a script
-// call answered TRYAGAIN (its keys split by a slot's migration) is sent
-// again, after a wait doubling from 5 ms to 100 ms, while its deadline
-// allows. go-redis is told not to resend script calls itself on a Cluster,
-// which it would do for a whole node's share of a pipeline whose first
-// command got a retryable answer, counting the others twice.
-//
-// A failover loses the writes its new primary had not yet received
-// (replication is asynchronous). Options.AckReplicas ends each pipeline with
-// WAIT, failing the Updates whose writes too few replicas acknowledged, so
-// that no admitted hit is among them, for a second round trip per pipeline
-// (standalone and Sentinel clients).
+// On a Cluster the health is per master (see Breaker): a dead master fails
+// at once only the calls whose hash tags it holds, while the others keep
+// their answers and latency (each master has its own pipelines), until a
+// probe finds its replica promoted. The Cluster must run with
+// cluster-require-full-coverage no for the other masters to answer
+// meanwhile. MOVED and ASK are followed, and TRYAGAIN during a slot's
+// migration is retried while the call's deadline allows. A failover loses
+// the writes not yet replicated; Options.AckReplicas bounds that loss.
 //
 // The scripts use only Redis 5 features (EVALSHA, the struct library,
 // effects replication for TIME); they are tested with Redis 7.
 //
 // # Where it differs from upstream
 //
-// The textbook Redis fixed window, a GET then an INCR, takes two round
-// trips that race, and its keys never expire unless the limiter sets a TTL;
-// here one atomic script both checks and counts, and every key expires when
-// its count stops mattering (envoyproxy/ratelimit gives a key its whole
-// window from every increment). Unlike envoyproxy/ratelimit, a rejected hit
-// is never counted by the store, and a request with several counters
-// changes all or none of them (limit/envoyratelimit then counts the
-// rejected hits of the fixed windows over in a second call, as the
-// reference does with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true).
-// envoyproxy/ratelimit pipelines INCRBY and EXPIRE commands; this store
-// batches whole decisions into script calls.
+// The textbook Redis fixed window, a GET then an INCR, takes two round trips
+// that race; here one atomic script checks and counts, and every key expires
+// when its count stops mattering (envoyproxy/ratelimit gives a key its whole
+// window from every increment and pipelines INCRBY and EXPIRE). The store
+// never counts a rejected hit, and changes all or none of a request's
+// counters (limit/envoyratelimit counts the rejected hits of fixed windows
+// over in a second call, as the reference with
+// STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT=true).
 package redis

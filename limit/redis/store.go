@@ -250,7 +250,8 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 // with SplitHashTags the calls of the tags that did answer, leave their
 // changes in place. With Options.Breaker, while Redis is known down it
 // returns the Breaker's error (wrapping counter.ErrStoreDown) at once,
-// without a round trip.
+// without a round trip. The caller may reuse its keys' memory as soon as
+// Update returns, whatever it returned: a queued call sends copies.
 func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
 	if len(decisions) < len(updates) {
 		return fmt.Errorf("limit/redis: %d decisions for %d updates", len(decisions), len(updates))
