@@ -32,12 +32,9 @@
 //
 // A request is bounded (Options.Caps, RequestCaps: by default 1,024
 // descriptors, 64 entries per descriptor, 256 KiB of domain, keys and
-// values), so that one request cannot hold a server and the store's locks
-// for seconds. A request over a cap is refused before it is evaluated, with
-// a message naming the cap, the request's figure and the setting that
-// raises it (Conventions.CapSettings); the codec stops decoding at the cap
-// (rlsmsg.Caps), and gRPC's receive limit and POST /json's body limit
-// follow the caps (RequestCaps.MaxRecvMsgSize).
+// values), refused before it is evaluated with a message naming the cap and
+// the setting that raises it; gRPC's receive limit and POST /json's body
+// limit follow the caps.
 //
 // # Conventions
 //
@@ -60,31 +57,21 @@
 //	request over a cap          InvalidArgument           Unknown
 //	settings named by it        --max-descriptors, ...    RLPKIT_MAX_DESCRIPTORS_PER_REQUEST, ...
 //
-// The rest is the same code for both: every format refuses a limit
-// override of an UNKNOWN unit and a refund (limit.CheckDescriptor), rounds
-// reset seconds up, and names counters by the configured limit, never by a
-// value of the request. Options.Observe sees every call's outcome (domain,
-// codes, error, every counter with its limit's name, hits and decision,
-// duration): `rlpkit serve` builds its Prometheus metrics on it,
-// cmd/ratelimit its reference-compatible statistics.
+// The rest is the same code for both, and names counters by the configured
+// limit, never by a value of the request. Options.Observe sees every call's
+// outcome: `rlpkit serve` builds its Prometheus metrics on it, cmd/ratelimit
+// its reference-compatible statistics.
 //
 // # Check and report (Limitador's kuadrant.service.ratelimit.v1)
 //
-// RegisterKuadrant adds Limitador's CheckRateLimit and Report (wasm-shim's
-// TokenRateLimitPolicy calls). Their proto reuses Envoy's messages, so
-// they take ShouldRateLimit's path: rlsmsg into the pooled call, no
-// protobuf types. They answer the overall code alone, UNKNOWN for an empty
-// domain. ModeLimitador (the default) counts as Limitador 2.4, overshooting
-// a budget by every request in flight; ModeReserve reserves on check and
-// settles on report, bounding the usage admitted per window to the max
-// plus the admitted requests' overruns of their estimates (see Mode).
+// RegisterKuadrant adds Limitador's CheckRateLimit and Report, whose proto
+// reuses Envoy's messages, so they take ShouldRateLimit's path. ModeLimitador
+// (the default) counts as Limitador 2.4, overshooting a budget by every
+// request in flight; ModeReserve reserves at the check and settles at the
+// report, bounding the overshoot (see Mode).
 //
 // # Where it differs from upstream
 //
-//   - Envoy's reference service answers errors with gRPC Unknown whatever
-//     went wrong; rlpkit's conventions tell an invalid request
-//     (InvalidArgument) from a store failure (Unavailable), so that Envoy's
-//     failure_mode_deny decides only the latter.
 //   - Retry-After and RateLimit-Reset both come from duration_until_reset,
 //     which for the token bucket, GCRA and the sliding window is the time
 //     until the counter is back to its initial state: a client told to wait
