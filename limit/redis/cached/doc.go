@@ -5,14 +5,10 @@
 // error this buys is bounded, stated below and tested with several
 // instances over one redis-server.
 //
-// The name follows Limitador's storage; the package sits under limit/redis
-// because it is a mode of that store rather than a store of its own: it
-// writes limit/redis's keys in limit/redis's format (a string
-// "time count prev" with a TTL until its window ends, plus
-// Options.Redis.TTLMargin),
-// so that exact and approximate servers can share one Redis and a user can
-// switch one to the other without losing counts, and it hands every batch
-// it cannot approximate to a limit/redis Store.
+// It writes limit/redis's keys in limit/redis's format, so that exact and
+// approximate servers can share one Redis and a user can switch one to the
+// other without losing counts, and hands every batch it cannot approximate
+// to a limit/redis Store.
 //
 // It is not exact: use limit/redis when a limit must never be exceeded.
 //
@@ -54,9 +50,8 @@
 //
 // An instance that restarts, or drops a counter of a running window to stay
 // within Options.MaxCounters, counts as one more instance for that window.
-// TestErrorBound* drive four instances over one redis-server: an
-// adversarial schedule reaches M + 3L' exactly, random ones never exceed it
-// nor reject a request that fits under M. The exceptions are limit/redis's:
+// Tests with four instances over one redis-server reach M + 3L' exactly
+// under an adversarial schedule and never exceed it. The exceptions are limit/redis's:
 // a flush whose reply is lost writes its hits twice (towards rejecting), a
 // Redis that loses its data forgets hits; keep clocks in step (NTP), since
 // this store cannot use ServerTime.
