@@ -143,7 +143,7 @@ func TestLifecycleV1(t *testing.T) {
 }
 
 // TestInvalidPolicyV1: a kuadrant.io/v1 policy the API server accepts but rlpkit's
-// validation rejects (a predicate that does not type-check) is Accepted=False with reason
+// validation rejects (a counter that does not type-check) is Accepted=False with reason
 // Invalid and the field; the other policies are unaffected; what the CRD can check, the
 // API server refuses.
 func TestInvalidPolicyV1(t *testing.T) {
@@ -153,7 +153,7 @@ func TestInvalidPolicyV1(t *testing.T) {
 	ns := namespace(t, c, "invalid-v1")
 	ctl := startController(t, cfg, ns)
 
-	bad := limitsV1("typo", 5, "10s") + "    when: [{predicate: \"request.methd == 'GET'\"}]\n"
+	bad := strings.Replace(limitsV1("typo", 5, "10s"), "source.remote_address", "request.hedaers.x", 1)
 	create(t, c, gateway(ns, "gw", "*.example.com"),
 		route(ns, "a", "a.example.com", "/", "gw"),
 		route(ns, "b", "b.example.com", "/", "gw"),
@@ -165,8 +165,8 @@ func TestInvalidPolicyV1(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if cond.Status != metav1.ConditionFalse || cond.Reason != kuadrant.ReasonInvalid || !strings.Contains(cond.Message, "spec.limits[typo].when[0].predicate") {
-			return fmt.Errorf("bad: Accepted = %s (%s: %s), want False (Invalid) naming spec.limits[typo].when[0].predicate", cond.Status, cond.Reason, cond.Message)
+		if cond.Status != metav1.ConditionFalse || cond.Reason != kuadrant.ReasonInvalid || !strings.Contains(cond.Message, "spec.limits[typo].counters[0].expression") {
+			return fmt.Errorf("bad: Accepted = %s (%s: %s), want False (Invalid) naming spec.limits[typo].counters[0].expression", cond.Status, cond.Reason, cond.Message)
 		}
 		if err := wantConditionV1(ctx, c, ns, "good", kuadrant.ConditionEnforced, metav1.ConditionTrue, kuadrant.ReasonEnforced); err != nil {
 			return err

@@ -13,6 +13,7 @@ const AuthPolicyKind = "AuthPolicy"
 // authorization, response, callbacks) and the named patterns are kept as written and not
 // interpreted: Authorino evaluates them; rlpkit only needs to know on which paths an
 // AuthPolicy sets auth.*.
+// +kubebuilder:object:generate=false
 type AuthPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -20,11 +21,14 @@ type AuthPolicy struct {
 	// Spec is the policy's target and rules.
 	Spec AuthPolicySpec `json:"spec,omitempty"`
 	// Status is kept as read; rlpkit computes statuses of RateLimitPolicies only.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
 	Status map[string]any `json:"status,omitempty"`
 }
 
 // AuthPolicySpec is an AuthPolicy's target and its rules: implicit defaults (rules, when
 // and patterns at the top level), or explicit defaults, or overrides.
+// +kubebuilder:object:generate=false
 type AuthPolicySpec struct {
 	// TargetRef is the Gateway or HTTPRoute in the policy's namespace, and optionally one
 	// of its listeners or rules (sectionName), that the policy attaches to.
@@ -38,6 +42,7 @@ type AuthPolicySpec struct {
 }
 
 // MergeableAuthPolicySpec is an AuthPolicy's defaults or overrides.
+// +kubebuilder:object:generate=false
 type MergeableAuthPolicySpec struct {
 	// Strategy is atomic or merge.
 	Strategy string `json:"strategy,omitempty"`
@@ -47,13 +52,18 @@ type MergeableAuthPolicySpec struct {
 
 // AuthPolicySpecProper is an AuthPolicy's rules, the named patterns they use and the
 // predicates that gate the whole policy.
+// +kubebuilder:object:generate=false
 type AuthPolicySpecProper struct {
 	// NamedPatterns are Authorino pattern expressions the rules may name; kept as written.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
 	NamedPatterns map[string]any `json:"patterns,omitempty"`
 	// When are CEL predicates that must all hold for the policy to be enforced.
 	When []WhenPredicate `json:"when,omitempty"`
 	// AuthScheme is the policy's rules (authentication, metadata, authorization,
 	// response, callbacks); kept as written.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
 	AuthScheme map[string]any `json:"rules,omitempty"`
 }
 
