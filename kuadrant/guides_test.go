@@ -1,0 +1,215 @@
+package kuadrant
+
+import (
+	"cmp"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/rlpkit/rlpkit/internal/golden"
+	"github.com/rlpkit/rlpkit/limit/limitador"
+	"github.com/rlpkit/rlpkit/policy"
+)
+
+// guidePeer is what kuadrant-operator v1.5.2 gives for a guide's objects, as
+// testdata/guides/<case>/peer.yaml restates it: per Gateway "namespace/name" the wasm-shim
+// configuration (services and action sets; a Gateway without action sets is absent),
+// Limitador's limits for the cluster (sorted by namespace, name, conditions and window),
+// and every RateLimitPolicy's and TokenRateLimitPolicy's conditions.
+type guidePeer struct {
+	Wasm     map[string]guideWasm `json:"wasm"`
+	Limits   []any                `json:"limits"`
+	Statuses []guideStatus        `json:"statuses"`
+}
+
+type guideWasm struct {
+	Services   any `json:"services"`
+	ActionSets any `json:"actionSets"`
+}
+
+type guideStatus struct {
+	Kind       string            `json:"kind"`
+	Name       string            `json:"name"`
+	Conditions []goldenCondition `json:"conditions"`
+}
+
+// generic returns v as JSON decodes it into an any, so that rlpkit's values and the
+// peer's YAML compare field by field.
+func generic(t *testing.T, v any) any {
+	t.Helper()
+	js, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(js, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// guideView returns rlpkit's result for a case in the shape of peer.yaml, keyed as the
+// differ table names its parts: "services <gw>", "actionSets <gw>", "limits" and
+// "status <Kind> <namespace/name>".
+func guideView(t *testing.T, res *Result) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for _, g := range res.Gateways {
+		if len(g.Wasm.ActionSets) == 0 {
+			continue
+		}
+		out["services "+g.Gateway] = generic(t, g.Wasm.Services)
+		out["actionSets "+g.Gateway] = generic(t, g.Wasm.ActionSets)
+	}
+	limits := res.Limits()
+	slices.SortStableFunc(limits, func(a, b limitador.Limit) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name),
+			slices.Compare(a.Conditions, b.Conditions), cmp.Compare(a.Seconds, b.Seconds))
+	})
+	out["limits"] = generic(t, limits)
+	for _, p := range append(slices.Clone(res.Policies), res.TokenPolicies...) {
+		kind := cmp.Or(p.Kind, "RateLimitPolicy")
+		st := guideStatus{Kind: kind, Name: p.Name}
+		for _, c := range p.Conditions {
+			st.Conditions = append(st.Conditions, goldenCondition{c.Type, string(c.Status), c.Reason, c.Message})
+		}
+		out["status "+kind+" "+p.Name] = generic(t, st.Conditions)
+	}
+	return out
+}
+
+// peerView returns peer.yaml keyed as guideView.
+func (p *guidePeer) view(t *testing.T) map[string]any {
+	out := map[string]any{}
+	for gw, w := range p.Wasm {
+		out["services "+gw] = generic(t, w.Services)
+		out["actionSets "+gw] = generic(t, w.ActionSets)
+	}
+	limits := p.Limits
+	if limits == nil {
+		limits = []any{}
+	}
+	out["limits"] = generic(t, limits)
+	for _, s := range p.Statuses {
+		out["status "+s.Kind+" "+s.Name] = generic(t, s.Conditions)
+	}
+	return out
+}
+
+// TestKuadrantGuides runs kuadrant-operator v1.5.2's rate-limiting user guides and examples
+// (doc/user-guides/ratelimiting/*, doc/user-guides/full-walkthrough/secure-protect-connect.md,
+// doc/user-guides/tokenratelimitpolicy/*, examples/toystore, examples/grpc-backend),
+// restated in testdata/guides/<case>: input.yaml holds the objects a guide applies (at its
+// final state, and at an earlier one where the guide shows a change), peer.yaml what the
+// operator's own workflow functions give for them (wasm-shim configuration, Limitador
+// limits, statuses), want.yaml rlpkit's full output, rewritten with -update. A case
+// agrees with the operator unless the table names the parts that differ, and why; those
+// must still differ, so that the table stays true.
+func TestKuadrantGuides(t *testing.T) {
+	const (
+		authAction = "the operator writes an auth action (auth-service) for the AuthPolicy on these paths; rlpkit writes rate-limit actions only"
+		grpc       = "the policies target a GRPCRoute, which rlpkit does not attach to: they are TargetNotFound and the route gets no action set"
+	)
+	cases := []struct {
+		name string
+		// differ are the parts ("services <gw>", "actionSets <gw>", "limits",
+		// "status <Kind> <namespace/name>") that differ from the operator's, and why says
+		// why.
+		differ []string
+		why    string
+	}{
+		{name: "simple-rl"},
+		{name: "gateway-rl-no-route"},
+		{name: "gateway-rl"},
+		{name: "multi-listener-rl"},
+		{name: "shared-rule-rl"},
+		{name: "authenticated-rl"},
+		{name: "jwt-k8s-authnz"},
+		{name: "jwt-k8s-authnz-as-written"},
+		{name: "grpc-service-limit"},
+		{name: "grpc-method-override"},
+		{name: "grpc-section-auth"},
+		{name: "walkthrough-gateway"},
+		{name: "walkthrough-final"},
+		{name: "toystore-gateway"},
+		{name: "toystore-route"},
+		{name: "toystore-no-auth"},
+		{name: "toystore-token"},
+		{name: "grpcbin-global"},
+		{name: "grpcbin-methods"},
+		{name: "grpcbin-no-reflection"},
+		{name: "token-tutorial"},
+	}
+	_ = authAction
+	_ = grpc
+	dirs := golden.Glob(t, filepath.Join("testdata", "guides", "*"))
+	if len(dirs) != len(cases) {
+		t.Errorf("testdata/guides has %d cases, the table %d", len(dirs), len(cases))
+	}
+	agree := 0
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "guides", tc.name)
+			data, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, err := policy.Decode("input.yaml", data)
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			res := Compile(set, Options{})
+			golden.Check(t, filepath.Join(dir, "want.yaml"), render(t, res))
+
+			raw, err := os.ReadFile(filepath.Join(dir, "peer.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var peer guidePeer
+			if err := yaml.UnmarshalStrict(raw, &peer); err != nil {
+				t.Fatalf("peer.yaml: %v", err)
+			}
+			want, have := peer.view(t), guideView(t, res)
+			keys := map[string]bool{}
+			for k := range want {
+				keys[k] = true
+			}
+			for k := range have {
+				keys[k] = true
+			}
+			sorted := make([]string, 0, len(keys))
+			for k := range keys {
+				sorted = append(sorted, k)
+			}
+			slices.Sort(sorted)
+			same := true
+			for _, k := range sorted {
+				diff := gocmp.Diff(want[k], have[k])
+				known := slices.Contains(tc.differ, k)
+				switch {
+				case diff != "" && !known:
+					t.Errorf("%s differs from the operator's (-operator +rlpkit):\n%s", k, diff)
+				case diff == "" && known:
+					t.Errorf("%s now agrees with the operator's: remove it from the table (%s)", k, tc.why)
+				}
+				if diff != "" {
+					same = false
+				}
+			}
+			for _, k := range tc.differ {
+				if !keys[k] {
+					t.Errorf("the table names %s, which neither side has", k)
+				}
+			}
+			if same {
+				agree++
+			}
+		})
+	}
+	t.Logf("%d of %d cases agree with kuadrant-operator v1.5.2 in full", agree, len(cases))
+}
