@@ -3,6 +3,7 @@ package kuadrant
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,6 +66,7 @@ func guideView(t *testing.T, res *Result) map[string]any {
 		}
 		out["services "+g.Gateway] = generic(t, g.Wasm.Services)
 		out["actionSets "+g.Gateway] = generic(t, g.Wasm.ActionSets)
+		addRateLimitOnly(out, g.Gateway)
 	}
 	limits := res.Limits()
 	slices.SortStableFunc(limits, func(a, b limitador.Limit) int {
@@ -83,12 +85,38 @@ func guideView(t *testing.T, res *Result) map[string]any {
 	return out
 }
 
+// addRateLimitOnly adds "rateLimitActions <gw>": the Gateway's action sets without their
+// auth-service actions, an action set left with none dropped; absent when none is left.
+// It tells a difference that only the auth action makes from any other.
+func addRateLimitOnly(out map[string]any, gw string) {
+	var sets []any
+	for _, s := range out["actionSets "+gw].([]any) {
+		set := s.(map[string]any)
+		var actions []any
+		for _, a := range set["actions"].([]any) {
+			if a.(map[string]any)["service"] != AuthServiceName {
+				actions = append(actions, a)
+			}
+		}
+		if len(actions) == 0 {
+			continue
+		}
+		kept := maps.Clone(set)
+		kept["actions"] = actions
+		sets = append(sets, kept)
+	}
+	if len(sets) > 0 {
+		out["rateLimitActions "+gw] = sets
+	}
+}
+
 // peerView returns peer.yaml keyed as guideView.
 func (p *guidePeer) view(t *testing.T) map[string]any {
 	out := map[string]any{}
 	for gw, w := range p.Wasm {
 		out["services "+gw] = generic(t, w.Services)
 		out["actionSets "+gw] = generic(t, w.ActionSets)
+		addRateLimitOnly(out, gw)
 	}
 	limits := p.Limits
 	if limits == nil {
@@ -112,14 +140,26 @@ func (p *guidePeer) view(t *testing.T) map[string]any {
 // must still differ, so that the table stays true.
 func TestKuadrantGuides(t *testing.T) {
 	const (
-		authAction = "the operator writes an auth action (auth-service) for the AuthPolicy on these paths; rlpkit writes rate-limit actions only"
-		grpc       = "the policies target a GRPCRoute, which rlpkit does not attach to: they are TargetNotFound and the route gets no action set"
+		auth = "the operator writes an auth-service action for the AuthPolicy on these paths (first, as the " +
+			"rate limits read auth.); rlpkit writes rate-limit actions only, which agree"
+		authOnly = "the AuthPolicy's path gets an action set holding the auth action alone; the rate limit " +
+			"policy's target is not found on both sides, so rlpkit writes no action set"
+		grpc = "the policies target a GRPCRoute, which rlpkit does not attach to: they are TargetNotFound, " +
+			"the route gets no action set and no limits; the operator limits it per rule"
 	)
+	// grpcParts are the parts a GRPCRoute-only case differs in on Gateway gw.
+	grpcParts := func(gw string, policies ...string) []string {
+		out := []string{"actionSets " + gw, "rateLimitActions " + gw, "services " + gw, "limits"}
+		for _, p := range policies {
+			out = append(out, "status RateLimitPolicy "+p)
+		}
+		return out
+	}
 	cases := []struct {
 		name string
-		// differ are the parts ("services <gw>", "actionSets <gw>", "limits",
-		// "status <Kind> <namespace/name>") that differ from the operator's, and why says
-		// why.
+		// differ are the parts ("services <gw>", "actionSets <gw>", "rateLimitActions
+		// <gw>", "limits", "status <Kind> <namespace/name>") that differ from the
+		// operator's, and why says why.
 		differ []string
 		why    string
 	}{
@@ -127,26 +167,24 @@ func TestKuadrantGuides(t *testing.T) {
 		{name: "gateway-rl-no-route"},
 		{name: "gateway-rl"},
 		{name: "multi-listener-rl"},
-		{name: "shared-rule-rl"},
-		{name: "authenticated-rl"},
-		{name: "jwt-k8s-authnz"},
-		{name: "jwt-k8s-authnz-as-written"},
-		{name: "grpc-service-limit"},
-		{name: "grpc-method-override"},
-		{name: "grpc-section-auth"},
-		{name: "walkthrough-gateway"},
-		{name: "walkthrough-final"},
+		{name: "shared-rule-rl", why: auth, differ: []string{"actionSets api-gateway/external"}},
+		{name: "authenticated-rl", why: auth, differ: []string{"actionSets api-gateway/external"}},
+		{name: "jwt-k8s-authnz", why: auth, differ: []string{"actionSets api-gateway/external"}},
+		{name: "jwt-k8s-authnz-as-written", why: authOnly, differ: []string{"actionSets api-gateway/external", "services api-gateway/external"}},
+		{name: "grpc-service-limit", why: grpc, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp")},
+		{name: "grpc-method-override", why: grpc, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp", "grpcbin/grpcbin-unary-rlp")},
+		{name: "grpc-section-auth", why: grpc + "; " + auth, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp", "grpcbin/grpcbin-unary-rlp")},
+		{name: "walkthrough-gateway", why: auth, differ: []string{"actionSets api-gateway/api-gateway"}},
+		{name: "walkthrough-final", why: auth, differ: []string{"actionSets api-gateway/api-gateway"}},
 		{name: "toystore-gateway"},
-		{name: "toystore-route"},
+		{name: "toystore-route", why: auth, differ: []string{"actionSets gateway-system/kuadrant-ingressgateway"}},
 		{name: "toystore-no-auth"},
-		{name: "toystore-token"},
-		{name: "grpcbin-global"},
-		{name: "grpcbin-methods"},
-		{name: "grpcbin-no-reflection"},
-		{name: "token-tutorial"},
+		{name: "toystore-token", why: auth, differ: []string{"actionSets gateway-system/kuadrant-ingressgateway"}},
+		{name: "grpcbin-global", why: grpc + "; " + auth, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp")},
+		{name: "grpcbin-methods", why: grpc + "; " + auth, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-method-rlp")},
+		{name: "grpcbin-no-reflection", why: grpc + "; " + auth, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp-no-reflection")},
+		{name: "token-tutorial", why: auth, differ: []string{"actionSets gateway-system/trlp-tutorial-gateway"}},
 	}
-	_ = authAction
-	_ = grpc
 	dirs := golden.Glob(t, filepath.Join("testdata", "guides", "*"))
 	if len(dirs) != len(cases) {
 		t.Errorf("testdata/guides has %d cases, the table %d", len(dirs), len(cases))
