@@ -184,6 +184,10 @@ func TestKuadrantGuides(t *testing.T) {
 		{name: "grpcbin-methods", why: grpc + "; " + auth, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-method-rlp")},
 		{name: "grpcbin-no-reflection", why: grpc + "; " + auth, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp-no-reflection")},
 		{name: "token-tutorial", why: auth, differ: []string{"actionSets gateway-system/trlp-tutorial-gateway"}},
+		{name: "egress-route-limit"},
+		{name: "egress-per-workload", why: auth, differ: []string{"actionSets gateway-system/kuadrant-egressgateway"}},
+		{name: "overlap-defaults"},
+		{name: "overlap-overrides"},
 	}
 	dirs := golden.Glob(t, filepath.Join("testdata", "guides", "*"))
 	if len(dirs) != len(cases) {
