@@ -39,9 +39,9 @@ type guideStatus struct {
 	Conditions []goldenCondition `json:"conditions"`
 }
 
-// generic returns v as JSON decodes it into an any, so that rlpkit's values and the
+// guideGeneric returns v as JSON decodes it into an any, so that rlpkit's values and the
 // peer's YAML compare field by field.
-func generic(t *testing.T, v any) any {
+func guideGeneric(t *testing.T, v any) any {
 	t.Helper()
 	js, err := json.Marshal(v)
 	if err != nil {
@@ -55,8 +55,8 @@ func generic(t *testing.T, v any) any {
 }
 
 // guideView returns rlpkit's result for a case in the shape of peer.yaml, keyed as the
-// differ table names its parts: "services <gw>", "actionSets <gw>", "limits" and
-// "status <Kind> <namespace/name>".
+// differ table names its parts: "services <gw>", "actionSets <gw>", "rateLimitActions
+// <gw>", "limits" and "status <Kind> <namespace/name>".
 func guideView(t *testing.T, res *Result) map[string]any {
 	t.Helper()
 	out := map[string]any{}
@@ -64,31 +64,31 @@ func guideView(t *testing.T, res *Result) map[string]any {
 		if len(g.Wasm.ActionSets) == 0 {
 			continue
 		}
-		out["services "+g.Gateway] = generic(t, g.Wasm.Services)
-		out["actionSets "+g.Gateway] = generic(t, g.Wasm.ActionSets)
-		addRateLimitOnly(out, g.Gateway)
+		out["services "+g.Gateway] = guideGeneric(t, g.Wasm.Services)
+		out["actionSets "+g.Gateway] = guideGeneric(t, g.Wasm.ActionSets)
+		guideRateLimitOnly(out, g.Gateway)
 	}
 	limits := res.Limits()
 	slices.SortStableFunc(limits, func(a, b limitador.Limit) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name),
 			slices.Compare(a.Conditions, b.Conditions), cmp.Compare(a.Seconds, b.Seconds))
 	})
-	out["limits"] = generic(t, limits)
+	out["limits"] = guideGeneric(t, limits)
 	for _, p := range append(slices.Clone(res.Policies), res.TokenPolicies...) {
 		kind := cmp.Or(p.Kind, "RateLimitPolicy")
 		st := guideStatus{Kind: kind, Name: p.Name}
 		for _, c := range p.Conditions {
 			st.Conditions = append(st.Conditions, goldenCondition{c.Type, string(c.Status), c.Reason, c.Message})
 		}
-		out["status "+kind+" "+p.Name] = generic(t, st.Conditions)
+		out["status "+kind+" "+p.Name] = guideGeneric(t, st.Conditions)
 	}
 	return out
 }
 
-// addRateLimitOnly adds "rateLimitActions <gw>": the Gateway's action sets without their
+// guideRateLimitOnly adds "rateLimitActions <gw>": the Gateway's action sets without their
 // auth-service actions, an action set left with none dropped; absent when none is left.
 // It tells a difference that only the auth action makes from any other.
-func addRateLimitOnly(out map[string]any, gw string) {
+func guideRateLimitOnly(out map[string]any, gw string) {
 	var sets []any
 	for _, s := range out["actionSets "+gw].([]any) {
 		set := s.(map[string]any)
@@ -110,34 +110,39 @@ func addRateLimitOnly(out map[string]any, gw string) {
 	}
 }
 
-// peerView returns peer.yaml keyed as guideView.
+// view returns peer.yaml keyed as guideView.
 func (p *guidePeer) view(t *testing.T) map[string]any {
 	out := map[string]any{}
 	for gw, w := range p.Wasm {
-		out["services "+gw] = generic(t, w.Services)
-		out["actionSets "+gw] = generic(t, w.ActionSets)
-		addRateLimitOnly(out, gw)
+		out["services "+gw] = guideGeneric(t, w.Services)
+		out["actionSets "+gw] = guideGeneric(t, w.ActionSets)
+		guideRateLimitOnly(out, gw)
 	}
 	limits := p.Limits
 	if limits == nil {
 		limits = []any{}
 	}
-	out["limits"] = generic(t, limits)
+	out["limits"] = guideGeneric(t, limits)
 	for _, s := range p.Statuses {
-		out["status "+s.Kind+" "+s.Name] = generic(t, s.Conditions)
+		out["status "+s.Kind+" "+s.Name] = guideGeneric(t, s.Conditions)
 	}
 	return out
 }
 
 // TestKuadrantGuides runs kuadrant-operator v1.5.2's rate-limiting user guides and examples
-// (doc/user-guides/ratelimiting/*, doc/user-guides/full-walkthrough/secure-protect-connect.md,
-// doc/user-guides/tokenratelimitpolicy/*, examples/toystore, examples/grpc-backend),
-// restated in testdata/guides/<case>: input.yaml holds the objects a guide applies (at its
-// final state, and at an earlier one where the guide shows a change), peer.yaml what the
-// operator's own workflow functions give for them (wasm-shim configuration, Limitador
-// limits, statuses), want.yaml rlpkit's full output, rewritten with -update. A case
-// agrees with the operator unless the table names the parts that differ, and why; those
-// must still differ, so that the table stays true.
+// (doc/user-guides/ratelimiting/*, full-walkthrough/secure-protect-connect.md,
+// tokenratelimitpolicy/*, egress/egress-gateway.md, auth/app-id-app-key-authentication.md,
+// observability/token-metrics.md, the overview's overlapping policies, examples/toystore
+// and examples/grpc-backend), restated in testdata/guides/<case>: input.yaml holds the
+// objects a guide applies (at its final state, and at an earlier one where the guide shows
+// a change), peer.yaml what the operator's own code gives for them, want.yaml rlpkit's full
+// output, rewritten with -update. peer.yaml comes from running the operator's validators,
+// effective-policy reconcilers, Istio wasm configuration builder, Limitador limits builder
+// and status updaters on input.yaml outside this repository, with every listener
+// programmed, every route accepted, Limitador ready and the Gateways' extension objects in
+// place (the steady state the guides reach). A case agrees with the operator unless the
+// table names the parts that differ, and why; those must still differ, so that the table
+// stays true.
 func TestKuadrantGuides(t *testing.T) {
 	const (
 		auth = "the operator writes an auth-service action for the AuthPolicy on these paths (first, as the " +
@@ -188,6 +193,8 @@ func TestKuadrantGuides(t *testing.T) {
 		{name: "egress-per-workload", why: auth, differ: []string{"actionSets gateway-system/kuadrant-egressgateway"}},
 		{name: "overlap-defaults"},
 		{name: "overlap-overrides"},
+		{name: "app-id-key", why: auth, differ: []string{"actionSets api-gateway/external"}},
+		{name: "token-route", why: auth, differ: []string{"actionSets api-gateway/external"}},
 	}
 	dirs := golden.Glob(t, filepath.Join("testdata", "guides", "*"))
 	if len(dirs) != len(cases) {
