@@ -1,12 +1,15 @@
 package kuadrant
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -132,7 +135,7 @@ func (p *guidePeer) view(t *testing.T) map[string]any {
 // TestKuadrantGuides runs kuadrant-operator v1.5.2's rate-limiting user guides and examples
 // (doc/user-guides/ratelimiting/*, full-walkthrough/secure-protect-connect.md,
 // tokenratelimitpolicy/*, egress/egress-gateway.md, auth/app-id-app-key-authentication.md,
-// observability/token-metrics.md, the overview's overlapping policies, examples/toystore
+// observability/token-metrics.md, rbac/gateway-api-personas.md, the overview's overlapping policies, examples/toystore
 // and examples/grpc-backend), restated in testdata/guides/<case>: input.yaml holds the
 // objects a guide applies (at its final state, and at an earlier one where the guide shows
 // a change), peer.yaml what the operator's own code gives for them, want.yaml rlpkit's full
@@ -195,6 +198,7 @@ func TestKuadrantGuides(t *testing.T) {
 		{name: "overlap-overrides"},
 		{name: "app-id-key", why: auth, differ: []string{"actionSets api-gateway/external"}},
 		{name: "token-route", why: auth, differ: []string{"actionSets api-gateway/external"}},
+		{name: "personas-app", why: auth, differ: []string{"actionSets gateway-system/shared-gateway"}},
 	}
 	dirs := golden.Glob(t, filepath.Join("testdata", "guides", "*"))
 	if len(dirs) != len(cases) {
@@ -213,7 +217,20 @@ func TestKuadrantGuides(t *testing.T) {
 				t.Fatalf("Decode: %v", err)
 			}
 			res := Compile(set, Options{})
-			golden.Check(t, filepath.Join(dir, "want.yaml"), render(t, res))
+			got := render(t, res)
+			golden.Check(t, filepath.Join(dir, "want.yaml"), got)
+			docs := strings.Split(string(data), "\n---\n")
+			rng := rand.New(rand.NewPCG(2, uint64(len(docs))))
+			for i := range 3 {
+				rng.Shuffle(len(docs), func(a, b int) { docs[a], docs[b] = docs[b], docs[a] })
+				set, err := policy.Decode("input.yaml", []byte(strings.Join(docs, "\n---\n")))
+				if err != nil {
+					t.Fatalf("Decode(shuffle %d): %v", i, err)
+				}
+				if again := render(t, Compile(set, Options{})); !bytes.Equal(again, got) {
+					t.Fatalf("Compile(shuffle %d) differs from Compile(input):\n%s", i, gocmp.Diff(string(got), string(again)))
+				}
+			}
 
 			raw, err := os.ReadFile(filepath.Join(dir, "peer.yaml"))
 			if err != nil {
