@@ -137,9 +137,10 @@ func (p *guidePeer) view(t *testing.T) map[string]any {
 // tokenratelimitpolicy/*, egress/egress-gateway.md, auth/app-id-app-key-authentication.md,
 // observability/token-metrics.md, rbac/gateway-api-personas.md, the overview's overlapping
 // policies, examples/toystore and examples/grpc-backend), restated in
-// testdata/guides/<case>: input.yaml holds the objects a guide applies (at its final state, and at an earlier one where the guide shows
-// a change), peer.yaml what the operator's own code gives for them, want.yaml rlpkit's full
-// output, rewritten with -update. peer.yaml comes from running the operator's validators,
+// testdata/guides/<case>: input.yaml holds the objects a guide applies (at its final
+// state, and at an earlier one where the guide shows a change), peer.yaml what the
+// operator's own code gives for them, want.yaml rlpkit's full output, rewritten with
+// -update. peer.yaml comes from running the operator's validators,
 // effective-policy reconcilers, Istio wasm configuration builder, Limitador limits builder
 // and status updaters on input.yaml outside this repository, with every listener
 // programmed, every route accepted, Limitador ready and the Gateways' extension objects in
