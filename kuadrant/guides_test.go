@@ -93,11 +93,13 @@ func guideView(t *testing.T, res *Result) map[string]any {
 // It tells a difference that only the auth action makes from any other.
 func guideRateLimitOnly(out map[string]any, gw string) {
 	var sets []any
-	for _, s := range out["actionSets "+gw].([]any) {
-		set := s.(map[string]any)
+	all, _ := out["actionSets "+gw].([]any)
+	for _, s := range all {
+		set, _ := s.(map[string]any)
 		var actions []any
-		for _, a := range set["actions"].([]any) {
-			if a.(map[string]any)["service"] != AuthServiceName {
+		list, _ := set["actions"].([]any)
+		for _, a := range list {
+			if action, _ := a.(map[string]any); action["service"] != AuthServiceName {
 				actions = append(actions, a)
 			}
 		}
