@@ -89,13 +89,15 @@ func (q *request) query(name string) (string, bool) {
 }
 
 // matches reports whether a value matches m's pattern (Invert aside): Exact equal, Prefix
-// a prefix, Regex a full match.
+// a prefix, Suffix a suffix, Regex a full match.
 func (m *StringMatch) matches(v string) bool {
 	switch {
 	case m.Exact != nil:
 		return v == *m.Exact
 	case m.Prefix != nil:
 		return strings.HasPrefix(v, *m.Prefix)
+	case m.Suffix != nil:
+		return strings.HasSuffix(v, *m.Suffix)
 	case m.Regex != nil:
 		return m.re != nil && m.re.MatchString(v)
 	}
