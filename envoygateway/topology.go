@@ -48,9 +48,9 @@ type Route struct {
 	// "namespace/name"; Rule, RuleName and Match locate the match.
 	Kind                 string
 	HTTPRoute, GRPCRoute string
-	Rule      int
-	RuleName  string
-	Match     int
+	Rule                 int
+	RuleName             string
+	Match                int
 	// Hostname is the virtual host's domain: an exact or wildcard hostname, or "*".
 	Hostname string
 	// Path, Headers (":method" or a GRPCRoute's ":path" suffix last) and Query are the
