@@ -1,6 +1,7 @@
 package envoygateway
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -109,6 +110,9 @@ func (x *xroute) xdsRoutes(host string, l *Listener) []*Route {
 		return out
 	}
 	for ri, rule := range x.grpc.Spec.Rules {
+		if !grpcHeadersCompile(rule) {
+			continue // Envoy Gateway does not accept the rule: it has no xDS route
+		}
 		if len(rule.Matches) == 0 {
 			add(ri, -1).setGRPCMatch(gatewayv1.GRPCRouteMatch{})
 		}
@@ -117,6 +121,21 @@ func (x *xroute) xdsRoutes(host string, l *Listener) []*Route {
 		}
 	}
 	return out
+}
+
+// grpcHeadersCompile reports whether every RegularExpression header match of a GRPCRoute
+// rule compiles; Envoy Gateway rejects a rule where one does not.
+func grpcHeadersCompile(rule gatewayv1.GRPCRouteRule) bool {
+	for _, m := range rule.Matches {
+		for _, h := range m.Headers {
+			if h.Type != nil && *h.Type == gatewayv1.GRPCHeaderMatchRegularExpression {
+				if _, err := regexp.Compile(h.Value); err != nil {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // The regular expressions Envoy Gateway puts for a GRPCRoute method match of type
