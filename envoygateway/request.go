@@ -111,3 +111,11 @@ func (m *StringMatch) compile() {
 		m.re, _ = regexp.Compile(`^(?:` + *m.Regex + `)$`)
 	}
 }
+
+// grpcCall reports whether q is a gRPC call as Envoy decides when it answers one itself:
+// its content-type is application/grpc, alone or followed by "+" or ";".
+func grpcCall(q *request) bool {
+	ct, ok := q.firstHeader("content-type")
+	rest, grpc := strings.CutPrefix(ct, "application/grpc")
+	return ok && grpc && (rest == "" || rest[0] == '+' || rest[0] == ';')
+}
