@@ -96,7 +96,8 @@ func statusKey(s peerStatus) string { return s.Policy + " @ " + s.Ancestor }
 // output (route actions, rate-limit service configuration, local rate limits, statuses),
 // rewritten with -update. A case agrees with Envoy Gateway unless the table names the
 // statuses that differ, and why; those must still differ, so that the table stays true.
-// clienttrafficpolicy-ratelimitheaders has no directory: it holds a Gateway without
+// GRPCRoutes a case writes as v1alpha2 are restated as v1, whose schema is the same for
+// what they hold. clienttrafficpolicy-ratelimitheaders has no directory: it holds a Gateway without
 // routes and a ClientTrafficPolicy (not read), so no rate limit and no BackendTrafficPolicy
 // status to compare.
 func TestEnvoyGatewaySuite(t *testing.T) {

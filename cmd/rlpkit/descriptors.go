@@ -44,9 +44,9 @@ the action sets, actions and blocks.
 For Envoy Gateway BackendTrafficPolicies, the request is evaluated as Envoy would: the
 listener of the URL's port (80 for http, 443 for https; port 80, else the first listener's,
 for a bare path), the virtual host and the route; the output has the same shape, for the
-first rate-limit call, plus listener, virtualHost, route (httpRoute, rule, match, the policy
-and level its rate limits come from, directResponse 500 for an invalid one), calls (every
-rate-limit filter's call), done (the calls when the response is done: response costs) and
+first rate-limit call, plus listener, virtualHost, route (httpRoute or grpcRoute, rule,
+match, the policy and level its rate limits come from, directResponse 500 for an invalid
+one), calls (every rate-limit filter's call), done (the calls when the response is done: response costs) and
 local (the local rate limit's matched descriptors); --explain traces the route and every
 rule.`
 
