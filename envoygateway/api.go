@@ -177,10 +177,11 @@ type Description struct {
 	Local *LocalRequest `json:"local"`
 }
 
-// DescribedRoute is the route of a Description: the HTTPRoute match, the policy and level
-// its rate limits come from, and the direct response of an invalid policy.
+// DescribedRoute is the route of a Description: the HTTPRoute (or GRPCRoute) match, the
+// policy and level its rate limits come from, and the direct response of an invalid policy.
 type DescribedRoute struct {
 	HTTPRoute      string `json:"httpRoute"`
+	GRPCRoute      string `json:"grpcRoute,omitempty"`
 	Rule           int    `json:"rule"`
 	Match          int    `json:"match"`
 	Policy         string `json:"policy,omitempty"`
@@ -251,7 +252,7 @@ func describe(ev *Evaluation) Description {
 	if rt := ev.Route; rt != nil {
 		name := rt.Name
 		out.Policy = &name
-		out.Route = &DescribedRoute{HTTPRoute: rt.HTTPRoute, Rule: rt.Rule, Match: rt.Match, Policy: rt.Policy, Parent: rt.Parent, Level: rt.Level, DirectResponse: rt.DirectResponse}
+		out.Route = &DescribedRoute{HTTPRoute: rt.HTTPRoute, GRPCRoute: rt.GRPCRoute, Rule: rt.Rule, Match: rt.Match, Policy: rt.Policy, Parent: rt.Parent, Level: rt.Level, DirectResponse: rt.DirectResponse}
 	}
 	if len(ev.Calls) > 0 {
 		c := ev.Calls[0].Request

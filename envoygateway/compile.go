@@ -71,9 +71,9 @@ func (r *Result) Gateway(name string) *Gateway {
 }
 
 // Compile translates the BackendTrafficPolicies of set as Envoy Gateway v1.9 does, over its
-// Gateways and HTTPRoutes: which policy each xDS route takes its rate limits from, the
-// routes' rate-limit actions, the rate-limit service's configuration and the policies'
-// statuses. Objects with validation problems take no part. The same objects in any order
+// Gateways, HTTPRoutes and GRPCRoutes: which policy each xDS route takes its rate limits
+// from, the routes' rate-limit actions, the rate-limit service's configuration and the
+// policies' statuses. Objects with validation problems take no part. The same objects in any order
 // give the same result.
 func Compile(set *policy.Set) (*Result, error) {
 	m := newModel(set)

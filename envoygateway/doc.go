@@ -1,6 +1,6 @@
 // Package envoygateway computes what Envoy Gateway v1.9 serves for its BackendTrafficPolicies
-// (gateway.envoyproxy.io/v1alpha1, package egv1alpha1) over Gateway API Gateways and
-// HTTPRoutes: which policy every xDS route takes its rate limits from, the route's
+// (gateway.envoyproxy.io/v1alpha1, package egv1alpha1) over Gateway API Gateways,
+// HTTPRoutes and GRPCRoutes: which policy every xDS route takes its rate limits from, the route's
 // rate-limit actions (envoy.config.route.v3.RateLimit, one rate-limit filter per domain)
 // and local rate limit, the configuration of the rate-limit service (envoyproxy/ratelimit's
 // schema, one per domain) and each policy's conditions per ancestor; and it
@@ -18,8 +18,10 @@
 // port, allowedRoutes); a route's hostnames on a listener are Gateway API's intersection,
 // without those another listener on its port names. Every match of every rule of a route
 // is one xDS route per hostname, named httproute/<ns>/<name>/rule/<i>/match/<j>/<host>
-// (dots as _), and a listener's routes are ordered by Gateway API precedence as Envoy
-// Gateway sorts them. Policies are taken oldest first (creation time, then namespace/name),
+// (dots as _), or grpcroute/... for a GRPCRoute, whose rule without matches is match -1
+// and whose method match is a path match (/<service>/<method> exact, /<service> prefix,
+// a ":path" suffix /<method>, or a regular expression); a listener's routes are ordered by
+// Gateway API precedence as Envoy Gateway sorts them. Policies are taken oldest first (creation time, then namespace/name),
 // rule targets, then route targets, listener targets, Gateway targets: the first that
 // covers an xDS route sets all its settings, a less specific one never adds to them, unless
 // the route's policy has a mergeType and merges into the listener's (else the Gateway's)
@@ -40,19 +42,21 @@
 //   - targetSelectors select objects of the policy's namespace only: Envoy Gateway also
 //     selects across namespaces where a ReferenceGrant allows it, which rlpkit does not
 //     read. Selected targets are ordered by creation time, then namespace/name.
-//   - ListenerSets, GRPCRoutes (read by package policy) and the other route kinds are not
-//     attached to: a policy targeting one gets no status.
+//   - ListenerSets and route kinds other than HTTPRoute and GRPCRoute are not attached
+//     to: a policy targeting one gets no status. A GRPCRoute whose method regular
+//     expression does not compile is invalid as a whole (package policy); Envoy Gateway
+//     drops that rule only.
 //   - Statuses carry the conditions Envoy Gateway writes, in its order: Accepted, Merged
 //     (a route policy merged into a listener's or Gateway's; that policy naming the routes
 //     merged into it), Overridden (the listeners, routes or rules whose policies replace
 //     it) and Warning with reason DeprecatedField (spec.targetRef, spec.compression). They
 //     are policyapi.PolicyStatus, one per policy and ancestor, printed as StatusOutput.
-//   - A targetRef naming a Gateway or HTTPRoute that is not among the inputs is
+//   - A targetRef naming a Gateway, HTTPRoute or GRPCRoute that is not among the inputs is
 //     Accepted=False, TargetNotFound, with no ancestor and the likely misspelling, as the
 //     Kuadrant APIs say it; Envoy Gateway writes no status then (it has no ancestor to
 //     write it under). A route that is among the inputs but attaches to no Gateway of them
 //     still gets no status.
-//   - Routes are printed per Gateway: an HTTPRoute on two Gateways is one entry each.
+//   - Routes are printed per Gateway: a route on two Gateways is one entry each.
 //   - Of the parts of a policy that do not concern rate limits, those Envoy Gateway checks
 //     from the objects alone are checked as it does, and make the policy Invalid with its
 //     messages, one error a line in its order: a bandwidth limit below 1 KiB/s,

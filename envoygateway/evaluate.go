@@ -79,6 +79,9 @@ func (g *Gateway) Evaluate(req *descriptor.Request, port int32) *Evaluation {
 		return ev
 	}
 	ev.tracef("rate limits of %s", rt.origin())
+	if grpcCall(q) {
+		ev.tracef("a gRPC call: Envoy answers one a rate limit denies with HTTP 200 and grpc-status 14 (UNAVAILABLE), its gRPC form of 429")
+	}
 	if rt.RateLimit.Local != nil {
 		ev.Local = localRequest(rt, q, ev)
 	}

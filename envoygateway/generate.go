@@ -168,6 +168,8 @@ func describeMatch(m *StringMatch) string {
 		s = strconv.Quote(*m.Exact)
 	case m.Prefix != nil:
 		s = "prefix " + strconv.Quote(*m.Prefix)
+	case m.Suffix != nil:
+		s = "suffix " + strconv.Quote(*m.Suffix)
 	case m.Regex != nil:
 		s = "/" + *m.Regex + "/"
 	}

@@ -56,7 +56,7 @@ func (c *precedence) run() {
 		}
 	}
 	for _, p := range c.policies { // routes
-		for _, t := range resolveTargets(p.p, "HTTPRoute", c.m.routes, c.m.topo.NamespaceLabels) {
+		for _, t := range routeTargets(p.p, c.m.routes, c.m.topo.NamespaceLabels) {
 			if isRoute(t) && t.section == nil {
 				c.route(p, t)
 			}
@@ -161,30 +161,30 @@ func (c *precedence) takeGateway(gw *gatewayv1.Gateway, t target) *targetErr {
 	return nil
 }
 
-// route applies policy p to the xDS routes of HTTPRoute (or rule) target t.
+// route applies policy p to the xDS routes of HTTPRoute or GRPCRoute (or rule) target t.
 func (c *precedence) route(p *pol, t target) {
-	if t.kind != "HTTPRoute" {
+	if t.kind != policy.KindHTTPRoute && t.kind != policy.KindGRPCRoute {
 		return // other route kinds are not read
 	}
-	i := slices.IndexFunc(c.m.routes, func(r *gatewayv1.HTTPRoute) bool { return r.Namespace == t.namespace && r.Name == t.name })
+	i := slices.IndexFunc(c.m.routes, func(r *xroute) bool { return r.kind == t.kind && r.key() == t.key() })
 	if i < 0 {
-		c.notFound(p, policy.KindHTTPRoute, t)
+		c.notFound(p, t.kind, t)
 		return
 	}
 	r := c.m.routes[i]
 	var ancestors []string
 	var refs []int
-	for ri, ref := range r.Spec.ParentRefs {
-		if !topology.IsGatewayRef(ref) || c.m.topo.Gateway(topology.ParentGateway(r, ref)) == nil {
+	for ri, ref := range r.parentRefs {
+		if !topology.IsGatewayRef(ref) || c.m.topo.Gateway(r.parentGateway(ref)) == nil {
 			continue
 		}
-		a := topology.ParentGateway(r, ref).String()
+		a := r.parentGateway(ref).String()
 		if ref.SectionName != nil {
 			a += "/" + string(*ref.SectionName)
 		}
 		ancestors = append(ancestors, a)
 		refs = append(refs, ri)
-		c.overrides.add(gatewayOrListener(a), scope{scopeRoute, t.key()})
+		c.overrides.add(gatewayOrListener(a), routeScope(t))
 	}
 	if e := c.takeRoute(r, t); e != nil {
 		c.st.fail(p.name, ancestors, e.reason, e.message)
@@ -214,7 +214,7 @@ func (c *precedence) route(p *pol, t target) {
 
 // attachedRules returns the sorted names of the rules of route t that policies took.
 func (c *precedence) attachedRules(t target) []string {
-	prefix := "rule " + t.key() + "/"
+	prefix := "rule " + t.kind + " " + t.key() + "/"
 	var out []string
 	for k := range c.attached {
 		if rule, ok := strings.CutPrefix(k, prefix); ok {
@@ -226,11 +226,11 @@ func (c *precedence) attachedRules(t target) []string {
 }
 
 // notFound fails policy p as TargetNotFound, with no ancestor, when its target t (a
-// Gateway or an HTTPRoute) is not a valid object of the inputs, the message naming every
+// Gateway, an HTTPRoute or a GRPCRoute) is not a valid object of the inputs, the message naming every
 // such target of p; a route of the inputs that attaches to no Gateway of them gets no
 // status, as in Envoy Gateway.
 func (c *precedence) notFound(p *pol, kind string, t target) {
-	names := policyapi.ValidNames(c.m.set, kind)
+	names := validNames(c.m.set, kind)
 	if slices.Contains(names, t.key()) {
 		return
 	}
@@ -246,18 +246,19 @@ func (c *precedence) notFound(p *pol, kind string, t target) {
 }
 
 // takeRoute checks a route or rule target and takes it for its policy.
-func (c *precedence) takeRoute(r *gatewayv1.HTTPRoute, t target) *targetErr {
+func (c *precedence) takeRoute(r *xroute, t target) *targetErr {
+	route := "route " + t.kind + " " + t.key()
 	if t.section == nil {
-		if c.attached["route "+t.key()] {
-			return &targetErr{ReasonConflicted, fmt.Sprintf("Unable to target HTTPRoute %s, another BackendTrafficPolicy has already attached to it", t.name)}
+		if c.attached[route] {
+			return &targetErr{ReasonConflicted, fmt.Sprintf("Unable to target %s %s, another BackendTrafficPolicy has already attached to it", t.kind, t.name)}
 		}
-		c.attached["route "+t.key()] = true
+		c.attached[route] = true
 		return nil
 	}
-	if !slices.ContainsFunc(r.Spec.Rules, func(rule gatewayv1.HTTPRouteRule) bool { return rule.Name != nil && string(*rule.Name) == *t.section }) {
-		return &targetErr{ReasonTargetNotFound, fmt.Sprintf("No section name %s found for HTTPRoute %s", *t.section, t.key())}
+	if *t.section == "" || !slices.Contains(r.ruleNames, *t.section) {
+		return &targetErr{ReasonTargetNotFound, fmt.Sprintf("No section name %s found for %s %s", *t.section, t.kind, t.key())}
 	}
-	k := "rule " + t.key() + "/" + *t.section
+	k := "rule " + t.kind + " " + t.key() + "/" + *t.section
 	if c.attached[k] {
 		return &targetErr{ReasonConflicted, fmt.Sprintf("Unable to target RouteRule %s/%s, another BackendTrafficPolicy has already attached to it", t.name, *t.section)}
 	}
@@ -265,10 +266,10 @@ func (c *precedence) takeRoute(r *gatewayv1.HTTPRoute, t target) *targetErr {
 	return nil
 }
 
-// routesOf returns the xDS routes of HTTPRoute r (of its rule t.section when set), on
+// routesOf returns the xDS routes of route r (of its rule t.section when set), on
 // listener l or, when nil, on every listener.
-func (c *precedence) routesOf(r *gatewayv1.HTTPRoute, t target, l *Listener) []*Route {
-	prefix := "httproute/" + r.Namespace + "/" + r.Name + "/"
+func (c *precedence) routesOf(r *xroute, t target, l *Listener) []*Route {
+	prefix := r.prefix()
 	var out []*Route
 	for _, g := range c.m.gateways {
 		for _, gl := range g.Listeners {
@@ -287,7 +288,7 @@ func (c *precedence) routesOf(r *gatewayv1.HTTPRoute, t target, l *Listener) []*
 
 // merge applies a route policy with a merge type: on each listener its parentRefs attach
 // to, merged into the listener's policy, else the Gateway's, else alone.
-func (c *precedence) merge(p *pol, r *gatewayv1.HTTPRoute, t target, refs []int, level string) {
+func (c *precedence) merge(p *pol, r *xroute, t target, refs []int, level string) {
 	for _, ri := range refs {
 		gw, lis := c.m.parentListeners(r, ri)
 		gk := topology.KeyOf(gw).String()
@@ -295,9 +296,9 @@ func (c *precedence) merge(p *pol, r *gatewayv1.HTTPRoute, t target, refs []int,
 			name := string(gw.Spec.Listeners[li].Name)
 			l := c.m.listener(gk, name)
 			ancestor := gk + "/" + name
-			parent, parentScope := c.parents[ancestor], scope{scopeListener, ancestor}
+			parent, parentScope := c.parents[ancestor], scope{kind: scopeListener, key: ancestor}
 			if parent == nil {
-				parent, parentScope = c.parents[gk], scope{scopeGateway, gk}
+				parent, parentScope = c.parents[gk], scope{kind: scopeGateway, key: gk}
 			}
 			if parent == nil {
 				c.apply(c.routesOf(r, t, l), nil, p.rl, p.err, p.name, "", level)
@@ -312,7 +313,7 @@ func (c *precedence) merge(p *pol, r *gatewayv1.HTTPRoute, t target, refs []int,
 				c.st.fail(p.name, []string{ancestor}, ReasonInvalid, conditionMessage(err))
 				continue
 			}
-			c.merged.add(parentScope, scope{scopeRoute, t.key()})
+			c.merged.add(parentScope, routeScope(t))
 			c.st.setTrue(p.name, []string{ancestor}, ConditionMerged, ReasonMerged, "Merged with policy "+parent.name)
 		}
 	}
@@ -361,4 +362,18 @@ func (c *precedence) apply(routes []*Route, _ *Listener, rl *RateLimit, err erro
 		rt.traffic = true
 		rt.RateLimit, rt.Policy, rt.Parent, rt.Level = rl, name, parent, level
 	}
+}
+
+// validNames returns the "namespace/name" of the valid objects of kind in set.
+func validNames(set *policy.Set, kind string) []string {
+	if kind != policy.KindGRPCRoute {
+		return policyapi.ValidNames(set, kind)
+	}
+	var out []string
+	for _, r := range set.GRPCRoutes {
+		if set.Problems(policy.ObjectKey{Kind: kind, Namespace: r.Namespace, Name: r.Name}) == nil {
+			out = append(out, r.Namespace+"/"+r.Name)
+		}
+	}
+	return out
 }

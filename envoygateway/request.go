@@ -89,13 +89,15 @@ func (q *request) query(name string) (string, bool) {
 }
 
 // matches reports whether a value matches m's pattern (Invert aside): Exact equal, Prefix
-// a prefix, Regex a full match.
+// a prefix, Suffix a suffix, Regex a full match.
 func (m *StringMatch) matches(v string) bool {
 	switch {
 	case m.Exact != nil:
 		return v == *m.Exact
 	case m.Prefix != nil:
 		return strings.HasPrefix(v, *m.Prefix)
+	case m.Suffix != nil:
+		return strings.HasSuffix(v, *m.Suffix)
 	case m.Regex != nil:
 		return m.re != nil && m.re.MatchString(v)
 	}
@@ -108,4 +110,12 @@ func (m *StringMatch) compile() {
 	if m.Regex != nil {
 		m.re, _ = regexp.Compile(`^(?:` + *m.Regex + `)$`)
 	}
+}
+
+// grpcCall reports whether q is a gRPC call as Envoy decides when it answers one itself:
+// its content-type is application/grpc, alone or followed by "+" or ";".
+func grpcCall(q *request) bool {
+	ct, ok := q.firstHeader("content-type")
+	rest, grpc := strings.CutPrefix(ct, "application/grpc")
+	return ok && grpc && (rest == "" || rest[0] == '+' || rest[0] == ';')
 }

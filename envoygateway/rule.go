@@ -48,8 +48,8 @@ type Rule struct {
 type StringMatch struct {
 	// Name is the header or parameter name; empty for a method or the path.
 	Name string
-	// Exact, Prefix and Regex are the match.
-	Exact, Prefix, Regex *string
+	// Exact, Prefix, Suffix and Regex are the match.
+	Exact, Prefix, Suffix, Regex *string
 	// Distinct takes the value itself into the descriptor.
 	Distinct bool
 	// Invert matches what the match does not.

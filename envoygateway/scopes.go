@@ -16,18 +16,23 @@ const (
 	scopeRoute
 )
 
-// scope is a Gateway ("ns/gw"), a listener ("ns/gw/listener") or a route ("ns/route").
+// scope is a Gateway ("ns/gw"), a listener ("ns/gw/listener") or a route ("ns/route",
+// with its kind: an HTTPRoute and a GRPCRoute of one name are two scopes, printed alike).
 type scope struct {
-	kind scopeKind
-	key  string
+	kind      scopeKind
+	key       string
+	routeKind string
 }
+
+// routeScope returns the scope of route target t.
+func routeScope(t target) scope { return scope{kind: scopeRoute, key: t.key(), routeKind: t.kind} }
 
 // gatewayOrListener returns the scope of an ancestor: a listener when it names one.
 func gatewayOrListener(ancestor string) scope {
 	if strings.Count(ancestor, "/") == 2 {
-		return scope{scopeListener, ancestor}
+		return scope{kind: scopeListener, key: ancestor}
 	}
-	return scope{scopeGateway, ancestor}
+	return scope{kind: scopeGateway, key: ancestor}
 }
 
 // resource returns the Gateway of a listener scope.
@@ -35,7 +40,7 @@ func (s scope) resource() scope {
 	if s.kind != scopeListener {
 		return s
 	}
-	return scope{scopeGateway, s.key[:strings.LastIndexByte(s.key, '/')]}
+	return scope{kind: scopeGateway, key: s.key[:strings.LastIndexByte(s.key, '/')]}
 }
 
 // scopeGraph records which more specific scopes' policies replace (or merge into) the

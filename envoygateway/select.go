@@ -100,11 +100,11 @@ func (r *Route) admits(q *request) bool {
 	return true
 }
 
-// describe names the route for traces: its HTTPRoute, rule and match.
+// describe names the route for traces: its HTTPRoute or GRPCRoute, rule and match.
 func (r *Route) describe() string {
 	rule := fmt.Sprintf("rule %d", r.Rule)
 	if r.RuleName != "" {
 		rule += " (" + r.RuleName + ")"
 	}
-	return fmt.Sprintf("%s (HTTPRoute %s %s match %d)", r.Name, r.HTTPRoute, rule, r.Match)
+	return fmt.Sprintf("%s (%s %s %s match %d)", r.Name, r.Kind, r.HTTPRoute+r.GRPCRoute, rule, r.Match)
 }

@@ -7,7 +7,8 @@ import (
 // sortRoutes orders a listener's routes as Envoy Gateway does, most specific first: by path
 // match type (Exact, then RegularExpression, then PathPrefix), path length (a prefix "/"
 // counting 0), the number of header matches and of exact ones, then of query parameter
-// matches and exact ones; equal routes keep their order (older HTTPRoutes first).
+// matches and exact ones; equal routes keep their order (HTTPRoutes, then GRPCRoutes,
+// each older first).
 func sortRoutes(routes []*Route) {
 	sort.SliceStable(routes, func(i, j int) bool { return lessSpecific(routes[j], routes[i]) })
 }

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/egv1alpha1"
 )
 
@@ -58,6 +59,23 @@ type selectable interface {
 // selector considers objects of its own namespace only: rlpkit does not read the
 // ReferenceGrants Envoy Gateway asks for across namespaces.
 func resolveTargets[T selectable](p *egv1alpha1.BackendTrafficPolicy, kind string, candidates []T, nsLabels func(string) labels.Set) []target {
+	return withExplicit(p, selectTargets(p, kind, candidates, nsLabels))
+}
+
+// routeTargets is resolveTargets over routes of both kinds: the HTTPRoutes, then the
+// GRPCRoutes its targetSelectors select, then its explicit targets.
+func routeTargets(p *egv1alpha1.BackendTrafficPolicy, routes []*xroute, nsLabels func(string) labels.Set) []target {
+	var out []target
+	for _, kind := range []string{policy.KindHTTPRoute, policy.KindGRPCRoute} {
+		of := slices.DeleteFunc(slices.Clone(routes), func(r *xroute) bool { return r.kind != kind })
+		out = append(out, selectTargets(p, kind, of, nsLabels)...)
+	}
+	return withExplicit(p, out)
+}
+
+// selectTargets returns the objects of one kind among candidates that a policy's
+// targetSelectors select, oldest first.
+func selectTargets[T selectable](p *egv1alpha1.BackendTrafficPolicy, kind string, candidates []T, nsLabels func(string) labels.Set) []target {
 	var selected []T
 	for _, sel := range p.Spec.TargetSelectors {
 		if string(sel.Kind) != kind || sel.Group != nil && string(*sel.Group) != gatewayv1.GroupName || !namespaceSelected(sel.Namespaces, nsLabels(p.Namespace)) {
@@ -81,6 +99,11 @@ func resolveTargets[T selectable](p *egv1alpha1.BackendTrafficPolicy, kind strin
 	for _, obj := range selected {
 		out = append(out, target{kind: kind, namespace: obj.GetNamespace(), name: obj.GetName()})
 	}
+	return out
+}
+
+// withExplicit appends to selected targets a policy's explicit targets not among them.
+func withExplicit(p *egv1alpha1.BackendTrafficPolicy, out []target) []target {
 	for _, t := range explicitTargets(p) {
 		if !slices.Contains(out, t) {
 			out = append(out, t)

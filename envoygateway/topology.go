@@ -2,9 +2,7 @@ package envoygateway
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strings"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	localrlv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
@@ -40,20 +38,23 @@ type Listener struct {
 	Routes []*Route
 }
 
-// Route is one xDS route: one match of one rule of an HTTPRoute, for one hostname of one
-// listener.
+// Route is one xDS route: one match of one rule of an HTTPRoute or a GRPCRoute, for one
+// hostname of one listener.
 type Route struct {
-	// Name is "httproute/<ns>/<name>/rule/<i>/match/<j>/<hostname, dots as _>".
+	// Name is "httproute/<ns>/<name>/rule/<i>/match/<j>/<hostname, dots as _>", or
+	// "grpcroute/..." for a GRPCRoute, whose rule without matches is match -1.
 	Name string
-	// HTTPRoute is the route's "namespace/name"; Rule, RuleName and Match locate the match.
-	HTTPRoute string
-	Rule      int
-	RuleName  string
-	Match     int
+	// Kind is the route's kind, "HTTPRoute" or "GRPCRoute"; HTTPRoute or GRPCRoute is its
+	// "namespace/name"; Rule, RuleName and Match locate the match.
+	Kind                 string
+	HTTPRoute, GRPCRoute string
+	Rule                 int
+	RuleName             string
+	Match                int
 	// Hostname is the virtual host's domain: an exact or wildcard hostname, or "*".
 	Hostname string
-	// Path, Headers (":method" last) and Query are the route's match, with Gateway API's
-	// defaults (a path prefix "/" when unset).
+	// Path, Headers (":method" or a GRPCRoute's ":path" suffix last) and Query are the
+	// route's match, with Gateway API's defaults (a path prefix "/" when unset).
 	Path    StringMatch
 	Headers []StringMatch
 	Query   []StringMatch
@@ -77,7 +78,6 @@ type Route struct {
 	LocalRateLimit *localrlv3.LocalRateLimit
 
 	listener *Listener
-	source   *gatewayv1.HTTPRoute
 	traffic  bool // a policy set the route's settings
 }
 
@@ -91,9 +91,9 @@ type model struct {
 	topo     *topology.Topology
 	gateways []*Gateway
 	byName   map[string]*Gateway
-	// routes are the relevant HTTPRoutes (a parentRef names a Gateway of the inputs), in
-	// Envoy Gateway's order.
-	routes []*gatewayv1.HTTPRoute
+	// routes are the relevant HTTPRoutes, then GRPCRoutes (a parentRef names a Gateway of
+	// the inputs), each kind oldest first, as Envoy Gateway processes them.
+	routes []*xroute
 	// xds are every xDS route, per Gateway listener.
 	listeners map[*gatewayv1.Gateway][]*Listener
 }
@@ -104,7 +104,8 @@ func byAge(a, b metav1.Object) int {
 	return cmp.Or(ta.Time.Compare(tb.Time), cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
 }
 
-// newModel builds the listeners and xDS routes of the valid Gateways and HTTPRoutes of set.
+// newModel builds the listeners and xDS routes of the valid Gateways, HTTPRoutes and
+// GRPCRoutes of set.
 func newModel(set *policy.Set) *model {
 	var gws []*gatewayv1.Gateway
 	for _, gw := range set.Gateways {
@@ -131,12 +132,7 @@ func newModel(set *policy.Set) *model {
 		m.byName[g.Name] = g
 		m.listeners[gw] = g.Listeners
 	}
-	for _, r := range set.HTTPRoutes {
-		if set.Problems(policy.ObjectKey{Kind: policy.KindHTTPRoute, Namespace: r.Namespace, Name: r.Name}) == nil && m.relevant(r) {
-			m.routes = append(m.routes, r)
-		}
-	}
-	slices.SortFunc(m.routes, func(a, b *gatewayv1.HTTPRoute) int { return byAge(a, b) })
+	m.routes = append(relevantRoutes(m, set.HTTPRoutes, httpXRoute), relevantRoutes(m, set.GRPCRoutes, grpcXRoute)...)
 	for _, r := range m.routes {
 		m.addRoute(r)
 	}
@@ -149,27 +145,41 @@ func newModel(set *policy.Set) *model {
 	return m
 }
 
+// relevantRoutes returns the valid routes of one kind that name a Gateway of the inputs,
+// oldest first.
+func relevantRoutes[R metav1.Object](m *model, routes []R, x func(R) *xroute) []*xroute {
+	var out []*xroute
+	for _, r := range routes {
+		xr := x(r)
+		if m.set.Problems(policy.ObjectKey{Kind: xr.kind, Namespace: r.GetNamespace(), Name: r.GetName()}) == nil && m.relevant(xr) {
+			out = append(out, xr)
+		}
+	}
+	slices.SortFunc(out, func(a, b *xroute) int { return byAge(a, b) })
+	return out
+}
+
 // relevant reports whether a parentRef of r names a Gateway of the inputs.
-func (m *model) relevant(r *gatewayv1.HTTPRoute) bool {
-	return slices.ContainsFunc(r.Spec.ParentRefs, func(ref gatewayv1.ParentReference) bool {
-		return topology.IsGatewayRef(ref) && m.topo.Gateway(topology.ParentGateway(r, ref)) != nil
+func (m *model) relevant(r *xroute) bool {
+	return slices.ContainsFunc(r.parentRefs, func(ref gatewayv1.ParentReference) bool {
+		return topology.IsGatewayRef(ref) && m.topo.Gateway(r.parentGateway(ref)) != nil
 	})
 }
 
 // parentListeners returns the listeners parentRef i of r selects and that admit it
 // (protocol, allowedRoutes), whatever their hostnames.
-func (m *model) parentListeners(r *gatewayv1.HTTPRoute, i int) (*gatewayv1.Gateway, []int) {
-	ref := r.Spec.ParentRefs[i]
+func (m *model) parentListeners(r *xroute, i int) (*gatewayv1.Gateway, []int) {
+	ref := r.parentRefs[i]
 	if !topology.IsGatewayRef(ref) {
 		return nil, nil
 	}
-	gw := m.topo.Gateway(topology.ParentGateway(r, ref))
+	gw := m.topo.Gateway(r.parentGateway(ref))
 	if gw == nil {
 		return nil, nil
 	}
 	var out []int
 	for li, l := range gw.Spec.Listeners {
-		if topology.SelectsListener(ref, l) && m.topo.AdmitKind(gw, l, r) == nil {
+		if topology.SelectsListener(ref, l) && r.admitKind(m.topo, gw, l) {
 			out = append(out, li)
 		}
 	}
@@ -177,13 +187,13 @@ func (m *model) parentListeners(r *gatewayv1.HTTPRoute, i int) (*gatewayv1.Gatew
 }
 
 // addRoute adds the xDS routes of r to the listeners it attaches to, parentRef by parentRef.
-func (m *model) addRoute(r *gatewayv1.HTTPRoute) {
-	for i := range r.Spec.ParentRefs {
+func (m *model) addRoute(r *xroute) {
+	for i := range r.parentRefs {
 		gw, lis := m.parentListeners(r, i)
 		for _, li := range lis {
 			l := m.listeners[gw][li]
 			for _, host := range m.hosts(gw, li, r) {
-				l.Routes = append(l.Routes, xdsRoutes(r, host, l)...)
+				l.Routes = append(l.Routes, r.xdsRoutes(host, l)...)
 			}
 		}
 	}
@@ -191,10 +201,10 @@ func (m *model) addRoute(r *gatewayv1.HTTPRoute) {
 
 // hosts returns the hostnames r serves through listener li of gw, as Envoy Gateway computes
 // them: Gateway API's intersection, without the hostnames other listeners on its port name.
-func (m *model) hosts(gw *gatewayv1.Gateway, li int, r *gatewayv1.HTTPRoute) []string {
+func (m *model) hosts(gw *gatewayv1.Gateway, li int, r *xroute) []string {
 	l := gw.Spec.Listeners[li]
-	hosts := topology.IntersectHostnames(topology.ListenerHostname(l), topology.RouteHostnames(r))
-	if len(r.Spec.Hostnames) == 0 {
+	hosts := topology.IntersectHostnames(topology.ListenerHostname(l), r.hostnames)
+	if len(r.hostnames) == 0 {
 		return hosts
 	}
 	for oi, o := range gw.Spec.Listeners {
@@ -203,32 +213,6 @@ func (m *model) hosts(gw *gatewayv1.Gateway, li int, r *gatewayv1.HTTPRoute) []s
 		}
 	}
 	return hosts
-}
-
-// xdsRoutes returns the xDS routes of r for one hostname: one per match of each rule, a rule
-// without matches matching every request.
-func xdsRoutes(r *gatewayv1.HTTPRoute, host string, l *Listener) []*Route {
-	var out []*Route
-	for ri, rule := range r.Spec.Rules {
-		matches := rule.Matches
-		if len(matches) == 0 {
-			matches = []gatewayv1.HTTPRouteMatch{{}}
-		}
-		name := ""
-		if rule.Name != nil {
-			name = string(*rule.Name)
-		}
-		for mi, match := range matches {
-			rt := &Route{
-				Name:      fmt.Sprintf("httproute/%s/%s/rule/%d/match/%d/%s", r.Namespace, r.Name, ri, mi, strings.ReplaceAll(host, ".", "_")),
-				HTTPRoute: r.Namespace + "/" + r.Name, Rule: ri, RuleName: name, Match: mi, Hostname: host,
-				listener: l, source: r,
-			}
-			rt.setMatch(match)
-			out = append(out, rt)
-		}
-	}
-	return out
 }
 
 // setMatch sets the route's match from an HTTPRouteMatch, with the CRD's defaults.

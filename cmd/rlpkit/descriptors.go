@@ -44,9 +44,9 @@ the action sets, actions and blocks.
 For Envoy Gateway BackendTrafficPolicies, the request is evaluated as Envoy would: the
 listener of the URL's port (80 for http, 443 for https; port 80, else the first listener's,
 for a bare path), the virtual host and the route; the output has the same shape, for the
-first rate-limit call, plus listener, virtualHost, route (httpRoute, rule, match, the policy
-and level its rate limits come from, directResponse 500 for an invalid one), calls (every
-rate-limit filter's call), done (the calls when the response is done: response costs) and
+first rate-limit call, plus listener, virtualHost, route (httpRoute or grpcRoute, rule,
+match, the policy and level its rate limits come from, directResponse 500 for an invalid
+one), calls (every rate-limit filter's call), done (the calls when the response is done: response costs) and
 local (the local rate limit's matched descriptors); --explain traces the route and every
 rule.`
 
@@ -144,6 +144,11 @@ func (f *descriptorsFlags) request() (*policyapi.Request, error) {
 	if len(f.auth) > 0 {
 		req.Auth = f.auth
 	}
+	if *f.grpc {
+		if err := asGRPC(req); err != nil {
+			return nil, err
+		}
+	}
 	if f.metadataFile != "" {
 		md, err := loadMetadata(f.metadataFile)
 		if err != nil {
@@ -160,6 +165,7 @@ type descriptorsFlags struct {
 	method, rawURL, remote        string
 	hits                          uint
 	explain                       bool
+	grpc                          *bool
 	kflags                        *kuadrantFlags
 	auth                          authFlag
 	headers                       descriptor.HeaderMap
@@ -183,6 +189,7 @@ func parseDescriptorsFlags(args []string, stdout io.Writer) (*descriptorsFlags, 
 	fs.UintVar(&f.hits, "hits-addend", 0, "the request-level `cost` the proxy already knows (0: unset)")
 	fs.BoolVar(&f.explain, "explain", false, "print a trace of every decision to stderr")
 	f.kflags = addKuadrantFlags(fs)
+	f.grpc = addGRPCFlag(fs)
 	fs.Func("H", "a request header `'Name: value'` (repeatable; Host sets the authority)", f.addHeader)
 	f.auth = authFlag{}
 	fs.Func("auth", "an auth.* `attribute` as an AuthPolicy would give it, 'identity.userid=alice' (repeatable; kuadrant.io/v1 predicates and counters read them)", f.auth.set)
