@@ -17,7 +17,12 @@ import (
 // named in the trace.
 func NewFrontend(ev *wasmshim.Evaluator) policyapi.Frontend { return &wasmFrontend{ev: ev} }
 
-type wasmFrontend struct{ ev *wasmshim.Evaluator }
+type wasmFrontend struct {
+	ev *wasmshim.Evaluator
+	// authReads are the auth.* attributes each limit reads, by limit identifier
+	// (AuthAttributes); nil when unknown.
+	authReads map[string][]string
+}
 
 func (f *wasmFrontend) Generate(in *policyapi.Request, out *rlsmsg.Request, trace *strings.Builder) bool {
 	req := in.WasmShim()

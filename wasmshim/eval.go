@@ -230,6 +230,9 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, body []byte, re
 					if body != nil {
 						why = err.Error()
 					}
+					if w := missingAuthWhy(d.Expression.Value, act); w != "" {
+						why = w
+					}
 					res.Trace = append(res.Trace, fmt.Sprintf("      entry %s: left out: %s", key, why))
 					continue
 				}
@@ -254,7 +257,11 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, body []byte, re
 		res.Trace = append(res.Trace, fmt.Sprintf("    action %d (%s, scope %s): no conditionalData block applies: no call", j, a.Service, a.Scope))
 		return Call{}, false
 	}
-	res.Trace = append(res.Trace, fmt.Sprintf("    action %d (%s, scope %s): calls %s", j, a.Service, a.Scope, svc.Endpoint))
+	called := fmt.Sprintf("    action %d (%s, scope %s): calls %s", j, a.Service, a.Scope, svc.Endpoint)
+	if svc.Type == ServiceAuth {
+		called += " (not run here: the request is taken as authenticated, with the auth.* attributes it carries)"
+	}
+	res.Trace = append(res.Trace, called)
 	return c, true
 }
 
@@ -263,6 +270,9 @@ func (e *Evaluator) all(preds []string, act map[string]any) (bool, string) {
 	for _, p := range preds {
 		out, _, err := e.progs[p].Eval(act)
 		if err != nil {
+			if why := missingAuthWhy(p, act); why != "" {
+				return false, p + ": " + why
+			}
 			return false, fmt.Sprintf("%s: %v", p, err)
 		}
 		if b, ok := out.Value().(bool); !ok || !b {
