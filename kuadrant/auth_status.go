@@ -76,7 +76,8 @@ func authEnforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (b
 
 // authWarnings returns a warning for every condition of an AuthPolicy's status that is
 // not True, at its line, as Warnings does for RateLimitPolicies: a target not found adds
-// the likely misspellings and what there is.
+// the likely misspellings and what there is, an InvalidCelExpression the routes where the
+// auth action failed and whose when it was.
 func authWarnings(set *policy.Set, res *Result) []policyapi.Warning {
 	a := newAuthPolicies(set, newTargets(set))
 	byName := map[string]*kuadrantv1.RateLimitPolicy{}
@@ -94,6 +95,9 @@ func authWarnings(set *policy.Set, res *Result) []policyapi.Warning {
 			if c.Reason == ReasonTargetNotFound {
 				field = "spec.targetRef"
 				msg += targetHint(set, s)
+			}
+			if c.Reason == ReasonInvalidCelExpression {
+				msg += invalidWhere(res.AuthEffective, s)
 			}
 			src, _ := set.FieldSource(policy.AuthPolicyKey(a.of[s]), field)
 			out = append(out, policyapi.Warning{Source: src, Object: policy.KindAuthPolicy + " " + st.Name, Field: field, Message: msg})

@@ -91,6 +91,13 @@ func TestAuthStatuses(t *testing.T) {
 			want:   []string{"Accepted: AuthPolicy has been accepted", "Enforced: AuthPolicy has been partially enforced"},
 		},
 		{
+			name:     "a when failing the operator's check",
+			policies: authPolicyYAML("cart-auth", "kind: HTTPRoute, name: cart", keyRules+"  when: [{predicate: \"requst.method == 'GET'\"}]\n"),
+			policy:   "gw/cart-auth",
+			want:     []string{"Accepted: AuthPolicy has been accepted", "InvalidCelExpression: validation issues: [ERROR: <input>:1:1: undeclared reference to 'requst' (in container '')\n | requst.method == 'GET'\n | ^]"},
+			warning:  "(failing on route gw/cart, a predicate of gw/cart-auth)",
+		},
+		{
 			name:     "on a Gateway without routes",
 			policies: strings.Replace(authPolicyYAML("edge-auth", "kind: Gateway, name: other", keyRules), "---\n", "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: other, namespace: gw}\nspec: {gatewayClassName: istio, listeners: [{name: http, port: 80, protocol: HTTP}]}\n---\n", 1),
 			policy:   "gw/edge-auth",
