@@ -163,7 +163,7 @@ func (g *gatewayPlane) Target() (policyapi.Frontend, []limitador.Limit, error) {
 		}
 		limits[i] = l
 	}
-	return &wasmFrontend{ev: ev, authReads: authReads(&g.gw.Wasm)}, limits, nil
+	return NewFrontend(ev), limits, nil
 }
 
 // Config is the Gateway's wasm-shim configuration.

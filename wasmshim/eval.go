@@ -116,6 +116,9 @@ func New(cfg *Config) (*Evaluator, error) {
 	return e, nil
 }
 
+// Config returns the configuration e evaluates; callers must not modify it.
+func (e *Evaluator) Config() *Config { return e.cfg }
+
 // Result is what wasm-shim does with a request.
 type Result struct {
 	// Hostname is the most specific hostname of the configuration matching the request's
