@@ -84,7 +84,8 @@ type GatewayConfig struct {
 // TokenRateLimitPolicies and AuthPolicies, and compiles, per Gateway,
 // wasm-shim's configuration and Limitador's limits as kuadrant-operator v1.5.2 does, with
 // each policy's status. Invalid policies and policies whose target is not found take no
-// part. A policy whose predicates fail the operator's check takes part in the effective
+// part. A path with an AuthPolicy gets the auth action first, and auth.* is declared for
+// the operator's check of its predicates. A policy whose predicates fail the operator's check takes part in the effective
 // policies as any other: where its limits are in effect, the path's RateLimitPolicy action
 // (or the token limit's two actions) is dropped, a path left with no action gets no action
 // set, and its Limitador limits are still written. The same inputs in any order give the
