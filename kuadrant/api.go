@@ -50,18 +50,20 @@ type Compiled struct {
 	set *policy.Set
 }
 
-// Statuses are the statuses of the RateLimitPolicies and TokenRateLimitPolicies, sorted by
-// name, a RateLimitPolicy before a TokenRateLimitPolicy of the same name.
+// Statuses are the statuses of the RateLimitPolicies, TokenRateLimitPolicies and
+// AuthPolicies, sorted by name, a RateLimitPolicy before a TokenRateLimitPolicy before an
+// AuthPolicy of the same name.
 func (c *Compiled) Statuses() []policyapi.PolicyStatus {
-	out := append(slices.Clone(c.Policies), c.TokenPolicies...)
+	out := append(append(slices.Clone(c.Policies), c.TokenPolicies...), c.AuthPolicies...)
 	slices.SortStableFunc(out, func(a, b policyapi.PolicyStatus) int { return cmp.Compare(a.Name, b.Name) })
 	return out
 }
 
 // Warnings are a warning for every condition that is not True (Warnings), and those of
-// the TokenRateLimitPolicies.
+// the TokenRateLimitPolicies and AuthPolicies.
 func (c *Compiled) Warnings() []policyapi.Warning {
-	return append(Warnings(c.set, c.Result), tokenWarnings(c.set, c.Result)...)
+	out := append(Warnings(c.set, c.Result), tokenWarnings(c.set, c.Result)...)
+	return append(out, authWarnings(c.set, c.Result)...)
 }
 
 // Output is what rlpkit compile prints: {gateways: [{gateway, wasm, limits}], policies}.

@@ -53,12 +53,19 @@ type Result struct {
 	Policies []PolicyStatus `json:"policies"`
 	// TokenPolicies are the statuses of every TokenRateLimitPolicy, sorted.
 	TokenPolicies []PolicyStatus `json:"tokenPolicies,omitempty"`
+	// AuthPolicies are the statuses of every AuthPolicy, sorted.
+	AuthPolicies []PolicyStatus `json:"authPolicies,omitempty"`
 	// Effective are the effective policies of every path, valid or not, in Paths order.
 	Effective []EffectivePolicy `json:"-"`
 	// TokenEffective are the effective TokenRateLimitPolicies of the same paths, each seen
 	// as a RateLimitPolicy (Sources are RateLimitPolicies of the TokenRateLimitPolicies'
 	// metadata and body).
 	TokenEffective []EffectivePolicy `json:"-"`
+	// AuthEffective are the effective AuthPolicies of the same paths, each seen as a
+	// RateLimitPolicy whose limits are the AuthPolicy's rule keys (Sources are
+	// RateLimitPolicies of the AuthPolicies' metadata); a path with no AuthPolicy has no
+	// Policies.
+	AuthEffective []EffectivePolicy `json:"-"`
 }
 
 // GatewayConfig is what the operator deploys for one Gateway.
@@ -74,10 +81,11 @@ type GatewayConfig struct {
 
 // Compile computes the effective policy of every path of the inputs' Gateways and
 // HTTPRoutes from their kuadrant.io/v1 RateLimitPolicies and, apart, from their
-// TokenRateLimitPolicies, and compiles, per Gateway,
+// TokenRateLimitPolicies and AuthPolicies, and compiles, per Gateway,
 // wasm-shim's configuration and Limitador's limits as kuadrant-operator v1.5.2 does, with
 // each policy's status. Invalid policies and policies whose target is not found take no
-// part. A policy whose predicates fail the operator's check takes part in the effective
+// part. A path with an AuthPolicy gets the auth action first, and auth.* is declared for
+// the operator's check of its predicates. A policy whose predicates fail the operator's check takes part in the effective
 // policies as any other: where its limits are in effect, the path's RateLimitPolicy action
 // (or the token limit's two actions) is dropped, a path left with no action gets no action
 // set, and its Limitador limits are still written. The same inputs in any order give the
@@ -92,13 +100,12 @@ func Compile(set *policy.Set, opts Options) *Result {
 		policies = append(policies, p)
 	}
 	res := &Result{Gateways: []GatewayConfig{}}
-	idx := newPolicyIndex(policies)
 	paths := Paths(set)
-	for _, path := range paths {
-		res.Effective = append(res.Effective, idx.effective(path))
-	}
+	res.Effective = effectiveAll(policies, paths)
 	tokens := newTokenPolicies(set, targets)
 	res.TokenEffective = tokens.effective(paths)
+	auth := newAuthPolicies(set, targets)
+	res.AuthEffective = auth.effective(paths)
 
 	byGateway := map[string]*GatewayConfig{}
 	var order []string
@@ -113,11 +120,11 @@ func Compile(set *policy.Set, opts Options) *Result {
 	}
 	sets := map[string][]keyed{}
 	checks := operatorChecks{}
-	auth := newAuthPolicies(set, targets)
 	for i := range res.Effective {
 		e := &res.Effective[i]
 		limits, tokenLimits := e.Limits(), res.TokenEffective[i].Limits()
-		if len(limits) == 0 && len(tokenLimits) == 0 || len(e.Path.Hostnames) == 0 {
+		withAuth := len(res.AuthEffective[i].Policies) > 0
+		if len(limits) == 0 && len(tokenLimits) == 0 && !withAuth || len(e.Path.Hostnames) == 0 {
 			continue
 		}
 		gw := e.Path.Gateway.Namespace + "/" + e.Path.Gateway.Name
@@ -125,7 +132,10 @@ func Compile(set *policy.Set, opts Options) *Result {
 		g := byGateway[gw]
 		g.Limits = append(g.Limits, limitadorLimits(limits, scope, LimitID)...)
 		g.Limits = append(g.Limits, limitadorLimits(tokenLimits, scope, tokenLimitID)...)
-		withAuth := auth.on(&e.Path)
+		var authActions []wasmshim.Action
+		if withAuth {
+			authActions = checks.authAction(&res.AuthEffective[i])
+		}
 		var rlActions []wasmshim.Action
 		if len(limits) > 0 {
 			rlActions = actionsOf(limits, scope)
@@ -133,7 +143,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 				rlActions = nil
 			}
 		}
-		actions := orderActions(rlActions, checks.tokenActions(&res.TokenEffective[i], tokenLimits, scope, withAuth))
+		actions := orderActions(authActions, rlActions, checks.tokenActions(&res.TokenEffective[i], tokenLimits, scope, withAuth))
 		if len(actions) == 0 {
 			continue
 		}
@@ -154,6 +164,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 	}
 	res.Policies = statuses(set, res.Effective, opts.Now)
 	res.TokenPolicies = tokens.statuses(set, targets, res.TokenEffective, opts.Now)
+	res.AuthPolicies = auth.statuses(set, targets, res.AuthEffective, opts.Now)
 	for _, name := range order {
 		g := byGateway[name]
 		ks := sets[name]

@@ -1,64 +1,58 @@
 // Package kuadrant computes what kuadrant-operator v1.5.2 deploys for kuadrant.io/v1
-// RateLimitPolicies: the effective policy of every path through the Gateways, each
-// policy's status, and per Gateway the wasm-shim v0.14 configuration (package wasmshim)
-// and the Limitador limits (package limit/limitador's format).
+// RateLimitPolicies, TokenRateLimitPolicies and AuthPolicies: the effective policy of every
+// path through the Gateways, each policy's status, and per Gateway the wasm-shim v0.14
+// configuration (package wasmshim) and the Limitador limits (package limit/limitador).
 //
-// It is for checking policies before they reach a cluster: rlpkit compile
-// prints its Result, rlpkit descriptors evaluates the configuration for a request, and
-// rlpkit serve enforces the limits. It does not talk to a cluster and does not write
-// statuses; the older apim.kuadrant.io/v1alpha1 API is package merge's. API is the
-// package as a policyapi.API, the contract the CLI and policytest use.
+// It is for checking policies before they reach a cluster: rlpkit compile prints its
+// Result, rlpkit descriptors evaluates the configuration for a request, and rlpkit serve
+// enforces the limits. It does not talk to a cluster, write statuses, or write Authorino's
+// AuthConfigs; apim.kuadrant.io/v1alpha1 is package merge's. API is the package as a
+// policyapi.API, the contract the CLI and policytest use.
 //
 // # Paths and effective policies
 //
-// A path is GatewayClass -> Gateway -> listener -> HTTPRoute -> rule (Paths). An HTTPRoute
-// is on a listener when one of its parentRefs names the Gateway and, when set, the
-// listener's name and port, as policy-machinery links them (allowedRoutes is not
-// consulted). The policies on a path are ordered least specific first (Gateway,
-// listener, route, rule; on one target oldest first, then by namespace/name) and folded
-// from the most specific outwards with the strategy of the policy merged in
-// (AtomicDefaults, AtomicOverrides, MergeDefaults, MergeOverrides), so the most specific
-// default and the least specific override win. A policy's rules are its limits by name
-// plus one rule for its top-level when; every rule keeps its source policy.
+// A path is GatewayClass -> Gateway -> listener -> HTTPRoute -> rule (Paths), linked as
+// policy-machinery links them (allowedRoutes is not consulted). The policies of one kind on
+// a path are ordered least specific first (Gateway, listener, route, rule; on one target
+// oldest first, then namespace/name) and folded from the most specific outwards with the
+// strategy of the policy merged in (AtomicDefaults, AtomicOverrides, MergeDefaults,
+// MergeOverrides): the most specific default and the least specific override win. A
+// RateLimitPolicy's rules are its limits by name plus one rule for its top-level when;
+// an AuthPolicy's are keyed as the operator keys them (kuadrantv1.AuthPolicy.RuleKeys:
+// authentication#name, response.success.metadata#name, conditions# for its when, ...).
+// Every rule keeps its source policy. The three kinds fold apart.
 //
 // # Output
 //
 // One action set per path, hostname and route match, named by the SHA-256 of
-// "pathID|matchIndex+1|hostname"; its conditions are the hostname and the match's
-// predicates (method, path, headers, query parameters; a rule without matches and a match
-// without a path are PathPrefix "/", Gateway API's defaults). Each path's limits become one
-// ratelimit-service action scoped to the route, with a conditionalData block per limit
-// (its id "1" and its counters), sorted by joined predicates. Action sets are ordered by
-// Gateway API precedence: hostname, path kind and length, route age. Limitador gets one
-// limit per (limit, rate) in the route's namespace, so a Gateway's limit counts per route.
+// "pathID|matchIndex+1|hostname", conditioned on the hostname and the match's predicates,
+// ordered by Gateway API precedence. Its actions, in the operator's order: the auth action
+// (auth-service, scope the hex SHA-256 of the path id, which names the path's AuthConfig;
+// predicates the effective AuthPolicy's when; sources its rules' policies) on a path with
+// an AuthPolicy; then the RateLimitPolicy action (ratelimit-service, scoped to the route,
+// one conditionalData block per limit sorted by joined predicates) and the
+// TokenRateLimitPolicy actions (per limit a check, hits_addend "0", then a report,
+// responseBodyJSON("/usage/total_tokens")), each group put before the rest unless it reads
+// "auth.". Limitador gets one limit per (limit, rate) in the route's namespace.
 //
-// # TokenRateLimitPolicy
+// # Predicates and statuses
 //
-// TokenRateLimitPolicies (kuadrant.io/v1alpha1) fold along the same paths with the same
-// strategies, apart from RateLimitPolicies, into the same action sets: per token limit a
-// ratelimit-check-service action (hits_addend "0") then a ratelimit-report-service action
-// (responseBodyJSON("/usage/total_tokens")), keyed "tokenlimit.<name>__<8 hex>", before the
-// RateLimitPolicy's action unless they read "auth."; Limitador gets one limit per rate,
-// kept apart by the key. A partly overridden one is Enforced False, Unknown, naming each
-// overridden rule (sorted; the operator's order is a map's) and what took its place.
-//
-// Statuses are those the operator reports once its components are ready: Accepted
+// Predicates do not make a policy invalid: effective policies are computed with every
+// accepted policy in place, then each path's actions are checked as the operator checks
+// them (wasmshim.OperatorCheck: request, source, destination and connection untyped; auth
+// declared only when an accepted AuthPolicy is on the path). A failing action is dropped,
+// its Limitador limits still written. Statuses are those the operator reports: Accepted
 // (Accepted, TargetNotFound, Invalid) and Enforced (Enforced fully or partially,
-// Overridden naming the overriding policies, Unknown when on no path with a route,
-// InvalidCelExpression).
+// Overridden naming the overriding policies, Unknown on no path with a route,
+// InvalidCelExpression quoting cel-go). A TokenRateLimitPolicy partly overridden is
+// Unknown naming each rule. rlpkit's stricter check (wasmshim.CheckPredicate) gives
+// warnings, as does a target not found (with the likely names).
 //
-// # Predicates
-//
-// As in the operator, predicates do not make a policy invalid: effective policies are
-// computed with every accepted policy in place, then each path's action is checked as the
-// operator checks it (wasmshim.OperatorCheck: request, source, destination and connection
-// untyped, auth declared only with an AuthPolicy on the path). A failing action is
-// dropped, so its path gets no action set and is not limited at all, while its Limitador
-// limits are still written. A policy none of whose rules is in effect is Overridden or
-// Unknown; one in effect on some path is InvalidCelExpression when the check failed on any
-// path it is on, with the operator's message ("validation issues: [...]", cel-go's error
-// per path). rlpkit's stricter check (wasmshim.CheckPredicate, the attributes typed as
-// Kuadrant documents them, so that source.id or request.metod is caught) gives warnings.
+// An AuthPolicy's Enforced waits, in the operator, for Authorino to be ready and for the
+// AuthConfig of every path it is in effect on to be Ready in the cluster, which depends on
+// Authorino resolving its rules (issuers, secrets). rlpkit assumes both ready: it reports
+// what the operator reports once they are, and does not check the rules themselves.
+// Requests are taken as authenticated, with the auth.* attributes they carry.
 //
 // # Where it differs from kuadrant-operator
 //
@@ -66,15 +60,13 @@
 //     reaches it; the operator writes no WasmPlugin then.
 //   - GRPCRoutes are read (package policy) but not attached to: a policy targeting one is
 //     TargetNotFound.
-//   - AuthPolicies are read only for where they attach (a valid one with rules, its target
-//     among the inputs, declares auth on its paths); their merging is not computed and the
-//     auth action itself is not written, so action sets hold rate-limit actions only.
-//   - The InvalidCelExpression message lists the failures in path order (the order of
-//     Paths); the operator lists them in the order it iterates a map of paths.
-//   - Header and query-parameter matches of type RegularExpression become
-//     matches() predicates; a quote or backslash in a match value is escaped so that the
-//     predicate stays valid CEL.
-//   - conditionalData blocks are sorted by their predicates joined without a separator;
-//     ties keep limit-name order.
+//   - Overridden and InvalidCelExpression messages list policies sorted and failures in
+//     path order; the operator's order is that of a map. conditionalData blocks sort by
+//     predicates joined without a separator, ties in limit-name order.
+//   - An atomic default of an AuthPolicy whose merged rules are only patterns and a when
+//     counts as not empty here; the operator would take the less specific one. No valid
+//     AuthPolicy merges into that.
+//   - Header and query-parameter matches of type RegularExpression become matches()
+//     predicates; a quote or backslash in a match value is escaped to keep the CEL valid.
 //   - Rates above 4294967295 are clamped to it (package limit/limitador counts in uint32).
 package kuadrant

@@ -14,10 +14,18 @@ import (
 // NewFrontend returns the Frontend of a wasm-shim configuration (kuadrant.io/v1
 // RateLimitPolicies compiled by this package): the rate-limit request is the one of the
 // first action of the applying action set that calls a rate-limit service; the others are
-// named in the trace.
-func NewFrontend(ev *wasmshim.Evaluator) policyapi.Frontend { return &wasmFrontend{ev: ev} }
+// named in the trace. It is a policyapi.AuthFrontend: it says which auth.* attributes
+// each limit reads.
+func NewFrontend(ev *wasmshim.Evaluator) policyapi.Frontend {
+	return &wasmFrontend{ev: ev, authReads: authReads(ev.Config())}
+}
 
-type wasmFrontend struct{ ev *wasmshim.Evaluator }
+type wasmFrontend struct {
+	ev *wasmshim.Evaluator
+	// authReads are the auth.* attributes each limit reads, by limit identifier
+	// (AuthAttributes).
+	authReads map[string][]string
+}
 
 func (f *wasmFrontend) Generate(in *policyapi.Request, out *rlsmsg.Request, trace *strings.Builder) bool {
 	req := in.WasmShim()

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ type goldenCondition struct {
 func render(t *testing.T, res *Result) []byte {
 	t.Helper()
 	out := goldenOutput{Gateways: res.Gateways, Policies: []goldenStatus{}}
-	for _, p := range append(res.Policies, res.TokenPolicies...) {
+	for _, p := range slices.Concat(res.Policies, res.TokenPolicies, res.AuthPolicies) {
 		gs := goldenStatus{Name: p.Name, Kind: p.Kind}
 		for _, c := range p.Conditions {
 			gs.Conditions = append(gs.Conditions, goldenCondition{c.Type, string(c.Status), c.Reason, c.Message})
@@ -75,7 +76,7 @@ func TestCompileGolden(t *testing.T) {
 			res := Compile(set, Options{})
 			got := render(t, res)
 			golden.Check(t, filepath.Join(dir, "want.yaml"), got)
-			warnings := fmt.Sprint(Warnings(set, res))
+			warnings := fmt.Sprint((&Compiled{Result: res, set: set}).Warnings())
 			for i := range 10 {
 				set, err := policy.Decode("input.yaml", data)
 				if err != nil {
@@ -85,7 +86,7 @@ func TestCompileGolden(t *testing.T) {
 				if again := render(t, res); !bytes.Equal(again, got) {
 					t.Fatalf("Compile (run %d) differs from the first run:\n%s", i+2, cmp.Diff(string(got), string(again)))
 				}
-				if again := fmt.Sprint(Warnings(set, res)); again != warnings {
+				if again := fmt.Sprint((&Compiled{Result: res, set: set}).Warnings()); again != warnings {
 					t.Fatalf("Warnings (run %d) differ from the first run:\n%s", i+2, cmp.Diff(warnings, again))
 				}
 			}

@@ -151,10 +151,6 @@ func (p *guidePeer) view(t *testing.T) map[string]any {
 // stays true.
 func TestKuadrantGuides(t *testing.T) {
 	const (
-		auth = "the operator writes an auth-service action for the AuthPolicy on these paths (first, as the " +
-			"rate limits read auth.); rlpkit writes rate-limit actions only, which agree"
-		authOnly = "the AuthPolicy's path gets an action set holding the auth action alone; the rate limit " +
-			"policy's target is not found on both sides, so rlpkit writes no action set"
 		grpc = "the policies target a GRPCRoute, which rlpkit does not attach to: they are TargetNotFound, " +
 			"the route gets no action set and no limits; the operator limits it per rule"
 	)
@@ -178,30 +174,30 @@ func TestKuadrantGuides(t *testing.T) {
 		{name: "gateway-rl-no-route"},
 		{name: "gateway-rl"},
 		{name: "multi-listener-rl"},
-		{name: "shared-rule-rl", why: auth, differ: []string{"actionSets api-gateway/external"}},
-		{name: "authenticated-rl", why: auth, differ: []string{"actionSets api-gateway/external"}},
-		{name: "jwt-k8s-authnz", why: auth, differ: []string{"actionSets api-gateway/external"}},
-		{name: "jwt-k8s-authnz-as-written", why: authOnly, differ: []string{"actionSets api-gateway/external", "services api-gateway/external"}},
+		{name: "shared-rule-rl"},
+		{name: "authenticated-rl"},
+		{name: "jwt-k8s-authnz"},
+		{name: "jwt-k8s-authnz-as-written"},
 		{name: "grpc-service-limit", why: grpc, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp")},
 		{name: "grpc-method-override", why: grpc, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp", "grpcbin/grpcbin-unary-rlp")},
-		{name: "grpc-section-auth", why: grpc + "; " + auth, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp", "grpcbin/grpcbin-unary-rlp")},
-		{name: "walkthrough-gateway", why: auth, differ: []string{"actionSets api-gateway/api-gateway"}},
-		{name: "walkthrough-final", why: auth, differ: []string{"actionSets api-gateway/api-gateway"}},
+		{name: "grpc-section-auth", why: grpc, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp", "grpcbin/grpcbin-unary-rlp")},
+		{name: "walkthrough-gateway"},
+		{name: "walkthrough-final"},
 		{name: "toystore-gateway"},
-		{name: "toystore-route", why: auth, differ: []string{"actionSets gateway-system/kuadrant-ingressgateway"}},
+		{name: "toystore-route"},
 		{name: "toystore-no-auth"},
-		{name: "toystore-token", why: auth, differ: []string{"actionSets gateway-system/kuadrant-ingressgateway"}},
-		{name: "grpcbin-global", why: grpc + "; " + auth, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp")},
-		{name: "grpcbin-methods", why: grpc + "; " + auth, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-method-rlp")},
-		{name: "grpcbin-no-reflection", why: grpc + "; " + auth, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp-no-reflection")},
-		{name: "token-tutorial", why: auth, differ: []string{"actionSets gateway-system/trlp-tutorial-gateway"}},
+		{name: "toystore-token"},
+		{name: "grpcbin-global", why: grpc, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp")},
+		{name: "grpcbin-methods", why: grpc, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-method-rlp")},
+		{name: "grpcbin-no-reflection", why: grpc, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp-no-reflection")},
+		{name: "token-tutorial"},
 		{name: "egress-route-limit"},
-		{name: "egress-per-workload", why: auth, differ: []string{"actionSets gateway-system/kuadrant-egressgateway"}},
+		{name: "egress-per-workload"},
 		{name: "overlap-defaults"},
 		{name: "overlap-overrides"},
-		{name: "app-id-key", why: auth, differ: []string{"actionSets api-gateway/external"}},
-		{name: "token-route", why: auth, differ: []string{"actionSets api-gateway/external"}},
-		{name: "personas-app", why: auth, differ: []string{"actionSets gateway-system/shared-gateway"}},
+		{name: "app-id-key"},
+		{name: "token-route"},
+		{name: "personas-app"},
 	}
 	dirs := golden.Glob(t, filepath.Join("testdata", "guides", "*"))
 	if len(dirs) != len(cases) {

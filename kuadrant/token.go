@@ -55,12 +55,7 @@ func (tp *tokenPolicies) effective(paths []Path) []EffectivePolicy {
 			usable = append(usable, s)
 		}
 	}
-	idx := newPolicyIndex(usable)
-	out := make([]EffectivePolicy, len(paths))
-	for i, path := range paths {
-		out[i] = idx.effective(path)
-	}
-	return out
+	return effectiveAll(usable, paths)
 }
 
 // TokenLimitID returns the identifier of a TokenRateLimitPolicy's limit in descriptors and
@@ -133,12 +128,13 @@ func (c operatorChecks) tokenActions(te *EffectivePolicy, limits []EffectiveLimi
 	return out
 }
 
-// orderActions returns a path's actions in the operator's order: with no auth action
-// (rlpkit does not write it), the RateLimitPolicy action, then the TokenRateLimitPolicy
-// actions before everything unless they read auth.* (then after). No two adjacent actions
-// share a service, so the operator's merging of adjacent actions changes nothing.
-func orderActions(rateLimit, tokens []wasmshim.Action) []wasmshim.Action {
-	var out []wasmshim.Action
+// orderActions returns a path's actions in the operator's order: the auth action first,
+// then the RateLimitPolicy action and then the TokenRateLimitPolicy actions, each group
+// put before everything so far unless it reads auth.* (then after). The operator merges
+// adjacent actions of one service and scope other than auth; no two adjacent actions here
+// share one, so that changes nothing.
+func orderActions(auth, rateLimit, tokens []wasmshim.Action) []wasmshim.Action {
+	out := slices.Clone(auth)
 	for _, actions := range [][]wasmshim.Action{rateLimit, tokens} {
 		if hasAuthAccess(actions) {
 			out = append(out, actions...)

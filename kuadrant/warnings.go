@@ -37,7 +37,7 @@ func Warnings(set *policy.Set, res *Result) []policyapi.Warning {
 				msg += targetHint(set, byName[p.Name])
 			}
 			if c.Reason == ReasonInvalidCelExpression {
-				msg += invalidWhere(res, byName[p.Name])
+				msg += invalidWhere(res.Effective, byName[p.Name])
 				if strings.Contains(c.Message, "undeclared reference to 'auth'") {
 					msg += "; auth.* is set by an AuthPolicy on the same path, and no valid AuthPolicy among the inputs is on this one, so a predicate reading it never passes here"
 				}
@@ -87,13 +87,13 @@ func predicateWarnings(set *policy.Set, p *kuadrantv1.RateLimitPolicy) []policya
 	return out
 }
 
-// invalidWhere says on which routes the operator's check failed among the paths p is on,
-// and whose predicate failed: "(failing on route ns/name, a predicate of ns/policy)".
-func invalidWhere(res *Result, p *kuadrantv1.RateLimitPolicy) string {
+// invalidWhere says on which routes the operator's check failed among the effective
+// policies of the paths p (by namespace/name) is on, and whose predicate failed: "(failing on route ns/name, a predicate of ns/policy)".
+func invalidWhere(effective []EffectivePolicy, p *kuadrantv1.RateLimitPolicy) string {
 	var where []string
-	for i := range res.Effective {
-		e := &res.Effective[i]
-		if e.InvalidPredicate == nil || !slices.Contains(e.Policies, p) {
+	for i := range effective {
+		e := &effective[i]
+		if e.InvalidPredicate == nil || !slices.ContainsFunc(e.Policies, func(q *kuadrantv1.RateLimitPolicy) bool { return q.Namespace == p.Namespace && q.Name == p.Name }) {
 			continue
 		}
 		w := "route " + routeOf(e.Path.Route)

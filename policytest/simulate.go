@@ -41,6 +41,7 @@ type Simulator struct {
 	applied   []int8              // per limit, for the last request: 0 not applied, 1 applied, 2 limited
 	now       time.Time           // the last request's time
 	statuses  []rlsmsg.Status     // reused for the decisions' statuses
+	authNeeds []authNeed          // the limits reading auth.* attributes
 }
 
 // probe finds out whether one limit applies to a request.
@@ -78,6 +79,12 @@ type LimitStats struct {
 	FirstLimited time.Time
 	// PeakPerSecond is the most requests it applied to within one second of the log.
 	PeakPerSecond int64
+	// MissingAuth counts the requests that lacked an auth.* attribute the limit's
+	// predicates or counters read (when the target says which it reads), whichever route
+	// they took; MissingAuthAttribute is the first such attribute ("auth.identity.userid").
+	// A limit that never applied while MissingAuth is above 0 may have waited for it.
+	MissingAuth          int64
+	MissingAuthAttribute string
 	// Timeline counts admitted and limited requests per bucket of Report.BucketWidth from
 	// Report.Origin; in a Report, every limit's timeline spans every request.
 	Timeline []Bucket
@@ -116,6 +123,7 @@ func NewSimulator(target *Target) (*Simulator, error) {
 			s.local = lf.NewLocal()
 		}
 	}
+	s.authNeeds = authNeeds(target)
 	s.stats = make([]LimitStats, len(target.Limits))
 	s.seen = make([]bool, len(target.Limits))
 	for i, l := range target.Limits {
@@ -142,6 +150,9 @@ func (s *Simulator) Replay(e *LogEntry) (Decision, error) {
 	}
 	s.tl.buckets = max(s.tl.buckets, s.bucket(e.Time)+1)
 	e.request(&s.in)
+	if s.authNeeds != nil {
+		s.countMissingAuth()
+	}
 	if s.calls != nil {
 		return s.replayCalls(e)
 	}

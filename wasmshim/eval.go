@@ -116,6 +116,9 @@ func New(cfg *Config) (*Evaluator, error) {
 	return e, nil
 }
 
+// Config returns the configuration e evaluates; callers must not modify it.
+func (e *Evaluator) Config() *Config { return e.cfg }
+
 // Result is what wasm-shim does with a request.
 type Result struct {
 	// Hostname is the most specific hostname of the configuration matching the request's
@@ -230,6 +233,9 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, body []byte, re
 					if body != nil {
 						why = err.Error()
 					}
+					if w := missingAuthWhy(d.Expression.Value, act); w != "" {
+						why = w
+					}
 					res.Trace = append(res.Trace, fmt.Sprintf("      entry %s: left out: %s", key, why))
 					continue
 				}
@@ -254,7 +260,11 @@ func (e *Evaluator) action(a *Action, j int, act map[string]any, body []byte, re
 		res.Trace = append(res.Trace, fmt.Sprintf("    action %d (%s, scope %s): no conditionalData block applies: no call", j, a.Service, a.Scope))
 		return Call{}, false
 	}
-	res.Trace = append(res.Trace, fmt.Sprintf("    action %d (%s, scope %s): calls %s", j, a.Service, a.Scope, svc.Endpoint))
+	called := fmt.Sprintf("    action %d (%s, scope %s): calls %s", j, a.Service, a.Scope, svc.Endpoint)
+	if svc.Type == ServiceAuth {
+		called += " (not run here: the request is taken as authenticated, with the auth.* attributes it carries)"
+	}
+	res.Trace = append(res.Trace, called)
 	return c, true
 }
 
@@ -263,6 +273,9 @@ func (e *Evaluator) all(preds []string, act map[string]any) (bool, string) {
 	for _, p := range preds {
 		out, _, err := e.progs[p].Eval(act)
 		if err != nil {
+			if why := missingAuthWhy(p, act); why != "" {
+				return false, p + ": " + why
+			}
 			return false, fmt.Sprintf("%s: %v", p, err)
 		}
 		if b, ok := out.Value().(bool); !ok || !b {

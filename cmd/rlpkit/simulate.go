@@ -237,6 +237,10 @@ type limitReport struct {
 	Elsewhere     int64   `json:"limited_elsewhere"`
 	FirstLimited  *string `json:"first_limited"`
 	PeakPerSecond int64   `json:"peak_per_second"`
+	// MissingAuth counts the requests that lacked an auth.* attribute the limit reads,
+	// MissingAuthAttribute names the first.
+	MissingAuth          int64  `json:"missing_auth,omitempty"`
+	MissingAuthAttribute string `json:"missing_auth_attribute,omitempty"`
 }
 
 func printReportJSON(w io.Writer, r *policytest.Report) error {
@@ -246,7 +250,8 @@ func printReportJSON(w io.Writer, r *policytest.Report) error {
 	}{Requests: r.Requests, Limits: []limitReport{}}
 	for _, ls := range r.Limits {
 		lr := limitReport{Namespace: ls.Limit.Namespace, Name: ls.Limit.Name, MaxValue: ls.Limit.MaxValue, Seconds: ls.Limit.Seconds,
-			Requests: ls.Requests, Admitted: ls.Admitted, Limited: ls.Limited, Elsewhere: ls.LimitedElsewhere, PeakPerSecond: ls.PeakPerSecond}
+			Requests: ls.Requests, Admitted: ls.Admitted, Limited: ls.Limited, Elsewhere: ls.LimitedElsewhere, PeakPerSecond: ls.PeakPerSecond,
+			MissingAuth: ls.MissingAuth, MissingAuthAttribute: ls.MissingAuthAttribute}
 		if !ls.FirstLimited.IsZero() {
 			s := ls.FirstLimited.UTC().Format(time.RFC3339Nano)
 			lr.FirstLimited = &s
@@ -272,5 +277,23 @@ func printReportText(w io.Writer, r *policytest.Report) error {
 		}
 		fmt.Fprintf(tw, "%s\t%d/%ds\t%d\t%d\t%d\t%d\t%s\t%d\n", ls.Limit.Name, ls.Limit.MaxValue, ls.Limit.Seconds, ls.Requests, ls.Admitted, ls.Limited, ls.LimitedElsewhere, first, ls.PeakPerSecond)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printAuthNotes(w, r)
+}
+
+// printAuthNotes writes a note under the table for every limit that applied to no request
+// while requests lacked an auth.* attribute it reads.
+func printAuthNotes(w io.Writer, r *policytest.Report) error {
+	for _, ls := range r.Limits {
+		if ls.Requests > 0 || ls.MissingAuth == 0 {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "note: %s applied to no request: %d of %d requests lacked %s, which it reads (an access-log field %q gives it)\n",
+			ls.Limit.Name, ls.MissingAuth, r.Requests, ls.MissingAuthAttribute, ls.MissingAuthAttribute); err != nil {
+			return err
+		}
+	}
+	return nil
 }

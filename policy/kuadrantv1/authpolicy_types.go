@@ -20,7 +20,7 @@ type AuthPolicy struct {
 
 	// Spec is the policy's target and rules.
 	Spec AuthPolicySpec `json:"spec,omitempty"`
-	// Status is kept as read; rlpkit computes statuses of RateLimitPolicies only.
+	// Status is kept as read; package kuadrant computes the status the operator would write.
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Status map[string]any `json:"status,omitempty"`
@@ -67,8 +67,10 @@ type AuthPolicySpecProper struct {
 	AuthScheme map[string]any `json:"rules,omitempty"`
 }
 
-// HasRules reports whether the policy holds rules anywhere: at the top level, in its
-// defaults or in its overrides.
+// HasRules reports whether the block in effect holds a rule the CRD counts (an
+// authentication, metadata, authorization or callbacks entry, a deny response, a success
+// header or filter); the CRD refuses an AuthPolicy without one.
 func (p *AuthPolicy) HasRules() bool {
-	return len(p.Spec.AuthScheme) > 0 || p.Spec.Defaults != nil && len(p.Spec.Defaults.AuthScheme) > 0 || p.Spec.Overrides != nil && len(p.Spec.Overrides.AuthScheme) > 0
+	proper, _, _ := p.Spec.Proper()
+	return proper.hasAuthRules()
 }

@@ -1,35 +1,17 @@
 package kuadrantv1
 
 import (
-	"slices"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // ValidateAuthPolicy checks what the AuthPolicy CRD checks of the fields rate limiting
-// reads: the target reference, the strategy, and that top-level rules, defaults and
-// overrides are not mixed. The rules are Authorino's and are not checked.
+// reads: the target reference, the strategy, that top-level rules, defaults and overrides
+// are not mixed, that the block in use has at least one rule, and that its when holds
+// predicates. The rules themselves are Authorino's and are not checked.
 func ValidateAuthPolicy(p *AuthPolicy) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
-	ref := p.Spec.TargetRef
-	tr := spec.Child("targetRef")
-	if ref.Group != gatewayv1.GroupName {
-		errs = append(errs, field.NotSupported(tr.Child("group"), ref.Group, []string{gatewayv1.GroupName}))
-	}
-	if !slices.Contains(targetKinds, string(ref.Kind)) {
-		errs = append(errs, field.NotSupported(tr.Child("kind"), ref.Kind, targetKinds))
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(tr.Child("name"), "the name of the target, in the policy's namespace"))
-	}
-	if ref.SectionName != nil {
-		s := string(*ref.SectionName)
-		if len(s) > 253 || !sectionNameRE.MatchString(s) {
-			errs = append(errs, field.Invalid(tr.Child("sectionName"), s, "must be a listener name of a Gateway or a rule name of a route"))
-		}
-	}
+	errs = append(errs, validateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"))...)
 	implicit := p.Spec.AuthScheme != nil || p.Spec.When != nil || p.Spec.NamedPatterns != nil
 	switch {
 	case p.Spec.Defaults != nil && implicit:
@@ -39,15 +21,36 @@ func ValidateAuthPolicy(p *AuthPolicy) field.ErrorList {
 	case p.Spec.Overrides != nil && implicit:
 		errs = append(errs, field.Invalid(spec, "object", "Overrides and implicit defaults are mutually exclusive: move rules, patterns and when into spec.overrides"))
 	}
-	for name, m := range map[string]*MergeableAuthPolicySpec{"defaults": p.Spec.Defaults, "overrides": p.Spec.Overrides} {
-		if m == nil {
+	blocks := []struct {
+		name string
+		m    *MergeableAuthPolicySpec
+	}{{"defaults", p.Spec.Defaults}, {"overrides", p.Spec.Overrides}}
+	explicit := false
+	for _, b := range blocks {
+		if b.m == nil {
 			continue
 		}
-		switch m.Strategy {
+		explicit = true
+		bp := spec.Child(b.name)
+		switch b.m.Strategy {
 		case "", StrategyAtomic, StrategyMerge:
 		default:
-			errs = append(errs, field.NotSupported(spec.Child(name, "strategy"), m.Strategy, []string{StrategyAtomic, StrategyMerge}))
+			errs = append(errs, field.NotSupported(bp.Child("strategy"), b.m.Strategy, []string{StrategyAtomic, StrategyMerge}))
 		}
+		errs = append(errs, validateAuthProper(&b.m.AuthPolicySpecProper, bp)...)
+	}
+	if !explicit {
+		errs = append(errs, validateAuthProper(&p.Spec.AuthPolicySpecProper, spec)...)
+	}
+	return errs
+}
+
+// validateAuthProper checks one block of rules at p: its when, and at least one rule
+// (the CRD's "At least one spec.rules must be defined").
+func validateAuthProper(s *AuthPolicySpecProper, p *field.Path) field.ErrorList {
+	errs := validateWhen(s.When, p.Child("when"))
+	if !s.hasAuthRules() {
+		errs = append(errs, field.Required(p.Child("rules"), "at least one rule: an authentication, metadata, authorization, response or callbacks entry"))
 	}
 	return errs
 }

@@ -28,23 +28,7 @@ var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9
 func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
-	ref := p.Spec.TargetRef
-	tr := spec.Child("targetRef")
-	if ref.Group != gatewayv1.GroupName {
-		errs = append(errs, field.NotSupported(tr.Child("group"), ref.Group, []string{gatewayv1.GroupName}))
-	}
-	if !slices.Contains(targetKinds, string(ref.Kind)) {
-		errs = append(errs, field.NotSupported(tr.Child("kind"), ref.Kind, targetKinds))
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(tr.Child("name"), "the name of the target, in the policy's namespace"))
-	}
-	if ref.SectionName != nil {
-		s := string(*ref.SectionName)
-		if len(s) > 253 || !sectionNameRE.MatchString(s) {
-			errs = append(errs, field.Invalid(tr.Child("sectionName"), s, "must be a listener name of a Gateway or a rule name of a route: lower-case alphanumerics, '-' and '.', each dot-separated part starting and ending with an alphanumeric, at most 253 characters"))
-		}
-	}
+	errs = append(errs, validateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"))...)
 
 	implicit := p.Spec.Limits != nil || p.Spec.When != nil
 	switch {
@@ -63,6 +47,27 @@ func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
 	}
 	if p.Spec.Defaults == nil && p.Spec.Overrides == nil {
 		errs = append(errs, validateProper(&p.Spec.RateLimitPolicySpecProper, spec)...)
+	}
+	return errs
+}
+
+// validateTargetRef checks a kuadrant.io/v1 policy's targetRef at tr as the CRDs do:
+// group, kind, name and the sectionName pattern.
+func validateTargetRef(ref gatewayv1.LocalPolicyTargetReferenceWithSectionName, tr *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if ref.Group != gatewayv1.GroupName {
+		errs = append(errs, field.NotSupported(tr.Child("group"), ref.Group, []string{gatewayv1.GroupName}))
+	}
+	if !slices.Contains(targetKinds, string(ref.Kind)) {
+		errs = append(errs, field.NotSupported(tr.Child("kind"), ref.Kind, targetKinds))
+	}
+	if ref.Name == "" {
+		errs = append(errs, field.Required(tr.Child("name"), "the name of the target, in the policy's namespace"))
+	}
+	if ref.SectionName != nil {
+		if err := ValidateSectionName(string(*ref.SectionName), tr.Child("sectionName")); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errs
 }
