@@ -133,7 +133,7 @@ func enforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (bool,
 	case !affected && len(by) == 0:
 		return false, ReasonUnknown, "RateLimitPolicy is not in the path to any existing routes"
 	case !affected:
-		return false, ReasonOverridden, "RateLimitPolicy is overridden by [" + strings.Join(by, ", ") + "]"
+		return false, ReasonOverridden, "RateLimitPolicy is overridden by [" + strings.Join(by, " ") + "]"
 	case len(issues) > 0:
 		return false, ReasonInvalidCelExpression, "validation issues: [" + strings.Join(issues, " ") + "]"
 	case len(by) == 0:
