@@ -38,8 +38,21 @@ type Response struct {
 	// responseBodyJSON read it.
 	Body []byte
 	// Tokens is the total tokens the response reports, for an API that reads usage from a
-	// body in a known shape (Kuadrant: OpenAI's usage.total_tokens); used when Body is nil.
+	// body in a known shape (Kuadrant: OpenAI's usage.total_tokens; Envoy AI Gateway: the
+	// token metadata it writes); used when Body is nil.
 	Tokens *uint64
+	// Status is the response's HTTP status; 0 means 200. Envoy AI Gateway writes its
+	// token metadata only at the end of a 2xx response; wasm-shim's report reads the body
+	// whatever the status.
+	Status int
+}
+
+// StatusCode returns the response's HTTP status, 200 when unset.
+func (r *Response) StatusCode() int {
+	if r.Status == 0 {
+		return 200
+	}
+	return r.Status
 }
 
 // Descriptor returns the request as package descriptor (a PluginConfig's filter) reads it.

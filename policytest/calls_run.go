@@ -59,7 +59,7 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 				after[s] = d
 			}
 		}
-		return target.sendCalls(context.Background(), now, ev, calls, d, local, &resp, nil, nil)
+		return target.sendCalls(context.Background(), now, ev, calls, d, local, &resp, nil, nil, nil)
 	}
 	t.runSteps(target, c, &r, &explain, send, r.descriptors)
 	return r

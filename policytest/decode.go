@@ -246,6 +246,9 @@ func validateStep(s *Step, path string, fail func(path, detail string)) {
 		case u.Body != "" && !json.Valid([]byte(u.Body)):
 			fail(path+".usage.body", "Invalid value: not JSON")
 		}
+		if u.Status != 0 && (u.Status < 100 || u.Status > 599) {
+			fail(path+".usage.status", fmt.Sprintf("Invalid value: %d: want an HTTP status, 100 to 599", u.Status))
+		}
 	}
 }
 

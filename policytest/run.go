@@ -13,7 +13,6 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
-	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -92,10 +91,10 @@ func (r *Request) input() *Input {
 // compares what happened with the case's expectations.
 func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	cf, calls := target.Frontend.(CallsFrontend)
-	if _, local := target.Frontend.(policyapi.LocalFrontend); local || !calls {
+	if !calls {
 		for i := range c.Steps {
 			if c.Steps[i].Usage != nil {
-				return CaseResult{Name: c.Name, Failures: []string{fmt.Sprintf("steps[%d].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports do)", i)}}
+				return CaseResult{Name: c.Name, Failures: []string{fmt.Sprintf("steps[%d].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports and Envoy Gateway rules with a cost.response do)", i)}}
 			}
 		}
 	}

@@ -67,7 +67,7 @@ func TestRunCase(t *testing.T) {
     steps:
     - {want: OK}
     - {want: OK, usage: {tokens: 10}}`,
-			want: []string{"steps[1].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports do)"},
+			want: []string{"steps[1].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports and Envoy Gateway rules with a cost.response do)"},
 		},
 	}
 	for _, tc := range tests {
