@@ -45,7 +45,7 @@ type Call struct {
 	Rules []string
 	// FromResponse marks a call made when the response is done whose costs the response
 	// wrote (EvaluateResponse); the filter's other descriptors are in a call of their own.
-	FromResponse bool
+	FromResponse bool `json:",omitempty"`
 }
 
 // Evaluate returns what Envoy does with req on the Gateway: the listener on port (0: port
