@@ -111,10 +111,10 @@ func TestSimulateAIGateway(t *testing.T) {
 func TestParseLogLineStatus(t *testing.T) {
 	var e LogEntry
 	for line, want := range map[string]int{
-		`{"start_time":"2024-01-01T00:00:00Z","response_code":503}`:   503,
-		`{"start_time":"2024-01-01T00:00:00Z","response_code":"201"}`: 201,
-		`{"start_time":"2024-01-01T00:00:00Z","response_code":"-"}`:   0,
-		`{"start_time":"2024-01-01T00:00:00Z"}`:                       0,
+		`{"start_time":"2024-01-01T00:00:00Z","response_code":503}`:                                                               503,
+		`{"start_time":"2024-01-01T00:00:00Z","response_code":"201"}`:                                                             201,
+		`{"start_time":"2024-01-01T00:00:00Z","response_code":"-"}`:                                                               0,
+		`{"start_time":"2024-01-01T00:00:00Z"}`:                                                                                   0,
 		`[2024-01-01T00:00:00.000Z] "POST /v1/chat/completions HTTP/1.1" 429 - 0 0 1 - "10.0.0.1" "curl" "id" "llm.lab.test" "-"`: 429,
 		`[2024-01-01T00:00:00.000Z] "POST /v1/chat/completions HTTP/1.1" - - 0 0 1 - "10.0.0.1" "curl" "id" "llm.lab.test" "-"`:   0,
 	} {
