@@ -235,6 +235,11 @@ func validateStep(s *Step, path string, fail func(path, detail string)) {
 	if s.Repeat < 0 {
 		fail(path+".repeat", fmt.Sprintf("Invalid value: %d: must be at least 1", s.Repeat))
 	}
+	for _, name := range slices.Sorted(maps.Keys(s.Headers)) {
+		if !methodRE.MatchString(name) {
+			fail(path+".headers", fmt.Sprintf("Invalid value: %q: must be a header name", name))
+		}
+	}
 	validateStatus(&Status{Want: s.Want, Limit: s.Limit, Remaining: s.Remaining, Reset: s.Reset}, path, fail)
 	for i := range s.Statuses {
 		validateStatus(&s.Statuses[i], fmt.Sprintf("%s.statuses[%d]", path, i), fail)

@@ -121,25 +121,47 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	}
 	lreq := call
 	var resp limit.Result
-	send := func(now time.Time, _ *Step) (Decision, error) {
-		if called {
-			if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
+	type generated struct {
+		call   rlsmsg.Request
+		called bool
+	}
+	steps := map[*Step]*generated{} // the requests of steps with headers of their own
+	send := func(now time.Time, s *Step) (Decision, error) {
+		req, ok := &lreq, called
+		if len(s.Headers) > 0 {
+			g := steps[s]
+			if g == nil {
+				g = &generated{}
+				g.called = target.Frontend.Generate(c.stepInput(s), &g.call, nil)
+				g.call = g.call.Clone()
+				steps[s] = g
+			}
+			req, ok = &g.call, g.called
+		}
+		if ok {
+			if err := ev.Evaluate(context.Background(), now, req, &resp); err != nil {
 				return Decision{}, err
 			}
 			target.nameStatuses(nil, &resp)
 		}
-		dec := target.decide(&resp, called, lreq.Domain)
+		dec := target.decide(&resp, ok, req.Domain)
 		dec.Statuses = slices.Clone(dec.Statuses)
 		return dec, nil
 	}
-	t.runSteps(target, c, &r, &explain, send, call.Descriptors)
+	descs := func(s *Step) []rlsmsg.Descriptor {
+		if g := steps[s]; g != nil {
+			return g.call.Descriptors
+		}
+		return call.Descriptors
+	}
+	t.runSteps(target, c, &r, &explain, send, descs)
 	return r
 }
 
 // runSteps sends the request of c at each step's instants with send, and records in r the
 // decisions, the failed expectations and (after explain's start) their explanation; descs
-// are the request's descriptors, which explanations name.
-func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time, *Step) (Decision, error), descs []rlsmsg.Descriptor) {
+// returns the descriptors of a step's request, once sent, which explanations name.
+func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time, *Step) (Decision, error), descs func(*Step) []rlsmsg.Descriptor) {
 	now := t.start
 	for i := range c.Steps {
 		s := &c.Steps[i]
@@ -171,8 +193,8 @@ func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings
 		}
 		r.steps = append(r.steps, runs)
 		last := runs[len(runs)-1].last
-		fmt.Fprintf(explain, "step %d at %s, %s: %s\n", i+1, formatDuration(now.Sub(t.start)), plural(n, "request"), summarize(runs))
-		explain.WriteString("  " + target.explainDecision(&last, descs) + "\n")
+		fmt.Fprintf(explain, "step %d at %s, %s%s: %s\n", i+1, formatDuration(now.Sub(t.start)), plural(n, "request"), describeHeaders(s), summarize(runs))
+		explain.WriteString("  " + target.explainDecision(&last, descs(s)) + "\n")
 		r.Failures = append(r.Failures, target.checkDetails(fmt.Sprintf("step %d", i+1), s, &last)...)
 	}
 	r.Explain = explain.String()

@@ -139,6 +139,11 @@ type Step struct {
 	// descriptor in order.
 	// +optional
 	Statuses []Status `json:"statuses,omitempty"`
+	// Headers are request headers this step's requests carry over the case's, name to
+	// value (a header of the case with the same name, in any case, is replaced): another
+	// tenant, say, on the same counters as the case's requests.
+	// +optional
+	Headers map[string]string `json:"headers,omitempty"`
 	// Usage is what the response to each repetition reports, which the calls made once
 	// the response is done read (a kuadrant.io TokenRateLimitPolicy's report, or an Envoy
 	// Gateway rule's cost.response from Envoy AI Gateway's metadata), charged only when
