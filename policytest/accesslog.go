@@ -72,7 +72,8 @@ func (e *LogEntry) request(in *Input) {
 // JSON lines read start_time, method, authority, path and downstream_remote_address (port
 // stripped; else the first entry of x_forwarded_for); a key starting with "auth." is that
 // auth.* attribute of the request (auth.identity.userid); total_tokens (TokensKey, a number
-// or a string of one) is the response's usage; every other string field is a request header
+// or a string of one) is the response's usage and response_code (StatusKey) its status;
+// every other string field is a request header
 // named after its key with "_" as "-" (user_agent is user-agent). Text lines follow
 // Envoy's default format:
 //
@@ -80,8 +81,9 @@ func (e *LogEntry) request(in *Input) {
 //	%RESPONSE_FLAGS% %BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)%
 //	"%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%"
 //
-// which records no remote address: the client is the first X-Forwarded-For entry, and the
-// headers are x-forwarded-for, user-agent and x-request-id ("-" is absent).
+// which records no remote address: the client is the first X-Forwarded-For entry, the
+// headers are x-forwarded-for, user-agent and x-request-id ("-" is absent), and
+// %RESPONSE_CODE% is the response's status.
 func ParseLogLine(line []byte, e *LogEntry) error {
 	if e.Headers == nil {
 		e.Headers = descriptor.HeaderMap{}
