@@ -66,7 +66,7 @@ func (ev *Evaluation) ruleDescriptors(rules []*Rule, i int, route string, q *req
 				}
 				rd.done, rd.fromResponse = &done, q.done.fromResponse(c)
 			} else {
-				ev.tracef("rule %s%s: the response cost %s is not a number in the metadata: no descriptor when the response is done", r.Name, methodNote(m), c.Format())
+				ev.tracef("rule %s%s: the response cost %s is not a number in the metadata: no descriptor when the response is done%s", r.Name, methodNote(m), c.Format(), q.done.missingNote(c))
 			}
 		}
 		ev.tracef("rule %s%s: descriptor %s", r.Name, methodNote(m), rd.request.Describe())

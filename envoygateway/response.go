@@ -41,6 +41,7 @@ type streamDone struct {
 	request descriptor.MetadataLookup
 	keys    []string // the keys the response wrote
 	tokens  float64  // the value of each
+	given   bool     // whether the request was given its response
 }
 
 var _ descriptor.MetadataLookup = (*streamDone)(nil)
@@ -69,6 +70,15 @@ func (s *streamDone) fromResponse(c *Cost) bool {
 	return c.Metadata != nil && s.wrote(c.Metadata.Namespace, []string{c.Metadata.Key})
 }
 
+// missingNote says, for a response cost c whose value is missing, why: Envoy AI Gateway
+// writes it only at the end of a 2xx response, which the request was not given.
+func (s *streamDone) missingNote(c *Cost) string {
+	if c.Metadata == nil || c.Metadata.Namespace != AIGatewayNamespace || (s != nil && s.given) {
+		return ""
+	}
+	return " (Envoy AI Gateway writes it at the end of a 2xx response; a PolicyTest step's usage gives one)"
+}
+
 // streamDone returns the dynamic metadata of q when its response is done on a route with
 // rules, and traces what the response wrote.
 func (ev *Evaluation) streamDone(q *request, rules []*Rule) *streamDone {
@@ -77,6 +87,7 @@ func (ev *Evaluation) streamDone(q *request, rules []*Rule) *streamDone {
 	if resp == nil {
 		return s
 	}
+	s.given = true
 	for _, r := range rules {
 		if c := r.ResponseCost; c != nil && c.Metadata != nil && c.Metadata.Namespace == AIGatewayNamespace && !slices.Contains(s.keys, c.Metadata.Key) {
 			s.keys = append(s.keys, c.Metadata.Key)
