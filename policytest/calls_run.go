@@ -77,7 +77,13 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 		sc := get(s)
 		return target.sendCalls(context.Background(), now, ev, sc.calls, sc.done, sc.local, &resp, nil, nil, nil)
 	}
-	t.runSteps(target, c, &r, &explain, send, func(s *Step) []rlsmsg.Descriptor { return get(s).descs })
+	t.runSteps(target, c, &r, &explain, send, func(s *Step) ([]rlsmsg.Descriptor, []string) {
+		sc := get(s)
+		if s.Usage == nil {
+			return sc.descs, nil
+		}
+		return sc.descs, doneNotes(sc.done)
+	})
 	return r
 }
 
@@ -95,4 +101,23 @@ func cloneCalls(calls []Call) {
 	for i := range calls {
 		calls[i].Request = calls[i].Request.Clone()
 	}
+}
+
+// doneNotes says what the calls made once a step's response is done send, for a step with
+// usage: each descriptor and its hits, or that none is made.
+func doneNotes(done []Call) []string {
+	var out []string
+	for _, c := range done {
+		cond := ""
+		if c.FromResponse || c.Kind == policyapi.CallReport {
+			cond = " (if admitted)"
+		}
+		for _, d := range c.Request.Descriptors {
+			out = append(out, fmt.Sprintf("when the response is done%s: filter %s sends %s", cond, c.Filter, d.Describe()))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "when the response is done: no call reads its usage")
+	}
+	return out
 }

@@ -148,11 +148,11 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		dec.Statuses = slices.Clone(dec.Statuses)
 		return dec, nil
 	}
-	descs := func(s *Step) []rlsmsg.Descriptor {
+	descs := func(s *Step) ([]rlsmsg.Descriptor, []string) {
 		if g := steps[s]; g != nil {
-			return g.call.Descriptors
+			return g.call.Descriptors, nil
 		}
-		return call.Descriptors
+		return call.Descriptors, nil
 	}
 	t.runSteps(target, c, &r, &explain, send, descs)
 	return r
@@ -160,8 +160,9 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 
 // runSteps sends the request of c at each step's instants with send, and records in r the
 // decisions, the failed expectations and (after explain's start) their explanation; descs
-// returns the descriptors of a step's request, once sent, which explanations name.
-func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time, *Step) (Decision, error), descs func(*Step) []rlsmsg.Descriptor) {
+// returns the descriptors of a step's request, once sent, which explanations name, and
+// notes on its calls once the response is done.
+func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time, *Step) (Decision, error), descs func(*Step) ([]rlsmsg.Descriptor, []string)) {
 	now := t.start
 	for i := range c.Steps {
 		s := &c.Steps[i]
@@ -194,7 +195,11 @@ func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings
 		r.steps = append(r.steps, runs)
 		last := runs[len(runs)-1].last
 		fmt.Fprintf(explain, "step %d at %s, %s%s: %s\n", i+1, formatDuration(now.Sub(t.start)), plural(n, "request"), describeHeaders(s), summarize(runs))
-		explain.WriteString("  " + target.explainDecision(&last, descs(s)) + "\n")
+		ds, notes := descs(s)
+		explain.WriteString("  " + target.explainDecision(&last, ds) + "\n")
+		for _, n := range notes {
+			explain.WriteString("  " + n + "\n")
+		}
 		r.Failures = append(r.Failures, target.checkDetails(fmt.Sprintf("step %d", i+1), s, &last)...)
 	}
 	r.Explain = explain.String()
