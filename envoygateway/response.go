@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -126,28 +125,10 @@ func cmpBool(a, b bool) int {
 }
 
 // responseOf returns the response of a contract request as EvaluateResponse reads it: its
-// status and tokens, from a body its OpenAI-style usage.total_tokens; nil when none is given.
+// status and total tokens; nil when none is given.
 func responseOf(in *policyapi.Request) *Response {
-	r := in.Response
-	if r == nil {
+	if in.Response == nil {
 		return nil
 	}
-	out := &Response{Status: r.Status, Tokens: r.Tokens}
-	if r.Body != nil {
-		out.Tokens = bodyTokens(r.Body)
-	}
-	return out
-}
-
-// bodyTokens reads usage.total_tokens of a JSON body; nil when it has none.
-func bodyTokens(body []byte) *uint64 {
-	var v struct {
-		Usage *struct {
-			TotalTokens *uint64 `json:"total_tokens"`
-		} `json:"usage"`
-	}
-	if json.Unmarshal(body, &v) != nil || v.Usage == nil {
-		return nil
-	}
-	return v.Usage.TotalTokens
+	return &Response{Status: in.Response.Status, Tokens: in.Response.TotalTokens()}
 }

@@ -1,6 +1,8 @@
 package policyapi
 
 import (
+	"encoding/json"
+
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/envoyroute"
 	"github.com/rlpkit/rlpkit/wasmshim"
@@ -47,6 +49,23 @@ type Response struct {
 	Status int
 }
 
+// TotalTokens returns the total tokens the response reports: Tokens, or with a body its
+// OpenAI-style usage.total_tokens (as Envoy AI Gateway reads it); nil when none.
+func (r *Response) TotalTokens() *uint64 {
+	if r.Body == nil {
+		return r.Tokens
+	}
+	var v struct {
+		Usage *struct {
+			TotalTokens *uint64 `json:"total_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(r.Body, &v) != nil || v.Usage == nil {
+		return nil
+	}
+	return v.Usage.TotalTokens
+}
+
 // StatusCode returns the response's HTTP status, 200 when unset.
 func (r *Response) StatusCode() int {
 	if r.Status == 0 {
@@ -78,6 +97,9 @@ func (r *Request) EnvoyRoute() envoyroute.Request {
 		RemoteAddress: r.RemoteAddress, HitsAddend: r.HitsAddend}
 	if r.Metadata != nil {
 		req.Metadata = r.Metadata
+	}
+	if resp := r.Response; resp != nil {
+		req.Response = &envoyroute.Response{Status: resp.Status, Tokens: resp.TotalTokens()}
 	}
 	return req
 }

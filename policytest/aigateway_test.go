@@ -136,3 +136,21 @@ func TestParseLogLineStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestAIGatewayEnvoy runs testdata/aigateway-envoy: the same budget as an Envoy route
+// configuration (spec.envoy), whose apply_on_stream_done rate limit reads the tokens AI
+// Gateway writes at the end of a 2xx response.
+func TestAIGatewayEnvoy(t *testing.T) {
+	res, err := RunFile(filepath.Join("testdata", "aigateway-envoy", "policytest.yaml"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cases) != 1 {
+		t.Fatalf("%d cases, want 1", len(res.Cases))
+	}
+	for i, c := range res.Cases {
+		if !c.Passed() {
+			t.Errorf("%s: %s\n%s", res.Names[i], strings.Join(c.Failures, "\n"), c.Explain)
+		}
+	}
+}
