@@ -43,6 +43,9 @@ type Call struct {
 	Request rlsmsg.Request
 	// Rules are the names of the rules of the request's descriptors, one each.
 	Rules []string
+	// FromResponse marks a call made when the response is done whose costs the response
+	// wrote (EvaluateResponse); the filter's other descriptors are in a call of their own.
+	FromResponse bool `json:",omitempty"`
 }
 
 // Evaluate returns what Envoy does with req on the Gateway: the listener on port (0: port
@@ -50,7 +53,13 @@ type Call struct {
 // rate-limit filter sends, generated from the route's rules as Envoy's rate-limit actions
 // would. It does not call any service.
 func (g *Gateway) Evaluate(req *descriptor.Request, port int32) *Evaluation {
+	return g.evaluate(req, port, nil)
+}
+
+// evaluate is Evaluate for a request whose response, when not nil, is resp.
+func (g *Gateway) evaluate(req *descriptor.Request, port int32, resp *Response) *Evaluation {
 	q := newRequest(req)
+	q.response = resp
 	ev := &Evaluation{}
 	listeners := g.selectListeners(port)
 	if len(listeners) == 0 {
@@ -114,17 +123,22 @@ func (r *Route) origin() string {
 // grouped in one call per filter.
 func (ev *Evaluation) globalCalls(rt *Route, listener string, q *request) {
 	rules := rt.RateLimit.Global
+	q.done = ev.streamDone(q, rules)
 	calls := map[string]*Call{}
 	done := map[string]*Call{}
-	add := func(m map[string]*Call, domain, rule string, d rlsmsg.Descriptor) {
-		c := m[domain]
+	add := func(m map[string]*Call, domain, rule string, d rlsmsg.Descriptor, fromResponse bool) {
+		key := domain
+		if fromResponse {
+			key += "\x00response"
+		}
+		c := m[key]
 		if c == nil {
 			filter := rateLimitFilter
 			if domain != listener {
 				filter += "/" + domain
 			}
-			c = &Call{Filter: filter, Request: rlsmsg.Request{Domain: domain, HitsAddend: q.HitsAddend}}
-			m[domain] = c
+			c = &Call{Filter: filter, Request: rlsmsg.Request{Domain: domain, HitsAddend: q.HitsAddend}, FromResponse: fromResponse}
+			m[key] = c
 		}
 		c.Request.Descriptors = append(c.Request.Descriptors, d)
 		c.Rules = append(c.Rules, rule)
@@ -132,9 +146,9 @@ func (ev *Evaluation) globalCalls(rt *Route, listener string, q *request) {
 	for i, r := range rules {
 		domain := domainOf(r, listener)
 		for _, d := range ev.ruleDescriptors(rules, i, rt.Name, q) {
-			add(calls, domain, r.Name, d.request)
+			add(calls, domain, r.Name, d.request, false)
 			if d.done != nil {
-				add(done, domain, r.Name, *d.done)
+				add(done, domain, r.Name, *d.done, d.fromResponse)
 			}
 		}
 	}
@@ -149,6 +163,8 @@ func ordered(m map[string]*Call, listener string) []Call {
 	}
 	slices.SortFunc(out, func(a, b Call) int {
 		switch {
+		case a.Request.Domain == b.Request.Domain:
+			return cmpBool(a.FromResponse, b.FromResponse)
 		case a.Request.Domain == listener:
 			return -1
 		case b.Request.Domain == listener:

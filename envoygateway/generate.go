@@ -14,6 +14,8 @@ import (
 type ruleDescriptor struct {
 	request rlsmsg.Descriptor
 	done    *rlsmsg.Descriptor
+	// fromResponse says done's cost is what the response wrote (response.go).
+	fromResponse bool
 }
 
 // ruleDescriptors returns the descriptors rule i of rules gives a request on route: one
@@ -43,10 +45,10 @@ func (ev *Evaluation) ruleDescriptors(rules []*Rule, i int, route string, q *req
 		}
 		rd := ruleDescriptor{request: rlsmsg.Descriptor{Entries: entries}}
 		if md := r.FromMetadata; md != nil {
-			rd.request.Limit = limitOverride(q, md.Namespace, md.Key)
+			rd.request.Limit = limitOverride(q.DynamicMetadata, md.Namespace, md.Key)
 		}
 		if c := r.RequestCost; c != nil && c.set() {
-			hits, ok := costOf(q, c)
+			hits, ok := costOf(q.DynamicMetadata, c)
 			if !ok {
 				ev.tracef("rule %s%s: the request cost %s is not a number in the metadata: Envoy drops the descriptor", r.Name, methodNote(m), c.Format())
 				continue
@@ -55,13 +57,16 @@ func (ev *Evaluation) ruleDescriptors(rules []*Rule, i int, route string, q *req
 		}
 		if c := r.ResponseCost; c != nil {
 			done := rlsmsg.Descriptor{Entries: entries, Limit: rd.request.Limit}
-			if hits, ok := costOf(q, c); ok || !c.set() {
+			if md := r.FromMetadata; md != nil {
+				done.Limit = limitOverride(q.done, md.Namespace, md.Key)
+			}
+			if hits, ok := costOf(q.done, c); ok || !c.set() {
 				if c.set() {
 					done.HitsAddend = &hits
 				}
-				rd.done = &done
+				rd.done, rd.fromResponse = &done, q.done.fromResponse(c)
 			} else {
-				ev.tracef("rule %s%s: the response cost %s is not a number in the metadata: no descriptor when the response is done", r.Name, methodNote(m), c.Format())
+				ev.tracef("rule %s%s: the response cost %s is not a number in the metadata: no descriptor when the response is done%s", r.Name, methodNote(m), c.Format(), q.done.missingNote(c))
 			}
 		}
 		ev.tracef("rule %s%s: descriptor %s", r.Name, methodNote(m), rd.request.Describe())
@@ -182,11 +187,11 @@ func describeMatch(m *StringMatch) string {
 // limitOverride reads a {requests_per_unit, unit} struct from dynamic metadata, as Envoy's
 // RateLimit.limit does: a number in the uint32 range (truncated) and a unit of
 // envoy.type.v3.RateLimitUnit (SECOND..YEAR, no WEEK); anything else is no override.
-func limitOverride(q *request, namespace, key string) *rlsmsg.Override {
-	if q.DynamicMetadata == nil {
+func limitOverride(md descriptor.MetadataLookup, namespace, key string) *rlsmsg.Override {
+	if md == nil {
 		return nil
 	}
-	v, _ := q.DynamicMetadata.Lookup(namespace, []string{key})
+	v, _ := md.Lookup(namespace, []string{key})
 	obj, _ := v.(map[string]any)
 	n, ok := descriptor.MetadataNumber(obj["requests_per_unit"])
 	if !ok || n < 0 || n > math.MaxUint32 {
@@ -203,17 +208,17 @@ func limitOverride(q *request, namespace, key string) *rlsmsg.Override {
 // costOf returns a cost: its number, or the value its metadata format renders, which Envoy
 // parses as an unsigned integer (a number is rendered without its fraction); false when
 // the value is absent or no such number.
-func costOf(q *request, c *Cost) (uint64, bool) {
+func costOf(md descriptor.MetadataLookup, c *Cost) (uint64, bool) {
 	if c.Metadata == nil {
 		if c.Number == nil {
 			return 0, false
 		}
 		return *c.Number, true
 	}
-	if q.DynamicMetadata == nil {
+	if md == nil {
 		return 0, false
 	}
-	v, _ := q.DynamicMetadata.Lookup(c.Metadata.Namespace, []string{c.Metadata.Key})
+	v, _ := md.Lookup(c.Metadata.Namespace, []string{c.Metadata.Key})
 	switch x := v.(type) {
 	case string:
 		n, err := strconv.ParseUint(x, 10, 64)

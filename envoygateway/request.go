@@ -16,6 +16,9 @@ type request struct {
 	target string     // :path with its query, without fragment
 	addr   netip.Addr // the client address; invalid when unknown
 	ip     string     // addr as Envoy formats it
+
+	response *Response   // the response, when given (response.go)
+	done     *streamDone // the dynamic metadata when the response is done
 }
 
 func newRequest(r *descriptor.Request) *request {

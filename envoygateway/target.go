@@ -83,7 +83,7 @@ var _ policyapi.LocalFrontend = frontend{}
 // rule and the stream-done calls.
 func (f frontend) evaluate(in *policyapi.Request, trace *strings.Builder) *Evaluation {
 	req := in.Descriptor()
-	ev := f.gw.Evaluate(&req, ListenerPort(in))
+	ev := f.gw.EvaluateResponse(&req, ListenerPort(in), responseOf(in))
 	if trace != nil {
 		for _, l := range ev.Trace {
 			trace.WriteString(l + "\n")
@@ -103,7 +103,7 @@ func calls(ev *Evaluation) (calls, done []policyapi.Call) {
 		calls = append(calls, policyapi.Call{Filter: c.Filter, Request: c.Request, Rules: c.Rules})
 	}
 	for _, c := range ev.Done {
-		done = append(done, policyapi.Call{Filter: c.Filter, Request: c.Request, Rules: c.Rules})
+		done = append(done, policyapi.Call{Filter: c.Filter, Request: c.Request, Rules: c.Rules, FromResponse: c.FromResponse})
 	}
 	return calls, done
 }

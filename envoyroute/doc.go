@@ -51,7 +51,8 @@
 // Each RateLimit gives one descriptor, its actions' entries in order (Evaluate lists the
 // actions and how each reads the request); an action that cannot produce its entry drops
 // the whole descriptor, and a filter with no descriptor makes no call. Rate limits with
-// apply_on_stream_done go to Evaluation.Done.
+// apply_on_stream_done go to Evaluation.Done, reading Envoy AI Gateway's token metadata
+// from Request.Response.
 //
 // # Where rlpkit differs from Envoy
 //

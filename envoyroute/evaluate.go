@@ -41,6 +41,10 @@ type Call struct {
 	// Sources name, per descriptor, the rate limit it comes from:
 	// "virtual_hosts[0].routes[2].route.rate_limits[1]"; none from Decide.
 	Sources []string
+	// FromResponse marks a call made when the stream is done whose costs the response
+	// wrote (Response); the filter's other stream-done descriptors are in a call of their
+	// own.
+	FromResponse bool
 }
 
 // Evaluate returns what Envoy does with req: the virtual host and route, and the

@@ -91,17 +91,22 @@ func (c *Config) filterCalls(ev *Evaluation, f *Filter, vh *routev3.VirtualHost,
 	}
 	now := Call{Filter: f.Name, Request: rlsmsg.Request{Domain: domain, HitsAddend: q.HitsAddend}}
 	done := now
+	written := now // stream-done descriptors whose cost the response wrote
+	written.FromResponse = true
 	for _, s := range c.applicable(f, vh, vi, r, ri, ev) {
-		d, ok, why := c.populate(s.rl, r, q)
-		if !ok {
-			if !ev.quiet {
-				ev.tracef("%s: no descriptor: %s", s.path(), why)
-			}
-			continue
-		}
-		at := &now
+		at, dq := &now, q
 		if s.rl.ApplyOnStreamDone {
 			at = &done
+			if wq := streamDone(q, s.rl); wq != nil {
+				at, dq = &written, wq
+			}
+		}
+		d, ok, why := c.populate(s.rl, r, dq)
+		if !ok {
+			if !ev.quiet {
+				ev.tracef("%s: no descriptor: %s%s", s.path(), why, responseNote(q, s.rl))
+			}
+			continue
 		}
 		at.Request.Descriptors = append(at.Request.Descriptors, d)
 		if !ev.quiet {
@@ -117,5 +122,8 @@ func (c *Config) filterCalls(ev *Evaluation, f *Filter, vh *routev3.VirtualHost,
 	}
 	if len(done.Request.Descriptors) > 0 {
 		ev.Done = append(ev.Done, done)
+	}
+	if len(written.Request.Descriptors) > 0 {
+		ev.Done = append(ev.Done, written)
 	}
 }

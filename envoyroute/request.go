@@ -22,6 +22,9 @@ type Request struct {
 	// HitsAddend is the "envoy.ratelimit.hits_addend" filter state, the request's cost; 0
 	// means unset.
 	HitsAddend uint32
+	// Response is the upstream's response, for the rate limits applied when the stream is
+	// done (response.go); nil when none is given.
+	Response *Response
 }
 
 // prepared is what evaluation reads of a request, computed once.

@@ -36,6 +36,10 @@ type Call struct {
 	Rules []string
 	// Kind is the service method called.
 	Kind CallKind
+	// FromResponse marks a stream-done call whose costs are read from what the upstream's
+	// response wrote (Envoy AI Gateway's token metadata): a request the proxy rejects
+	// itself gets no such response, and the call is not made.
+	FromResponse bool
 }
 
 // CallsFrontend is a Frontend whose proxy may call the rate-limit service more than once

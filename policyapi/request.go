@@ -1,6 +1,8 @@
 package policyapi
 
 import (
+	"encoding/json"
+
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/envoyroute"
 	"github.com/rlpkit/rlpkit/wasmshim"
@@ -38,8 +40,38 @@ type Response struct {
 	// responseBodyJSON read it.
 	Body []byte
 	// Tokens is the total tokens the response reports, for an API that reads usage from a
-	// body in a known shape (Kuadrant: OpenAI's usage.total_tokens); used when Body is nil.
+	// body in a known shape (Kuadrant: OpenAI's usage.total_tokens; Envoy AI Gateway: the
+	// token metadata it writes); used when Body is nil.
 	Tokens *uint64
+	// Status is the response's HTTP status; 0 means 200. Envoy AI Gateway writes its
+	// token metadata only at the end of a 2xx response; wasm-shim's report reads the body
+	// whatever the status.
+	Status int
+}
+
+// TotalTokens returns the total tokens the response reports: Tokens, or with a body its
+// OpenAI-style usage.total_tokens (as Envoy AI Gateway reads it); nil when none.
+func (r *Response) TotalTokens() *uint64 {
+	if r.Body == nil {
+		return r.Tokens
+	}
+	var v struct {
+		Usage *struct {
+			TotalTokens *uint64 `json:"total_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(r.Body, &v) != nil || v.Usage == nil {
+		return nil
+	}
+	return v.Usage.TotalTokens
+}
+
+// StatusCode returns the response's HTTP status, 200 when unset.
+func (r *Response) StatusCode() int {
+	if r.Status == 0 {
+		return 200
+	}
+	return r.Status
 }
 
 // Descriptor returns the request as package descriptor (a PluginConfig's filter) reads it.
@@ -65,6 +97,9 @@ func (r *Request) EnvoyRoute() envoyroute.Request {
 		RemoteAddress: r.RemoteAddress, HitsAddend: r.HitsAddend}
 	if r.Metadata != nil {
 		req.Metadata = r.Metadata
+	}
+	if resp := r.Response; resp != nil {
+		req.Response = &envoyroute.Response{Status: resp.Status, Tokens: resp.TotalTokens()}
 	}
 	return req
 }

@@ -30,6 +30,11 @@ type LogEntry struct {
 	// has it: without, no report is made.
 	Tokens    uint64
 	HasTokens bool
+	// Status is the response's HTTP status (JSON key response_code, the default format's
+	// %RESPONSE_CODE%); 0 when the line has none. Envoy AI Gateway writes its token
+	// metadata only at the end of a 2xx response: tokens on a line of another status are
+	// not charged by an Envoy Gateway rule's cost.response.
+	Status int
 	// Auth are the auth.* attributes the line records (JSON keys "auth.identity.userid"
 	// and so on, as an access log writes %DYNAMIC_METADATA% or a header set from the auth
 	// response), by name without "auth.".
@@ -44,11 +49,14 @@ type LogEntry struct {
 // (%DYNAMIC_METADATA(io.envoy.ai_gateway:llm_total_token)%) or from a response header.
 const TokensKey = "total_tokens"
 
+// StatusKey is the JSON access-log key of the response's HTTP status (%RESPONSE_CODE%).
+const StatusKey = "response_code"
+
 // request fills req from e.
 func (e *LogEntry) request(in *Input) {
 	*in = Input{Method: e.Method, Host: e.Authority, Path: e.Path, Headers: e.Headers, RemoteAddress: e.Client}
 	if e.HasTokens {
-		e.usage = policyapi.Response{Tokens: &e.Tokens}
+		e.usage = policyapi.Response{Tokens: &e.Tokens, Status: e.Status}
 		in.Response = &e.usage
 	}
 	if len(e.Auth) > 0 {
@@ -64,7 +72,8 @@ func (e *LogEntry) request(in *Input) {
 // JSON lines read start_time, method, authority, path and downstream_remote_address (port
 // stripped; else the first entry of x_forwarded_for); a key starting with "auth." is that
 // auth.* attribute of the request (auth.identity.userid); total_tokens (TokensKey, a number
-// or a string of one) is the response's usage; every other string field is a request header
+// or a string of one) is the response's usage and response_code (StatusKey) its status;
+// every other string field is a request header
 // named after its key with "_" as "-" (user_agent is user-agent). Text lines follow
 // Envoy's default format:
 //
@@ -72,8 +81,9 @@ func (e *LogEntry) request(in *Input) {
 //	%RESPONSE_FLAGS% %BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)%
 //	"%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%"
 //
-// which records no remote address: the client is the first X-Forwarded-For entry, and the
-// headers are x-forwarded-for, user-agent and x-request-id ("-" is absent).
+// which records no remote address: the client is the first X-Forwarded-For entry, the
+// headers are x-forwarded-for, user-agent and x-request-id ("-" is absent), and
+// %RESPONSE_CODE% is the response's status.
 func ParseLogLine(line []byte, e *LogEntry) error {
 	if e.Headers == nil {
 		e.Headers = descriptor.HeaderMap{}
@@ -81,7 +91,7 @@ func ParseLogLine(line []byte, e *LogEntry) error {
 	clear(e.Headers)
 	clear(e.Auth)
 	e.Method, e.Authority, e.Path, e.Client = "", "", "", ""
-	e.Tokens, e.HasTokens = 0, false
+	e.Tokens, e.HasTokens, e.Status = 0, false, 0
 	line = bytes.TrimSpace(line)
 	// One string for the whole line: the fields are substrings of it, without a copy each.
 	switch {
@@ -121,6 +131,7 @@ func parseTextLine(line string, e *LogEntry) error {
 	e.Time = t
 	rest := line[end+1:]
 	var quoted [6]string
+	var afterFirst string // what follows the request line: %RESPONSE_CODE% first
 	n := 0
 	for n < len(quoted) {
 		i := strings.IndexByte(rest, '"')
@@ -134,9 +145,15 @@ func parseTextLine(line string, e *LogEntry) error {
 		quoted[n] = rest[i+1 : i+1+j]
 		n++
 		rest = rest[i+1+j+1:]
+		if n == 1 {
+			afterFirst = rest
+		}
 	}
 	if n < 5 {
 		return fmt.Errorf("default format: %d quoted fields, want 6: request line, X-Forwarded-For, User-Agent, X-Request-Id, authority, upstream host", n)
+	}
+	if err := e.readTextStatus(afterFirst); err != nil {
+		return err
 	}
 	method, target, ok := strings.Cut(quoted[0], " ")
 	if !ok {
@@ -189,9 +206,14 @@ func parseJSONLine(line string, e *LogEntry) error {
 			if !p.skip() {
 				return fmt.Errorf("JSON line: bad value of %q", key)
 			}
-			if key == TokensKey {
+			switch key {
+			case TokensKey:
 				if err := e.readTokens(p.b[from:p.i]); err != nil {
 					return err
+				}
+			case StatusKey:
+				if err := e.readStatus(p.b[from:p.i]); err != nil {
+					return fmt.Errorf("JSON line: %w", err)
 				}
 			}
 			continue
@@ -205,6 +227,12 @@ func parseJSONLine(line string, e *LogEntry) error {
 			if v != "" && v != "-" {
 				if err := e.readTokens(v); err != nil {
 					return err
+				}
+			}
+		case StatusKey:
+			if v != "" && v != "-" {
+				if err := e.readStatus(v); err != nil {
+					return fmt.Errorf("JSON line: %w", err)
 				}
 			}
 		case "start_time":
@@ -347,5 +375,30 @@ func (e *LogEntry) readTokens(v string) error {
 		return fmt.Errorf("JSON line: %s %q: want a whole number of tokens", TokensKey, v)
 	}
 	e.Tokens, e.HasTokens = n, true
+	return nil
+}
+
+// readStatus reads the response_code value v; null and 0 (no response) leave it out.
+func (e *LogEntry) readStatus(v string) error {
+	if v == "null" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 599 {
+		return fmt.Errorf("%s %q: want an HTTP status", StatusKey, v)
+	}
+	e.Status = n
+	return nil
+}
+
+// readTextStatus reads the default format's %RESPONSE_CODE%, the first field of rest.
+func (e *LogEntry) readTextStatus(rest string) error {
+	f, _, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
+	if f == "" || f == "-" {
+		return nil
+	}
+	if err := e.readStatus(f); err != nil {
+		return fmt.Errorf("default format: %w", err)
+	}
 	return nil
 }

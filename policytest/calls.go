@@ -39,7 +39,8 @@ func flattenCalls(calls []Call) []rlsmsg.Descriptor {
 // every request-time descriptor (OK without a limit for the calls not made), its domain
 // that of the deciding call, or "local" when the local rate limit decided (it rejected, or
 // no call is made). The statuses are written in buf's memory when it is large enough.
-func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluator, calls, done []Call, local *policyapi.LocalLimit, resp *limit.Result, buf []rlsmsg.Status, each func(*Call, *limit.Result)) (Decision, error) {
+// Each stream-done call made is passed to charged, if not nil, with its answer.
+func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluator, calls, done []Call, local *policyapi.LocalLimit, resp *limit.Result, buf []rlsmsg.Status, each, charged func(*Call, *limit.Result)) (Decision, error) {
 	d := Decision{Code: rlsmsg.CodeOK, Descriptor: -1}
 	n := 0
 	for i := range calls {
@@ -94,11 +95,14 @@ func (t *Target) sendCalls(ctx context.Context, now time.Time, ev limit.Evaluato
 		if !slices.ContainsFunc(calls[:ran+1], func(c Call) bool { return c.Filter == done[i].Filter }) {
 			continue
 		}
-		if done[i].Kind == policyapi.CallReport && d.Code == rlsmsg.CodeOverLimit {
+		if (done[i].Kind == policyapi.CallReport || done[i].FromResponse) && d.Code == rlsmsg.CodeOverLimit {
 			continue // the proxy answered 429 itself: there is no upstream response to report
 		}
 		if err := sendCall(ctx, now, ev, &done[i], &dresp); err != nil {
 			return Decision{}, err
+		}
+		if charged != nil {
+			charged(&done[i], &dresp)
 		}
 	}
 	return d, nil

@@ -20,17 +20,15 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 	in := c.Request.input()
 	var calls, done []Call
 	var local *policyapi.LocalLimit
+	var run policyapi.Local // the proxy's local buckets, shared by every step
 	if lf, ok := cf.(policyapi.LocalFrontend); ok {
-		calls, done, local = lf.NewLocal().Calls(in, &trace)
+		run = lf.NewLocal()
+		calls, done, local = run.Calls(in, &trace)
 	} else {
 		calls, done = cf.Calls(in, &trace)
 	}
-	for i := range calls {
-		calls[i].Request = calls[i].Request.Clone()
-	}
-	for i := range done {
-		done[i].Request = done[i].Request.Clone()
-	}
+	cloneCalls(calls)
+	cloneCalls(done)
 	r.descriptors = flattenCalls(calls)
 	if r.descriptors == nil {
 		r.descriptors = []rlsmsg.Descriptor{}
@@ -44,23 +42,82 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 		return r
 	}
 	var resp limit.Result
-	after := map[*Step][]Call{} // the calls after the response, by the step whose usage they report
-	send := func(now time.Time, s *Step) (Decision, error) {
-		d := done
-		if s.Usage != nil {
-			var ok bool
-			if d, ok = after[s]; !ok {
-				in := *in
-				in.Response = s.Usage.response()
-				_, d = cf.Calls(&in, nil)
-				for i := range d {
-					d[i].Request = d[i].Request.Clone()
-				}
-				after[s] = d
-			}
+	caseCalls := &stepCalls{calls: calls, done: done, local: local, descs: r.descriptors}
+	steps := map[*Step]*stepCalls{} // the calls of steps with headers or usage of their own
+	get := func(s *Step) *stepCalls {
+		if len(s.Headers) == 0 && s.Usage == nil {
+			return caseCalls
 		}
-		return target.sendCalls(context.Background(), now, ev, calls, d, local, &resp, nil, nil)
+		if sc := steps[s]; sc != nil {
+			return sc
+		}
+		sc := *caseCalls
+		sin := in
+		if len(s.Headers) > 0 {
+			sin = c.stepInput(s)
+			if run != nil {
+				sc.calls, sc.done, sc.local = run.Calls(sin, nil)
+			} else {
+				sc.calls, sc.done = cf.Calls(sin, nil)
+			}
+			cloneCalls(sc.calls)
+			cloneCalls(sc.done)
+			sc.descs = flattenCalls(sc.calls)
+		}
+		if s.Usage != nil {
+			u := *sin
+			u.Response = s.Usage.response()
+			_, sc.done = cf.Calls(&u, nil)
+			cloneCalls(sc.done)
+		}
+		steps[s] = &sc
+		return &sc
 	}
-	t.runSteps(target, c, &r, &explain, send, r.descriptors)
+	send := func(now time.Time, s *Step) (Decision, error) {
+		sc := get(s)
+		return target.sendCalls(context.Background(), now, ev, sc.calls, sc.done, sc.local, &resp, nil, nil, nil)
+	}
+	t.runSteps(target, c, &r, &explain, send, func(s *Step) ([]rlsmsg.Descriptor, []string) {
+		sc := get(s)
+		if s.Usage == nil {
+			return sc.descs, nil
+		}
+		return sc.descs, doneNotes(sc.done)
+	})
 	return r
+}
+
+// stepCalls are the calls of a step's requests: at the request and when the response is
+// done, the local rate limit, and the request-time descriptors.
+type stepCalls struct {
+	calls, done []Call
+	local       *policyapi.LocalLimit
+	descs       []rlsmsg.Descriptor
+}
+
+// cloneCalls gives each call a copy of its request, so that it outlives the Frontend's
+// buffers.
+func cloneCalls(calls []Call) {
+	for i := range calls {
+		calls[i].Request = calls[i].Request.Clone()
+	}
+}
+
+// doneNotes says what the calls made once a step's response is done send, for a step with
+// usage: each descriptor and its hits, or that none is made.
+func doneNotes(done []Call) []string {
+	var out []string
+	for _, c := range done {
+		cond := ""
+		if c.FromResponse || c.Kind == policyapi.CallReport {
+			cond = " (if admitted)"
+		}
+		for _, d := range c.Request.Descriptors {
+			out = append(out, fmt.Sprintf("when the response is done%s: filter %s sends %s", cond, c.Filter, d.Describe()))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "when the response is done: no call reads its usage")
+	}
+	return out
 }

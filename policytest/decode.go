@@ -235,6 +235,11 @@ func validateStep(s *Step, path string, fail func(path, detail string)) {
 	if s.Repeat < 0 {
 		fail(path+".repeat", fmt.Sprintf("Invalid value: %d: must be at least 1", s.Repeat))
 	}
+	for _, name := range slices.Sorted(maps.Keys(s.Headers)) {
+		if !methodRE.MatchString(name) {
+			fail(path+".headers", fmt.Sprintf("Invalid value: %q: must be a header name", name))
+		}
+	}
 	validateStatus(&Status{Want: s.Want, Limit: s.Limit, Remaining: s.Remaining, Reset: s.Reset}, path, fail)
 	for i := range s.Statuses {
 		validateStatus(&s.Statuses[i], fmt.Sprintf("%s.statuses[%d]", path, i), fail)
@@ -245,6 +250,9 @@ func validateStep(s *Step, path string, fail func(path, detail string)) {
 			fail(path+".usage", "Invalid value: want exactly one of tokens and body")
 		case u.Body != "" && !json.Valid([]byte(u.Body)):
 			fail(path+".usage.body", "Invalid value: not JSON")
+		}
+		if u.Status != 0 && (u.Status < 100 || u.Status > 599) {
+			fail(path+".usage.status", fmt.Sprintf("Invalid value: %d: want an HTTP status, 100 to 599", u.Status))
 		}
 	}
 }

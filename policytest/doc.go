@@ -70,8 +70,10 @@
 // usage.total_tokens) or "usage: {body: '<JSON>'}", read by the report's
 // responseBodyJSON pointer; without usage, or with a body lacking it, no report is made
 // (as wasm-shim makes none), and a request refused at the check has no response to report.
-// A step's limit, remaining and reset are those of the check, before its report. Usage on
-// a target that makes no call after the response fails the case.
+// A step's limit, remaining and reset are the check's, before its report. An Envoy Gateway
+// cost.response from Envoy AI Gateway's io.envoy.ai_gateway metadata charges the tokens,
+// written only at the end of a 2xx response (usage.status, default 200). Usage on a target
+// making no call after the response fails the case. Step headers replace the case's.
 //
 // docs/policytest.md holds the details: how limits are named, Envoy Gateway and spec.envoy
 // targets, replays and updates.

@@ -48,7 +48,7 @@ func (f *routeFrontend) Calls(in *Input, trace *strings.Builder) (calls, done []
 		calls = append(calls, Call{Filter: c.Filter, Request: c.Request})
 	}
 	for _, c := range ev.Done {
-		done = append(done, Call{Filter: c.Filter, Request: c.Request})
+		done = append(done, Call{Filter: c.Filter, Request: c.Request, FromResponse: c.FromResponse})
 	}
 	return calls, done
 }

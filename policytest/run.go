@@ -13,7 +13,6 @@ import (
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/limit"
 	"github.com/rlpkit/rlpkit/limit/counter"
-	"github.com/rlpkit/rlpkit/policyapi"
 	"github.com/rlpkit/rlpkit/rlsmsg"
 )
 
@@ -92,10 +91,10 @@ func (r *Request) input() *Input {
 // compares what happened with the case's expectations.
 func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	cf, calls := target.Frontend.(CallsFrontend)
-	if _, local := target.Frontend.(policyapi.LocalFrontend); local || !calls {
+	if !calls {
 		for i := range c.Steps {
 			if c.Steps[i].Usage != nil {
-				return CaseResult{Name: c.Name, Failures: []string{fmt.Sprintf("steps[%d].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports do)", i)}}
+				return CaseResult{Name: c.Name, Failures: []string{fmt.Sprintf("steps[%d].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports and Envoy Gateway rules with a cost.response do)", i)}}
 			}
 		}
 	}
@@ -122,25 +121,48 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 	}
 	lreq := call
 	var resp limit.Result
-	send := func(now time.Time, _ *Step) (Decision, error) {
-		if called {
-			if err := ev.Evaluate(context.Background(), now, &lreq, &resp); err != nil {
+	type generated struct {
+		call   rlsmsg.Request
+		called bool
+	}
+	steps := map[*Step]*generated{} // the requests of steps with headers of their own
+	send := func(now time.Time, s *Step) (Decision, error) {
+		req, ok := &lreq, called
+		if len(s.Headers) > 0 {
+			g := steps[s]
+			if g == nil {
+				g = &generated{}
+				g.called = target.Frontend.Generate(c.stepInput(s), &g.call, nil)
+				g.call = g.call.Clone()
+				steps[s] = g
+			}
+			req, ok = &g.call, g.called
+		}
+		if ok {
+			if err := ev.Evaluate(context.Background(), now, req, &resp); err != nil {
 				return Decision{}, err
 			}
 			target.nameStatuses(nil, &resp)
 		}
-		dec := target.decide(&resp, called, lreq.Domain)
+		dec := target.decide(&resp, ok, req.Domain)
 		dec.Statuses = slices.Clone(dec.Statuses)
 		return dec, nil
 	}
-	t.runSteps(target, c, &r, &explain, send, call.Descriptors)
+	descs := func(s *Step) ([]rlsmsg.Descriptor, []string) {
+		if g := steps[s]; g != nil {
+			return g.call.Descriptors, nil
+		}
+		return call.Descriptors, nil
+	}
+	t.runSteps(target, c, &r, &explain, send, descs)
 	return r
 }
 
 // runSteps sends the request of c at each step's instants with send, and records in r the
 // decisions, the failed expectations and (after explain's start) their explanation; descs
-// are the request's descriptors, which explanations name.
-func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time, *Step) (Decision, error), descs []rlsmsg.Descriptor) {
+// returns the descriptors of a step's request, once sent, which explanations name, and
+// notes on its calls once the response is done.
+func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings.Builder, send func(time.Time, *Step) (Decision, error), descs func(*Step) ([]rlsmsg.Descriptor, []string)) {
 	now := t.start
 	for i := range c.Steps {
 		s := &c.Steps[i]
@@ -172,8 +194,12 @@ func (t *Test) runSteps(target *Target, c *Case, r *CaseResult, explain *strings
 		}
 		r.steps = append(r.steps, runs)
 		last := runs[len(runs)-1].last
-		fmt.Fprintf(explain, "step %d at %s, %s: %s\n", i+1, formatDuration(now.Sub(t.start)), plural(n, "request"), summarize(runs))
-		explain.WriteString("  " + target.explainDecision(&last, descs) + "\n")
+		fmt.Fprintf(explain, "step %d at %s, %s%s: %s\n", i+1, formatDuration(now.Sub(t.start)), plural(n, "request"), describeHeaders(s), summarize(runs))
+		ds, notes := descs(s)
+		explain.WriteString("  " + target.explainDecision(&last, ds) + "\n")
+		for _, n := range notes {
+			explain.WriteString("  " + n + "\n")
+		}
 		r.Failures = append(r.Failures, target.checkDetails(fmt.Sprintf("step %d", i+1), s, &last)...)
 	}
 	r.Explain = explain.String()

@@ -60,6 +60,18 @@ func TestRunCase(t *testing.T) {
 			want: []string{"step 1 (request 1 of 5): want OVER_LIMIT got OK; no descriptors: the service is not called"},
 		},
 		{
+			name: "a step's headers: another user on the same limit",
+			cases: `
+  - name: c
+    request: {url: "http://api.example.com/", headers: {X-User: ann}}
+    steps:
+    - {repeat: 2, want: OK}
+    - {want: OK, headers: {x-user: bob}, remaining: 1}
+    - {want: OVER_LIMIT, headers: {X-USER: ann}, remaining: 0}
+    - {want: OVER_LIMIT, headers: {x-user: bob}}`,
+			want: []string{`step 4: want OVER_LIMIT got OK; limit "limits[0]" 2/10s remaining 0`},
+		},
+		{
 			name: "usage on a target that reports nothing",
 			cases: `
   - name: c
@@ -67,7 +79,7 @@ func TestRunCase(t *testing.T) {
     steps:
     - {want: OK}
     - {want: OK, usage: {tokens: 10}}`,
-			want: []string{"steps[1].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports do)"},
+			want: []string{"steps[1].usage: this target makes no call after the response that reads usage (only kuadrant.io TokenRateLimitPolicies' reports and Envoy Gateway rules with a cost.response do)"},
 		},
 	}
 	for _, tc := range tests {

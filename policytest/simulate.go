@@ -85,8 +85,13 @@ type LimitStats struct {
 	// A limit that never applied while MissingAuth is above 0 may have waited for it.
 	MissingAuth          int64
 	MissingAuthAttribute string
-	// Timeline counts admitted and limited requests per bucket of Report.BucketWidth from
-	// Report.Origin; in a Report, every limit's timeline spans every request.
+	// Tokens is the usage charged on it once responses were done (a TokenRateLimitPolicy's
+	// reports, an Envoy Gateway rule's cost.response): the hits of its stream-done
+	// descriptors.
+	Tokens uint64
+	// Timeline counts admitted and limited requests, and the tokens charged, per bucket of
+	// Report.BucketWidth from Report.Origin; in a Report, every limit's timeline spans
+	// every request.
 	Timeline []Bucket
 
 	second, inSecond int64
@@ -97,6 +102,8 @@ type Bucket struct {
 	// Admitted, Limited and LimitedElsewhere count the requests the limit applied to in the
 	// interval, as LimitStats does.
 	Admitted, Limited, LimitedElsewhere int64
+	// Tokens is the usage charged on the limit in the interval.
+	Tokens uint64
 }
 
 // Report is the outcome of a replay.
@@ -243,10 +250,7 @@ type timeline struct {
 // limited by another.
 func (s *Simulator) record(i int, t time.Time, admitted, limited bool) {
 	tl := &s.stats[i]
-	b := s.bucket(t)
-	for b >= len(tl.Timeline) {
-		tl.Timeline = append(tl.Timeline, Bucket{})
-	}
+	b := s.timelineBucket(i, t)
 	switch {
 	case admitted:
 		tl.Timeline[b].Admitted++
@@ -255,6 +259,16 @@ func (s *Simulator) record(i int, t time.Time, admitted, limited bool) {
 	default:
 		tl.Timeline[b].LimitedElsewhere++
 	}
+}
+
+// timelineBucket returns the bucket of t in limit i's timeline, which it extends to it.
+func (s *Simulator) timelineBucket(i int, t time.Time) int {
+	b := s.bucket(t)
+	tl := &s.stats[i]
+	for b >= len(tl.Timeline) {
+		tl.Timeline = append(tl.Timeline, Bucket{})
+	}
+	return b
 }
 
 // bucket returns the timeline bucket of t, coarsening every timeline when t is beyond
@@ -273,6 +287,7 @@ func (s *Simulator) bucket(t time.Time) int {
 					tl[j/2].Admitted += tl[j].Admitted
 					tl[j/2].Limited += tl[j].Limited
 					tl[j/2].LimitedElsewhere += tl[j].LimitedElsewhere
+					tl[j/2].Tokens += tl[j].Tokens
 				}
 			}
 			s.stats[i].Timeline = tl[:(len(tl)+1)/2]

@@ -30,7 +30,12 @@ func (s *Simulator) replayCalls(e *LogEntry) (Decision, error) {
 			perr = err
 		}
 	}
-	d, err := s.target.sendCalls(context.Background(), e.Time, s.ev, calls, done, local, &s.resp, s.statuses, mark)
+	charged := func(c *Call, res *limit.Result) {
+		if err := s.charge(c, res); err != nil && perr == nil {
+			perr = err
+		}
+	}
+	d, err := s.target.sendCalls(context.Background(), e.Time, s.ev, calls, done, local, &s.resp, s.statuses, mark, charged)
 	s.statuses = d.Statuses[:0]
 	if err == nil {
 		err = perr

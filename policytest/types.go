@@ -139,31 +139,44 @@ type Step struct {
 	// descriptor in order.
 	// +optional
 	Statuses []Status `json:"statuses,omitempty"`
+	// Headers are request headers this step's requests carry over the case's, name to
+	// value (a header of the case with the same name, in any case, is replaced): another
+	// tenant, say, on the same counters as the case's requests.
+	// +optional
+	Headers map[string]string `json:"headers,omitempty"`
 	// Usage is what the response to each repetition reports, which the calls made once
-	// the response is done read (a kuadrant.io TokenRateLimitPolicy's report, charged
-	// only when the request was admitted); unset, those calls are not made.
+	// the response is done read (a kuadrant.io TokenRateLimitPolicy's report, or an Envoy
+	// Gateway rule's cost.response from Envoy AI Gateway's metadata), charged only when
+	// the request was admitted; unset, those calls are not made.
 	// +optional
 	Usage *Usage `json:"usage,omitempty"`
 }
 
-// Usage is a response's usage: exactly one of Tokens and Body.
+// Usage is a response's usage: exactly one of Tokens and Body, and its status.
 type Usage struct {
 	// Tokens is the total tokens the response reports; for Kuadrant, as the body
-	// {"usage": {"total_tokens": N}} would.
+	// {"usage": {"total_tokens": N}} would; for Envoy AI Gateway, the value it writes
+	// under io.envoy.ai_gateway for every key a rule's cost.response reads there.
 	// +optional
 	Tokens *uint64 `json:"tokens,omitempty"`
 	// Body is the response body, JSON, read by the report's expression (wasm-shim's
-	// responseBodyJSON("/usage/total_tokens")).
+	// responseBodyJSON("/usage/total_tokens")); Envoy AI Gateway reads its
+	// usage.total_tokens.
 	// +optional
 	Body string `json:"body,omitempty"`
+	// Status is the response's HTTP status, 100 to 599; default 200. Envoy AI Gateway
+	// writes its token metadata only at the end of a 2xx response, so another status
+	// charges nothing; wasm-shim's report reads the body whatever the status.
+	// +optional
+	Status int `json:"status,omitempty"`
 }
 
 // response returns the usage as the contract's Response.
 func (u *Usage) response() *policyapi.Response {
 	if u.Tokens != nil {
-		return &policyapi.Response{Tokens: u.Tokens}
+		return &policyapi.Response{Tokens: u.Tokens, Status: u.Status}
 	}
-	return &policyapi.Response{Body: []byte(u.Body)}
+	return &policyapi.Response{Body: []byte(u.Body), Status: u.Status}
 }
 
 // Status is the expected answer for one descriptor.

@@ -37,10 +37,12 @@ it first rejected one and its peak requests per second. A JSON line's total_toke
 (a whole number, e.g. written from %DYNAMIC_METADATA(io.envoy.ai_gateway:llm_total_token)%)
 is the response's usage: a kuadrant.io/v1alpha1 TokenRateLimitPolicy checks each request
 (Limitador's CheckRateLimit) and reports that usage after an admitted one; a line without
-it makes no report.
+it makes no report. With Envoy Gateway, a rule's cost.response read from
+io.envoy.ai_gateway charges it after an admitted request whose response_code (the line's,
+default 200) is 2xx, as Envoy AI Gateway writes it only then.
 -o json prints {"requests": N, "limits": [{"namespace", "name", "max_value", "seconds",
 "requests", "admitted", "limited", "limited_elsewhere", "first_limited", "peak_per_second"}]}. --html writes a
-self-contained page with a timeline per limit; --explain writes, for every line, what decided
+self-contained page with a timeline per limit (and of the tokens charged on it); --explain writes, for every line, what decided
 it to stderr. The log is streamed: memory does not grow with its length.`
 
 // runSimulate implements "rlpkit simulate".

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"html/template"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -17,20 +18,30 @@ const (
 	marginTop, marginBottom = 8, 36
 )
 
-// chart is one limit's section of the page.
+// chart is one limit's section of the page: its requests and, when tokens were charged
+// on it, its tokens.
 type chart struct {
 	Title, Summary string
 	Width, Height  int
 	Body           template.HTML
+	// TokensSummary and Tokens are the token timeline; Tokens is empty when none was
+	// charged.
+	TokensSummary string
+	Tokens        template.HTML
 }
 
 // writeHTML writes a self-contained page: per limit, its counts and an inline SVG timeline
 // of admitted (green), limited (red) and limited elsewhere (amber) requests per bucket,
-// with a time axis (UTC) and a count axis. It loads nothing from anywhere.
+// with a time axis (UTC) and a count axis, and beside it, for a limit tokens were charged
+// on once responses were done, a timeline of those tokens (blue) per bucket. It loads
+// nothing from anywhere.
 func writeHTML(file string, r *policytest.Report) error {
 	var charts []chart
+	tokens := false
 	for i := range r.Limits {
-		charts = append(charts, limitChart(r, &r.Limits[i]))
+		c := limitChart(r, &r.Limits[i])
+		tokens = tokens || c.Tokens != ""
+		charts = append(charts, c)
 	}
 	f, err := os.Create(file)
 	if err != nil {
@@ -38,8 +49,9 @@ func writeHTML(file string, r *policytest.Report) error {
 	}
 	err = pageTemplate.Execute(f, struct {
 		Requests int64
+		Tokens   bool
 		Charts   []chart
-	}{r.Requests, charts})
+	}{r.Requests, tokens, charts})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -54,37 +66,59 @@ func limitChart(r *policytest.Report, ls *policytest.LimitStats) chart {
 			ls.Requests, ls.Admitted, ls.Limited, ls.LimitedElsewhere, ls.PeakPerSecond),
 		Width: marginLeft + chartWidth + marginRight, Height: marginTop + chartHeight + marginBottom,
 	}
+	c.Body = timelineSVG(r, len(ls.Timeline), func(i int) []barPart {
+		b := ls.Timeline[i]
+		return []barPart{{"admitted", "admitted", b.Admitted}, {"limited", "limited", b.Limited}, {"elsewhere", "limited elsewhere", b.LimitedElsewhere}}
+	})
+	if ls.Tokens > 0 {
+		c.TokensSummary = fmt.Sprintf("%d tokens charged once responses were done, against %d per %ds", ls.Tokens, ls.Limit.MaxValue, ls.Limit.Seconds)
+		c.Tokens = timelineSVG(r, len(ls.Timeline), func(i int) []barPart {
+			return []barPart{{"tokens", "tokens", int64(min(ls.Timeline[i].Tokens, math.MaxInt64))}}
+		})
+	}
+	return c
+}
+
+// barPart is one stacked part of a timeline's bar: its CSS class, what its count is of, and
+// the count.
+type barPart struct {
+	class, what string
+	n           int64
+}
+
+// timelineSVG draws n stacked bars, parts(i) the parts of bar i, with a count axis from 0
+// to the tallest bar and the time axis of r's buckets.
+func timelineSVG(r *policytest.Report, n int, parts func(i int) []barPart) template.HTML {
 	var peak int64 = 1
-	for _, b := range ls.Timeline {
-		peak = max(peak, b.Admitted+b.Limited+b.LimitedElsewhere)
+	for i := range n {
+		var h int64
+		for _, p := range parts(i) {
+			h += p.n
+		}
+		peak = max(peak, h)
 	}
 	var sb strings.Builder
-	n := max(len(ls.Timeline), 1)
-	bw := float64(chartWidth) / float64(n)
-	for i, b := range ls.Timeline {
+	bw := float64(chartWidth) / float64(max(n, 1))
+	for i := range n {
 		x := marginLeft + float64(i)*bw
 		y := float64(marginTop + chartHeight)
-		for _, part := range []struct {
-			class string
-			n     int64
-		}{{"admitted", b.Admitted}, {"limited", b.Limited}, {"elsewhere", b.LimitedElsewhere}} {
+		for _, part := range parts(i) {
 			h := float64(part.n) / float64(peak) * chartHeight
 			if h <= 0 {
 				continue
 			}
 			y -= h
 			fmt.Fprintf(&sb, `<rect class="%s" x="%.2f" y="%.2f" width="%.2f" height="%.2f"><title>%d %s</title></rect>`,
-				part.class, x, y, max(bw, 0.5), h, part.n, strings.Replace(part.class, "elsewhere", "limited elsewhere", 1))
+				part.class, x, y, max(bw, 0.5), h, part.n, part.what)
 		}
 	}
 	countAxis(&sb, peak)
 	if r.BucketWidth > 0 {
-		timeAxis(&sb, r.Origin, time.Duration(len(ls.Timeline))*r.BucketWidth)
+		timeAxis(&sb, r.Origin, time.Duration(n)*r.BucketWidth)
 		fmt.Fprintf(&sb, `<text class="label" x="%d" y="%d" text-anchor="end">UTC, %s per bar</text>`,
 			marginLeft+chartWidth, marginTop+chartHeight+marginBottom-2, r.BucketWidth)
 	}
-	c.Body = template.HTML(sb.String())
-	return c
+	return template.HTML(sb.String())
 }
 
 // countAxis draws the count axis: ticks at 0, half the peak and the peak.
@@ -148,6 +182,7 @@ svg { background: #f6f6f6; border: 1px solid #ccc; }
 .admitted { fill: #2e9e44; }
 .limited { fill: #d73a2f; }
 .elsewhere { fill: #e0a526; }
+.tokens { fill: #3572b0; }
 .axis { stroke: #555; stroke-width: 1; }
 .tick, .label { font-size: 11px; fill: #333; }
 .legend span { display: inline-block; width: 1em; height: 1em; vertical-align: middle; margin: 0 0.3em 0 1em; }
@@ -155,12 +190,14 @@ svg { background: #f6f6f6; border: 1px solid #ccc; }
 </head>
 <body>
 <h1>{{.Requests}} requests replayed</h1>
-<p class="legend"><span style="background:#2e9e44"></span>admitted<span style="background:#d73a2f"></span>limited by this limit<span style="background:#e0a526"></span>limited elsewhere (by another limit)</p>
+<p class="legend"><span style="background:#2e9e44"></span>admitted<span style="background:#d73a2f"></span>limited by this limit<span style="background:#e0a526"></span>limited elsewhere (by another limit){{if .Tokens}}<span style="background:#3572b0"></span>tokens charged on the limit{{end}}</p>
 {{range .Charts}}<section class="limit">
 <h2>{{.Title}}</h2>
 <p>{{.Summary}}</p>
 <svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">{{.Body}}</svg>
-</section>
+{{if .Tokens}}<p>{{.TokensSummary}}</p>
+<svg class="tokens-timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="tokens: {{.Title}}">{{.Tokens}}</svg>
+{{end}}</section>
 {{end}}</body>
 </html>
 `))
