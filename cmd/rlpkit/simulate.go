@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -243,6 +244,8 @@ type limitReport struct {
 	// MissingAuthAttribute names the first.
 	MissingAuth          int64  `json:"missing_auth,omitempty"`
 	MissingAuthAttribute string `json:"missing_auth_attribute,omitempty"`
+	// Tokens is the usage charged on the limit once responses were done; absent when none.
+	Tokens uint64 `json:"tokens,omitempty"`
 }
 
 func printReportJSON(w io.Writer, r *policytest.Report) error {
@@ -253,7 +256,7 @@ func printReportJSON(w io.Writer, r *policytest.Report) error {
 	for _, ls := range r.Limits {
 		lr := limitReport{Namespace: ls.Limit.Namespace, Name: ls.Limit.Name, MaxValue: ls.Limit.MaxValue, Seconds: ls.Limit.Seconds,
 			Requests: ls.Requests, Admitted: ls.Admitted, Limited: ls.Limited, Elsewhere: ls.LimitedElsewhere, PeakPerSecond: ls.PeakPerSecond,
-			MissingAuth: ls.MissingAuth, MissingAuthAttribute: ls.MissingAuthAttribute}
+			MissingAuth: ls.MissingAuth, MissingAuthAttribute: ls.MissingAuthAttribute, Tokens: ls.Tokens}
 		if !ls.FirstLimited.IsZero() {
 			s := ls.FirstLimited.UTC().Format(time.RFC3339Nano)
 			lr.FirstLimited = &s
@@ -271,13 +274,23 @@ func printReportJSON(w io.Writer, r *policytest.Report) error {
 func printReportText(w io.Writer, r *policytest.Report) error {
 	fmt.Fprintf(w, "%d requests\n", r.Requests)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LIMIT\tMAX/SECONDS\tREQUESTS\tADMITTED\tLIMITED\tLIMITED ELSEWHERE\tFIRST LIMITED\tPEAK/S")
+	// The TOKENS column shows only when some limit was charged usage after responses.
+	tokens := slices.ContainsFunc(r.Limits, func(ls policytest.LimitStats) bool { return ls.Tokens > 0 })
+	header := "LIMIT\tMAX/SECONDS\tREQUESTS\tADMITTED\tLIMITED\tLIMITED ELSEWHERE\tFIRST LIMITED\tPEAK/S"
+	if tokens {
+		header += "\tTOKENS"
+	}
+	fmt.Fprintln(tw, header)
 	for _, ls := range r.Limits {
 		first := "-"
 		if !ls.FirstLimited.IsZero() {
 			first = ls.FirstLimited.UTC().Format(time.RFC3339Nano)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%ds\t%d\t%d\t%d\t%d\t%s\t%d\n", ls.Limit.Name, ls.Limit.MaxValue, ls.Limit.Seconds, ls.Requests, ls.Admitted, ls.Limited, ls.LimitedElsewhere, first, ls.PeakPerSecond)
+		fmt.Fprintf(tw, "%s\t%d/%ds\t%d\t%d\t%d\t%d\t%s\t%d", ls.Limit.Name, ls.Limit.MaxValue, ls.Limit.Seconds, ls.Requests, ls.Admitted, ls.Limited, ls.LimitedElsewhere, first, ls.PeakPerSecond)
+		if tokens {
+			fmt.Fprintf(tw, "\t%d", ls.Tokens)
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
