@@ -38,14 +38,15 @@ const (
 	KeyPluginConfig = bundle.PluginConfig
 	// KeyLimits is the ConfigMap key of every limit the Gateway's rate-limit service
 	// enforces (bundle.Limits), for rlpkit serve --limits: those of the
-	// apim.kuadrant.io/v1alpha1 policies, then those of the kuadrant.io/v1 policies. Their
-	// namespaces never collide: a v1alpha1 domain holds a "#", a v1 one is
-	// "routeNamespace/routeName".
+	// apim.kuadrant.io/v1alpha1 policies, then those of the kuadrant.io RateLimitPolicies and
+	// TokenRateLimitPolicies. Their namespaces never collide: a v1alpha1 domain holds a "#",
+	// a kuadrant.io one is "routeNamespace/routeName", where the two kuadrant.io kinds'
+	// limits are told apart by their conditions ("limit." and "tokenlimit." keys).
 	KeyLimits = bundle.Limits
-	// KeyKuadrantWasm is the ConfigMap key of the wasm-shim configuration the kuadrant.io/v1
-	// policies compile to (bundle.KuadrantWasm): "wasm" of rlpkit compile -o kuadrant.
+	// KeyKuadrantWasm is the ConfigMap key of the wasm-shim configuration the kuadrant.io
+	// policies (RateLimitPolicy v1, TokenRateLimitPolicy v1alpha1) compile to (bundle.KuadrantWasm): "wasm" of rlpkit compile -o kuadrant.
 	KeyKuadrantWasm = bundle.KuadrantWasm
-	// KeyKuadrantLimits is the ConfigMap key of the Limitador limits of the kuadrant.io/v1
+	// KeyKuadrantLimits is the ConfigMap key of the Limitador limits of the kuadrant.io
 	// policies alone (bundle.KuadrantLimits): "limits" of rlpkit compile -o kuadrant.
 	KeyKuadrantLimits = bundle.KuadrantLimits
 	// KeyIndex is the key, in a split output's ConfigMap (ConfigMapName), of the index of
