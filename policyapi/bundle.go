@@ -31,13 +31,17 @@ type Bundle struct {
 
 // BundleFile is one file of a Gateway's bundle: its name and its content as a value.
 type BundleFile struct {
-	Name  string
+	// Name is the file's name in the bundle (bundle.PluginConfig, bundle.KuadrantWasm, ...).
+	Name string
+	// Value is the file's content, JSON-encodable.
 	Value any
 }
 
 // PolicyRef names a policy as its PolicyStatus does: Kind (empty for the API's first
 // kind) and "namespace/name".
 type PolicyRef struct {
+	// Kind is PolicyStatus.Kind: empty for the API's first kind.
 	Kind string
+	// Name is the policy's "namespace/name".
 	Name string
 }
