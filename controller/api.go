@@ -4,19 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/rlpkit/rlpkit/kuadrant"
-	"github.com/rlpkit/rlpkit/merge"
-	"github.com/rlpkit/rlpkit/policy"
-	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
-// API is a RateLimitPolicy API the controller reads: "apim.kuadrant.io/v1alpha1" (package
-// policy, compiled by package merge) or "kuadrant.io/v1" (package kuadrantv1, compiled by
-// package kuadrant).
+// API is a policy API the controller reads: the group/version of one policy kind,
+// "apim.kuadrant.io/v1alpha1" (RateLimitPolicy, compiled by package merge),
+// "kuadrant.io/v1" (RateLimitPolicy) or "kuadrant.io/v1alpha1" (TokenRateLimitPolicy),
+// the last two compiled together by package kuadrant. Each is registered once, in
+// policyKinds.
 type API string
 
 const (
@@ -26,26 +24,50 @@ const (
 	// APIV1 is Kuadrant's RateLimitPolicy kuadrant.io/v1, whose CRD Kuadrant's operator
 	// installs, or config/crd/kuadrant.io_ratelimitpolicies.yaml where it does not run.
 	APIV1 API = "kuadrant.io/v1"
+	// APITokenV1alpha1 is Kuadrant's TokenRateLimitPolicy kuadrant.io/v1alpha1, whose CRD
+	// Kuadrant's operator installs, or config/crd/kuadrant.io_tokenratelimitpolicies.yaml
+	// where it does not run.
+	APITokenV1alpha1 API = "kuadrant.io/v1alpha1"
 )
 
-// AllAPIs are the RateLimitPolicy APIs the controller knows, in the order it reads them.
-var AllAPIs = []API{APIV1alpha1, APIV1}
+// AllAPIs are the policy APIs the controller knows, in the order it reads them.
+var AllAPIs = []API{APIV1alpha1, APIV1, APITokenV1alpha1}
 
-// GroupVersionKind returns the API's RateLimitPolicy kind.
-func (a API) GroupVersionKind() schema.GroupVersionKind {
-	if a == APIV1 {
-		return kuadrantv1.GroupVersion.WithKind(kuadrantv1.Kind)
+// kind returns the API's registration, nil for an API the controller does not know.
+func (a API) kind() *policyKind {
+	for i := range policyKinds {
+		if policyKinds[i].api == a {
+			return &policyKinds[i]
+		}
 	}
-	return policy.GroupVersion.WithKind(policy.Kind)
+	return nil
 }
 
-// PolicyAPI returns the name of the API as package policyapi names it
-// (policyapi.API.Name): "apim.kuadrant.io/v1alpha1 RateLimitPolicy".
-func (a API) PolicyAPI() string {
-	if a == APIV1 {
-		return kuadrant.API{}.Name()
+// GroupVersionKind returns the API's policy kind.
+func (a API) GroupVersionKind() schema.GroupVersionKind {
+	if k := a.kind(); k != nil {
+		return k.gvk
 	}
-	return merge.API{}.Name()
+	return schema.GroupVersionKind{}
+}
+
+// PolicyAPI returns the name of the policy API, as package policyapi names it
+// (policyapi.API.Name), that compiles the API's policies: "apim.kuadrant.io/v1alpha1
+// RateLimitPolicy", or one name for kuadrant.io/v1 and kuadrant.io/v1alpha1.
+func (a API) PolicyAPI() string {
+	if k := a.kind(); k != nil {
+		return k.compiledBy
+	}
+	return ""
+}
+
+// apisList is AllAPIs for messages: "a, b or c".
+func apisList() string {
+	s := make([]string, len(AllAPIs))
+	for i, a := range AllAPIs {
+		s[i] = string(a)
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 // apis returns the APIs to read: the given ones, or all when none is given.
@@ -55,14 +77,14 @@ func apis(given []API) ([]API, error) {
 	}
 	for _, a := range given {
 		if !slices.Contains(AllAPIs, a) {
-			return nil, fmt.Errorf("controller: unknown RateLimitPolicy API %q: want %s or %s", a, APIV1alpha1, APIV1)
+			return nil, fmt.Errorf("controller: unknown policy API %q: want %s", a, apisList())
 		}
 	}
 	return given, nil
 }
 
-// DetectAPIs returns the RateLimitPolicy APIs whose CRD the API server serves, per mapper
-// (a manager's REST mapper asks the API server's discovery), and those it does not. The
+// DetectAPIs returns the policy APIs whose CRD the API server serves, per mapper (a
+// manager's REST mapper asks the API server's discovery), and those it does not. The
 // error is for a mapper that cannot answer, not for a missing CRD.
 func DetectAPIs(mapper meta.RESTMapper) (found, missing []API, err error) {
 	for _, a := range AllAPIs {
@@ -74,11 +96,11 @@ func DetectAPIs(mapper meta.RESTMapper) (found, missing []API, err error) {
 		case meta.IsNoMatchError(err):
 			missing = append(missing, a)
 		default:
-			return nil, nil, fmt.Errorf("controller: is RateLimitPolicy %s served? %w", a, err)
+			return nil, nil, fmt.Errorf("controller: is %s %s served? %w", gvk.Kind, a, err)
 		}
 	}
 	return found, missing, nil
 }
 
-// errNoAPI is SetupWithManager's error when neither RateLimitPolicy CRD is installed.
-var errNoAPI = errors.New("controller: the API server serves neither RateLimitPolicy apim.kuadrant.io/v1alpha1 nor kuadrant.io/v1: install a CRD from config/crd (or Kuadrant's operator for kuadrant.io/v1) and restart the controller")
+// errNoAPI is SetupWithManager's error when no policy CRD is installed.
+var errNoAPI = errors.New("controller: the API server serves none of RateLimitPolicy apim.kuadrant.io/v1alpha1, RateLimitPolicy kuadrant.io/v1 and TokenRateLimitPolicy kuadrant.io/v1alpha1: install a CRD from config/crd (or Kuadrant's operator for kuadrant.io) and restart the controller")

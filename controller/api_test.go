@@ -12,7 +12,7 @@ import (
 	"github.com/rlpkit/rlpkit/controller"
 )
 
-// mapperOf returns a REST mapper that knows the RateLimitPolicy kinds of the given APIs.
+// mapperOf returns a REST mapper that knows the policy kinds of the given APIs.
 func mapperOf(apis ...controller.API) meta.RESTMapper {
 	m := meta.NewDefaultRESTMapper(nil)
 	for _, a := range apis {
@@ -35,10 +35,12 @@ func TestDetectAPIs(t *testing.T) {
 		found, missing []controller.API
 		err            string
 	}{
-		{"both", mapperOf(controller.APIV1alpha1, controller.APIV1), []controller.API{controller.APIV1alpha1, controller.APIV1}, nil, ""},
-		{"only v1alpha1", mapperOf(controller.APIV1alpha1), []controller.API{controller.APIV1alpha1}, []controller.API{controller.APIV1}, ""},
-		{"only v1", mapperOf(controller.APIV1), []controller.API{controller.APIV1}, []controller.API{controller.APIV1alpha1}, ""},
-		{"none", mapperOf(), nil, []controller.API{controller.APIV1alpha1, controller.APIV1}, ""},
+		{"all", mapperOf(controller.APIV1alpha1, controller.APIV1, controller.APITokenV1alpha1), []controller.API{controller.APIV1alpha1, controller.APIV1, controller.APITokenV1alpha1}, nil, ""},
+		{"both RateLimitPolicies", mapperOf(controller.APIV1alpha1, controller.APIV1), []controller.API{controller.APIV1alpha1, controller.APIV1}, []controller.API{controller.APITokenV1alpha1}, ""},
+		{"only v1alpha1", mapperOf(controller.APIV1alpha1), []controller.API{controller.APIV1alpha1}, []controller.API{controller.APIV1, controller.APITokenV1alpha1}, ""},
+		{"only v1", mapperOf(controller.APIV1), []controller.API{controller.APIV1}, []controller.API{controller.APIV1alpha1, controller.APITokenV1alpha1}, ""},
+		{"only TokenRateLimitPolicy", mapperOf(controller.APITokenV1alpha1), []controller.API{controller.APITokenV1alpha1}, []controller.API{controller.APIV1alpha1, controller.APIV1}, ""},
+		{"none", mapperOf(), nil, []controller.API{controller.APIV1alpha1, controller.APIV1, controller.APITokenV1alpha1}, ""},
 		{"discovery fails", failingMapper{mapperOf()}, nil, nil, "controller: is RateLimitPolicy apim.kuadrant.io/v1alpha1 served? connection refused"},
 	}
 	for _, tc := range tests {

@@ -16,6 +16,7 @@ import (
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/limit/limitador"
 	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 const (
@@ -37,14 +38,15 @@ const (
 	KeyPluginConfig = bundle.PluginConfig
 	// KeyLimits is the ConfigMap key of every limit the Gateway's rate-limit service
 	// enforces (bundle.Limits), for rlpkit serve --limits: those of the
-	// apim.kuadrant.io/v1alpha1 policies, then those of the kuadrant.io/v1 policies. Their
-	// namespaces never collide: a v1alpha1 domain holds a "#", a v1 one is
-	// "routeNamespace/routeName".
+	// apim.kuadrant.io/v1alpha1 policies, then those of the kuadrant.io RateLimitPolicies and
+	// TokenRateLimitPolicies. Their namespaces never collide: a v1alpha1 domain holds a "#",
+	// a kuadrant.io one is "routeNamespace/routeName", where the two kuadrant.io kinds'
+	// limits are told apart by their conditions ("limit." and "tokenlimit." keys).
 	KeyLimits = bundle.Limits
-	// KeyKuadrantWasm is the ConfigMap key of the wasm-shim configuration the kuadrant.io/v1
-	// policies compile to (bundle.KuadrantWasm): "wasm" of rlpkit compile -o kuadrant.
+	// KeyKuadrantWasm is the ConfigMap key of the wasm-shim configuration the kuadrant.io
+	// policies (RateLimitPolicy v1, TokenRateLimitPolicy v1alpha1) compile to (bundle.KuadrantWasm): "wasm" of rlpkit compile -o kuadrant.
 	KeyKuadrantWasm = bundle.KuadrantWasm
-	// KeyKuadrantLimits is the ConfigMap key of the Limitador limits of the kuadrant.io/v1
+	// KeyKuadrantLimits is the ConfigMap key of the Limitador limits of the kuadrant.io
 	// policies alone (bundle.KuadrantLimits): "limits" of rlpkit compile -o kuadrant.
 	KeyKuadrantLimits = bundle.KuadrantLimits
 	// KeyIndex is the key, in a split output's ConfigMap (ConfigMapName), of the index of
@@ -63,47 +65,68 @@ const (
 )
 
 // GatewayOutput is what one Gateway's ConfigMaps are made of: the Gateway and what each
-// RateLimitPolicy API compiled for it. A nil config is an API not read.
+// policy API compiled for it. An API not read has no part.
 type GatewayOutput struct {
 	// Gateway is the Gateway, as read.
 	Gateway *gatewayv1.Gateway
-	// Merge is what the apim.kuadrant.io/v1alpha1 policies compile to (package merge).
-	Merge *merge.GatewayConfig
-	// Kuadrant is what the kuadrant.io/v1 policies compile to (package kuadrant).
-	Kuadrant *kuadrant.GatewayConfig
+	// Parts are what each policy API compiled for the Gateway, in the order of the APIs.
+	Parts []Part
+}
+
+// Part is what one policy API compiled for a Gateway: its files of the Gateway's bundle,
+// its limits, the policies they enforce.
+type Part struct {
+	// API is the name of the policy API (policyapi.API.Name).
+	API string
+	policyapi.Bundle
 }
 
 // Name returns the Gateway's "namespace/name".
 func (o GatewayOutput) Name() string { return key(o.Gateway) }
 
+// file returns the value of the bundle file named name and the API whose part holds it,
+// or nil and "" when no part holds it.
+func (o GatewayOutput) file(name string) (any, string) {
+	for _, p := range o.Parts {
+		for _, f := range p.Files {
+			if f.Name == name {
+				return f.Value, p.API
+			}
+		}
+	}
+	return nil, ""
+}
+
 // Outputs returns, for every Gateway of in that a result compiled, sorted by
 // namespace/name, what its ConfigMaps are made of. res (apim.kuadrant.io/v1alpha1) and v1
-// (kuadrant.io/v1) are nil for an API not read.
+// (kuadrant.io/v1 and v1alpha1) are nil for an API not read (GatewayOutputs).
 func (in *Input) Outputs(res *merge.Result, v1 *kuadrant.Result) []GatewayOutput {
+	outs, _ := in.GatewayOutputs(compiledOf(res, v1)) // both are policyapi.Bundlers
+	return outs
+}
+
+// GatewayOutputs returns, for every Gateway of in that a compiled API has a bundle for
+// (policyapi.Bundler), sorted by namespace/name, what its ConfigMaps are made of: a part
+// per API, in the order of compiled. The error names an API that is no
+// policyapi.Bundler.
+func (in *Input) GatewayOutputs(compiled []Compiled) ([]GatewayOutput, error) {
 	byName := map[string]*GatewayOutput{}
-	get := func(name string) *GatewayOutput {
-		if o, ok := byName[name]; ok {
-			return o
-		}
-		gw, ok := in.Gateways[name]
+	for _, c := range compiled {
+		b, ok := c.Compiled.(policyapi.Bundler)
 		if !ok {
-			return nil
+			return nil, fmt.Errorf("controller: %s: no output for its compiled policies (not a policyapi.Bundler)", c.API)
 		}
-		byName[name] = &GatewayOutput{Gateway: gw}
-		return byName[name]
-	}
-	if res != nil {
-		for i := range res.Gateways {
-			if o := get(res.Gateways[i].Gateway); o != nil {
-				o.Merge = &res.Gateways[i]
+		for _, bundle := range b.Bundles() {
+			o, ok := byName[bundle.Gateway]
+			if !ok {
+				gw, found := in.Gateways[bundle.Gateway]
+				if !found {
+					continue
+				}
+				o = &GatewayOutput{Gateway: gw}
+				byName[bundle.Gateway] = o
 			}
-		}
-	}
-	if v1 != nil {
-		for i := range v1.Gateways {
-			if o := get(v1.Gateways[i].Gateway); o != nil {
-				o.Kuadrant = &v1.Gateways[i]
-			}
+			o.Parts = append(o.Parts, Part{API: c.API, Bundle: bundle})
 		}
 	}
 	out := make([]GatewayOutput, 0, len(byName))
@@ -111,46 +134,35 @@ func (in *Input) Outputs(res *merge.Result, v1 *kuadrant.Result) []GatewayOutput
 		out = append(out, *o)
 	}
 	slices.SortFunc(out, func(a, b GatewayOutput) int { return cmp.Compare(a.Name(), b.Name()) })
-	return out
+	return out, nil
 }
 
-// Files returns the files of one compiled Gateway's output, by ConfigMap key, as YAML: the
-// PluginConfig (KeyPluginConfig) when apim.kuadrant.io/v1alpha1 is read, the wasm-shim
-// configuration and Limitador limits (KeyKuadrantWasm, KeyKuadrantLimits) when
-// kuadrant.io/v1 is read, and every limit (KeyLimits). A Gateway without policies gets
-// configurations without policies and the limits "[]".
+// Files returns the files of one compiled Gateway's output, by ConfigMap key, as YAML:
+// each part's files (KeyPluginConfig when apim.kuadrant.io/v1alpha1 is read;
+// KeyKuadrantWasm and KeyKuadrantLimits when kuadrant.io/v1 or v1alpha1 is), and every
+// part's limits (KeyLimits). A Gateway without policies gets configurations without
+// policies and the limits "[]".
 func (o GatewayOutput) Files() (map[string]string, error) {
 	gw := o.Gateway
 	data := map[string]string{}
-	encode := func(k, what string, v any) error {
+	encode := func(k string, v any) error {
 		b, err := yaml.Marshal(v)
 		if err != nil {
-			return fmt.Errorf("controller: Gateway %s/%s: encode the %s: %w", gw.Namespace, gw.Name, what, err)
+			return fmt.Errorf("controller: Gateway %s/%s: encode %s: %w", gw.Namespace, gw.Name, k, err)
 		}
 		data[k] = string(b)
 		return nil
 	}
 	limits := []limitador.Limit{}
-	if o.Merge != nil {
-		if err := encode(KeyPluginConfig, "PluginConfig", o.Merge.PluginConfig); err != nil {
-			return nil, err
+	for _, p := range o.Parts {
+		for _, f := range p.Files {
+			if err := encode(f.Name, f.Value); err != nil {
+				return nil, err
+			}
 		}
-		limits = append(limits, o.Merge.Limits...)
+		limits = append(limits, p.Limits...)
 	}
-	if o.Kuadrant != nil {
-		if err := encode(KeyKuadrantWasm, "wasm-shim configuration", o.Kuadrant.Wasm); err != nil {
-			return nil, err
-		}
-		v1 := o.Kuadrant.Limits
-		if v1 == nil {
-			v1 = []limitador.Limit{}
-		}
-		if err := encode(KeyKuadrantLimits, "Limitador limits", v1); err != nil {
-			return nil, err
-		}
-		limits = append(limits, v1...)
-	}
-	if err := encode(KeyLimits, "limits", limits); err != nil {
+	if err := encode(KeyLimits, limits); err != nil {
 		return nil, err
 	}
 	return data, nil

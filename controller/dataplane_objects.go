@@ -12,6 +12,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/rlpkit/rlpkit/bundle"
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
 )
@@ -27,27 +28,30 @@ const MaxInlineBytes = 1 << 20
 // APIs whose policies it enforces, and, when it cannot be written, why.
 type dataPlaneObject struct {
 	obj  *unstructured.Unstructured
-	apis []API
+	apis []string
 	err  error
 }
 
 // dataPlaneObjects returns the objects that wire the Gateway's proxy for each data plane of
-// opts: the filters of the APIs compiled, with their configurations inline, and, with a
-// rate-limit address, the clusters they call.
+// opts: the filters reading the files the APIs compiled (rlpkit's filter the
+// PluginConfig, wasm-shim its configuration), with their configurations inline, and, with
+// a rate-limit address, the clusters they call.
 func dataPlaneObjects(out GatewayOutput, opts Options, maxInline int) []dataPlaneObject {
 	var objs []dataPlaneObject
 	dp := opts.DataPlane
-	inline := func(gw *gatewayv1.Gateway, kind schema.GroupVersionKind, suffix string, apis []API, spec map[string]any) dataPlaneObject {
+	inline := func(gw *gatewayv1.Gateway, kind schema.GroupVersionKind, suffix string, apis []string, spec map[string]any) dataPlaneObject {
 		return inlineObject(gw, kind, suffix, apis, spec, maxInline)
 	}
+	pluginConfig, filterAPI := out.file(bundle.PluginConfig)
+	wasmShim, wasmShimAPI := out.file(bundle.KuadrantWasm)
 	for _, d := range dp.DataPlanes {
 		switch d {
 		case DataPlaneIstio:
-			if out.Merge != nil {
-				objs = append(objs, inline(out.Gateway, WasmPluginKind, "", []API{APIV1alpha1}, filterWasmPlugin(out, opts)))
+			if pluginConfig != nil {
+				objs = append(objs, inline(out.Gateway, WasmPluginKind, "", []string{filterAPI}, filterWasmPlugin(out, pluginConfig, opts)))
 			}
-			if out.Kuadrant != nil {
-				objs = append(objs, inline(out.Gateway, WasmPluginKind, "-kuadrant", []API{APIV1}, wasmShimWasmPlugin(out, dp)))
+			if wasmShim != nil {
+				objs = append(objs, inline(out.Gateway, WasmPluginKind, "-kuadrant", []string{wasmShimAPI}, wasmShimWasmPlugin(out, wasmShim, dp)))
 			}
 			if dp.RateLimitAddress != "" {
 				objs = append(objs, inline(out.Gateway, EnvoyFilterKind, "-ratelimit", out.apis(), clusterEnvoyFilter(out, opts)))
@@ -62,21 +66,18 @@ func dataPlaneObjects(out GatewayOutput, opts Options, maxInline int) []dataPlan
 	return objs
 }
 
-// apis returns the APIs compiled for the Gateway.
-func (o GatewayOutput) apis() []API {
-	var out []API
-	if o.Merge != nil {
-		out = append(out, APIV1alpha1)
-	}
-	if o.Kuadrant != nil {
-		out = append(out, APIV1)
+// apis returns the names of the policy APIs compiled for the Gateway.
+func (o GatewayOutput) apis() []string {
+	out := make([]string, len(o.Parts))
+	for i, p := range o.Parts {
+		out[i] = p.API
 	}
 	return out
 }
 
 // inlineObject returns the object of kind for gw with the spec, named ObjectName(gw,
 // suffix), or why it cannot be written: its spec over max bytes as JSON.
-func inlineObject(gw *gatewayv1.Gateway, kind schema.GroupVersionKind, suffix string, apis []API, spec map[string]any, max int) dataPlaneObject {
+func inlineObject(gw *gatewayv1.Gateway, kind schema.GroupVersionKind, suffix string, apis []string, spec map[string]any, max int) dataPlaneObject {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(kind)
 	u.SetNamespace(gw.Namespace)
@@ -104,8 +105,9 @@ func gatewayRef(gw *gatewayv1.Gateway) map[string]any {
 	return map[string]any{"group": gatewayv1.GroupName, "kind": "Gateway", "name": gw.Name}
 }
 
-// filterWasmPlugin is the spec of Istio's WasmPlugin of rlpkit's filter.
-func filterWasmPlugin(out GatewayOutput, opts Options) map[string]any {
+// filterWasmPlugin is the spec of Istio's WasmPlugin of rlpkit's filter, reading
+// pluginConfig.
+func filterWasmPlugin(out GatewayOutput, pluginConfig any, opts Options) map[string]any {
 	fail := "FAIL_OPEN"
 	if opts.Merge.FailureModeDeny {
 		fail = "FAIL_CLOSE"
@@ -115,18 +117,18 @@ func filterWasmPlugin(out GatewayOutput, opts Options) map[string]any {
 		"url":          opts.DataPlane.FilterURL,
 		"phase":        "AUTHZ",
 		"failStrategy": fail,
-		"pluginConfig": out.Merge.PluginConfig,
+		"pluginConfig": pluginConfig,
 	}
 }
 
-// wasmShimWasmPlugin is the spec of Istio's WasmPlugin of Kuadrant's wasm-shim, as
-// kuadrant-operator writes it.
-func wasmShimWasmPlugin(out GatewayOutput, dp DataPlaneOptions) map[string]any {
+// wasmShimWasmPlugin is the spec of Istio's WasmPlugin of Kuadrant's wasm-shim, reading
+// config, as kuadrant-operator writes it.
+func wasmShimWasmPlugin(out GatewayOutput, config any, dp DataPlaneOptions) map[string]any {
 	return map[string]any{
 		"targetRefs":   []any{gatewayRef(out.Gateway)},
 		"url":          dp.wasmShimURL(),
 		"phase":        "STATS",
-		"pluginConfig": out.Kuadrant.Wasm,
+		"pluginConfig": config,
 	}
 }
 
@@ -140,20 +142,20 @@ func (o DataPlaneOptions) wasmShimURL() string {
 // extensionPolicy is the spec of Envoy Gateway's EnvoyExtensionPolicy holding both filters.
 func extensionPolicy(out GatewayOutput, opts Options) map[string]any {
 	wasm := []any{}
-	if out.Merge != nil {
+	if pluginConfig, _ := out.file(bundle.PluginConfig); pluginConfig != nil {
 		wasm = append(wasm, map[string]any{
 			"name":     "rlpkit-filter",
 			"code":     wasmCode(opts.DataPlane.FilterURL),
-			"config":   out.Merge.PluginConfig,
+			"config":   pluginConfig,
 			"failOpen": !opts.Merge.FailureModeDeny,
 		})
 	}
-	if out.Kuadrant != nil {
+	if config, _ := out.file(bundle.KuadrantWasm); config != nil {
 		wasm = append(wasm, map[string]any{
 			"name":     "kuadrant-wasm-shim",
 			"rootID":   "kuadrant_wasm_shim",
 			"code":     wasmCode(opts.DataPlane.wasmShimURL()),
-			"config":   out.Kuadrant.Wasm,
+			"config":   config,
 			"failOpen": false,
 		})
 	}
@@ -173,10 +175,10 @@ func wasmCode(url string) map[string]any {
 // PluginConfig's upstream cluster and wasm-shim's rate-limit endpoint, once each.
 func clusterNames(out GatewayOutput, opts Options) []string {
 	var names []string
-	if out.Merge != nil {
+	if v, _ := out.file(bundle.PluginConfig); v != nil {
 		names = append(names, cmpOr(opts.Merge.UpstreamCluster, merge.DefaultUpstreamCluster))
 	}
-	if out.Kuadrant != nil {
+	if v, _ := out.file(bundle.KuadrantWasm); v != nil {
 		if n := cmpOr(opts.Kuadrant.RateLimitEndpoint, kuadrant.DefaultRateLimitEndpoint); len(names) == 0 || names[0] != n {
 			names = append(names, n)
 		}

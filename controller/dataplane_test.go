@@ -16,6 +16,7 @@ import (
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1alpha1"
 )
 
 // fakeWithDataPlanes returns a fake client that serves the data planes' kinds too.
@@ -37,7 +38,7 @@ func fakeWithDataPlanes(t *testing.T, objs ...client.Object) client.Client {
 		}
 	}
 	return fake.NewClientBuilder().WithScheme(s).WithRESTMapper(mapper).WithObjects(objs...).
-		WithStatusSubresource(&policy.RateLimitPolicy{}, &kuadrantv1.RateLimitPolicy{}).Build()
+		WithStatusSubresource(&policy.RateLimitPolicy{}, &kuadrantv1.RateLimitPolicy{}, &kuadrantv1alpha1.TokenRateLimitPolicy{}).Build()
 }
 
 // managedOf lists the managed objects of kind.

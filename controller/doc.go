@@ -1,8 +1,8 @@
 // Package controller runs rlpkit inside a Kubernetes controller built on controller-runtime:
-// it reads Gateways, HTTPRoutes, RateLimitPolicies of both APIs (apim.kuadrant.io/v1alpha1
-// and kuadrant.io/v1) and Namespaces through a controller-runtime client (the manager's
-// informer caches), compiles them with package merge (v1alpha1) and package kuadrant (v1),
-// and writes back what changed: per Gateway its output (one ConfigMap holding rlpkit's
+// it reads Gateways, HTTPRoutes, RateLimitPolicies (apim.kuadrant.io/v1alpha1, kuadrant.io/v1),
+// TokenRateLimitPolicies (kuadrant.io/v1alpha1) and Namespaces through a controller-runtime
+// client (the manager's informer caches), compiles them with the policy APIs of package
+// policyapi (merge; kuadrant for both kuadrant.io kinds), and writes back what changed: per Gateway its output (one ConfigMap holding rlpkit's
 // filter's PluginConfig, the wasm-shim configuration and the rate-limit service's limits, or,
 // for a large output, that ConfigMap holding an index of parts in other ConfigMaps; with
 // Options.DataPlane, the Istio or Envoy Gateway objects that load the filters), then each
@@ -16,7 +16,7 @@
 //
 // Merging is global: a Gateway policy reaches every route attached to the Gateway, a route
 // may attach to Gateways in other namespaces, and policies targeting one object conflict.
-// So every event (a Gateway, an HTTPRoute, a RateLimitPolicy of either API or a Namespace
+// So every event (a Gateway, an HTTPRoute, a policy of any kind read or a Namespace
 // created, changed or deleted, or a managed ConfigMap changed by someone else) enqueues one
 // request, and Sync recompiles everything from the caches. The work queue folds bursts of events into
 // one run, and runs never overlap.
@@ -34,7 +34,7 @@
 // A policy is reported Enforced only once the outputs that enforce it are written: when a
 // write fails, the policies compiled into that Gateway are Enforced=False, naming the object
 // and the API server's answer (reason WriteFailed for apim.kuadrant.io/v1alpha1; Unknown for
-// kuadrant.io/v1, as kuadrant-operator reports what is not ready), and Sync returns the error
+// the kuadrant.io kinds, as kuadrant-operator reports what is not ready), and Sync returns the error
 // so that the work queue retries.
 //
 // # The bundle of a Gateway
@@ -43,7 +43,7 @@
 // namespace, owned by the Gateway and labelled app.kubernetes.io/managed-by and
 // rlpkit.dev/gateway, holds its bundle (package bundle; GatewayOutput.Files): KeyLimits,
 // every limit in limitador's format for `rlpkit serve --limits`, one rate-limit service for
-// both APIs; KeyPluginConfig, for rlpkit's filter; KeyKuadrantWasm and KeyKuadrantLimits,
+// every API; KeyPluginConfig, for rlpkit's filter; KeyKuadrantWasm and KeyKuadrantLimits,
 // what kuadrant-operator v1.5.2 writes for wasm-shim and Limitador. An API's keys are written
 // when the API is read; a Gateway without policies keeps its ConfigMap, with the limits "[]".
 // A ConfigMap of that name that rlpkit-controller does not manage is never overwritten.
@@ -66,11 +66,12 @@
 // # Policy APIs
 //
 // apim.kuadrant.io/v1alpha1 policies get package merge's conditions (Accepted, Enforced);
-// kuadrant.io/v1 policies get kuadrant-operator's, as package kuadrant computes them, with
-// status.observedGeneration. Each API needs its CRD (config/crd holds both; keep Kuadrant's
-// own kuadrant.io/v1 CRD where the operator runs). SetupWithManager watches the APIs whose
-// CRD is installed (DetectAPIs) and logs the others; Options.APIs (--apis) chooses instead.
-// Sync compiles what policyapi/apis.Select gives for the APIs read (apis.Options.Served).
+// kuadrant.io ones get kuadrant-operator's, as package kuadrant computes them, with
+// status.observedGeneration. Each kind needs its CRD (config/crd holds them; keep Kuadrant's
+// own where the operator runs). SetupWithManager watches the kinds whose CRD is installed
+// (DetectAPIs) and logs the others; Options.APIs (--apis) chooses instead. Sync compiles what
+// policyapi/apis.Select gives for the APIs read, and takes every compiled API's statuses and
+// bundles (policyapi.Bundler) alike: a kind is one registration (policyKinds).
 //
 // # Where it differs from kuadrant-operator
 //
@@ -80,6 +81,6 @@
 // outgrow one ConfigMap (the operator's one object per Gateway fails at that size), wires
 // the data plane only when asked, reports a policy Enforced once its outputs are written, and
 // deploys no service. Both writing the status of
-// the same kuadrant.io/v1 policies would fight: where Kuadrant's operator runs, run
+// the same kuadrant.io policies would fight: where Kuadrant's operator runs, run
 // rlpkit-controller with --apis=apim.kuadrant.io/v1alpha1, or not at all for v1.
 package controller

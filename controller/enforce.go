@@ -7,22 +7,23 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rlpkit/rlpkit/kuadrant"
-	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
+	"github.com/rlpkit/rlpkit/policyapi"
 )
 
 // ReasonWriteFailed is the reason of the Enforced=False condition of an
 // apim.kuadrant.io/v1alpha1 policy whose compiled output could not be written: the message
-// names the object and the API server's answer. A kuadrant.io/v1 policy gets the reason
+// names the object and the API server's answer. A Kuadrant policy (kuadrant.io/v1
+// RateLimitPolicy, kuadrant.io/v1alpha1 TokenRateLimitPolicy) gets the reason
 // kuadrant-operator gives while what enforces a policy is not ready, Unknown.
 const ReasonWriteFailed policy.ConditionReason = "WriteFailed"
 
-// WriteFailure is a write for a Gateway that failed: the APIs whose policies it leaves
-// unenforced there, and the error, which names the object.
+// WriteFailure is a write for a Gateway that failed: the policy APIs whose policies it
+// leaves unenforced there, and the error, which names the object.
 type WriteFailure struct {
-	// APIs are the RateLimitPolicy APIs the object enforces policies of.
-	APIs []API
+	// APIs are the names of the policy APIs (policyapi.API.Name) whose parts of the
+	// Gateway's output the object holds.
+	APIs []string
 	// Err names the object and says what the API server answered.
 	Err error
 }
@@ -30,12 +31,13 @@ type WriteFailure struct {
 // Unenforced returns statuses where each policy that compiling found Enforced, on a Gateway
 // with a failure (by the Gateway's "namespace/name") of the policy's API, is Enforced=False
 // instead, saying which writes failed. A policy enforced on several Gateways is not enforced
-// when any of them failed. res and v1 are the results statuses came from.
-func (in *Input) Unenforced(statuses []PolicyStatus, res *merge.Result, v1 *kuadrant.Result, failed map[string][]WriteFailure) []PolicyStatus {
+// when any of them failed. outs are the outputs whose parts name the policies they
+// enforce (policyapi.Bundle.Policies).
+func (in *Input) Unenforced(statuses []PolicyStatus, outs []GatewayOutput, failed map[string][]WriteFailure) []PolicyStatus {
 	if len(failed) == 0 {
 		return statuses
 	}
-	gateways := policyGateways(res, v1)
+	gateways := policyGateways(outs)
 	out := make([]PolicyStatus, len(statuses))
 	for i, st := range statuses {
 		out[i] = st
@@ -43,11 +45,14 @@ func (in *Input) Unenforced(statuses []PolicyStatus, res *merge.Result, v1 *kuad
 		if enforced == nil || enforced.Status != metav1.ConditionTrue {
 			continue
 		}
-		api := apiOf(st.Policy)
+		k := kindOf(st.Policy)
+		if k == nil {
+			continue
+		}
 		var why []string
-		for _, gw := range gateways[api+" "+key(st.Policy)] {
+		for _, gw := range gateways[placed{k.compiledBy, policyapi.PolicyRef{Kind: st.Kind, Name: key(st.Policy)}}] {
 			for _, f := range failed[gw] {
-				if slices.Contains(f.APIs, API(api)) {
+				if slices.Contains(f.APIs, k.compiledBy) {
 					why = append(why, f.Err.Error())
 				}
 			}
@@ -55,16 +60,12 @@ func (in *Input) Unenforced(statuses []PolicyStatus, res *merge.Result, v1 *kuad
 		if len(why) == 0 {
 			continue
 		}
-		reason := string(ReasonWriteFailed)
-		if API(api) == APIV1 {
-			reason = kuadrant.ReasonUnknown
-		}
 		conds := slices.Clone(st.Conditions)
 		meta.SetStatusCondition(&conds, metav1.Condition{
 			Type:               enforced.Type,
 			Status:             metav1.ConditionFalse,
-			Reason:             reason,
-			Message:            "RateLimitPolicy is not enforced: the output that enforces it was not written: " + strings.Join(why, "; "),
+			Reason:             k.notWritten,
+			Message:            k.gvk.Kind + " is not enforced: the output that enforces it was not written: " + strings.Join(why, "; "),
 			ObservedGeneration: enforced.ObservedGeneration,
 			LastTransitionTime: enforced.LastTransitionTime,
 		})
@@ -73,44 +74,25 @@ func (in *Input) Unenforced(statuses []PolicyStatus, res *merge.Result, v1 *kuad
 	return out
 }
 
-// policyGateways returns the Gateways ("namespace/name") each policy compiled into, by
-// "API namespace/name" of the policy: those of the routes its sections apply to
-// (apim.kuadrant.io/v1alpha1), those of the paths it is on (kuadrant.io/v1).
-func policyGateways(res *merge.Result, v1 *kuadrant.Result) map[string][]string {
-	out := map[string][]string{}
-	add := func(k, gw string) {
-		if list := out[k]; len(list) == 0 || list[len(list)-1] != gw {
-			if !slices.Contains(list, gw) {
-				out[k] = append(list, gw)
-			}
-		}
-	}
-	if res != nil {
-		for _, gw := range res.Gateways {
-			for _, r := range gw.Routes {
-				for _, sec := range r.Sections {
-					if sec.Policy != nil {
-						add(string(APIV1alpha1)+" "+key(sec.Policy), gw.Gateway)
-					}
+// placed is a policy of a policy API (its name).
+type placed struct {
+	api string
+	ref policyapi.PolicyRef
+}
+
+// policyGateways returns the Gateways ("namespace/name") each policy compiled into: those
+// whose parts of outs name it.
+func policyGateways(outs []GatewayOutput) map[placed][]string {
+	out := map[placed][]string{}
+	for _, o := range outs {
+		for _, p := range o.Parts {
+			for _, ref := range p.Policies {
+				k := placed{p.API, ref}
+				if !slices.Contains(out[k], o.Name()) {
+					out[k] = append(out[k], o.Name())
 				}
 			}
 		}
 	}
-	if v1 != nil {
-		for _, e := range v1.Effective {
-			gw := key(e.Path.Gateway)
-			for _, p := range e.Policies {
-				add(string(APIV1)+" "+key(p), gw)
-			}
-		}
-	}
 	return out
-}
-
-// apiOf returns the API of a policy object, as a string.
-func apiOf(o any) string {
-	if _, ok := o.(*policy.RateLimitPolicy); ok {
-		return string(APIV1alpha1)
-	}
-	return string(APIV1)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1alpha1"
 )
 
 // fakeOf returns a fake client holding objs, with the status subresource of both policy
@@ -26,7 +27,7 @@ func fakeOf(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) clien
 		}
 	}
 	b := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(objs...).
-		WithStatusSubresource(&policy.RateLimitPolicy{}, &kuadrantv1.RateLimitPolicy{})
+		WithStatusSubresource(&policy.RateLimitPolicy{}, &kuadrantv1.RateLimitPolicy{}, &kuadrantv1alpha1.TokenRateLimitPolicy{})
 	if funcs != nil {
 		b = b.WithInterceptorFuncs(*funcs)
 	}

@@ -128,7 +128,7 @@ func (g *gatewayWrite) remove(ctx context.Context, o client.Object, deleted *int
 }
 
 // fail records a failure that leaves the policies of apis on the Gateway unenforced.
-func (g *gatewayWrite) fail(apis []API, err error) {
+func (g *gatewayWrite) fail(apis []string, err error) {
 	g.res.failures = append(g.res.failures, WriteFailure{APIs: apis, Err: err})
 }
 

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,16 +25,17 @@ import (
 
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1alpha1"
 )
 
-// crdName returns the name of an API's RateLimitPolicy CRD.
-func crdName(a API) string { return "ratelimitpolicies." + a.GroupVersionKind().Group }
+// crdName returns the name of an API's policy CRD.
+func crdName(a API) string { return a.kind().crd }
 
 // NewScheme returns a scheme with the types the controller reads and writes: Kubernetes'
-// built-in types, Gateway API v1 and both RateLimitPolicy APIs.
+// built-in types, Gateway API v1 and every policy API's (AllAPIs).
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, gatewayv1.Install, policy.AddToScheme, kuadrantv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, gatewayv1.Install, policy.AddToScheme, kuadrantv1.AddToScheme, kuadrantv1alpha1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}
@@ -69,7 +69,7 @@ type Reconciler struct {
 	// Client reads from the manager's caches and writes to the API server.
 	Client client.Client
 	// Options are Sync's. When Options.APIs is empty, SetupWithManager sets it to the
-	// RateLimitPolicy APIs whose CRD the API server serves (DetectAPIs).
+	// policy APIs whose CRD the API server serves (DetectAPIs).
 	Options Options
 	// Syncer remembers the writes of earlier runs.
 	Syncer Syncer
@@ -98,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		return reconcile.Result{}, err
 	}
 	if sum.Writes() > 0 {
-		logger.Info("synced", "gateways", sum.Gateways, "routes", sum.Routes, "policies", sum.Policies, "policiesV1", sum.PoliciesV1,
+		logger.Info("synced", "gateways", sum.Gateways, "routes", sum.Routes, "policies", sum.Policies, "policiesV1", sum.PoliciesV1, "tokenPolicies", sum.TokenPolicies,
 			"statusPatches", sum.StatusPatches, "configMapsCreated", sum.ConfigMapsCreated,
 			"configMapsUpdated", sum.ConfigMapsUpdated, "configMapsDeleted", sum.ConfigMapsDeleted,
 			"dataPlaneCreated", sum.DataPlaneCreated, "dataPlaneUpdated", sum.DataPlaneUpdated, "dataPlaneDeleted", sum.DataPlaneDeleted,
@@ -108,14 +108,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 }
 
 // SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes and
-// RateLimitPolicies of the APIs read (changes of spec, labels or annotations: status is
+// the policies of the APIs read (RateLimitPolicies, TokenRateLimitPolicies) (changes of spec, labels or annotations: status is
 // written by their controllers and by this one, and merging does not read it), Namespaces
 // (metadata only: their labels select routes) and the managed ConfigMaps, and maps every
 // event to the one request.
 //
-// Without Options.APIs it asks the API server which RateLimitPolicy CRDs are installed:
-// an API whose CRD is missing is neither watched nor read, and is logged; the controller
-// needs a restart to pick up a CRD installed later. With neither CRD installed it fails.
+// Without Options.APIs it asks the API server which policy CRDs are installed: an API
+// whose CRD is missing is neither watched nor read, and is logged; the controller needs a
+// restart to pick up a CRD installed later. With no policy CRD installed it fails.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if len(r.Options.APIs) == 0 {
 		found, missing, err := DetectAPIs(mgr.GetRESTMapper())
@@ -123,7 +123,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 		for _, a := range missing {
-			mgr.GetLogger().Info("RateLimitPolicy CRD not installed: its policies are not watched; install the CRD and restart the controller to use them", "api", string(a), "crd", crdName(a))
+			mgr.GetLogger().Info("policy CRD not installed: its policies are not watched; install the CRD and restart the controller to use them", "api", string(a), "kind", a.GroupVersionKind().Kind, "crd", crdName(a))
 		}
 		if len(found) == 0 {
 			return errNoAPI
@@ -148,11 +148,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1, SkipNameValidation: &r.skipNameValidation}).
 		Watches(&gatewayv1.Gateway{}, all, builder.WithPredicates(specChanged)).
 		Watches(&gatewayv1.HTTPRoute{}, all, builder.WithPredicates(specChanged))
-	if slices.Contains(r.Options.APIs, APIV1alpha1) {
-		b = b.Watches(&policy.RateLimitPolicy{}, all, builder.WithPredicates(specChanged))
-	}
-	if slices.Contains(r.Options.APIs, APIV1) {
-		b = b.Watches(&kuadrantv1.RateLimitPolicy{}, all, builder.WithPredicates(specChanged))
+	for _, a := range read {
+		b = b.Watches(a.kind().newObject(), all, builder.WithPredicates(specChanged))
 	}
 	for _, gvk := range r.Options.DataPlane.Kinds() {
 		u := &unstructured.Unstructured{}

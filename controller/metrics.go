@@ -17,15 +17,15 @@ var (
 	})
 	writesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "rlpkit_controller_writes_total",
-		Help: "Write requests sent, by what they wrote: status (a RateLimitPolicy's status), configmap_create, configmap_update, configmap_delete, dataplane_create, dataplane_update, dataplane_delete.",
+		Help: "Write requests sent, by what they wrote: status (a policy's status), configmap_create, configmap_update, configmap_delete, dataplane_create, dataplane_update, dataplane_delete.",
 	}, []string{"write"})
 	objectsGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "rlpkit_controller_objects",
-		Help: "Objects read by the last Sync, by kind: Gateway, HTTPRoute, RateLimitPolicy (apim.kuadrant.io/v1alpha1), RateLimitPolicy.v1.kuadrant.io.",
+		Help: "Objects read by the last Sync, by kind: Gateway, HTTPRoute, RateLimitPolicy (apim.kuadrant.io/v1alpha1), RateLimitPolicy.v1.kuadrant.io, TokenRateLimitPolicy.v1alpha1.kuadrant.io.",
 	}, []string{"kind"})
 	warningsGauge = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "rlpkit_controller_warnings",
-		Help: "Warnings of the last Sync: routes and policies that apply to no request.",
+		Help: "Warnings of the last Sync: policies not accepted or not enforced, routes and policies that apply to no request.",
 	})
 )
 
@@ -47,5 +47,6 @@ func observe(sum Summary, took time.Duration) {
 	objectsGauge.WithLabelValues("HTTPRoute").Set(float64(sum.Routes))
 	objectsGauge.WithLabelValues("RateLimitPolicy").Set(float64(sum.Policies))
 	objectsGauge.WithLabelValues("RateLimitPolicy.v1.kuadrant.io").Set(float64(sum.PoliciesV1))
+	objectsGauge.WithLabelValues("TokenRateLimitPolicy.v1alpha1.kuadrant.io").Set(float64(sum.TokenPolicies))
 	warningsGauge.Set(float64(len(sum.Warnings)))
 }

@@ -20,8 +20,9 @@ import (
 )
 
 // TestOnlyOneCRD runs the controller against an API server of its own where only one
-// RateLimitPolicy CRD is installed: Kuadrant's kuadrant.io/v1 (a cluster with Kuadrant's
-// operator and without rlpkit's CRD), or rlpkit's apim.kuadrant.io/v1alpha1. The
+// policy CRD is installed: Kuadrant's RateLimitPolicy kuadrant.io/v1 (a cluster with
+// Kuadrant's operator and without rlpkit's CRD), rlpkit's apim.kuadrant.io/v1alpha1, or
+// Kuadrant's TokenRateLimitPolicy kuadrant.io/v1alpha1. The
 // controller starts, leaves the other API unwatched, and reconciles the policies of the
 // one installed; the ConfigMap holds that API's keys and limits.yaml.
 func TestOnlyOneCRD(t *testing.T) {
@@ -58,6 +59,24 @@ func TestOnlyOneCRD(t *testing.T) {
 			},
 			keys:   []string{KeyLimits, KeyPluginConfig},
 			limits: []string{"only/gw#only/shop=4/10"},
+		},
+		{
+			crd: "kuadrant.io_tokenratelimitpolicies.yaml",
+			policy: func(t *testing.T, ns string) client.Object {
+				return trlp(t, ns, "shop", "HTTPRoute", "shop", "limits:\n  tokens: {rates: [{limit: 400, window: 10s}]}\n")
+			},
+			status: func(ctx context.Context, c client.Client, ns string) error {
+				cond, err := conditionToken(ctx, c, ns, "shop", kuadrant.ConditionEnforced)
+				if err != nil {
+					return err
+				}
+				if cond.Reason != kuadrant.ReasonEnforced {
+					return fmt.Errorf("TokenRateLimitPolicy shop: Enforced %s (%s), want Enforced", cond.Reason, cond.Message)
+				}
+				return nil
+			},
+			keys:   []string{KeyKuadrantLimits, KeyKuadrantWasm, KeyLimits},
+			limits: []string{"only/shop=400/10"},
 		},
 	}
 	for _, tc := range tests {

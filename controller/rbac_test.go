@@ -27,8 +27,8 @@ import (
 // TestExampleRBAC runs the controller, with leader election, as the ServiceAccount of
 // examples/kubernetes/controller-rbac.yaml with exactly the rules that file grants: a
 // permission missing there fails a run (forbidden) or the leader election. Policies of
-// both RateLimitPolicy APIs are read and their statuses written, and both data planes are
-// wired.
+// both RateLimitPolicy APIs and a TokenRateLimitPolicy are read and their statuses
+// written, and both data planes are wired.
 func TestExampleRBAC(t *testing.T) {
 	cfg := apiServer(t)
 	c := direct(t, cfg)
@@ -72,7 +72,8 @@ func TestExampleRBAC(t *testing.T) {
 	create(t, c, gateway(ns, "gw", "*.example.com"),
 		route(ns, "shop", "shop.example.com", "/", "gw"),
 		rlp(t, ns, "shop-policy", "HTTPRoute", "shop", limits("default", 9, 60)),
-		rlpV1(t, ns, "shop-policy-v1", "HTTPRoute", "shop", limitsV1("per-client", 8, "1m")))
+		rlpV1(t, ns, "shop-policy-v1", "HTTPRoute", "shop", limitsV1("per-client", 8, "1m")),
+		trlp(t, ns, "shop-tokens", "HTTPRoute", "shop", "limits:\n  all: {rates: [{limit: 1000, window: 1m}]}\n"))
 	eventually(t, settle, func() error {
 		if errs := ctl.syncErrors(); len(errs) > 0 {
 			return fmt.Errorf("a run failed with the example's RBAC: %v", errs[0])
@@ -83,11 +84,14 @@ func TestExampleRBAC(t *testing.T) {
 		if err := wantConditionV1(ctx, c, ns, "shop-policy-v1", kuadrant.ConditionEnforced, metav1.ConditionTrue, kuadrant.ReasonEnforced); err != nil {
 			return err
 		}
+		if cond, err := conditionToken(ctx, c, ns, "shop-tokens", kuadrant.ConditionEnforced); err != nil || cond.Reason != kuadrant.ReasonEnforced {
+			return fmt.Errorf("TokenRateLimitPolicy shop-tokens: Enforced %+v, %v, want Enforced", cond, err)
+		}
 		got, err := readConfigMap(ctx, c, ns, "gw")
 		if err != nil {
 			return err
 		}
-		if diff := cmp.Diff([]string{"rbac/gw#rbac/shop=9/60", "rbac/shop=8/60"}, got.maxValues()); diff != "" {
+		if diff := cmp.Diff([]string{"rbac/gw#rbac/shop=9/60", "rbac/shop=1000/60", "rbac/shop=8/60"}, got.maxValues()); diff != "" {
 			return fmt.Errorf("limits (-want +got):\n%s", diff)
 		}
 		for _, o := range []struct {

@@ -15,24 +15,22 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/policy"
-	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
 // Input is what Sync reads: the objects as a validated policy.Set, and the objects it
 // writes to, by "namespace/name".
 type Input struct {
-	// APIs are the RateLimitPolicy APIs read.
+	// APIs are the policy APIs read.
 	APIs []API
-	// Set holds the Gateways, HTTPRoutes, RateLimitPolicies of the APIs read (Set.Policies
-	// and Set.PoliciesV1) and Namespaces, validated.
+	// Set holds the Gateways, HTTPRoutes, policies of the APIs read (Set.Policies,
+	// Set.PoliciesV1, Set.TokenPolicies) and Namespaces, validated.
 	Set *policy.Set
 	// Gateways are the Gateways of Set by "namespace/name".
 	Gateways map[string]*gatewayv1.Gateway
-	// Policies are the apim.kuadrant.io/v1alpha1 RateLimitPolicies of Set by
-	// "namespace/name".
-	Policies map[string]*policy.RateLimitPolicy
-	// PoliciesV1 are the kuadrant.io/v1 RateLimitPolicies of Set by "namespace/name".
-	PoliciesV1 map[string]*kuadrantv1.RateLimitPolicy
+	// Policies are the policies of Set, by API and "namespace/name": a
+	// *policy.RateLimitPolicy (APIV1alpha1), a *kuadrantv1.RateLimitPolicy (APIV1) or a
+	// *kuadrantv1alpha1.TokenRateLimitPolicy (APITokenV1alpha1).
+	Policies map[API]map[string]client.Object
 	// ConfigMaps are the ConfigMaps labelled as managed by rlpkit-controller, by their
 	// "namespace/name".
 	ConfigMaps map[string]*corev1.ConfigMap
@@ -58,17 +56,17 @@ func byOwner[T metav1.Object](objs map[string]T, gateways map[types.UID]*gateway
 	return out
 }
 
-// Reads says whether the input holds the RateLimitPolicies of api.
+// Reads says whether the input holds the policies of api.
 func (in *Input) Reads(api API) bool { return slices.Contains(in.APIs, api) }
 
-// serves says whether the input's APIs include the policy API named name
+// serves says whether the input's APIs include one compiled by the policy API named name
 // (policyapi.API.Name): apis.Options.Served.
 func (in *Input) serves(name string) bool {
 	return slices.ContainsFunc(in.APIs, func(a API) bool { return a.PolicyAPI() == name })
 }
 
 // Read lists, through c, the objects Sync compiles and the ConfigMaps it manages: the
-// RateLimitPolicies of the given APIs, or of both when none is given. With a manager's
+// policies of the given APIs, or of all (AllAPIs) when none is given. With a manager's
 // client the lists come from its caches, and the objects are the caches': Read copies
 // nothing, and Sync writes only through patches and updates of copies.
 func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
@@ -78,8 +76,6 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	}
 	var gws gatewayv1.GatewayList
 	var routes gatewayv1.HTTPRouteList
-	var pols policy.RateLimitPolicyList
-	var polsV1 kuadrantv1.RateLimitPolicyList
 	var nss metav1.PartialObjectMetadataList
 	nss.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NamespaceList"))
 	var cms corev1.ConfigMapList
@@ -89,11 +85,11 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 		opts []client.ListOption
 	}
 	lists := []list{{"Gateways", &gws, nil}, {"HTTPRoutes", &routes, nil}}
-	if slices.Contains(read, APIV1alpha1) {
-		lists = append(lists, list{"RateLimitPolicies " + string(APIV1alpha1), &pols, nil})
-	}
-	if slices.Contains(read, APIV1) {
-		lists = append(lists, list{"RateLimitPolicies " + string(APIV1), &polsV1, nil})
+	policyLists := make([]client.ObjectList, len(read))
+	for i, a := range read {
+		k := a.kind()
+		policyLists[i] = k.newList()
+		lists = append(lists, list{k.plural() + " " + string(a), policyLists[i], nil})
 	}
 	lists = append(lists, list{"Namespaces", &nss, nil},
 		list{"ConfigMaps", &cms, []client.ListOption{client.MatchingLabels{LabelManagedBy: ManagerName}}})
@@ -110,8 +106,7 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	in := &Input{
 		APIs:        read,
 		Gateways:    make(map[string]*gatewayv1.Gateway, len(gws.Items)),
-		Policies:    make(map[string]*policy.RateLimitPolicy, len(pols.Items)),
-		PoliciesV1:  make(map[string]*kuadrantv1.RateLimitPolicy, len(polsV1.Items)),
+		Policies:    make(map[API]map[string]client.Object, len(read)),
 		ConfigMaps:  make(map[string]*corev1.ConfigMap, len(cms.Items)),
 		gatewayUIDs: make(map[types.UID]*gatewayv1.Gateway, len(gws.Items)),
 	}
@@ -125,16 +120,6 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	for i := range routes.Items {
 		routeList[i] = &routes.Items[i]
 	}
-	polList := make([]*policy.RateLimitPolicy, len(pols.Items))
-	for i := range pols.Items {
-		polList[i] = &pols.Items[i]
-		in.Policies[key(&pols.Items[i])] = &pols.Items[i]
-	}
-	polV1List := make([]*kuadrantv1.RateLimitPolicy, len(polsV1.Items))
-	for i := range polsV1.Items {
-		polV1List[i] = &polsV1.Items[i]
-		in.PoliciesV1[key(&polsV1.Items[i])] = &polsV1.Items[i]
-	}
 	nsList := make([]*policy.Namespace, len(nss.Items))
 	for i := range nss.Items {
 		nsList[i] = &policy.Namespace{ObjectMeta: nss.Items[i].ObjectMeta}
@@ -142,8 +127,19 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	for i := range cms.Items {
 		in.ConfigMaps[key(&cms.Items[i])] = &cms.Items[i]
 	}
-	in.Set = policy.NewSet(gwList, routeList, polList, nsList)
-	in.Set.AddPoliciesV1(polV1List)
+	in.Set = policy.NewSet(gwList, routeList, nil, nsList)
+	for i, a := range read {
+		objs, err := items(policyLists[i])
+		if err != nil {
+			return nil, fmt.Errorf("controller: list %s %s: %w", a.kind().plural(), a, err)
+		}
+		byName := make(map[string]client.Object, len(objs))
+		for _, o := range objs {
+			byName[key(o)] = o
+		}
+		in.Policies[a] = byName
+		a.kind().add(in.Set, objs)
+	}
 	return in, nil
 }
 

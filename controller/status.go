@@ -17,10 +17,11 @@ import (
 	"github.com/rlpkit/rlpkit/merge"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1alpha1"
 	"github.com/rlpkit/rlpkit/policyapi"
 )
 
-// managedTypes are the condition types rlpkit-controller writes on policies of both APIs.
+// managedTypes are the condition types rlpkit-controller writes on policies of every API.
 var managedTypes = []string{string(policy.ConditionAccepted), string(policy.ConditionEnforced)}
 
 // Conditions returns the conditions a policy's status should hold: current with each of
@@ -61,52 +62,90 @@ func WithConditions(p *policy.RateLimitPolicy, want []metav1.Condition) *policy.
 // condition, so one left from earlier is removed.
 func WithConditionsV1(p *kuadrantv1.RateLimitPolicy, want []metav1.Condition) *kuadrantv1.RateLimitPolicy {
 	next := p.DeepCopy()
-	next.Status.Conditions = Conditions(p.Status.Conditions, want, p.Generation)
-	if meta.IsStatusConditionFalse(next.Status.Conditions, kuadrant.ConditionAccepted) {
-		meta.RemoveStatusCondition(&next.Status.Conditions, kuadrant.ConditionEnforced)
-	}
-	next.Status.ObservedGeneration = p.Generation
+	next.Status.Conditions, next.Status.ObservedGeneration = kuadrantConditions(p.Status.Conditions, want, p.Generation)
 	return next
 }
 
-// PolicyStatus is the status Sync wants for one RateLimitPolicy of either API: the
-// contract's status compiling computed (package merge's or package kuadrant's), as it is,
-// with the policy it is for.
+// WithConditionsToken returns a copy of the kuadrant.io/v1alpha1 TokenRateLimitPolicy p
+// whose status is set as WithConditionsV1 sets a kuadrant.io/v1 RateLimitPolicy's, as
+// kuadrant-operator writes both.
+func WithConditionsToken(p *kuadrantv1alpha1.TokenRateLimitPolicy, want []metav1.Condition) *kuadrantv1alpha1.TokenRateLimitPolicy {
+	next := p.DeepCopy()
+	next.Status.Conditions, next.Status.ObservedGeneration = kuadrantConditions(p.Status.Conditions, want, p.Generation)
+	return next
+}
+
+// kuadrantConditions returns the conditions and observedGeneration of a Kuadrant policy's
+// status: Conditions(current, want, generation) without Enforced when not Accepted.
+func kuadrantConditions(current, want []metav1.Condition, generation int64) ([]metav1.Condition, int64) {
+	out := Conditions(current, want, generation)
+	if meta.IsStatusConditionFalse(out, kuadrant.ConditionAccepted) {
+		meta.RemoveStatusCondition(&out, kuadrant.ConditionEnforced)
+	}
+	return out, generation
+}
+
+// PolicyStatus is the status Sync wants for one policy of any kind the controller reads:
+// the contract's status compiling computed (policyapi.Compiled.Statuses), as it is, with
+// the policy it is for.
 type PolicyStatus struct {
-	// Policy is the policy as read: a *policy.RateLimitPolicy or a
-	// *kuadrantv1.RateLimitPolicy. It is not modified.
+	// Policy is the policy as read: a *policy.RateLimitPolicy, a
+	// *kuadrantv1.RateLimitPolicy or a *kuadrantv1alpha1.TokenRateLimitPolicy. It is not
+	// modified.
 	Policy client.Object
 	// PolicyStatus holds the conditions to write.
 	policyapi.PolicyStatus
 }
 
 // Patched returns a copy of the policy with its status set to the Conditions
-// (WithConditions or WithConditionsV1).
+// (WithConditions, WithConditionsV1 or WithConditionsToken, by its kind).
 func (s PolicyStatus) Patched() client.Object {
-	switch p := s.Policy.(type) {
-	case *policy.RateLimitPolicy:
-		return WithConditions(p, s.Conditions)
-	case *kuadrantv1.RateLimitPolicy:
-		return WithConditionsV1(p, s.Conditions)
+	if k := kindOf(s.Policy); k != nil {
+		next, _ := k.patched(s.Policy, s.Conditions)
+		return next
 	}
-	panic(fmt.Sprintf("controller: PolicyStatus.Policy is a %T, want a *policy.RateLimitPolicy or *kuadrantv1.RateLimitPolicy", s.Policy))
+	panic(fmt.Sprintf("controller: PolicyStatus.Policy is a %T, not a policy kind the controller reads", s.Policy))
+}
+
+// Compiled is one policy API's compiled policies as Sync takes them: the statuses and,
+// through policyapi.Bundler, each Gateway's output.
+type Compiled struct {
+	// API is the name of the policy API that compiled them (policyapi.API.Name).
+	API string
+	policyapi.Compiled
+}
+
+// compiledOf returns the results of packages merge (apim.kuadrant.io/v1alpha1) and
+// kuadrant (kuadrant.io/v1 and v1alpha1) as Compiled, leaving out a nil one.
+func compiledOf(res *merge.Result, v1 *kuadrant.Result) []Compiled {
+	var out []Compiled
+	if res != nil {
+		out = append(out, Compiled{API: merge.API{}.Name(), Compiled: &merge.Compiled{Result: res}})
+	}
+	if v1 != nil {
+		out = append(out, Compiled{API: kuadrant.API{}.Name(), Compiled: &kuadrant.Compiled{Result: v1}})
+	}
+	return out
 }
 
 // Statuses returns the status of every policy of in that a result holds: those of res
-// (apim.kuadrant.io/v1alpha1) and of v1 (kuadrant.io/v1), in that order; either may be
-// nil.
+// (apim.kuadrant.io/v1alpha1) and of v1 (kuadrant.io/v1 RateLimitPolicies and
+// TokenRateLimitPolicies), in that order; either may be nil (PolicyStatuses).
 func (in *Input) Statuses(res *merge.Result, v1 *kuadrant.Result) []PolicyStatus {
+	return in.PolicyStatuses(compiledOf(res, v1))
+}
+
+// PolicyStatuses returns the status of every policy of in that the compiled APIs give a
+// status of, in their order, each API's in its order.
+func (in *Input) PolicyStatuses(compiled []Compiled) []PolicyStatus {
 	var out []PolicyStatus
-	if res != nil {
-		for _, st := range res.Policies {
-			if p, ok := in.Policies[st.Name]; ok {
-				out = append(out, PolicyStatus{Policy: p, PolicyStatus: st})
+	for _, c := range compiled {
+		for _, st := range c.Statuses() {
+			k := compiledKind(c.API, st.Kind)
+			if k == nil {
+				continue
 			}
-		}
-	}
-	if v1 != nil {
-		for _, st := range v1.Policies {
-			if p, ok := in.PoliciesV1[st.Name]; ok {
+			if p, ok := in.Policies[k.api][st.Name]; ok {
 				out = append(out, PolicyStatus{Policy: p, PolicyStatus: st})
 			}
 		}
@@ -116,11 +155,10 @@ func (in *Input) Statuses(res *merge.Result, v1 *kuadrant.Result) []PolicyStatus
 
 // describe names a policy in errors: its kind, API and namespace/name.
 func describe(o client.Object) string {
-	api := APIV1alpha1
-	if _, ok := o.(*kuadrantv1.RateLimitPolicy); ok {
-		api = APIV1
+	if k := kindOf(o); k != nil {
+		return fmt.Sprintf("%s %s %s", k.gvk.Kind, k.api, key(o))
 	}
-	return fmt.Sprintf("RateLimitPolicy %s %s", api, key(o))
+	return fmt.Sprintf("%T %s", o, key(o))
 }
 
 // patchStatus patches a policy's status when it differs from what st wants, and says

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlpkit/rlpkit/kuadrant"
 	"github.com/rlpkit/rlpkit/merge"
+	"github.com/rlpkit/rlpkit/policyapi"
 	policyapis "github.com/rlpkit/rlpkit/policyapi/apis"
 )
 
@@ -20,16 +21,16 @@ import (
 // is 0.
 const DefaultStatusWorkers = 16
 
-// Options tune Sync. The zero value reads both RateLimitPolicy APIs, compiles with merge's
+// Options tune Sync. The zero value reads every policy API (AllAPIs), compiles with merge's
 // and kuadrant's defaults, and writes ConfigMaps only.
 type Options struct {
-	// APIs are the RateLimitPolicy APIs read; none means all (AllAPIs). An API whose CRD
+	// APIs are the policy APIs read; none means all (AllAPIs). An API whose CRD
 	// the API server does not serve fails Read: leave it out (see DetectAPIs).
 	APIs []API
 	// Merge are the options of merge.Compile, for apim.kuadrant.io/v1alpha1. Merge.Now is
 	// ignored: Sync stamps changed conditions with the time it runs.
 	Merge merge.Options
-	// Kuadrant are the options of kuadrant.Compile, for kuadrant.io/v1 (kuadrant-operator's
+	// Kuadrant are the options of kuadrant.Compile, for kuadrant.io (kuadrant-operator's
 	// settings: service endpoints, failure modes, timeouts). Kuadrant.Now is ignored, as
 	// Merge.Now is.
 	Kuadrant kuadrant.Options
@@ -46,9 +47,10 @@ type Options struct {
 
 // Summary says what one Sync did.
 type Summary struct {
-	// Gateways, Routes, Policies (apim.kuadrant.io/v1alpha1) and PoliciesV1
-	// (kuadrant.io/v1) are the numbers of objects read.
-	Gateways, Routes, Policies, PoliciesV1 int
+	// Gateways, Routes, Policies (apim.kuadrant.io/v1alpha1 RateLimitPolicies), PoliciesV1
+	// (kuadrant.io/v1 RateLimitPolicies) and TokenPolicies (kuadrant.io/v1alpha1
+	// TokenRateLimitPolicies) are the numbers of objects read.
+	Gateways, Routes, Policies, PoliciesV1, TokenPolicies int
 	// StatusPatches is the number of policy statuses patched.
 	StatusPatches int
 	// ConfigMapsCreated, ConfigMapsUpdated and ConfigMapsDeleted count the ConfigMap
@@ -57,8 +59,9 @@ type Summary struct {
 	// DataPlaneCreated, DataPlaneUpdated and DataPlaneDeleted count the writes of
 	// data-plane objects.
 	DataPlaneCreated, DataPlaneUpdated, DataPlaneDeleted int
-	// Warnings are merge's warnings: routes and policies that apply to no request, and why.
-	Warnings []merge.Warning
+	// Warnings are the compiled APIs' warnings (policyapi.Compiled.Warnings): policies
+	// not accepted or not enforced, routes and policies that apply to no request, and why.
+	Warnings []policyapi.Warning
 }
 
 // Writes returns the number of write requests the summary counts.
@@ -85,10 +88,11 @@ func (s *Syncer) configMaps(out GatewayOutput) ([]*corev1.ConfigMap, error) {
 	return configMaps(out, s.maxOne, s.maxPart)
 }
 
-// Sync reads every Gateway, HTTPRoute, RateLimitPolicy (of opts.APIs) and Namespace
-// through c, compiles them with the policy APIs policyapi/apis.Select gives for the APIs read
-// (apim.kuadrant.io/v1alpha1 with merge.Compile, kuadrant.io/v1 with kuadrant.Compile, each
-// read API even without policies), writes each Gateway's output that changed
+// Sync reads every Gateway, HTTPRoute, policy (of opts.APIs) and Namespace through c,
+// compiles them with the policy APIs policyapi/apis.Select gives for the APIs read
+// (apim.kuadrant.io/v1alpha1 with package merge, kuadrant.io/v1 and v1alpha1 together
+// with package kuadrant, each read API even without policies), takes each compiled API's
+// bundles (policyapi.Bundler) and statuses alike, writes each Gateway's output that changed
 // (its ConfigMaps, and its data-plane objects when opts.DataPlane wires any), then patches
 // each policy's status that changed. A policy is Enforced only once the outputs that
 // enforce it are written: one whose output failed to be written is Enforced=False, naming
@@ -113,28 +117,25 @@ func (s *Syncer) Sync(ctx context.Context, c client.Client, opts Options) (Summa
 		}
 	}
 	stamp := metav1.NewTime(now().Truncate(time.Second))
-	sum := Summary{Gateways: len(in.Set.Gateways), Routes: len(in.Set.HTTPRoutes), Policies: len(in.Set.Policies), PoliciesV1: len(in.Set.PoliciesV1)}
+	sum := Summary{Gateways: len(in.Set.Gateways), Routes: len(in.Set.HTTPRoutes), Policies: len(in.Set.Policies), PoliciesV1: len(in.Set.PoliciesV1), TokenPolicies: len(in.Set.TokenPolicies)}
 	aopts := policyapis.Options{Merge: opts.Merge, Kuadrant: opts.Kuadrant, Served: in.serves}
 	aopts.Merge.Now, aopts.Kuadrant.Now = stamp, stamp
-	var res *merge.Result
-	var v1 *kuadrant.Result
+	var compiled []Compiled
 	for _, api := range policyapis.Select(in.Set, aopts) {
-		compiled, err := api.Compile(in.Set)
+		c, err := api.Compile(in.Set)
 		if err != nil {
 			return Summary{}, fmt.Errorf("controller: %w", err)
 		}
-		switch c := compiled.(type) {
-		case *merge.Compiled:
-			res, sum.Warnings = c.Result, c.Result.Warnings
-		case *kuadrant.Compiled:
-			v1 = c.Result
-		default:
-			return Summary{}, fmt.Errorf("controller: %s: no output for its compiled policies", api.Name())
-		}
+		compiled = append(compiled, Compiled{API: api.Name(), Compiled: c})
+		sum.Warnings = append(sum.Warnings, c.Warnings()...)
+	}
+	outs, err := in.GatewayOutputs(compiled)
+	if err != nil {
+		return Summary{}, err
 	}
 
-	failed, errs := s.writeOutputs(ctx, c, in, in.Outputs(res, v1), opts, &sum)
-	statuses := in.Unenforced(in.Statuses(res, v1), res, v1, failed)
+	failed, errs := s.writeOutputs(ctx, c, in, outs, opts, &sum)
+	statuses := in.Unenforced(in.PolicyStatuses(compiled), outs, failed)
 	errs = append(errs, s.patchStatuses(ctx, c, statuses, workers(opts), &sum)...)
 	return sum, errors.Join(errs...)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/rlpkit/rlpkit/controller"
 	"github.com/rlpkit/rlpkit/policy"
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
+	"github.com/rlpkit/rlpkit/policy/kuadrantv1alpha1"
 )
 
 const objects = `
@@ -97,6 +98,8 @@ func fakeClusterOf(t *testing.T, docs string, extra ...client.Object) (client.Cl
 			o = &gatewayv1.Gateway{}
 		case head.Kind == "HTTPRoute":
 			o = &gatewayv1.HTTPRoute{}
+		case head.Kind == kuadrantv1alpha1.Kind:
+			o = &kuadrantv1alpha1.TokenRateLimitPolicy{}
 		case head.APIVersion == kuadrantv1.GroupVersion.String():
 			o = &kuadrantv1.RateLimitPolicy{}
 		default:
@@ -109,7 +112,7 @@ func fakeClusterOf(t *testing.T, docs string, extra ...client.Object) (client.Cl
 	}
 	writes := 0
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(append(objs, extra...)...).
-		WithStatusSubresource(&policy.RateLimitPolicy{}, &kuadrantv1.RateLimitPolicy{}).
+		WithStatusSubresource(&policy.RateLimitPolicy{}, &kuadrantv1.RateLimitPolicy{}, &kuadrantv1alpha1.TokenRateLimitPolicy{}).
 		WithInterceptorFuncs(countWrites(&writes)).Build()
 	return c, &writes
 }

@@ -205,7 +205,7 @@ func TestSyncOneAPI(t *testing.T) {
 			}
 		})
 	}
-	if _, err := controller.Read(context.Background(), nil, "kuadrant.io/v2"); err == nil || !strings.Contains(err.Error(), `unknown RateLimitPolicy API "kuadrant.io/v2"`) {
+	if _, err := controller.Read(context.Background(), nil, "kuadrant.io/v2"); err == nil || !strings.Contains(err.Error(), `unknown policy API "kuadrant.io/v2"`) {
 		t.Errorf("Read(kuadrant.io/v2) = %v, want an unknown-API error", err)
 	}
 }

@@ -38,9 +38,11 @@
 // "data:" event before "data: [DONE]", and sends a second ShouldRateLimit to the same domain
 // and cluster with those descriptors at hits_addend = usage, as Envoy Gateway's response
 // cost does. Limitador's Report is not used: a ShouldRateLimit works against every RLS
-// rlpkit and its peers run. Its reply is ignored. No usage, a usage of 0, a body that is not
-// JSON or a 429 sends no report; the response is untouched, and the first such response of a
-// plugin configuration is logged at warning level, the rest at debug level.
+// rlpkit and its peers run. Its reply is ignored. The response's status is not read, as
+// wasm-shim v0.14.1 does not read it: an error response whose body reports usage is charged
+// (Envoy AI Gateway charges 2xx responses only). No usage, a usage of 0, a body that is not
+// JSON or the filter's own 429 sends no report; the response is untouched, and the first such
+// response of a plugin configuration is logged at warning level, the rest at debug level.
 //
 // A local reply the host refuses (proxy_send_local_response failing, e.g. on a stream that
 // can no longer take one) is a failure of the filter like the others: with failureModeDeny

@@ -22,7 +22,8 @@
 //     (rlpkit test and simulate run requests through it).
 //
 // The controller (cmd/rlpkit-controller) writes the PolicyStatus of the APIs whose CRDs
-// the cluster serves; which APIs it compiles is decided by those CRDs, not by Select.
+// the cluster serves, and each Gateway's bundle from every API's Bundles (Bundler); which
+// APIs it compiles is decided by those CRDs, not by Select.
 //
 // Where the APIs differ, rlpkit follows each API's own controller: Kuadrant writes one
 // status per policy, Envoy Gateway one per ancestor. Where they agree on what a user

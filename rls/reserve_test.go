@@ -166,8 +166,8 @@ func flowLoad(t *testing.T, k kuadrantClient, n int) (admitted, used int) {
 // TestReserveBound checks the reservation mode's bound with 64 concurrent
 // requests, memory and Redis: the tokens admitted stay within the budget
 // plus the one overrun of an estimate (50), where Limitador's semantics
-// admit every request in flight. It logs both figures (see
-// docs/changes/checkreport.md).
+// admit every request in flight. It logs both figures, which
+// docs/performance.md's token-budget section gives.
 func TestReserveBound(t *testing.T) {
 	const n, budget, overrun = 64, 1000, 50
 	for name, newStore := range stores(t) {

@@ -52,7 +52,7 @@ func parse(args []string) (config, error) {
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "`namespace` of the leader election Lease; empty means the one the controller runs in")
 	fs.StringVar(&c.upstreamCluster, "upstream-cluster", merge.DefaultUpstreamCluster, "Envoy `cluster` of the rate-limit service, written in each PluginConfig (apim.kuadrant.io/v1alpha1)")
 	fs.BoolVar(&c.failureModeDeny, "failure-mode-deny", false, "PluginConfigs deny traffic when the rate-limit service cannot be reached (apim.kuadrant.io/v1alpha1)")
-	apis := fs.String("apis", "", "RateLimitPolicy `APIs` to read, comma-separated: "+string(controller.APIV1alpha1)+", "+string(controller.APIV1)+"; empty means those whose CRD is installed. Leave "+string(controller.APIV1)+" out where Kuadrant's operator runs: it writes those policies' statuses")
+	apis := fs.String("apis", "", "policy `APIs` to read, comma-separated: "+string(controller.APIV1alpha1)+" (RateLimitPolicy), "+string(controller.APIV1)+" (RateLimitPolicy), "+string(controller.APITokenV1alpha1)+" (TokenRateLimitPolicy); empty means those whose CRD is installed. Leave the kuadrant.io ones out where Kuadrant's operator runs: it writes those policies' statuses")
 	fs.StringVar(&c.kuadrant.RateLimitEndpoint, "kuadrant-ratelimit-endpoint", kuadrant.DefaultRateLimitEndpoint, "Envoy `cluster` of the rate-limit service, written in each wasm-shim configuration (kuadrant.io/v1)")
 	fs.StringVar(&c.kuadrant.RateLimitFailureMode, "kuadrant-ratelimit-failure-mode", kuadrant.DefaultRateLimitFailureMode, "deny or allow traffic when wasm-shim cannot reach the rate-limit service (`mode`, kuadrant.io/v1)")
 	fs.StringVar(&c.kuadrant.RateLimitTimeout, "kuadrant-ratelimit-timeout", kuadrant.DefaultRateLimitTimeout, "wasm-shim's `timeout` of a rate-limit call (kuadrant.io/v1)")
@@ -75,7 +75,7 @@ func parse(args []string) (config, error) {
 		for _, a := range strings.Split(*apis, ",") {
 			api := controller.API(strings.TrimSpace(a))
 			if !slices.Contains(controller.AllAPIs, api) {
-				return c, fmt.Errorf("--apis: unknown RateLimitPolicy API %q: want %s, %s or both, comma-separated", a, controller.APIV1alpha1, controller.APIV1)
+				return c, fmt.Errorf("--apis: unknown policy API %q: want some of %s, %s, %s, comma-separated", a, controller.APIV1alpha1, controller.APIV1, controller.APITokenV1alpha1)
 			}
 			if !slices.Contains(c.apis, api) {
 				c.apis = append(c.apis, api)

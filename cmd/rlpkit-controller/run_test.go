@@ -52,7 +52,7 @@ func TestParse(t *testing.T) {
 			c.apis = []controller.API{controller.APIV1alpha1}
 			return c
 		}()},
-		{name: "unknown API", args: []string{"--apis=kuadrant.io/v1beta2"}, wantErr: `--apis: unknown RateLimitPolicy API "kuadrant.io/v1beta2": want apim.kuadrant.io/v1alpha1, kuadrant.io/v1 or both, comma-separated`},
+		{name: "unknown API", args: []string{"--apis=kuadrant.io/v1beta2"}, wantErr: `--apis: unknown policy API "kuadrant.io/v1beta2": want some of apim.kuadrant.io/v1alpha1, kuadrant.io/v1, kuadrant.io/v1alpha1, comma-separated`},
 		{name: "bad failure mode", args: []string{"--kuadrant-ratelimit-failure-mode=open"}, wantErr: `--kuadrant-ratelimit-failure-mode "open": want deny or allow`},
 		{name: "bad timeout", args: []string{"--kuadrant-ratelimit-timeout=0s"}, wantErr: `--kuadrant-ratelimit-timeout "0s": want a positive duration such as 100ms`},
 		{name: "auto", args: []string{"--data-plane=auto"}, want: func() config {
