@@ -42,8 +42,8 @@ func refOnPath(ns string, ref gatewayv1.LocalPolicyTargetReferenceWithSectionNam
 	switch ref.Kind {
 	case "Gateway":
 		return ns == path.Gateway.Namespace && string(ref.Name) == path.Gateway.Name && section(string(path.Listener.Name))
-	case "HTTPRoute":
-		return path.Route != nil && ns == path.Route.Namespace && string(ref.Name) == path.Route.Name && section(path.RuleName)
+	case "HTTPRoute", "GRPCRoute":
+		return path.isRoute(string(ref.Kind), ns, string(ref.Name)) && section(path.RuleName)
 	}
 	return false
 }

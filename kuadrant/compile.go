@@ -121,7 +121,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 			continue
 		}
 		gw := e.Path.Gateway.Namespace + "/" + e.Path.Gateway.Name
-		scope := routeOf(e.Path.Route)
+		scope := e.Path.RouteKey()
 		g := byGateway[gw]
 		g.Limits = append(g.Limits, limitadorLimits(limits, scope, LimitID)...)
 		g.Limits = append(g.Limits, limitadorLimits(tokenLimits, scope, tokenLimitID)...)
@@ -147,7 +147,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 						RouteRuleConditions: wasmshim.RouteRuleConditions{Hostnames: []string{host}, Predicates: m.predicates},
 						Actions:             actions,
 					},
-					sort: actionSetOrder{host: host, match: m, route: e.Path.Route, rule: e.Path.Rule, index: mi},
+					sort: actionSetOrder{host: host, match: m, route: e.Path.RouteMeta(), kind: e.Path.RouteKind(), rule: e.Path.Rule, index: mi},
 				})
 			}
 		}

@@ -47,7 +47,9 @@ func newTokenPolicies(set *policy.Set, targets targets) *tokenPolicies {
 	return tp
 }
 
-// effective returns the effective TokenRateLimitPolicy of every path, in paths' order.
+// effective returns the effective TokenRateLimitPolicy of every path, in paths' order. A
+// GRPCRoute's path has none: the operator computes TokenRateLimitPolicies on HTTPRoute
+// rules only, so a Gateway's does not reach GRPCRoutes.
 func (tp *tokenPolicies) effective(paths []Path) []EffectivePolicy {
 	var usable []*kuadrantv1.RateLimitPolicy
 	for _, s := range tp.shadows {
@@ -58,6 +60,10 @@ func (tp *tokenPolicies) effective(paths []Path) []EffectivePolicy {
 	idx := newPolicyIndex(usable)
 	out := make([]EffectivePolicy, len(paths))
 	for i, path := range paths {
+		if path.GRPCRoute != nil {
+			out[i] = EffectivePolicy{Path: path}
+			continue
+		}
 		out[i] = idx.effective(path)
 	}
 	return out

@@ -96,7 +96,7 @@ func invalidWhere(res *Result, p *kuadrantv1.RateLimitPolicy) string {
 		if e.InvalidPredicate == nil || !slices.Contains(e.Policies, p) {
 			continue
 		}
-		w := "route " + routeOf(e.Path.Route)
+		w := "route " + e.Path.RouteKey()
 		if e.InvalidSource != nil {
 			w += ", a predicate of " + e.InvalidSource.Namespace + "/" + e.InvalidSource.Name
 		}
