@@ -1,6 +1,6 @@
 // Package controller runs rlpkit inside a Kubernetes controller built on controller-runtime:
-// it reads Gateways, HTTPRoutes, RateLimitPolicies of both APIs (apim.kuadrant.io/v1alpha1
-// and kuadrant.io/v1) and Namespaces through a controller-runtime client (the manager's
+// it reads Gateways, HTTPRoutes, GRPCRoutes, RateLimitPolicies of both APIs
+// (apim.kuadrant.io/v1alpha1 and kuadrant.io/v1) and Namespaces through a controller-runtime client (the manager's
 // informer caches), compiles them with package merge (v1alpha1) and package kuadrant (v1),
 // and writes back what changed: per Gateway its output (one ConfigMap holding rlpkit's
 // filter's PluginConfig, the wasm-shim configuration and the rate-limit service's limits, or,
@@ -16,7 +16,7 @@
 //
 // Merging is global: a Gateway policy reaches every route attached to the Gateway, a route
 // may attach to Gateways in other namespaces, and policies targeting one object conflict.
-// So every event (a Gateway, an HTTPRoute, a RateLimitPolicy of either API or a Namespace
+// So every event (a Gateway, an HTTPRoute or GRPCRoute, a RateLimitPolicy of either API or a Namespace
 // created, changed or deleted, or a managed ConfigMap changed by someone else) enqueues one
 // request, and Sync recompiles everything from the caches. The work queue folds bursts of events into
 // one run, and runs never overlap.

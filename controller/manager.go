@@ -107,8 +107,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	return reconcile.Result{}, nil
 }
 
-// SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes and
-// RateLimitPolicies of the APIs read (changes of spec, labels or annotations: status is
+// SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes,
+// GRPCRoutes (when served) and RateLimitPolicies of the APIs read (changes of spec, labels or annotations: status is
 // written by their controllers and by this one, and merging does not read it), Namespaces
 // (metadata only: their labels select routes) and the managed ConfigMaps, and maps every
 // event to the one request.
@@ -148,6 +148,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1, SkipNameValidation: &r.skipNameValidation}).
 		Watches(&gatewayv1.Gateway{}, all, builder.WithPredicates(specChanged)).
 		Watches(&gatewayv1.HTTPRoute{}, all, builder.WithPredicates(specChanged))
+	if b, err = watchGRPCRoutes(mgr, b, all, specChanged); err != nil {
+		return err
+	}
 	if slices.Contains(r.Options.APIs, APIV1alpha1) {
 		b = b.Watches(&policy.RateLimitPolicy{}, all, builder.WithPredicates(specChanged))
 	}

@@ -144,6 +144,9 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	}
 	in.Set = policy.NewSet(gwList, routeList, polList, nsList)
 	in.Set.AddPoliciesV1(polV1List)
+	if err := readGRPCRoutes(ctx, c, in.Set); err != nil {
+		return nil, err
+	}
 	return in, nil
 }
 
