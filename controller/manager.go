@@ -110,9 +110,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 // SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes,
 // GRPCRoutes (when served) and RateLimitPolicies of the APIs read (changes of spec, labels
 // or annotations: status is written by their controllers and by this one, and merging does
-// not read it), Namespaces
-// (metadata only: their labels select routes) and the managed ConfigMaps, and maps every
-// event to the one request.
+// not read it), Namespaces (metadata only: their labels select routes) and the managed
+// ConfigMaps, and maps every event to the one request.
 //
 // Without Options.APIs it asks the API server which RateLimitPolicy CRDs are installed:
 // an API whose CRD is missing is neither watched nor read, and is logged; the controller
