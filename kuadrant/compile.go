@@ -72,9 +72,9 @@ type GatewayConfig struct {
 	Limits []limitador.Limit `json:"limits"`
 }
 
-// Compile computes the effective policy of every path of the inputs' Gateways and
-// HTTPRoutes from their kuadrant.io/v1 RateLimitPolicies and, apart, from their
-// TokenRateLimitPolicies, and compiles, per Gateway,
+// Compile computes the effective policy of every path of the inputs' Gateways,
+// HTTPRoutes and GRPCRoutes from their kuadrant.io/v1 RateLimitPolicies and, apart, from
+// their TokenRateLimitPolicies (HTTPRoutes only), and compiles, per Gateway,
 // wasm-shim's configuration and Limitador's limits as kuadrant-operator v1.5.2 does, with
 // each policy's status. Invalid policies and policies whose target is not found take no
 // part. A policy whose predicates fail the operator's check takes part in the effective
