@@ -1,8 +1,9 @@
 // Package controller runs rlpkit inside a Kubernetes controller built on controller-runtime:
-// it reads Gateways, HTTPRoutes, RateLimitPolicies (apim.kuadrant.io/v1alpha1, kuadrant.io/v1),
-// TokenRateLimitPolicies (kuadrant.io/v1alpha1) and Namespaces through a controller-runtime
-// client (the manager's informer caches), compiles them with the policy APIs of package
-// policyapi (merge; kuadrant for both kuadrant.io kinds), and writes back what changed: per Gateway its output (one ConfigMap holding rlpkit's
+// it reads Gateways, HTTPRoutes, GRPCRoutes, RateLimitPolicies (apim.kuadrant.io/v1alpha1,
+// kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1) and Namespaces through a
+// controller-runtime client (the manager's informer caches), compiles them with the policy
+// APIs of package policyapi (merge; kuadrant for both kuadrant.io kinds), and writes back
+// what changed: per Gateway its output (one ConfigMap holding rlpkit's
 // filter's PluginConfig, the wasm-shim configuration and the rate-limit service's limits, or,
 // for a large output, that ConfigMap holding an index of parts in other ConfigMaps; with
 // Options.DataPlane, the Istio or Envoy Gateway objects that load the filters), then each
@@ -16,7 +17,7 @@
 //
 // Merging is global: a Gateway policy reaches every route attached to the Gateway, a route
 // may attach to Gateways in other namespaces, and policies targeting one object conflict.
-// So every event (a Gateway, an HTTPRoute, a policy of any kind read or a Namespace
+// So every event (a Gateway, an HTTPRoute or GRPCRoute, a policy of any kind read or a Namespace
 // created, changed or deleted, or a managed ConfigMap changed by someone else) enqueues one
 // request, and Sync recompiles everything from the caches. The work queue folds bursts of events into
 // one run, and runs never overlap.

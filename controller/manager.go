@@ -107,11 +107,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	return reconcile.Result{}, nil
 }
 
-// SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes and
-// the policies of the APIs read (RateLimitPolicies, TokenRateLimitPolicies) (changes of spec, labels or annotations: status is
-// written by their controllers and by this one, and merging does not read it), Namespaces
-// (metadata only: their labels select routes) and the managed ConfigMaps, and maps every
-// event to the one request.
+// SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes,
+// GRPCRoutes (when served) and the policies of the APIs read (RateLimitPolicies,
+// TokenRateLimitPolicies) (changes of spec, labels or annotations: status is written by
+// their controllers and by this one, and merging does not read it), Namespaces (metadata
+// only: their labels select routes) and the managed ConfigMaps, and maps every event to the
+// one request.
 //
 // Without Options.APIs it asks the API server which policy CRDs are installed: an API
 // whose CRD is missing is neither watched nor read, and is logged; the controller needs a
@@ -148,6 +149,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1, SkipNameValidation: &r.skipNameValidation}).
 		Watches(&gatewayv1.Gateway{}, all, builder.WithPredicates(specChanged)).
 		Watches(&gatewayv1.HTTPRoute{}, all, builder.WithPredicates(specChanged))
+	if b, err = watchGRPCRoutes(mgr, b, all, specChanged); err != nil {
+		return err
+	}
 	for _, a := range read {
 		b = b.Watches(a.kind().newObject(), all, builder.WithPredicates(specChanged))
 	}

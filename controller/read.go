@@ -140,6 +140,9 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 		in.Policies[a] = byName
 		a.kind().add(in.Set, objs)
 	}
+	if err := readGRPCRoutes(ctx, c, in.Set); err != nil {
+		return nil, err
+	}
 	return in, nil
 }
 

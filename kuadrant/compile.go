@@ -79,9 +79,9 @@ type GatewayConfig struct {
 	Limits []limitador.Limit `json:"limits"`
 }
 
-// Compile computes the effective policy of every path of the inputs' Gateways and
-// HTTPRoutes from their kuadrant.io/v1 RateLimitPolicies and, apart, from their
-// TokenRateLimitPolicies and AuthPolicies, and compiles, per Gateway,
+// Compile computes the effective policy of every path of the inputs' Gateways,
+// HTTPRoutes and GRPCRoutes from their kuadrant.io/v1 RateLimitPolicies and, apart, from
+// their TokenRateLimitPolicies (HTTPRoutes only) and AuthPolicies, and compiles, per Gateway,
 // wasm-shim's configuration and Limitador's limits as kuadrant-operator v1.5.2 does, with
 // each policy's status. Invalid policies and policies whose target is not found take no
 // part. A path with an AuthPolicy gets the auth action first, and auth.* is declared for
@@ -128,7 +128,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 			continue
 		}
 		gw := e.Path.Gateway.Namespace + "/" + e.Path.Gateway.Name
-		scope := routeOf(e.Path.Route)
+		scope := e.Path.RouteKey()
 		g := byGateway[gw]
 		g.Limits = append(g.Limits, limitadorLimits(limits, scope, LimitID)...)
 		g.Limits = append(g.Limits, limitadorLimits(tokenLimits, scope, tokenLimitID)...)
@@ -157,7 +157,7 @@ func Compile(set *policy.Set, opts Options) *Result {
 						RouteRuleConditions: wasmshim.RouteRuleConditions{Hostnames: []string{host}, Predicates: m.predicates},
 						Actions:             actions,
 					},
-					sort: actionSetOrder{host: host, match: m, route: e.Path.Route, rule: e.Path.Rule, index: mi},
+					sort: actionSetOrder{host: host, match: m, route: e.Path.RouteMeta(), kind: e.Path.RouteKind(), rule: e.Path.Rule, index: mi},
 				})
 			}
 		}

@@ -250,6 +250,8 @@ func (m *model) decide(r diffRequest) string {
 		ra, la := pathKindRank(a.match)
 		rb, lb := pathKindRank(b.match)
 		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(la, lb),
+			boolFirst(a.match.Method == nil, b.match.Method == nil),
+			cmp.Compare(len(b.match.Headers), len(a.match.Headers)), cmp.Compare(len(b.match.QueryParams), len(a.match.QueryParams)),
 			a.e.Path.Route.CreationTimestamp.Compare(b.e.Path.Route.CreationTimestamp.Time),
 			cmp.Compare(a.e.Path.Route.Name, b.e.Path.Route.Name), cmp.Compare(a.e.Path.Rule, b.e.Path.Rule), cmp.Compare(a.mi, b.mi))
 	})
@@ -277,7 +279,7 @@ func (m *model) decide(r diffRequest) string {
 				continue
 			}
 			for ri, rate := range l.Limit.Rates {
-				keys = append(keys, fmt.Sprintf("%s|%s/%s/%s|%d|%s", routeOf(en.e.Path.Route), l.Source.Namespace, l.Source.Name, l.Name, ri, strings.Join(vals, ",")))
+				keys = append(keys, fmt.Sprintf("%s|%s/%s/%s|%d|%s", en.e.Path.RouteKey(), l.Source.Namespace, l.Source.Name, l.Name, ri, strings.Join(vals, ",")))
 				maxes = append(maxes, int(rate.Limit))
 			}
 		}

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
-
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
@@ -85,8 +83,8 @@ func onPath(p *kuadrantv1.RateLimitPolicy, path *Path) bool {
 	switch ref.Kind {
 	case "Gateway":
 		return p.Namespace == path.Gateway.Namespace && string(ref.Name) == path.Gateway.Name && section(string(path.Listener.Name))
-	case "HTTPRoute":
-		return p.Namespace == path.Route.Namespace && string(ref.Name) == path.Route.Name && section(path.RuleName)
+	case "HTTPRoute", "GRPCRoute":
+		return path.isRoute(string(ref.Kind), p.Namespace, string(ref.Name)) && section(path.RuleName)
 	}
 	return false
 }
@@ -126,7 +124,7 @@ func newPolicyIndex(policies []*kuadrantv1.RateLimitPolicy) policyIndex {
 // effective is Effective with the candidates taken from the index.
 func (idx policyIndex) effective(path Path) EffectivePolicy {
 	var on []*kuadrantv1.RateLimitPolicy
-	for _, k := range []string{"Gateway " + path.Gateway.Namespace + "/" + path.Gateway.Name, "HTTPRoute " + path.Route.Namespace + "/" + path.Route.Name} {
+	for _, k := range []string{"Gateway " + path.Gateway.Namespace + "/" + path.Gateway.Name, path.RouteKind() + " " + path.RouteKey()} {
 		for _, p := range idx[k] {
 			if onPath(p, &path) {
 				on = append(on, p)
@@ -147,6 +145,3 @@ func fold(path Path, on []*kuadrantv1.RateLimitPolicy) EffectivePolicy {
 	}
 	return EffectivePolicy{Path: path, Policies: on, Rules: acc}
 }
-
-// routeOf is a tiny helper for messages.
-func routeOf(r *gatewayv1.HTTPRoute) string { return r.Namespace + "/" + r.Name }

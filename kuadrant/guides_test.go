@@ -150,18 +150,6 @@ func (p *guidePeer) view(t *testing.T) map[string]any {
 // table names the parts that differ, and why; those must still differ, so that the table
 // stays true.
 func TestKuadrantGuides(t *testing.T) {
-	const (
-		grpc = "the policies target a GRPCRoute, which rlpkit does not attach to: they are TargetNotFound, " +
-			"the route gets no action set and no limits; the operator limits it per rule"
-	)
-	// grpcParts are the parts a GRPCRoute-only case differs in on Gateway gw.
-	grpcParts := func(gw string, policies ...string) []string {
-		out := []string{"actionSets " + gw, "rateLimitActions " + gw, "services " + gw, "limits"}
-		for _, p := range policies {
-			out = append(out, "status RateLimitPolicy "+p)
-		}
-		return out
-	}
 	cases := []struct {
 		name string
 		// differ are the parts ("services <gw>", "actionSets <gw>", "rateLimitActions
@@ -178,18 +166,18 @@ func TestKuadrantGuides(t *testing.T) {
 		{name: "authenticated-rl"},
 		{name: "jwt-k8s-authnz"},
 		{name: "jwt-k8s-authnz-as-written"},
-		{name: "grpc-service-limit", why: grpc, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp")},
-		{name: "grpc-method-override", why: grpc, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp", "grpcbin/grpcbin-unary-rlp")},
-		{name: "grpc-section-auth", why: grpc, differ: grpcParts("api-gateway/external", "grpcbin/grpcbin-rlp", "grpcbin/grpcbin-unary-rlp")},
+		{name: "grpc-service-limit"},
+		{name: "grpc-method-override"},
+		{name: "grpc-section-auth"},
 		{name: "walkthrough-gateway"},
 		{name: "walkthrough-final"},
 		{name: "toystore-gateway"},
 		{name: "toystore-route"},
 		{name: "toystore-no-auth"},
 		{name: "toystore-token"},
-		{name: "grpcbin-global", why: grpc, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp")},
-		{name: "grpcbin-methods", why: grpc, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-method-rlp")},
-		{name: "grpcbin-no-reflection", why: grpc, differ: grpcParts("gateway-system/kuadrant-ingressgateway", "default/grpcbin-rlp-no-reflection")},
+		{name: "grpcbin-global"},
+		{name: "grpcbin-methods"},
+		{name: "grpcbin-no-reflection"},
 		{name: "token-tutorial"},
 		{name: "egress-route-limit"},
 		{name: "egress-per-workload"},

@@ -13,8 +13,9 @@ import (
 )
 
 // targetHint says, for a kuadrant.io/v1 policy whose target was not found, what is there:
-// the likely misspellings of the Gateway or HTTPRoute and those of its namespace, or of the
-// sectionName and the listeners of the Gateway or the rules of the route.
+// the likely misspellings of the Gateway, HTTPRoute or GRPCRoute and those of its
+// namespace (and a route of the other kind of that name), or of the sectionName and the
+// listeners of the Gateway or the rules of the route.
 func targetHint(set *policy.Set, p *kuadrantv1.RateLimitPolicy) string {
 	ref := p.Spec.TargetRef
 	name := p.Namespace + "/" + string(ref.Name)
@@ -45,11 +46,13 @@ func targetHint(set *policy.Set, p *kuadrantv1.RateLimitPolicy) string {
 				sections = ruleNames(r)
 			}
 		}
+	case policy.KindGRPCRoute:
+		names, sections, owner = grpcHint(set, p.Namespace, name)
 	default:
 		return ""
 	}
 	if owner == "" {
-		return hint(string(ref.Name), names, fmt.Sprintf("%ss in namespace %s", kind, p.Namespace))
+		return hint(string(ref.Name), names, fmt.Sprintf("%ss in namespace %s", kind, p.Namespace)) + otherRouteKind(set, kind, name)
 	}
 	if ref.SectionName == nil {
 		return ""

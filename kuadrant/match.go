@@ -5,20 +5,30 @@ import (
 	"strconv"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// match is one route match with its predicates.
+// match is one route match with its predicates, and what the operator sorts it by: the
+// path match (for a GRPCRoute's, its method match as the HTTP/2 path it stands for; an
+// empty pathType when there is none), whether it matches the method, and how many headers
+// and query parameters it matches.
 type match struct {
-	pathType   gatewayv1.PathMatchType
-	path       string
-	predicates []string
+	pathType        gatewayv1.PathMatchType
+	path            string
+	method          bool
+	headers, params int
+	predicates      []string
 }
 
 // routeMatches returns the matches of a path's rule, with Gateway API's defaults (a rule
 // without matches, or a match without a path, matches PathPrefix "/"), each with the
-// predicates the operator writes: method, path, headers, query parameters.
+// predicates the operator writes: method, path, headers, query parameters. A GRPCRoute's
+// are grpcMatches.
 func routeMatches(p Path) []match {
+	if p.GRPCRoute != nil {
+		return grpcMatches(p.GRPCRoute.Spec.Rules[p.Rule].Matches)
+	}
 	ms := p.Route.Spec.Rules[p.Rule].Matches
 	if len(ms) == 0 {
 		ms = []gatewayv1.HTTPRouteMatch{{}}
@@ -63,7 +73,7 @@ func routeMatches(p Path) []match {
 			}
 			preds = append(preds, n+" in "+qm+" ? "+qm+"["+n+"] == "+quote(q.Value)+" : false")
 		}
-		out = append(out, match{pathType: pt, path: pv, predicates: preds})
+		out = append(out, match{pathType: pt, path: pv, method: m.Method != nil, headers: len(m.Headers), params: len(m.QueryParams), predicates: preds})
 	}
 	return out
 }
@@ -80,14 +90,17 @@ func quote(s string) string {
 type actionSetOrder struct {
 	host  string
 	match match
-	route *gatewayv1.HTTPRoute
+	route *metav1.ObjectMeta
+	kind  string
 	rule  int
 	index int
 }
 
-// compare orders by hostname (more labels first, exact before wildcard, then lexical),
-// path kind (Exact, RegularExpression, PathPrefix), longer path first, the route's
-// creation time, then route namespace/name, rule and match for a total order.
+// compare orders as the operator does: by hostname (more labels first, exact before
+// wildcard, then lexical), path kind (Exact, RegularExpression, PathPrefix, none), longer
+// path first, without a method match before with one, more header matches first, more
+// query parameter matches first, the route's creation time, route namespace/name; then,
+// for a total order, HTTPRoute before GRPCRoute, rule and match.
 func (a *actionSetOrder) compare(b *actionSetOrder) int {
 	la, lb := strings.Count(a.host, ".")+1, strings.Count(b.host, ".")+1
 	if a.host == "*" {
@@ -103,9 +116,13 @@ func (a *actionSetOrder) compare(b *actionSetOrder) int {
 		cmp.Compare(a.host, b.host),
 		cmp.Compare(pathRank(a.match.pathType), pathRank(b.match.pathType)),
 		cmp.Compare(len(b.match.path), len(a.match.path)),
+		boolFirst(!a.match.method, !b.match.method),
+		cmp.Compare(b.match.headers, a.match.headers),
+		cmp.Compare(b.match.params, a.match.params),
 		a.route.CreationTimestamp.Compare(b.route.CreationTimestamp.Time),
 		cmp.Compare(a.route.Namespace, b.route.Namespace),
 		cmp.Compare(a.route.Name, b.route.Name),
+		boolFirst(a.kind == "HTTPRoute", b.kind == "HTTPRoute"),
 		cmp.Compare(a.rule, b.rule),
 		cmp.Compare(a.index, b.index),
 	)
@@ -122,14 +139,19 @@ func boolFirst(a, b bool) int {
 	return 1
 }
 
+// pathRank ranks path match kinds: Exact, RegularExpression, PathPrefix, then none (a
+// GRPCRoute match without a method, which the operator sorts after every path by its
+// length, 0).
 func pathRank(t gatewayv1.PathMatchType) int {
 	switch t {
 	case gatewayv1.PathMatchExact:
 		return 0
 	case gatewayv1.PathMatchRegularExpression:
 		return 1
+	case gatewayv1.PathMatchPathPrefix:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

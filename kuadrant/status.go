@@ -37,14 +37,15 @@ func Locator(p *kuadrantv1.RateLimitPolicy) string {
 	return "ratelimitpolicy.kuadrant.io:" + p.Namespace + "/" + p.Name
 }
 
-// targets indexes the Gateways and HTTPRoutes of a set by namespace/name.
+// targets indexes the Gateways, HTTPRoutes and GRPCRoutes of a set by namespace/name.
 type targets struct {
-	gateways map[string]*gatewayv1.Gateway
-	routes   map[string]*gatewayv1.HTTPRoute
+	gateways   map[string]*gatewayv1.Gateway
+	routes     map[string]*gatewayv1.HTTPRoute
+	grpcRoutes map[string]*gatewayv1.GRPCRoute
 }
 
 func newTargets(set *policy.Set) targets {
-	t := targets{gateways: map[string]*gatewayv1.Gateway{}, routes: map[string]*gatewayv1.HTTPRoute{}}
+	t := targets{gateways: map[string]*gatewayv1.Gateway{}, routes: map[string]*gatewayv1.HTTPRoute{}, grpcRoutes: grpcRouteIndex(set)}
 	for _, gw := range set.Gateways {
 		t.gateways[gw.Namespace+"/"+gw.Name] = gw
 	}
@@ -72,6 +73,8 @@ func (t targets) found(p *kuadrantv1.RateLimitPolicy) bool {
 				return true
 			}
 		}
+	case policy.KindGRPCRoute:
+		return t.foundGRPC(key, ref.SectionName)
 	}
 	return false
 }

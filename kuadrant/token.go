@@ -47,7 +47,9 @@ func newTokenPolicies(set *policy.Set, targets targets) *tokenPolicies {
 	return tp
 }
 
-// effective returns the effective TokenRateLimitPolicy of every path, in paths' order.
+// effective returns the effective TokenRateLimitPolicy of every path, in paths' order. A
+// GRPCRoute's path has none: the operator computes TokenRateLimitPolicies on HTTPRoute
+// rules only, so a Gateway's does not reach GRPCRoutes.
 func (tp *tokenPolicies) effective(paths []Path) []EffectivePolicy {
 	var usable []*kuadrantv1.RateLimitPolicy
 	for _, s := range tp.shadows {
@@ -55,7 +57,25 @@ func (tp *tokenPolicies) effective(paths []Path) []EffectivePolicy {
 			usable = append(usable, s)
 		}
 	}
-	return effectiveAll(usable, paths)
+	// The operator's TokenRateLimitPolicies reach HTTPRoutes only: a GRPCRoute's path has
+	// no effective token policy.
+	var http []Path
+	for _, path := range paths {
+		if path.GRPCRoute == nil {
+			http = append(http, path)
+		}
+	}
+	byPath := effectiveAll(usable, http)
+	out := make([]EffectivePolicy, len(paths))
+	for i, j := 0, 0; i < len(paths); i++ {
+		if paths[i].GRPCRoute != nil {
+			out[i] = EffectivePolicy{Path: paths[i]}
+			continue
+		}
+		out[i] = byPath[j]
+		j++
+	}
+	return out
 }
 
 // TokenLimitID returns the identifier of a TokenRateLimitPolicy's limit in descriptors and

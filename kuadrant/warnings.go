@@ -15,7 +15,7 @@ import (
 // Warnings returns a warning for every status condition of res that is not True,
 // at its policy's line: "file:line: RateLimitPolicy ns/name: field: Reason: message". A
 // target not found adds what there is: the likely misspellings ("did you mean ...?") and
-// the Gateways or HTTPRoutes of the policy's namespace, or, for a sectionName, the
+// the Gateways, HTTPRoutes or GRPCRoutes of the policy's namespace, or, for a sectionName, the
 // Gateway's listeners or the route's rules. A predicate that the operator's check accepts
 // but rlpkit's stricter one (wasmshim.CheckPredicate: the attributes typed as Kuadrant
 // documents them) does not, such as source.id, adds a warning at the predicate.
@@ -96,7 +96,7 @@ func invalidWhere(effective []EffectivePolicy, p *kuadrantv1.RateLimitPolicy) st
 		if e.InvalidPredicate == nil || !slices.ContainsFunc(e.Policies, func(q *kuadrantv1.RateLimitPolicy) bool { return q.Namespace == p.Namespace && q.Name == p.Name }) {
 			continue
 		}
-		w := "route " + routeOf(e.Path.Route)
+		w := "route " + e.Path.RouteKey()
 		if e.InvalidSource != nil {
 			w += ", a predicate of " + e.InvalidSource.Namespace + "/" + e.InvalidSource.Name
 		}

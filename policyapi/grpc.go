@@ -2,47 +2,62 @@ package policyapi
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
-// GRPCContentType is the content type a gRPC client sends.
+// GRPCContentType is the content-type of a gRPC call.
 const GRPCContentType = "application/grpc"
 
-// SplitGRPCPath returns the service ("package.Service") and method a gRPC call's path
-// names: /<service>/<method>, both non-empty, without query or fragment.
-func SplitGRPCPath(path string) (service, method string, err error) {
-	rest, ok := strings.CutPrefix(path, "/")
-	service, method, two := strings.Cut(rest, "/")
-	switch {
-	case !ok || !two || service == "" || method == "" || strings.ContainsAny(method, "/?#"):
-		return "", "", fmt.Errorf("path %q does not name a gRPC method: want /<package.Service>/<Method>, e.g. /echo.v1.Echo/Say", path)
+// fullMethodRE is "<package.Service>/<Method>" in the characters the Gateway API admits
+// for a GRPCRoute's Exact method match.
+var fullMethodRE = regexp.MustCompile(`^(?i)[a-z_][a-z_0-9]*(\.[a-z_][a-z_0-9]*)*/[a-z_][a-z_0-9]*$`)
+
+// IsGRPC reports whether r is a gRPC call: its content-type is application/grpc or
+// application/grpc+<codec> (as Envoy's gRPC route match decides).
+func (r *Request) IsGRPC() bool {
+	for name, vs := range r.Headers {
+		if !strings.EqualFold(name, "content-type") || len(vs) == 0 {
+			continue
+		}
+		ct := strings.ToLower(vs[0])
+		return ct == GRPCContentType || strings.HasPrefix(ct, GRPCContentType+"+") || strings.HasPrefix(ct, GRPCContentType+";")
 	}
-	return service, method, nil
+	return false
 }
 
-// AsGRPC makes req a gRPC call, as a gRPC client sends one over HTTP/2: method POST,
-// content-type application/grpc (a content type of that family, such as
-// application/grpc+proto, is kept) and te: trailers. Its path must name the method
-// (SplitGRPCPath); a content type outside gRPC's is an error.
-func AsGRPC(req *Request) error {
-	if _, _, err := SplitGRPCPath(req.Path); err != nil {
-		return err
+// protocol returns the request's protocol: Protocol, else HTTP/2 for a gRPC call, else ""
+// (HTTP/1.1).
+func (r *Request) protocol() string {
+	if r.Protocol == "" && r.IsGRPC() {
+		return "HTTP/2"
 	}
-	headers := make(map[string][]string, len(req.Headers)+2)
-	for k, v := range req.Headers {
-		headers[k] = v
+	return r.Protocol
+}
+
+// SetGRPC makes r the gRPC call of fullMethod ("package.Service/Method", a leading "/"
+// allowed) as a proxy sees it: an HTTP/2 POST to "/package.Service/Method" with
+// content-type application/grpc (unless r has a gRPC content-type already) and te
+// trailers. Host, the other headers and the rest of r are kept.
+func (r *Request) SetGRPC(fullMethod string) error {
+	m := strings.TrimPrefix(fullMethod, "/")
+	if !fullMethodRE.MatchString(m) {
+		return fmt.Errorf("policyapi: gRPC method %q: want <package.Service>/<Method>, such as grpcbin.GRPCBin/DummyUnary", fullMethod)
 	}
-	if ct := headers["content-type"]; len(ct) > 0 {
-		rest, ok := strings.CutPrefix(ct[0], GRPCContentType)
-		if !ok || rest != "" && rest[0] != '+' && rest[0] != ';' {
-			return fmt.Errorf("content-type %q is not gRPC's (%s)", ct[0], GRPCContentType)
+	r.Method, r.Path, r.Protocol = "POST", "/"+m, "HTTP/2"
+	if r.Headers == nil {
+		r.Headers = map[string][]string{}
+	}
+	if !r.IsGRPC() {
+		for name := range r.Headers {
+			if strings.EqualFold(name, "content-type") {
+				delete(r.Headers, name)
+			}
 		}
-	} else {
-		headers["content-type"] = []string{GRPCContentType}
+		r.Headers["content-type"] = []string{GRPCContentType}
 	}
-	if _, ok := headers["te"]; !ok {
-		headers["te"] = []string{"trailers"}
+	if _, ok := r.Headers["te"]; !ok {
+		r.Headers["te"] = []string{"trailers"}
 	}
-	req.Method, req.Headers = "POST", headers
 	return nil
 }

@@ -6,60 +6,47 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestSplitGRPCPath(t *testing.T) {
-	for _, tc := range []struct {
-		path, service, method string
-		ok                    bool
-	}{
-		{"/echo.v1.Echo/Say", "echo.v1.Echo", "Say", true},
-		{"/Echo/Say", "Echo", "Say", true},
-		{"/echo.v1.Echo", "", "", false},
-		{"/echo.v1.Echo/", "", "", false},
-		{"//Say", "", "", false},
-		{"echo.v1.Echo/Say", "", "", false},
-		{"/echo.v1.Echo/Say/more", "", "", false},
-		{"/echo.v1.Echo/Say?x=1", "", "", false},
-	} {
-		service, method, err := SplitGRPCPath(tc.path)
-		if service != tc.service || method != tc.method || (err == nil) != tc.ok {
-			t.Errorf("SplitGRPCPath(%q) = %q, %q, %v, want %q, %q, ok %v", tc.path, service, method, err, tc.service, tc.method, tc.ok)
+func TestSetGRPC(t *testing.T) {
+	r := &Request{Method: "GET", Host: "grpcbin.local", Path: "/", Headers: map[string][]string{"content-type": {"text/plain"}, "x-user": {"alice"}}}
+	if err := r.SetGRPC("/grpcbin.GRPCBin/DummyUnary"); err != nil {
+		t.Fatal(err)
+	}
+	want := &Request{Method: "POST", Host: "grpcbin.local", Path: "/grpcbin.GRPCBin/DummyUnary", Protocol: "HTTP/2",
+		Headers: map[string][]string{"content-type": {"application/grpc"}, "te": {"trailers"}, "x-user": {"alice"}}}
+	if diff := cmp.Diff(want, r); diff != "" {
+		t.Errorf("SetGRPC (-want +got):\n%s", diff)
+	}
+	w := r.WasmShim()
+	if w.Protocol != "HTTP/2" || w.Method != "POST" || w.Path != "/grpcbin.GRPCBin/DummyUnary" {
+		t.Errorf("WasmShim() = %+v, want an HTTP/2 POST to the method's path", w)
+	}
+	for _, bad := range []string{"", "grpcbin.GRPCBin", "grpcbin.GRPCBin/", "/Method", "a b/C", "svc/Me-thod"} {
+		if err := (&Request{}).SetGRPC(bad); err == nil {
+			t.Errorf("SetGRPC(%q) = nil, want an error", bad)
 		}
 	}
 }
 
-func TestAsGRPC(t *testing.T) {
+func TestRequestProtocol(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		in      Request
-		want    Request
-		wantErr bool
+		name        string
+		protocol    string
+		contentType string
+		want        string
 	}{
-		{
-			name: "plain",
-			in:   Request{Method: "GET", Host: "echo.test", Path: "/echo.v1.Echo/Say", Headers: map[string][]string{"x-user": {"alice"}}},
-			want: Request{Method: "POST", Host: "echo.test", Path: "/echo.v1.Echo/Say", Headers: map[string][]string{
-				"x-user": {"alice"}, "content-type": {"application/grpc"}, "te": {"trailers"}}},
-		},
-		{
-			name: "own gRPC content type kept",
-			in:   Request{Path: "/a.B/C", Headers: map[string][]string{"content-type": {"application/grpc+proto"}, "te": {"trailers"}}},
-			want: Request{Method: "POST", Path: "/a.B/C", Headers: map[string][]string{"content-type": {"application/grpc+proto"}, "te": {"trailers"}}},
-		},
-		{name: "JSON content type", in: Request{Path: "/a.B/C", Headers: map[string][]string{"content-type": {"application/json"}}}, wantErr: true},
-		{name: "grpc-web is not gRPC", in: Request{Path: "/a.B/C", Headers: map[string][]string{"content-type": {"application/grpc-web"}}}, wantErr: true},
-		{name: "not a method", in: Request{Path: "/v1/things/7"}, wantErr: true},
+		{"plain HTTP", "", "", ""},
+		{"gRPC content-type means HTTP/2", "", "application/grpc", "HTTP/2"},
+		{"gRPC with a codec", "", "application/grpc+proto", "HTTP/2"},
+		{"given protocol wins", "HTTP/3", "application/grpc", "HTTP/3"},
+		{"not gRPC", "", "application/grpcx", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tc.in
-			err := AsGRPC(&got)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("AsGRPC(%+v) error %v, want error %v", tc.in, err, tc.wantErr)
+			r := &Request{Protocol: tc.protocol, Headers: map[string][]string{}}
+			if tc.contentType != "" {
+				r.Headers["content-type"] = []string{tc.contentType}
 			}
-			if err != nil {
-				return
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("AsGRPC (-want +got):\n%s", diff)
+			if got := r.WasmShim().Protocol; got != tc.want {
+				t.Errorf("WasmShim().Protocol = %q, want %q", got, tc.want)
 			}
 		})
 	}

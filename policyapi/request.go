@@ -16,6 +16,9 @@ type Request struct {
 	// Method, Scheme, Host and Path are the request's :method, scheme ("" for http),
 	// :authority (possibly with a port) and :path (with the query string).
 	Method, Scheme, Host, Path string
+	// Protocol is the request's protocol as Envoy names it ("HTTP/1.1", "HTTP/2"); empty
+	// means HTTP/2 for a gRPC call (IsGRPC) and HTTP/1.1 otherwise.
+	Protocol string
 	// Headers are the request headers by lower-case name, values in order.
 	Headers map[string][]string
 	// RemoteAddress is the client address, an IP optionally with a port.
@@ -86,7 +89,7 @@ func (r *Request) Descriptor() descriptor.Request {
 
 // WasmShim returns the request as wasm-shim (package wasmshim) reads it.
 func (r *Request) WasmShim() wasmshim.Request {
-	return wasmshim.Request{Method: r.Method, Scheme: r.Scheme, Host: r.Host, Path: r.Path, Headers: r.Headers,
+	return wasmshim.Request{Method: r.Method, Scheme: r.Scheme, Host: r.Host, Path: r.Path, Protocol: r.protocol(), Headers: r.Headers,
 		SourceAddress: r.RemoteAddress, Auth: r.Auth}
 }
 

@@ -20,6 +20,9 @@ type LogEntry struct {
 	Time time.Time
 	// Method, Authority and Path are the request's.
 	Method, Authority, Path string
+	// Protocol is the request's protocol (%PROTOCOL%: HTTP/1.1, HTTP/2), "" when the line
+	// does not record it.
+	Protocol string
 	// Client is the client address: the downstream remote address, or else the first
 	// X-Forwarded-For entry.
 	Client string
@@ -54,7 +57,7 @@ const StatusKey = "response_code"
 
 // request fills req from e.
 func (e *LogEntry) request(in *Input) {
-	*in = Input{Method: e.Method, Host: e.Authority, Path: e.Path, Headers: e.Headers, RemoteAddress: e.Client}
+	*in = Input{Method: e.Method, Host: e.Authority, Path: e.Path, Protocol: e.Protocol, Headers: e.Headers, RemoteAddress: e.Client}
 	if e.HasTokens {
 		e.usage = policyapi.Response{Tokens: &e.Tokens, Status: e.Status}
 		in.Response = &e.usage
@@ -69,7 +72,7 @@ func (e *LogEntry) request(in *Input) {
 // or Envoy's default text format. It reports an error for a line that is neither or misses
 // the start time.
 //
-// JSON lines read start_time, method, authority, path and downstream_remote_address (port
+// JSON lines read start_time, method, authority, path, protocol and downstream_remote_address (port
 // stripped; else the first entry of x_forwarded_for); a key starting with "auth." is that
 // auth.* attribute of the request (auth.identity.userid); total_tokens (TokensKey, a number
 // or a string of one) is the response's usage and response_code (StatusKey) its status;
@@ -90,7 +93,7 @@ func ParseLogLine(line []byte, e *LogEntry) error {
 	}
 	clear(e.Headers)
 	clear(e.Auth)
-	e.Method, e.Authority, e.Path, e.Client = "", "", "", ""
+	e.Method, e.Authority, e.Path, e.Client, e.Protocol = "", "", "", "", ""
 	e.Tokens, e.HasTokens, e.Status = 0, false, 0
 	line = bytes.TrimSpace(line)
 	// One string for the whole line: the fields are substrings of it, without a copy each.
@@ -159,8 +162,8 @@ func parseTextLine(line string, e *LogEntry) error {
 	if !ok {
 		return fmt.Errorf("default format: request line %q: want METHOD PATH PROTOCOL", quoted[0])
 	}
-	target, _, _ = strings.Cut(target, " ")
-	e.Method, e.Path = method, target
+	target, protocol, _ := strings.Cut(target, " ")
+	e.Method, e.Path, e.Protocol = method, target, protocol
 	header := func(name, v string) string {
 		if v == "" || v == "-" {
 			return ""
@@ -243,6 +246,10 @@ func parseJSONLine(line string, e *LogEntry) error {
 			e.Authority = v
 		case "path":
 			e.Path = v
+		case "protocol":
+			if v != "-" {
+				e.Protocol = v
+			}
 		case "downstream_remote_address":
 			remote = v
 		default:

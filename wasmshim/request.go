@@ -19,6 +19,9 @@ type Request struct {
 	Host string
 	// Path is the :path: the path and the query string.
 	Path string
+	// Protocol is request.protocol as Envoy names it ("HTTP/1.1", "HTTP/2"); empty means
+	// "HTTP/1.1". A gRPC call is "HTTP/2".
+	Protocol string
 	// Headers are the request headers by lower-case name; repeated values are joined with
 	// ",", as Envoy's header map attribute holds them.
 	Headers map[string][]string
@@ -46,6 +49,10 @@ func (r *Request) activation() map[string]any {
 	if scheme == "" {
 		scheme = "http"
 	}
+	protocol := r.Protocol
+	if protocol == "" {
+		protocol = "HTTP/1.1"
+	}
 	urlPath, query, _ := strings.Cut(r.Path, "?")
 	headers := make(map[string]string, len(r.Headers)+1)
 	for k, vs := range r.Headers {
@@ -59,7 +66,7 @@ func (r *Request) activation() map[string]any {
 	}
 	req := map[string]any{
 		"method": r.Method, "scheme": scheme, "host": r.Host, "path": r.Path,
-		"url_path": urlPath, "query": query, "headers": headers, "protocol": "HTTP/1.1",
+		"url_path": urlPath, "query": query, "headers": headers, "protocol": protocol,
 	}
 	if v, ok := headers["referer"]; ok {
 		req["referer"] = v

@@ -48,7 +48,13 @@ first rate-limit call, plus listener, virtualHost, route (httpRoute or grpcRoute
 match, the policy and level its rate limits come from, directResponse 500 for an invalid
 one), calls (every rate-limit filter's call), done (the calls when the response is done: response costs) and
 local (the local rate limit's matched descriptors); --explain traces the route and every
-rule.`
+rule.
+
+gRPC: --grpc package.Service/Method sends the call as a proxy sees it, an HTTP/2 POST to
+/package.Service/Method with content-type application/grpc and te trailers; --url gives
+the authority alone (http://grpcbin.local) and --method is not used. kuadrant.io/v1 policies
+on GRPCRoutes match it by path (request.url_path) and headers, and request.protocol is
+"HTTP/2"; Envoy Gateway routes it by its GRPCRoute's method and header matches.`
 
 // runDescriptors implements "rlpkit descriptors".
 func runDescriptors(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -144,10 +150,8 @@ func (f *descriptorsFlags) request() (*policyapi.Request, error) {
 	if len(f.auth) > 0 {
 		req.Auth = f.auth
 	}
-	if *f.grpc {
-		if err := asGRPC(req); err != nil {
-			return nil, err
-		}
+	if err := f.applyGRPC(req); err != nil {
+		return nil, err
 	}
 	if f.metadataFile != "" {
 		md, err := loadMetadata(f.metadataFile)
@@ -162,10 +166,10 @@ func (f *descriptorsFlags) request() (*policyapi.Request, error) {
 // descriptorsFlags are the flags of "rlpkit descriptors": the inputs and the request.
 type descriptorsFlags struct {
 	config, gateway, metadataFile string
+	grpc                          string // --grpc: the gRPC method called
 	method, rawURL, remote        string
 	hits                          uint
 	explain                       bool
-	grpc                          *bool
 	kflags                        *kuadrantFlags
 	auth                          authFlag
 	headers                       descriptor.HeaderMap
@@ -189,7 +193,7 @@ func parseDescriptorsFlags(args []string, stdout io.Writer) (*descriptorsFlags, 
 	fs.UintVar(&f.hits, "hits-addend", 0, "the request-level `cost` the proxy already knows (0: unset)")
 	fs.BoolVar(&f.explain, "explain", false, "print a trace of every decision to stderr")
 	f.kflags = addKuadrantFlags(fs)
-	f.grpc = addGRPCFlag(fs)
+	fs.StringVar(&f.grpc, "grpc", "", "send a gRPC call of `package.Service/Method` to the authority of --url (see gRPC above)")
 	fs.Func("H", "a request header `'Name: value'` (repeatable; Host sets the authority)", f.addHeader)
 	f.auth = authFlag{}
 	fs.Func("auth", "an auth.* `attribute` as an AuthPolicy would give it, 'identity.userid=alice' (repeatable; kuadrant.io/v1 predicates and counters read them)", f.auth.set)

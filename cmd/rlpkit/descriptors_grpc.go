@@ -1,19 +1,19 @@
 package main
 
 import (
-	"flag"
-
 	"github.com/rlpkit/rlpkit/policyapi"
 )
 
-// addGRPCFlag registers --grpc of "rlpkit descriptors": the request is a gRPC call.
-func addGRPCFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("grpc", false, "send the request as a gRPC call: POST (whatever --method says), content-type application/grpc and te: trailers; --url's path names the method, /<package.Service>/<Method>")
-}
-
-// asGRPC makes req the gRPC call --grpc asks for.
-func asGRPC(req *policyapi.Request) error {
-	if err := policyapi.AsGRPC(req); err != nil {
+// applyGRPC makes req the gRPC call --grpc names, when given: --url must give the
+// authority alone, since the call's path is the method's.
+func (f *descriptorsFlags) applyGRPC(req *policyapi.Request) error {
+	if f.grpc == "" {
+		return nil
+	}
+	if f.path != "/" && f.path != "" {
+		return usagef("--grpc %s gives the request's path; --url %q must give the authority alone, such as http://%s", f.grpc, f.rawURL, f.host)
+	}
+	if err := req.SetGRPC(f.grpc); err != nil {
 		return usagef("--grpc: %v", err)
 	}
 	return nil

@@ -12,7 +12,8 @@ import (
 
 const validateSynopsis = `rlpkit validate [--strict] PATH...
 
-Reads Gateways, HTTPRoutes, RateLimitPolicies, TokenRateLimitPolicies, BackendTrafficPolicies and Namespaces from files, directories
+Reads Gateways, HTTPRoutes, GRPCRoutes, RateLimitPolicies, TokenRateLimitPolicies, AuthPolicies,
+BackendTrafficPolicies and Namespaces from files, directories
 (every *.yaml, *.yml and *.json, recursively) and "-" (stdin), and prints every problem on
 stderr, one a line, as file:line: Kind namespace/name: field.path: what is wrong.
 A PluginConfig or a limits file (limitador's format) among the inputs is checked as what
@@ -57,8 +58,14 @@ func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	summary := fmt.Sprintf("%d Gateways, %d HTTPRoutes, %d RateLimitPolicies, %d Namespaces",
 		len(set.Gateways), len(set.HTTPRoutes), len(set.Policies), len(set.Namespaces))
+	if n := len(set.GRPCRoutes); n > 0 {
+		summary += fmt.Sprintf(", %d GRPCRoutes", n)
+	}
 	if n := len(set.PoliciesV1); n > 0 {
 		summary += fmt.Sprintf(", %d kuadrant.io/v1 RateLimitPolicies", n)
+	}
+	if n := len(set.AuthPolicies); n > 0 {
+		summary += fmt.Sprintf(", %d AuthPolicies", n)
 	}
 	if n := len(set.TokenPolicies); n > 0 {
 		summary += fmt.Sprintf(", %d TokenRateLimitPolicies", n)
