@@ -3,22 +3,13 @@ package kuadrantv1
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
-
-// The kinds a RateLimitPolicy may target.
-var targetKinds = []string{"Gateway", "HTTPRoute", "GRPCRoute"}
-
-// sectionNameRE is Gateway API's SectionName pattern (dot-separated DNS labels), which the
-// CRD applies.
-var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // ValidateRateLimitPolicy checks a policy as its CRD does, and type-checks its counters
 // against Kuadrant's well-known attributes. It returns every problem, with field paths.
@@ -26,25 +17,8 @@ var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9
 // predicates and checks them on each path its limits are in effect on (package kuadrant
 // does the same, with CheckPredicates' stricter check as a warning).
 func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
-	var errs field.ErrorList
 	spec := field.NewPath("spec")
-	ref := p.Spec.TargetRef
-	tr := spec.Child("targetRef")
-	if ref.Group != gatewayv1.GroupName {
-		errs = append(errs, field.NotSupported(tr.Child("group"), ref.Group, []string{gatewayv1.GroupName}))
-	}
-	if !slices.Contains(targetKinds, string(ref.Kind)) {
-		errs = append(errs, field.NotSupported(tr.Child("kind"), ref.Kind, targetKinds))
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(tr.Child("name"), "the name of the target, in the policy's namespace"))
-	}
-	if ref.SectionName != nil {
-		s := string(*ref.SectionName)
-		if len(s) > 253 || !sectionNameRE.MatchString(s) {
-			errs = append(errs, field.Invalid(tr.Child("sectionName"), s, "must be a listener name of a Gateway or a rule name of a route: lower-case alphanumerics, '-' and '.', each dot-separated part starting and ending with an alphanumeric, at most 253 characters"))
-		}
-	}
+	errs := ValidateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"), TargetRefRules{Kinds: targetKinds})
 
 	implicit := p.Spec.Limits != nil || p.Spec.When != nil
 	switch {
