@@ -64,16 +64,7 @@ func (s *suite) adjustMatches(t *testing.T, store AdjustStore, seed uint64, p co
 			}
 			continue
 		}
-		cost := uint64(r.IntN(3))
-		var want counter.Decision
-		st, want = p.Decide(st, now, cost)
-		got := make([]counter.Decision, 1)
-		if err := store.Update(ctx, now, []counter.Update{{Key: k, Policy: p, Cost: cost}}, got); err != nil {
-			t.Fatalf("step %d: Update: %v", step, err)
-		}
-		if got[0] != want {
-			t.Fatalf("step %d: Update(t=%d, cost=%d) = %+v, want %+v (Policy.Decide after Policy.Adjust)", step, now.UnixMicro(), cost, got[0], want)
-		}
+		st = decideStep(t, store, step, counter.Update{Key: k, Policy: p, Cost: uint64(r.IntN(3))}, st, now, "Policy.Decide after Policy.Adjust")
 	}
 }
 
