@@ -285,10 +285,7 @@ func checkEntries(req *rlsmsg.Request) error {
 			}
 		}
 	}
-	if len(problems) == 0 {
-		return nil
-	}
-	return &limit.InvalidRequestError{Problems: problems}
+	return limit.InvalidRequest(problems)
 }
 
 // failure returns the gRPC code and message for an evaluation error of a

@@ -371,8 +371,5 @@ func check(req *rlsmsg.Request) error {
 			problems = append(problems, fmt.Sprintf("descriptors[%d].limit.unit_multiplier: %d is not supported, only 1", i, *m.UnitMultiplier))
 		}
 	}
-	if len(problems) == 0 {
-		return nil
-	}
-	return &limit.InvalidRequestError{Problems: problems}
+	return limit.InvalidRequest(problems)
 }
