@@ -46,9 +46,7 @@ func (s *suite) adjustMatches(t *testing.T, store AdjustStore, seed uint64, p co
 	k := s.key(t, "k")
 	r := rand.New(rand.NewPCG(seed, 7))
 	var st counter.State
-	now := t0
-	for step := range 1500 {
-		now = now.Add(time.Duration(r.IntN(200_000)) * time.Microsecond)
+	for step, now := range walk(r, 1500, 200_000) {
 		if r.IntN(2) == 0 {
 			delta := int64(r.IntN(9)) - 4
 			var rb time.Time

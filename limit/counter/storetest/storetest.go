@@ -23,6 +23,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -88,14 +89,26 @@ func (s *suite) matchPolicy(t *testing.T, seed uint64, p counter.Policy) {
 	k := s.key(t, "k")
 	r := rand.New(rand.NewPCG(seed, 42))
 	var st counter.State
-	now := t0
-	for step := range 2000 {
-		now = now.Add(time.Duration(r.IntN(300_000)) * time.Microsecond)
+	for step, now := range walk(r, 2000, 300_000) {
 		at := now
 		if r.IntN(5) == 0 { // a stale instant
 			at = now.Add(-time.Duration(r.IntN(2_000_000)) * time.Microsecond)
 		}
 		st = decideStep(t, store, step, counter.Update{Key: k, Policy: p, Cost: uint64(r.IntN(3))}, st, at, "Policy.Decide")
+	}
+}
+
+// walk yields steps instants from t0 on, each up to maxUs microseconds (drawn
+// from r) after the one before.
+func walk(r *rand.Rand, steps, maxUs int) iter.Seq2[int, time.Time] {
+	return func(yield func(int, time.Time) bool) {
+		now := t0
+		for step := range steps {
+			now = now.Add(time.Duration(r.IntN(maxUs)) * time.Microsecond)
+			if !yield(step, now) {
+				return
+			}
+		}
 	}
 }
 
