@@ -21,13 +21,8 @@ func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
 	errs := ValidateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"), TargetRefRules{Kinds: targetKinds})
 
 	implicit := p.Spec.Limits != nil || p.Spec.When != nil
-	switch {
-	case p.Spec.Defaults != nil && implicit:
-		errs = append(errs, field.Invalid(spec, "object", "Implicit and explicit defaults are mutually exclusive: move limits and when into spec.defaults"))
-	case p.Spec.Defaults != nil && p.Spec.Overrides != nil:
-		errs = append(errs, field.Invalid(spec, "object", "Overrides and explicit defaults are mutually exclusive: keep one of spec.defaults and spec.overrides"))
-	case p.Spec.Overrides != nil && implicit:
-		errs = append(errs, field.Invalid(spec, "object", "Overrides and implicit defaults are mutually exclusive: move limits and when into spec.overrides"))
+	if e := ValidateBlocks(spec, implicit, p.Spec.Defaults != nil, p.Spec.Overrides != nil, "limits and when"); e != nil {
+		errs = append(errs, e)
 	}
 	if p.Spec.Defaults != nil {
 		errs = append(errs, validateMergeable(p.Spec.Defaults, spec.Child("defaults"))...)
