@@ -16,7 +16,9 @@ var targetKinds = []string{"Gateway", "HTTPRoute", "GRPCRoute"}
 var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // TargetRefRules are what a Kuadrant policy kind's CRD accepts in spec.targetRef and how it
-// words a rejection.
+// words a rejection. They are not an API object.
+//
+// +kubebuilder:object:generate=false
 type TargetRefRules struct {
 	// Kinds are the kinds the policy may target.
 	Kinds []string
