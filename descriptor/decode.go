@@ -92,19 +92,13 @@ func assign(c *errs, p path, v any, dst reflect.Value) {
 	case reflect.Map:
 		assignMap(c, p, v, dst)
 	case reflect.String:
-		s, ok := v.(string)
-		if !ok {
-			c.add(string(p), "expected a string, got "+kindOf(v))
-			return
+		if s, ok := as[string](c, p, v, "a string"); ok {
+			dst.SetString(s)
 		}
-		dst.SetString(s)
 	case reflect.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			c.add(string(p), "expected a boolean, got "+kindOf(v))
-			return
+		if b, ok := as[bool](c, p, v, "a boolean"); ok {
+			dst.SetBool(b)
 		}
-		dst.SetBool(b)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		assignInteger(c, p, v, dst)
@@ -116,9 +110,8 @@ func assign(c *errs, p path, v any, dst reflect.Value) {
 
 // assignStruct assigns a JSON object to a struct, field by field in the order of the keys.
 func assignStruct(c *errs, p path, v any, dst reflect.Value) {
-	obj, ok := v.(map[string]any)
+	obj, ok := as[map[string]any](c, p, v, "an object")
 	if !ok {
-		c.add(string(p), "expected an object, got "+kindOf(v))
 		return
 	}
 	fields := jsonFields(dst.Type())
@@ -134,9 +127,8 @@ func assignStruct(c *errs, p path, v any, dst reflect.Value) {
 
 // assignSlice assigns a JSON list to a slice.
 func assignSlice(c *errs, p path, v any, dst reflect.Value) {
-	arr, ok := v.([]any)
+	arr, ok := as[[]any](c, p, v, "a list")
 	if !ok {
-		c.add(string(p), "expected a list, got "+kindOf(v))
 		return
 	}
 	s := reflect.MakeSlice(dst.Type(), len(arr), len(arr))
@@ -148,9 +140,8 @@ func assignSlice(c *errs, p path, v any, dst reflect.Value) {
 
 // assignMap assigns a JSON object to a map, in the order of the keys.
 func assignMap(c *errs, p path, v any, dst reflect.Value) {
-	obj, ok := v.(map[string]any)
+	obj, ok := as[map[string]any](c, p, v, "an object")
 	if !ok {
-		c.add(string(p), "expected an object, got "+kindOf(v))
 		return
 	}
 	m := reflect.MakeMapWithSize(dst.Type(), len(obj))
@@ -164,9 +155,8 @@ func assignMap(c *errs, p path, v any, dst reflect.Value) {
 
 // assignInteger assigns a JSON number to a signed or unsigned integer, which it must fit.
 func assignInteger(c *errs, p path, v any, dst reflect.Value) {
-	n, ok := v.(json.Number)
+	n, ok := as[json.Number](c, p, v, "a number")
 	if !ok {
-		c.add(string(p), "expected a number, got "+kindOf(v))
 		return
 	}
 	bits := dst.Type().Bits()
@@ -214,6 +204,15 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// as returns v as a T, or reports at p that it is not what ("a string") and returns false.
+func as[T any](c *errs, p path, v any, what string) (T, bool) {
+	t, ok := v.(T)
+	if !ok {
+		c.add(string(p), "expected "+what+", got "+kindOf(v))
+	}
+	return t, ok
 }
 
 // kindOf names the JSON kind of a parsed value for error messages.

@@ -133,33 +133,27 @@ func (c *configuration) build(req *Request, res *Result) (dropped int, reason st
 // appendEntry appends the action's entry, or returns why it cannot ("" when it appended one
 // or, with skip_if_absent, legitimately appended nothing).
 func (a *action) appendEntry(req *Request, res *Result) string {
+	v, ok := a.value, true
 	switch a.kind {
-	case actGenericKey:
-		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: a.value})
 	case actRequestHeaders:
-		v, ok := headerValue(req, a.header)
-		if !ok {
+		if v, ok = headerValue(req, a.header); !ok {
+			return a.absent("request_headers: header ", a.header)
+		}
+	case actQueryParameters:
+		if v, ok = queryValue(req.Path, a.param); !ok {
+			return a.absent("query_parameters: query parameter ", a.param)
+		}
+	case actRemoteAddress:
+		if v, ok = clientIP(req.RemoteAddress); !ok {
+			return "remote_address: the request has no client IP address"
+		}
+	case actMetadata:
+		if m, _ := lookupMetadata(req, &a.meta).(string); m != "" {
+			v = m
+		} else if v == "" {
 			if a.skipIfAbsent {
 				return ""
 			}
-			return "request_headers: header " + quote(a.header) + " is absent"
-		}
-		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: v})
-	case actRemoteAddress:
-		ip, ok := clientIP(req.RemoteAddress)
-		if !ok {
-			return "remote_address: the request has no client IP address"
-		}
-		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: ip})
-	case actMetadata:
-		v, _ := lookupMetadata(req, &a.meta).(string)
-		switch {
-		case v != "":
-			res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: v})
-		case a.value != "":
-			res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: a.value})
-		case a.skipIfAbsent:
-		default:
 			return "metadata: no string value at " + a.meta.String()
 		}
 	case actRemoteAddressMatch:
@@ -171,16 +165,6 @@ func (a *action) appendEntry(req *Request, res *Result) string {
 			}
 			return "query_parameter_value_match: the query parameters match and expect_match is false"
 		}
-		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: a.value})
-	case actQueryParameters:
-		v, ok := queryValue(req.Path, a.param)
-		if !ok {
-			if a.skipIfAbsent {
-				return ""
-			}
-			return "query_parameters: query parameter " + quote(a.param) + " is absent"
-		}
-		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: v})
 	case actHeaderValueMatch:
 		if matchHeaders(req, a.matchers) != a.expectMatch {
 			if a.expectMatch {
@@ -188,9 +172,18 @@ func (a *action) appendEntry(req *Request, res *Result) string {
 			}
 			return "header_value_match: the headers match and expect_match is false"
 		}
-		res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: a.value})
 	}
+	res.entries = append(res.entries, rlsmsg.Entry{Key: a.key, Value: v})
 	return ""
+}
+
+// absent is what an action reading an absent value (what, then name) returns: "" with
+// skip_if_absent, which appends nothing and keeps the descriptor, else why it is dropped.
+func (a *action) absent(what, name string) string {
+	if a.skipIfAbsent {
+		return ""
+	}
+	return what + quote(name) + " is absent"
 }
 
 // headerValue returns the first value of a lower-case header name; pseudo-headers read the

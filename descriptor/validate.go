@@ -185,30 +185,42 @@ func validateAction(c *errs, p path, a *Action) {
 			c.add(string(mp.Child("source")), "unsupported value "+quote(string(a.Metadata.Source))+": must be DYNAMIC or ROUTE_ENTRY")
 		}
 	case a.HeaderValueMatch != nil:
-		hp := p.Child("header_value_match")
-		if a.HeaderValueMatch.DescriptorValue == "" {
-			c.add(string(hp.Child("descriptor_value")), "required")
+		h := a.HeaderValueMatch
+		validateValueMatch(c, p.Child("header_value_match"), h.DescriptorValue, "headers", "header", h.Headers, validateHeaderMatcher)
+	}
+}
+
+// validateValueMatch validates a header_value_match or query_parameter_value_match at p: a
+// descriptor value, and at least one matcher (of what) in the field list, each valid.
+func validateValueMatch[M any](c *errs, p path, value, list, what string, matchers []M, validate func(*errs, path, *M)) {
+	if value == "" {
+		c.add(string(p.Child("descriptor_value")), "required")
+	}
+	if len(matchers) == 0 {
+		c.add(string(p.Child(list)), "at least one "+what+" matcher is required")
+	}
+	for i := range matchers {
+		validate(c, p.Child(list).Index(i), &matchers[i])
+	}
+}
+
+// validateOneMatch reports a header or query parameter matcher at p with more than one of
+// its match fields set (exact, prefix, suffix, contains, present, safe_regex).
+func validateOneMatch(c *errs, p path, set ...bool) {
+	n := 0
+	for _, isSet := range set {
+		if isSet {
+			n++
 		}
-		if len(a.HeaderValueMatch.Headers) == 0 {
-			c.add(string(hp.Child("headers")), "at least one header matcher is required")
-		}
-		for i := range a.HeaderValueMatch.Headers {
-			validateHeaderMatcher(c, hp.Child("headers").Index(i), &a.HeaderValueMatch.Headers[i])
-		}
+	}
+	if n > 1 {
+		c.add(string(p), "at most one of exact_match, prefix_match, suffix_match, contains_match, present_match and safe_regex_match may be set")
 	}
 }
 
 func validateHeaderMatcher(c *errs, p path, h *HeaderMatcher) {
 	validateHeaderName(c, p.Child("name"), h.Name)
-	set := 0
-	for _, isSet := range []bool{h.ExactMatch != nil, h.PrefixMatch != nil, h.SuffixMatch != nil, h.ContainsMatch != nil, h.PresentMatch != nil, h.SafeRegexMatch != nil} {
-		if isSet {
-			set++
-		}
-	}
-	if set > 1 {
-		c.add(string(p), "at most one of exact_match, prefix_match, suffix_match, contains_match, present_match and safe_regex_match may be set")
-	}
+	validateOneMatch(c, p, h.ExactMatch != nil, h.PrefixMatch != nil, h.SuffixMatch != nil, h.ContainsMatch != nil, h.PresentMatch != nil, h.SafeRegexMatch != nil)
 	// Envoy requires a non-empty value for these three.
 	for _, m := range []struct {
 		name string

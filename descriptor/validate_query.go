@@ -29,16 +29,8 @@ func validateQueryActions(c *errs, p path, a *Action) {
 			}
 		}
 	case a.QueryParameterValueMatch != nil:
-		qp := p.Child("query_parameter_value_match")
-		if a.QueryParameterValueMatch.DescriptorValue == "" {
-			c.add(string(qp.Child("descriptor_value")), "required")
-		}
-		if len(a.QueryParameterValueMatch.QueryParameters) == 0 {
-			c.add(string(qp.Child("query_parameters")), "at least one query parameter matcher is required")
-		}
-		for i := range a.QueryParameterValueMatch.QueryParameters {
-			validateQueryMatcher(c, qp.Child("query_parameters").Index(i), &a.QueryParameterValueMatch.QueryParameters[i])
-		}
+		q := a.QueryParameterValueMatch
+		validateValueMatch(c, p.Child("query_parameter_value_match"), q.DescriptorValue, "query_parameters", "query parameter", q.QueryParameters, validateQueryMatcher)
 	case a.QueryParameters != nil:
 		qp := p.Child("query_parameters")
 		if a.QueryParameters.QueryParameterName == "" {
@@ -54,15 +46,7 @@ func validateQueryMatcher(c *errs, p path, m *QueryParameterMatcher) {
 	if m.Name == "" {
 		c.add(string(p.Child("name")), "required")
 	}
-	set := 0
-	for _, isSet := range []bool{m.ExactMatch != nil, m.PrefixMatch != nil, m.SuffixMatch != nil, m.ContainsMatch != nil, m.PresentMatch != nil, m.SafeRegexMatch != nil} {
-		if isSet {
-			set++
-		}
-	}
-	if set > 1 {
-		c.add(string(p), "at most one of exact_match, prefix_match, suffix_match, contains_match, present_match and safe_regex_match may be set")
-	}
+	validateOneMatch(c, p, m.ExactMatch != nil, m.PrefixMatch != nil, m.SuffixMatch != nil, m.ContainsMatch != nil, m.PresentMatch != nil, m.SafeRegexMatch != nil)
 	if m.SafeRegexMatch != nil {
 		validateRegex(c, p.Child("safe_regex_match").Child("regex"), m.SafeRegexMatch.Regex)
 	}

@@ -7,6 +7,7 @@ import (
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/rlpkit/rlpkit/descriptor"
 	"github.com/rlpkit/rlpkit/rlsmsg"
@@ -83,11 +84,7 @@ func (c *Config) entry(a *routev3.RateLimit_Action, r *routev3.Route, q *prepare
 		return rlsmsg.Entry{Key: or(s.GenericKey.DescriptorKey, "generic_key"), Value: s.GenericKey.DescriptorValue}, true, ""
 	case *routev3.RateLimit_Action_HeaderValueMatch_:
 		h := s.HeaderValueMatch
-		expect := h.ExpectMatch == nil || h.ExpectMatch.Value
-		if c.headersMatch(h.Headers, q) != expect {
-			return rlsmsg.Entry{}, false, "(header_value_match): the headers " + matchWord(expect)
-		}
-		return rlsmsg.Entry{Key: or(h.DescriptorKey, "header_match"), Value: h.DescriptorValue}, true, ""
+		return valueMatch(c.headersMatch(h.Headers, q), h.ExpectMatch, rlsmsg.Entry{Key: or(h.DescriptorKey, "header_match"), Value: h.DescriptorValue}, "(header_value_match): the headers ")
 	case *routev3.RateLimit_Action_QueryParameters_:
 		qp := s.QueryParameters
 		if v, ok := q.queryValue(qp.QueryParameterName); ok {
@@ -96,11 +93,7 @@ func (c *Config) entry(a *routev3.RateLimit_Action, r *routev3.Route, q *prepare
 		return rlsmsg.Entry{}, qp.SkipIfAbsent, "(query_parameters): query parameter " + qp.QueryParameterName + " is absent"
 	case *routev3.RateLimit_Action_QueryParameterValueMatch_:
 		m := s.QueryParameterValueMatch
-		expect := m.ExpectMatch == nil || m.ExpectMatch.Value
-		if c.queryParamsMatch(m.QueryParameters, q) != expect {
-			return rlsmsg.Entry{}, false, "(query_parameter_value_match): the query parameters " + matchWord(expect)
-		}
-		return rlsmsg.Entry{Key: or(m.DescriptorKey, "query_match"), Value: m.DescriptorValue}, true, ""
+		return valueMatch(c.queryParamsMatch(m.QueryParameters, q), m.ExpectMatch, rlsmsg.Entry{Key: or(m.DescriptorKey, "query_match"), Value: m.DescriptorValue}, "(query_parameter_value_match): the query parameters ")
 	case *routev3.RateLimit_Action_DynamicMetadata:
 		m := s.DynamicMetadata
 		return metadataEntry(m.DescriptorKey, m.DefaultValue, false, lookup(q, m.MetadataKey.GetKey(), segments(m.MetadataKey.GetPath())))
@@ -124,11 +117,18 @@ func or(s, def string) string {
 	return s
 }
 
-func matchWord(expect bool) string {
-	if expect {
-		return "do not match"
+// valueMatch is a header_value_match's or query_parameter_value_match's entry e when
+// whether the request matched is what the action expects (expect_match, unset: true);
+// else none, and why ("what" followed by how it failed).
+func valueMatch(matched bool, expectMatch *wrapperspb.BoolValue, e rlsmsg.Entry, what string) (rlsmsg.Entry, bool, string) {
+	expect := expectMatch == nil || expectMatch.Value
+	switch {
+	case matched == expect:
+		return e, true, ""
+	case expect:
+		return rlsmsg.Entry{}, false, what + "do not match"
 	}
-	return "match, expect_match is false"
+	return rlsmsg.Entry{}, false, what + "match, expect_match is false"
 }
 
 // maskedRemote is the masked_remote_address entry: the remote address masked to the

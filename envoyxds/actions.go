@@ -131,17 +131,14 @@ func (c *collector) action(p path, a *descriptor.Action, routeHook bool) *routev
 		return queryAction(a)
 	default: // header_value_match: descriptor.Validate guarantees exactly one type is set
 		h := a.HeaderValueMatch
-		hvm := &routev3.RateLimit_Action_HeaderValueMatch{
-			DescriptorKey:   h.DescriptorKey,
-			DescriptorValue: h.DescriptorValue,
-		}
-		if h.ExpectMatch != nil {
-			hvm.ExpectMatch = wrapperspb.Bool(*h.ExpectMatch)
-		}
-		for i := range h.Headers {
-			hvm.Headers = append(hvm.Headers, headerMatcher(&h.Headers[i]))
-		}
-		return &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_HeaderValueMatch_{HeaderValueMatch: hvm}}
+		return &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_HeaderValueMatch_{
+			HeaderValueMatch: &routev3.RateLimit_Action_HeaderValueMatch{
+				DescriptorKey:   h.DescriptorKey,
+				DescriptorValue: h.DescriptorValue,
+				ExpectMatch:     optionalBool(h.ExpectMatch),
+				Headers:         each(h.Headers, headerMatcher),
+			},
+		}}
 	}
 }
 

@@ -29,14 +29,31 @@ func queryAction(a *descriptor.Action) *routev3.RateLimit_Action {
 		}}
 	}
 	q := a.QueryParameterValueMatch
-	m := &routev3.RateLimit_Action_QueryParameterValueMatch{DescriptorKey: q.DescriptorKey, DescriptorValue: q.DescriptorValue}
-	if q.ExpectMatch != nil {
-		m.ExpectMatch = wrapperspb.Bool(*q.ExpectMatch)
+	return &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_QueryParameterValueMatch_{
+		QueryParameterValueMatch: &routev3.RateLimit_Action_QueryParameterValueMatch{
+			DescriptorKey:   q.DescriptorKey,
+			DescriptorValue: q.DescriptorValue,
+			ExpectMatch:     optionalBool(q.ExpectMatch),
+			QueryParameters: each(q.QueryParameters, queryMatcher),
+		},
+	}}
+}
+
+// optionalBool is b as a protobuf BoolValue, nil when b is.
+func optionalBool(b *bool) *wrapperspb.BoolValue {
+	if b == nil {
+		return nil
 	}
-	for i := range q.QueryParameters {
-		m.QueryParameters = append(m.QueryParameters, queryMatcher(&q.QueryParameters[i]))
+	return wrapperspb.Bool(*b)
+}
+
+// each translates every element of in with f, in order; nil when in is empty.
+func each[T, U any](in []T, f func(*T) U) []U {
+	var out []U
+	for i := range in {
+		out = append(out, f(&in[i]))
 	}
-	return &routev3.RateLimit_Action{ActionSpecifier: &routev3.RateLimit_Action_QueryParameterValueMatch_{QueryParameterValueMatch: m}}
+	return out
 }
 
 func queryMatcher(q *descriptor.QueryParameterMatcher) *routev3.QueryParameterMatcher {

@@ -39,12 +39,10 @@ func normalizePattern(p string) (string, error) {
 
 // checkPattern returns why the normalised pattern s is invalid, or "" if it is valid.
 func checkPattern(s string) string {
-	switch {
-	case s == "":
-		return "it is empty"
-	case len(s) > maxNameLen:
-		return fmt.Sprintf("it is %d bytes long, more than %d", len(s), maxNameLen)
-	case s == "*":
+	if why := checkSize(s, maxNameLen); why != "" {
+		return "it " + why
+	}
+	if s == "*" {
 		return ""
 	}
 	name, first := s, 1 // first is the number of name's first label in s, counting from 1
@@ -66,13 +64,24 @@ func checkPattern(s string) string {
 	}
 }
 
+// checkSize returns why s, a pattern or a label, is empty or longer than max bytes, or ""
+// if it is neither.
+func checkSize(s string, max int) string {
+	if s == "" {
+		return "is empty"
+	}
+	if len(s) > max {
+		return fmt.Sprintf("is %d bytes long, more than %d", len(s), max)
+	}
+	return ""
+}
+
 // checkLabel returns why label is not a valid RFC 1123 label, or "" if it is valid.
 func checkLabel(label string) string {
+	if why := checkSize(label, maxLabelLen); why != "" {
+		return why
+	}
 	switch {
-	case label == "":
-		return "is empty"
-	case len(label) > maxLabelLen:
-		return fmt.Sprintf("is %d bytes long, more than %d", len(label), maxLabelLen)
 	case label[0] == '-':
 		return `starts with "-"`
 	case label[len(label)-1] == '-':

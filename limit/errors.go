@@ -15,6 +15,15 @@ func (e *InvalidRequestError) Error() string {
 	return "invalid request: " + strings.Join(e.Problems, "; ")
 }
 
+// InvalidRequest returns an *InvalidRequestError of problems, or nil when there are
+// none.
+func InvalidRequest(problems []string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return &InvalidRequestError{Problems: problems}
+}
+
 // StoreError is the error an evaluator returns when the counter store
 // cannot answer: a server answers "unavailable" and lets its clients'
 // failure mode decide.

@@ -27,24 +27,22 @@ const (
 	TagByFirstEntry
 )
 
+var tagByNames = [...]string{TagByDomain: "domain", TagByFirstEntry: "first-entry"}
+
 // String returns the name ParseTagBy reads: "domain" or "first-entry".
 func (t TagBy) String() string {
-	switch t {
-	case TagByDomain:
-		return "domain"
-	case TagByFirstEntry:
-		return "first-entry"
+	if int(t) < len(tagByNames) {
+		return tagByNames[t]
 	}
 	return fmt.Sprintf("TagBy(%d)", uint8(t))
 }
 
 // ParseTagBy returns the TagBy named s: "domain" or "first-entry".
 func ParseTagBy(s string) (TagBy, error) {
-	switch s {
-	case "domain":
-		return TagByDomain, nil
-	case "first-entry":
-		return TagByFirstEntry, nil
+	for i, name := range tagByNames {
+		if s == name {
+			return TagBy(i), nil
+		}
 	}
 	return 0, fmt.Errorf("limit: hash tag %q: want domain or first-entry", s)
 }

@@ -25,6 +25,20 @@ func Cost(req *rlsmsg.Request, d *rlsmsg.Descriptor) uint64 {
 	return RequestCost(req)
 }
 
+// CheckRequest returns an *InvalidRequestError naming an empty domain and
+// every problem check finds in a descriptor (it appends them to problems,
+// with field paths), or nil.
+func CheckRequest(req *rlsmsg.Request, check func(problems []string, i int, d *rlsmsg.Descriptor) []string) error {
+	var problems []string
+	if req.Domain == "" {
+		problems = append(problems, "domain: empty")
+	}
+	for i := range req.Descriptors {
+		problems = check(problems, i, &req.Descriptors[i])
+	}
+	return InvalidRequest(problems)
+}
+
 // CheckDescriptor returns what no format evaluates in descriptor i, each
 // problem with its field path, appended to problems: a refund
 // (is_negative_hits: nothing in rlpkit gives hits back) and a limit

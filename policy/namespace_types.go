@@ -21,6 +21,8 @@ type Namespace struct {
 }
 
 // NamespaceSpec mirrors core/v1 NamespaceSpec.
+//
+// +kubebuilder:object:generate=true
 type NamespaceSpec struct {
 	// Finalizers are opaque values that must be empty before the namespace is removed.
 	// +optional
@@ -28,6 +30,8 @@ type NamespaceSpec struct {
 }
 
 // NamespaceStatus mirrors core/v1 NamespaceStatus.
+//
+// +kubebuilder:object:generate=true
 type NamespaceStatus struct {
 	// Phase is Active or Terminating.
 	// +optional
@@ -39,6 +43,8 @@ type NamespaceStatus struct {
 }
 
 // NamespaceCondition mirrors core/v1 NamespaceCondition.
+//
+// +kubebuilder:object:generate=true
 type NamespaceCondition struct {
 	// Type is the condition's type.
 	Type string `json:"type"`

@@ -1,7 +1,10 @@
+// +groupName=apim.kuadrant.io
+// +versionName=v1alpha1
 package policy
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -19,6 +22,14 @@ const (
 
 // GroupVersion is the group and version of RateLimitPolicy, "apim.kuadrant.io/v1alpha1".
 var GroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+
+// AddToScheme registers RateLimitPolicy and RateLimitPolicyList under GroupVersion in a
+// runtime.Scheme, so that a Kubernetes client can read and write them.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &RateLimitPolicy{}, &RateLimitPolicyList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}
 
 // RateLimitPolicy attaches rate limiting to a Gateway or an HTTPRoute, following Gateway API
 // policy attachment: a policy's Default applies unless something lower in the hierarchy
@@ -38,7 +49,20 @@ type RateLimitPolicy struct {
 	Status RateLimitPolicyStatus `json:"status,omitempty"`
 }
 
+// RateLimitPolicyList is a list of RateLimitPolicies, as the API server returns it.
+//
+// +kubebuilder:object:root=true
+type RateLimitPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the policies.
+	Items []RateLimitPolicy `json:"items"`
+}
+
 // RateLimitPolicySpec defines the desired state of RateLimitPolicy.
+//
+// +kubebuilder:object:generate=true
 type RateLimitPolicySpec struct {
 	// TargetRef identifies the Gateway or HTTPRoute, in the policy's namespace, the policy
 	// applies to. Group MUST be "gateway.networking.k8s.io" and Kind "Gateway" or
@@ -59,6 +83,8 @@ type RateLimitPolicySpec struct {
 }
 
 // RateLimitPolicyConfig is one section (default or override) of a RateLimitPolicy.
+//
+// +kubebuilder:object:generate=true
 type RateLimitPolicyConfig struct {
 	// GatewayActions are evaluated by the gateway to build the descriptors sent to the
 	// rate-limit service. When sections merge, gateway actions aggregate.
@@ -73,6 +99,8 @@ type RateLimitPolicyConfig struct {
 
 // RateLimitSpec is one limit: MaxValue hits per Seconds for the descriptors that satisfy
 // every condition, counted separately for each combination of the variables' values.
+//
+// +kubebuilder:object:generate=true
 type RateLimitSpec struct {
 	// Conditions must all hold for the limit to apply: "KEY == VALUE", "KEY != VALUE", or a
 	// CEL expression over descriptors. Empty means every descriptor of the domain.
@@ -96,6 +124,8 @@ type RateLimitSpec struct {
 }
 
 // RateLimitPolicyStatus defines the observed state of RateLimitPolicy.
+//
+// +kubebuilder:object:generate=true
 type RateLimitPolicyStatus struct {
 	// Conditions describe the current conditions of the RateLimitPolicy: Accepted and
 	// Enforced.

@@ -270,12 +270,7 @@ func (s *Service) evaluate(ctx context.Context, c *call) error {
 // checkEntries refuses descriptors without entries and entries without a
 // key (Conventions.RequireEntries).
 func checkEntries(req *rlsmsg.Request) error {
-	var problems []string
-	if req.Domain == "" {
-		problems = append(problems, "domain: empty")
-	}
-	for i := range req.Descriptors {
-		d := &req.Descriptors[i]
+	return limit.CheckRequest(req, func(problems []string, i int, d *rlsmsg.Descriptor) []string {
 		if len(d.Entries) == 0 {
 			problems = append(problems, fmt.Sprintf("descriptors[%d].entries: empty", i))
 		}
@@ -284,11 +279,8 @@ func checkEntries(req *rlsmsg.Request) error {
 				problems = append(problems, fmt.Sprintf("descriptors[%d].entries[%d].key: empty", i, j))
 			}
 		}
-	}
-	if len(problems) == 0 {
-		return nil
-	}
-	return &limit.InvalidRequestError{Problems: problems}
+		return problems
+	})
 }
 
 // failure returns the gRPC code and message for an evaluation error of a

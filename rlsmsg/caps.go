@@ -30,19 +30,11 @@ const (
 	CapKeyBytes
 )
 
+var capNames = [...]string{CapDescriptors: "MaxDescriptors", CapEntries: "MaxEntries", CapKeyBytes: "MaxKeyBytes"}
+
 // String returns the Caps field the cap is: "MaxDescriptors", "MaxEntries"
 // or "MaxKeyBytes".
-func (c Cap) String() string {
-	switch c {
-	case CapDescriptors:
-		return "MaxDescriptors"
-	case CapEntries:
-		return "MaxEntries"
-	case CapKeyBytes:
-		return "MaxKeyBytes"
-	}
-	return "Cap(" + strconv.Itoa(int(c)) + ")"
-}
+func (c Cap) String() string { return enumName(capNames[:], int64(c), "Cap") }
 
 // CapError is a request over one of a RequestDecoder's Caps.
 type CapError struct {

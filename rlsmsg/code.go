@@ -15,18 +15,19 @@ const (
 	CodeOverLimit Code = 2
 )
 
+var codeNames = [...]string{CodeUnknown: "UNKNOWN", CodeOK: "OK", CodeOverLimit: "OVER_LIMIT"}
+
 // String returns Envoy's name of c: UNKNOWN, OK or OVER_LIMIT, and
 // "Code(N)" for values outside the enum.
-func (c Code) String() string {
-	switch c {
-	case CodeOK:
-		return "OK"
-	case CodeOverLimit:
-		return "OVER_LIMIT"
-	case CodeUnknown:
-		return "UNKNOWN"
+func (c Code) String() string { return enumName(codeNames[:], int64(c), "Code") }
+
+// enumName returns names[v], the name of an enum's value v, or "typ(v)" for
+// a value without a name.
+func enumName(names []string, v int64, typ string) string {
+	if v >= 0 && v < int64(len(names)) && names[v] != "" {
+		return names[v]
 	}
-	return "Code(" + strconv.Itoa(int(c)) + ")"
+	return typ + "(" + strconv.FormatInt(v, 10) + ")"
 }
 
 // MarshalText encodes the code by name.

@@ -191,20 +191,39 @@ func (d *RequestDecoder) override(rd fieldReader, st *descState) error {
 	o := &d.overrides[st.limit-1]
 	return rd.each(func(f Field) error {
 		switch {
-		case f.Num == overrideRequestsPerUnit && f.Type == WireVarint:
-			o.RequestsPerUnit = uint32(f.Uint)
-		case f.Num == overrideUnit && f.Type == WireVarint:
-			o.Unit = Unit(int32(f.Uint))
+		case decodeRate(&f, &o.RequestsPerUnit, &o.Unit):
 		case f.Num == overrideUnitMultiplier && f.Type == WireBytes:
 			st.mult = slot(&d.mults, st.mult)
-			v := uint64(d.mults[st.mult-1])
-			if err := decodeWrapper(rd.sub(&f), &v); err != nil {
-				return inField(err, "unit_multiplier", -1)
-			}
-			d.mults[st.mult-1] = uint32(v)
+			return decodeMultiplier(rd, &f, &d.mults[st.mult-1])
 		}
 		return nil
 	})
+}
+
+// decodeRate decodes f into *requestsPerUnit or *unit when it is one of the
+// two fields a RateLimitOverride and a RateLimit begin with; it reports
+// whether it was.
+func decodeRate(f *Field, requestsPerUnit *uint32, unit *Unit) bool {
+	switch {
+	case f.Num == overrideRequestsPerUnit && f.Type == WireVarint:
+		*requestsPerUnit = uint32(f.Uint)
+	case f.Num == overrideUnit && f.Type == WireVarint:
+		*unit = Unit(int32(f.Uint))
+	default:
+		return false
+	}
+	return true
+}
+
+// decodeMultiplier decodes the unit_multiplier (a UInt32Value) in f,
+// merging into *m.
+func decodeMultiplier(rd fieldReader, f *Field, m *uint32) error {
+	v := uint64(*m)
+	if err := decodeWrapper(rd.sub(f), &v); err != nil {
+		return inField(err, "unit_multiplier", -1)
+	}
+	*m = uint32(v)
+	return nil
 }
 
 // slot returns i, the 1-based index of an element of *s, or when i is 0

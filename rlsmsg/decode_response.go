@@ -108,20 +108,13 @@ func (s *Status) decode(rd fieldReader) error {
 func (l *RateLimit) decode(rd fieldReader) error {
 	return rd.each(func(f Field) (err error) {
 		switch {
-		case f.Num == limitRequestsPerUnit && f.Type == WireVarint:
-			l.RequestsPerUnit = uint32(f.Uint)
-		case f.Num == limitUnit && f.Type == WireVarint:
-			l.Unit = Unit(int32(f.Uint))
+		case decodeRate(&f, &l.RequestsPerUnit, &l.Unit):
 		case f.Num == limitName && f.Type == WireBytes:
 			if l.Name, err = rd.text(&f); err != nil {
 				return inField(err, "name", -1)
 			}
 		case f.Num == limitUnitMultiplier && f.Type == WireBytes:
-			v := uint64(l.UnitMultiplier)
-			if err := decodeWrapper(rd.sub(&f), &v); err != nil {
-				return inField(err, "unit_multiplier", -1)
-			}
-			l.UnitMultiplier = uint32(v)
+			return decodeMultiplier(rd, &f, &l.UnitMultiplier)
 		}
 		return nil
 	})

@@ -40,10 +40,11 @@ const (
 	statusDurationUntilReset = 4 // google.protobuf.Duration
 	statusQuota              = 5 // Quota, not modelled
 
-	limitRequestsPerUnit = 1 // uint32
-	limitUnit            = 2 // RateLimit.Unit
-	limitName            = 3 // string
-	limitUnitMultiplier  = 4 // google.protobuf.UInt32Value
+	// A RateLimit begins as a RateLimitOverride does (decodeRate reads both).
+	limitRequestsPerUnit = overrideRequestsPerUnit // uint32
+	limitUnit            = overrideUnit            // RateLimit.Unit
+	limitName            = 3                       // string
+	limitUnitMultiplier  = 4                       // google.protobuf.UInt32Value
 
 	durationSeconds = 1 // int64
 	durationNanos   = 2 // int32

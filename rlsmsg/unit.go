@@ -40,12 +40,7 @@ var unitSeconds = [...]uint32{0, 1, 60, 3600, 86400, 30 * 86400, 365 * 86400, 7 
 
 // String returns Envoy's name of u: UNKNOWN, SECOND, MINUTE, HOUR, DAY, MONTH,
 // YEAR or WEEK, and "Unit(N)" for values outside the enum.
-func (u Unit) String() string {
-	if u >= 0 && int(u) < len(unitNames) {
-		return unitNames[u]
-	}
-	return fmt.Sprintf("Unit(%d)", int32(u))
-}
+func (u Unit) String() string { return enumName(unitNames[:], int64(u), "Unit") }
 
 // MarshalText encodes the unit by name.
 func (u Unit) MarshalText() ([]byte, error) { return []byte(u.String()), nil }

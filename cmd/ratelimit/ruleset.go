@@ -160,30 +160,29 @@ func (r *ruleSet) view(f func(all iter.Seq[*ruleEntry])) {
 // totals returns every statistics key's counts, the entries sharing a name
 // (an override's and a rule's, the overflow of each kind) added.
 func (r *ruleSet) totals() map[string][len(ruleStatNames)]uint64 {
-	out := map[string][len(ruleStatNames)]uint64{}
-	r.view(func(all iter.Seq[*ruleEntry]) {
-		for e := range all {
-			v := out[e.name]
-			for i := range v {
-				v[i] += e.counts[i].Load()
-			}
-			out[e.name] = v
-		}
-	})
-	return out
+	return r.sum(func(e *ruleEntry, i int) uint64 { return e.counts[i].Load() })
 }
 
 // unsent returns what statsd was not sent yet of every key's counts, by
 // name, and records it as sent.
 func (r *ruleSet) unsent() map[string][len(ruleStatNames)]uint64 {
+	return r.sum(func(e *ruleEntry, i int) uint64 {
+		n := e.counts[i].Load()
+		d := n - e.sent[i]
+		e.sent[i] = n
+		return d
+	})
+}
+
+// sum returns, by name, what take gives of each count of every key, the
+// entries sharing a name added.
+func (r *ruleSet) sum(take func(e *ruleEntry, i int) uint64) map[string][len(ruleStatNames)]uint64 {
 	out := map[string][len(ruleStatNames)]uint64{}
 	r.view(func(all iter.Seq[*ruleEntry]) {
 		for e := range all {
 			v := out[e.name]
 			for i := range v {
-				n := e.counts[i].Load()
-				v[i] += n - e.sent[i]
-				e.sent[i] = n
+				v[i] += take(e, i)
 			}
 			out[e.name] = v
 		}

@@ -61,6 +61,9 @@ func newServeMetrics(nearRatio float64) *serveMetrics {
 	perLimit := func(name, help string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"domain", "limit"})
 	}
+	gauge := func(name, help string) prometheus.Gauge {
+		return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+	}
 	m := &serveMetrics{
 		registry:  prometheus.NewRegistry(),
 		nearRatio: nearRatio,
@@ -81,22 +84,14 @@ func newServeMetrics(nearRatio float64) *serveMetrics {
 			Name: "rlpkit_store_errors_total",
 			Help: "Counter store updates that failed (not those whose caller gave up).",
 		}),
-		storeUp: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "rlpkit_store_reachable",
-			Help: "1 while the counter store answers, 0 while it does not.",
-		}),
+		storeUp: gauge("rlpkit_store_reachable", "1 while the counter store answers, 0 while it does not."),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rlpkit_limits_reloads_total",
 			Help: "Reloads of changed inputs, by result (success, failure); a failure keeps the limits in force.",
 		}, []string{"result"}),
-		limits: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "rlpkit_limits",
-			Help: "Limits in force.",
-		}),
-		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "rlpkit_limits_last_reload_success",
-			Help: "1 when the inputs in force are the latest ones, 0 when the last reload failed.",
-		}),
+		limits: gauge("rlpkit_limits", "Limits in force."),
+		reloadOK: gauge("rlpkit_limits_last_reload_success",
+			"1 when the inputs in force are the latest ones, 0 when the last reload failed."),
 		limitHits: perLimit("rlpkit_limit_hits_total",
 			"Hits (hits_addend) evaluated against a limit, by domain and limit name ("+unnamedLimit+", "+overrideLimit+"): envoyproxy/ratelimit's total_hits."),
 		limitWithin: perLimit("rlpkit_limit_within_limit_total",

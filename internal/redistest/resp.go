@@ -64,7 +64,7 @@ func readReply(r *bufio.Reader) (Reply, error) {
 	case ':':
 		n, err := strconv.ParseInt(body, 10, 64)
 		return Reply{Int: n}, err
-	case '$':
+	case '$', '*':
 		n, err := strconv.Atoi(body)
 		if err != nil {
 			return Reply{}, err
@@ -72,18 +72,12 @@ func readReply(r *bufio.Reader) (Reply, error) {
 		if n < 0 {
 			return Reply{Nil: true}, nil
 		}
-		buf := make([]byte, n+2)
-		if _, err := readFull(r, buf); err != nil {
-			return Reply{}, err
-		}
-		return Reply{Str: string(buf[:n])}, nil
-	case '*':
-		n, err := strconv.Atoi(body)
-		if err != nil {
-			return Reply{}, err
-		}
-		if n < 0 {
-			return Reply{Nil: true}, nil
+		if line[0] == '$' {
+			buf := make([]byte, n+2)
+			if _, err := readFull(r, buf); err != nil {
+				return Reply{}, err
+			}
+			return Reply{Str: string(buf[:n])}, nil
 		}
 		out := Reply{Array: make([]Reply, 0, n)}
 		for range n {

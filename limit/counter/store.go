@@ -3,6 +3,7 @@ package counter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -58,6 +59,21 @@ var ErrStoreDown = errors.New("store known to be down")
 // a Lua script.
 type Store interface {
 	Update(ctx context.Context, now time.Time, updates []Update, decisions []Decision) error
+}
+
+// CheckBatch returns the error a Store's Update gives for invalid input:
+// decisions shorter than updates, or an update whose policy does not
+// Validate. pkg starts the message ("limit/redis: update 3 (key ...): ...").
+func CheckBatch(pkg string, updates []Update, decisions []Decision) error {
+	if len(decisions) < len(updates) {
+		return fmt.Errorf("%s: %d decisions for %d updates", pkg, len(decisions), len(updates))
+	}
+	for i := range updates {
+		if err := updates[i].Policy.Validate(); err != nil {
+			return fmt.Errorf("%s: update %d (key %q): %w", pkg, i, updates[i].Key, err)
+		}
+	}
+	return nil
 }
 
 // Update is one counter change in a batch.

@@ -255,10 +255,7 @@ func check(req *rlsmsg.Request) error {
 	for i := range req.Descriptors {
 		problems = limit.CheckDescriptor(problems, i, &req.Descriptors[i])
 	}
-	if len(problems) == 0 {
-		return nil
-	}
-	return &limit.InvalidRequestError{Problems: problems}
+	return limit.InvalidRequest(problems)
 }
 
 // match returns the counter updates req asks for in dom, one item each,

@@ -2,6 +2,7 @@ package envoyratelimit
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -136,6 +137,17 @@ func deref(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
+}
+
+// entries yields each key of the map n and its value, aliases resolved.
+func entries(n *yaml.Node) iter.Seq2[string, *yaml.Node] {
+	return func(yield func(string, *yaml.Node) bool) {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !yield(n.Content[i].Value, deref(n.Content[i+1])) {
+				return
+			}
+		}
+	}
 }
 
 // mapping checks that n is a map whose keys are strings among allowed,
@@ -280,8 +292,7 @@ func (p *parser) descriptor(n *yaml.Node, path string) *Node {
 	p.mapping(n, path, descriptorKeys)
 	d := &Node{File: p.file, Line: n.Line}
 	var one, several *yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i].Value, deref(n.Content[i+1])
+	for k, v := range entries(n) {
 		fp := join(path, k)
 		switch k {
 		case "key":
@@ -347,8 +358,7 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 	r := &Rule{}
 	var unit string
 	var unitNode, multNode *yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i].Value, deref(n.Content[i+1])
+	for k, v := range entries(n) {
 		fp := join(path, k)
 		switch k {
 		case "unit":
@@ -368,9 +378,9 @@ func (p *parser) rateLimit(n *yaml.Node, path string, unlimitedOK bool) *Rule {
 				ip := fmt.Sprintf("%s[%d]", fp, j)
 				p.mapping(item, ip, replacesKeys)
 				name := ""
-				for m := 0; m+1 < len(item.Content); m += 2 {
-					if item.Content[m].Value == "name" {
-						name, _ = p.str(deref(item.Content[m+1]), ip+".name")
+				for k, v := range entries(item) {
+					if k == "name" {
+						name, _ = p.str(v, ip+".name")
 					}
 				}
 				if name == "" {

@@ -1,6 +1,7 @@
 package limitador
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -56,13 +57,8 @@ const (
 // the column of each problem.
 func ParseCondition(s string) (*Condition, error) {
 	src := strings.TrimSpace(s)
-	switch {
-	case src == "":
-		return nil, fmt.Errorf("limit: condition must not be empty")
-	case len(src) > MaxConditionLength:
-		return nil, fmt.Errorf("limit: condition is %d bytes long, more than %d", len(src), MaxConditionLength)
-	case !utf8.ValidString(src):
-		return nil, fmt.Errorf("limit: condition %q is not valid UTF-8", src)
+	if err := checkSource(src, "limit: condition", "limit: condition must not be empty"); err != nil {
+		return nil, err
 	}
 	if key, op, value, ok := parseLegacy(src); ok && !readsLimit(key) {
 		return &Condition{src: src, op: op, key: key, value: value}, nil
@@ -72,6 +68,21 @@ func ParseCondition(s string) (*Condition, error) {
 		return nil, fmt.Errorf("limit: condition %q: %w", src, err)
 	}
 	return &Condition{src: src, op: opCEL, prg: prg, warn: warn}, nil
+}
+
+// checkSource returns why the trimmed source src of a condition or variable
+// (what, as error messages name it) is refused before it is parsed: empty
+// (the error empty), longer than MaxConditionLength, or not UTF-8.
+func checkSource(src, what, empty string) error {
+	switch {
+	case src == "":
+		return errors.New(empty)
+	case len(src) > MaxConditionLength:
+		return fmt.Errorf("%s is %d bytes long, more than %d", what, len(src), MaxConditionLength)
+	case !utf8.ValidString(src):
+		return fmt.Errorf("%s %q is not valid UTF-8", what, src)
+	}
+	return nil
 }
 
 // String returns the condition's canonical text: for the legacy form

@@ -360,19 +360,11 @@ func appendOverrideKey(b []byte, tagBy limit.TagBy, domain string, d *rlsmsg.Des
 // check returns a *limit.InvalidRequestError naming every reason req cannot
 // be evaluated, or nil.
 func check(req *rlsmsg.Request) error {
-	var problems []string
-	if req.Domain == "" {
-		problems = append(problems, "domain: empty")
-	}
-	for i := range req.Descriptors {
-		d := &req.Descriptors[i]
+	return limit.CheckRequest(req, func(problems []string, i int, d *rlsmsg.Descriptor) []string {
 		problems = limit.CheckDescriptor(problems, i, d)
 		if m := d.Limit; m != nil && m.UnitMultiplier != nil && *m.UnitMultiplier != 1 {
 			problems = append(problems, fmt.Sprintf("descriptors[%d].limit.unit_multiplier: %d is not supported, only 1", i, *m.UnitMultiplier))
 		}
-	}
-	if len(problems) == 0 {
-		return nil
-	}
-	return &limit.InvalidRequestError{Problems: problems}
+		return problems
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -27,13 +26,8 @@ type variable struct {
 // number, a bool or null.
 func parseVariable(v string) (*variable, error) {
 	src := strings.TrimSpace(v)
-	switch {
-	case src == "":
-		return nil, fmt.Errorf("must not be empty")
-	case len(src) > MaxConditionLength:
-		return nil, fmt.Errorf("variable is %d bytes long, more than %d", len(src), MaxConditionLength)
-	case !utf8.ValidString(src):
-		return nil, fmt.Errorf("variable %q is not valid UTF-8", src)
+	if err := checkSource(src, "variable", "must not be empty"); err != nil {
+		return nil, err
 	}
 	if isEntryKey(src) {
 		return &variable{src: src, key: src}, nil

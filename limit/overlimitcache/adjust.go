@@ -27,8 +27,8 @@ func (c *Cache) Adjust(ctx context.Context, now time.Time, adjustments []counter
 	c.mu.Lock()
 	for i := range adjustments {
 		if k := adjustments[i].Key; k != "" {
-			if _, held := c.entries[k]; held {
-				c.remove(k)
+			if _, held := c.m.Entries[k]; held {
+				c.m.Remove(k)
 			}
 		}
 	}

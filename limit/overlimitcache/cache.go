@@ -42,12 +42,12 @@ package overlimitcache
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rlpkit/rlpkit/limit/counter"
+	"github.com/rlpkit/rlpkit/limit/internal/budget"
 )
 
 // EntryOverhead is what an entry costs beyond its key's bytes, in the
@@ -57,13 +57,10 @@ const EntryOverhead = 64
 // Cache is a counter.Store that answers from memory for counters known to
 // be full. It is safe for concurrent use; create it with New.
 type Cache struct {
-	inner  counter.Store
-	budget int
+	inner counter.Store
 
-	mu      sync.Mutex
-	entries map[string]entry
-	used    int
-	visited int // entries makeRoom looked at, for tests
+	mu sync.Mutex
+	m  budget.Map[entry]
 
 	hits atomic.Uint64
 }
@@ -75,12 +72,15 @@ type entry struct {
 	over    bool  // rejected hits were counted on it: it holds more than max
 }
 
+// ExpiredAt reports whether the entry's window has ended at nowUs.
+func (e entry) ExpiredAt(nowUs int64) bool { return e.untilUs <= nowUs }
+
 var _ counter.Store = (*Cache)(nil)
 
 // New returns a Cache in front of inner holding at most budgetBytes of
 // entries (see EntryOverhead); it must be positive.
 func New(inner counter.Store, budgetBytes int) *Cache {
-	return &Cache{inner: inner, budget: max(budgetBytes, 1), entries: map[string]entry{}}
+	return &Cache{inner: inner, m: budget.New[entry](max(budgetBytes, 1), EntryOverhead)}
 }
 
 // Hits returns how many updates were answered from the cache.
@@ -90,7 +90,7 @@ func (c *Cache) Hits() uint64 { return c.hits.Load() }
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.entries)
+	return len(c.m.Entries)
 }
 
 // Update implements counter.Store.
@@ -123,12 +123,12 @@ func (c *Cache) answer(now time.Time, updates []counter.Update, decisions []coun
 			// not: the store knows which.
 			return false
 		}
-		e, ok := c.entries[u.Key]
+		e, ok := c.m.Entries[u.Key]
 		if !ok || !fits(e, u.Policy) {
 			return false
 		}
 		if nowUs >= e.untilUs {
-			c.remove(u.Key) // the window has ended: the store decides again
+			c.m.Remove(u.Key) // the window has ended: the store decides again
 			return false
 		}
 		if nowUs < e.untilUs-e.window.Microseconds() {
@@ -136,7 +136,7 @@ func (c *Cache) answer(now time.Time, updates []counter.Update, decisions []coun
 		}
 	}
 	for i := range updates {
-		e := c.entries[updates[i].Key]
+		e := c.m.Entries[updates[i].Key]
 		left := time.Duration(e.untilUs-nowUs) * time.Microsecond
 		decisions[i] = counter.Decision{Used: float64(e.max + updates[i].Cost), ResetAfter: left, RetryAfter: left}
 		if updates[i].Cost > e.max {
@@ -178,50 +178,10 @@ func (c *Cache) learn(now time.Time, updates []counter.Update, decisions []count
 }
 
 func (c *Cache) put(key string, e entry, nowUs int64) {
-	size := len(key) + EntryOverhead
-	if size > c.budget {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.entries[key]; ok {
+	if old, ok := c.m.Entries[key]; ok {
 		e.over = e.over || old.over && old.max == e.max && old.window == e.window
-		// A copy again: assigning to a map's existing string key stores
-		// the key given, which may alias the caller's buffer.
-		c.entries[strings.Clone(key)] = e
-		return
 	}
-	if c.used+size > c.budget {
-		c.makeRoom(size, nowUs)
-	}
-	c.entries[strings.Clone(key)] = e // keys may alias the caller's buffer
-	c.used += size
-}
-
-// makeRoom frees the budget for an entry of size bytes: it removes every
-// expired entry, then arbitrary ones until the entries take at most seven
-// eighths of the budget less size, so that a full cache is scanned once for
-// every eighth of its budget that new entries take, not once per entry.
-// c.mu must be held.
-func (c *Cache) makeRoom(size int, nowUs int64) {
-	target := max(c.budget-c.budget/8-size, 0)
-	for k, old := range c.entries {
-		c.visited++
-		if old.untilUs <= nowUs {
-			c.remove(k)
-		}
-	}
-	for k := range c.entries {
-		if c.used <= target {
-			break
-		}
-		c.visited++
-		c.remove(k)
-	}
-}
-
-// remove deletes an existing entry; c.mu must be held.
-func (c *Cache) remove(k string) {
-	delete(c.entries, k)
-	c.used -= len(k) + EntryOverhead
+	c.m.Put(key, e, nowUs)
 }

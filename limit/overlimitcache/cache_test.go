@@ -142,8 +142,8 @@ func TestCacheBudget(t *testing.T) {
 		if err := c.Update(context.Background(), t0, u, make([]counter.Decision, 1)); err != nil {
 			t.Fatal(err)
 		}
-		if c.Len() > 10 || c.used > budget {
-			t.Fatalf("after %d keys: %d entries, %d bytes, want at most 10 and %d", i+1, c.Len(), c.used, budget)
+		if c.Len() > 10 || c.m.Used() > budget {
+			t.Fatalf("after %d keys: %d entries, %d bytes, want at most 10 and %d", i+1, c.Len(), c.m.Used(), budget)
 		}
 	}
 	if c.Len() != 10 {

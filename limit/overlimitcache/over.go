@@ -21,14 +21,14 @@ func countsOver(u *counter.Update) bool {
 func (c *Cache) notFull(u *counter.Update, d *counter.Decision) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[u.Key]
+	e, ok := c.m.Entries[u.Key]
 	switch {
 	case !ok:
 	case u.Policy.Algorithm != counter.AlgorithmFixedWindow || u.Policy.Window != e.window || u.Policy.Max <= e.max:
-		c.remove(u.Key)
+		c.m.Remove(u.Key)
 	case countsOver(u) && d.Allowed && !e.over:
 		e.over = true
-		c.entries[strings.Clone(u.Key)] = e // the caller's key may alias its buffer
+		c.m.Entries[strings.Clone(u.Key)] = e // the caller's key may alias its buffer
 	}
 }
 
@@ -37,8 +37,8 @@ func (c *Cache) notFull(u *counter.Update, d *counter.Decision) {
 func (c *Cache) pastMax(u *counter.Update) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[u.Key]; ok && !(e.over && e.max == u.Policy.Max && e.window == u.Policy.Window) {
-		c.remove(u.Key)
+	if e, ok := c.m.Entries[u.Key]; ok && !(e.over && e.max == u.Policy.Max && e.window == u.Policy.Window) {
+		c.m.Remove(u.Key)
 	}
 }
 
@@ -57,14 +57,14 @@ func (c *Cache) dropOver(now time.Time, updates []counter.Update, decisions []co
 	defer c.mu.Unlock()
 	for i := range updates {
 		u := &updates[i]
-		e, ok := c.entries[u.Key]
+		e, ok := c.m.Entries[u.Key]
 		if !countsOver(u) || !ok || !e.over || u.Policy.Window != e.window ||
 			nowUs >= e.untilUs || nowUs < e.untilUs-e.window.Microseconds() {
 			return false
 		}
 	}
 	for i := range updates {
-		e := c.entries[updates[i].Key]
+		e := c.m.Entries[updates[i].Key]
 		used := e.max + 1 + updates[i].Cost
 		left := time.Duration(e.untilUs-nowUs) * time.Microsecond
 		decisions[i] = counter.Decision{Allowed: true, Used: float64(used), Remaining: counter.MaxPolicyValue - min(used, counter.MaxPolicyValue), ResetAfter: left}

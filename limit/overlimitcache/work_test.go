@@ -38,8 +38,8 @@ func TestCacheLearnWorkLinear(t *testing.T) {
 		if c.Len() > keep || c.Len() < keep*7/8 {
 			t.Errorf("after %d counters learnt: %d entries, want between %d and %d", n, c.Len(), keep*7/8, keep)
 		}
-		if limit := 10 * n; c.visited > limit {
-			t.Errorf("learning %d counters looked at %d entries, want at most %d", n, c.visited, limit)
+		if limit := 10 * n; c.m.Visited > limit {
+			t.Errorf("learning %d counters looked at %d entries, want at most %d", n, c.m.Visited, limit)
 		}
 	}
 }

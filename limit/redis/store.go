@@ -253,13 +253,8 @@ func New(client goredis.UniversalClient, o Options) (*Store, error) {
 // without a round trip. The caller may reuse its keys' memory as soon as
 // Update returns, whatever it returned: a queued call sends copies.
 func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
-	if len(decisions) < len(updates) {
-		return fmt.Errorf("limit/redis: %d decisions for %d updates", len(decisions), len(updates))
-	}
-	for i := range updates {
-		if err := updates[i].Policy.Validate(); err != nil {
-			return fmt.Errorf("limit/redis: update %d (key %q): %w", i, updates[i].Key, err)
-		}
+	if err := counter.CheckBatch("limit/redis", updates, decisions); err != nil {
+		return err
 	}
 	if len(updates) == 0 {
 		return nil

@@ -9,17 +9,11 @@ import (
 // are not mixed, that the block in use has at least one rule, and that its when holds
 // predicates. The rules themselves are Authorino's and are not checked.
 func ValidateAuthPolicy(p *AuthPolicy) field.ErrorList {
-	var errs field.ErrorList
 	spec := field.NewPath("spec")
-	errs = append(errs, validateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"))...)
+	errs := ValidateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"), TargetRefRules{Kinds: targetKinds})
 	implicit := p.Spec.AuthScheme != nil || p.Spec.When != nil || p.Spec.NamedPatterns != nil
-	switch {
-	case p.Spec.Defaults != nil && implicit:
-		errs = append(errs, field.Invalid(spec, "object", "Implicit and explicit defaults are mutually exclusive: move rules, patterns and when into spec.defaults"))
-	case p.Spec.Defaults != nil && p.Spec.Overrides != nil:
-		errs = append(errs, field.Invalid(spec, "object", "Overrides and explicit defaults are mutually exclusive: keep one of spec.defaults and spec.overrides"))
-	case p.Spec.Overrides != nil && implicit:
-		errs = append(errs, field.Invalid(spec, "object", "Overrides and implicit defaults are mutually exclusive: move rules, patterns and when into spec.overrides"))
+	if e := ValidateBlocks(spec, implicit, p.Spec.Defaults != nil, p.Spec.Overrides != nil, "rules, patterns and when"); e != nil {
+		errs = append(errs, e)
 	}
 	blocks := []struct {
 		name string

@@ -1,7 +1,11 @@
+// +kubebuilder:object:generate=true
+// +groupName=kuadrant.io
+// +versionName=v1
 package kuadrantv1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -17,6 +21,14 @@ const (
 
 // GroupVersion is "kuadrant.io/v1".
 var GroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+
+// AddToScheme registers RateLimitPolicy and RateLimitPolicyList under GroupVersion in a
+// runtime.Scheme, so that a Kubernetes client can read and write them.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &RateLimitPolicy{}, &RateLimitPolicyList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}
 
 // The merge strategies of a defaults or overrides block.
 const (
@@ -41,6 +53,17 @@ type RateLimitPolicy struct {
 	// Status is the observed state.
 	// +optional
 	Status RateLimitPolicyStatus `json:"status,omitempty"`
+}
+
+// RateLimitPolicyList is a list of RateLimitPolicies, as the API server returns it.
+//
+// +kubebuilder:object:root=true
+type RateLimitPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the policies.
+	Items []RateLimitPolicy `json:"items"`
 }
 
 // RateLimitPolicySpec is the desired state of a RateLimitPolicy: a target and exactly one of

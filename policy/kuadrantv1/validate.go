@@ -3,22 +3,13 @@ package kuadrantv1
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/wasmshim"
 )
-
-// The kinds a RateLimitPolicy may target.
-var targetKinds = []string{"Gateway", "HTTPRoute", "GRPCRoute"}
-
-// sectionNameRE is Gateway API's SectionName pattern (dot-separated DNS labels), which the
-// CRD applies.
-var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // ValidateRateLimitPolicy checks a policy as its CRD does, and type-checks its counters
 // against Kuadrant's well-known attributes. It returns every problem, with field paths.
@@ -26,18 +17,12 @@ var sectionNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9
 // predicates and checks them on each path its limits are in effect on (package kuadrant
 // does the same, with CheckPredicates' stricter check as a warning).
 func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
-	var errs field.ErrorList
 	spec := field.NewPath("spec")
-	errs = append(errs, validateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"))...)
+	errs := ValidateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"), TargetRefRules{Kinds: targetKinds})
 
 	implicit := p.Spec.Limits != nil || p.Spec.When != nil
-	switch {
-	case p.Spec.Defaults != nil && implicit:
-		errs = append(errs, field.Invalid(spec, "object", "Implicit and explicit defaults are mutually exclusive: move limits and when into spec.defaults"))
-	case p.Spec.Defaults != nil && p.Spec.Overrides != nil:
-		errs = append(errs, field.Invalid(spec, "object", "Overrides and explicit defaults are mutually exclusive: keep one of spec.defaults and spec.overrides"))
-	case p.Spec.Overrides != nil && implicit:
-		errs = append(errs, field.Invalid(spec, "object", "Overrides and implicit defaults are mutually exclusive: move limits and when into spec.overrides"))
+	if e := ValidateBlocks(spec, implicit, p.Spec.Defaults != nil, p.Spec.Overrides != nil, "limits and when"); e != nil {
+		errs = append(errs, e)
 	}
 	if p.Spec.Defaults != nil {
 		errs = append(errs, validateMergeable(p.Spec.Defaults, spec.Child("defaults"))...)
@@ -47,27 +32,6 @@ func ValidateRateLimitPolicy(p *RateLimitPolicy) field.ErrorList {
 	}
 	if p.Spec.Defaults == nil && p.Spec.Overrides == nil {
 		errs = append(errs, validateProper(&p.Spec.RateLimitPolicySpecProper, spec)...)
-	}
-	return errs
-}
-
-// validateTargetRef checks a kuadrant.io/v1 policy's targetRef at tr as the CRDs do:
-// group, kind, name and the sectionName pattern.
-func validateTargetRef(ref gatewayv1.LocalPolicyTargetReferenceWithSectionName, tr *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if ref.Group != gatewayv1.GroupName {
-		errs = append(errs, field.NotSupported(tr.Child("group"), ref.Group, []string{gatewayv1.GroupName}))
-	}
-	if !slices.Contains(targetKinds, string(ref.Kind)) {
-		errs = append(errs, field.NotSupported(tr.Child("kind"), ref.Kind, targetKinds))
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(tr.Child("name"), "the name of the target, in the policy's namespace"))
-	}
-	if ref.SectionName != nil {
-		if err := ValidateSectionName(string(*ref.SectionName), tr.Child("sectionName")); err != nil {
-			errs = append(errs, err)
-		}
 	}
 	return errs
 }

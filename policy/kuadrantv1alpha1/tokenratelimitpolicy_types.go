@@ -1,7 +1,11 @@
+// +kubebuilder:object:generate=true
+// +groupName=kuadrant.io
+// +versionName=v1alpha1
 package kuadrantv1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -20,6 +24,14 @@ const (
 // GroupVersion is "kuadrant.io/v1alpha1".
 var GroupVersion = schema.GroupVersion{Group: Group, Version: Version}
 
+// AddToScheme registers TokenRateLimitPolicy and TokenRateLimitPolicyList under
+// GroupVersion in a runtime.Scheme, so that a Kubernetes client can read and write them.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &TokenRateLimitPolicy{}, &TokenRateLimitPolicyList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}
+
 // TokenRateLimitPolicy limits the tokens spent through the Gateway, listener, HTTPRoute or
 // route rule it targets: each limit is checked at the request and charged with the
 // response's usage.
@@ -36,6 +48,18 @@ type TokenRateLimitPolicy struct {
 	// Status is the observed state.
 	// +optional
 	Status TokenRateLimitPolicyStatus `json:"status,omitempty"`
+}
+
+// TokenRateLimitPolicyList is a list of TokenRateLimitPolicies, as the API server returns
+// it.
+//
+// +kubebuilder:object:root=true
+type TokenRateLimitPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the policies.
+	Items []TokenRateLimitPolicy `json:"items"`
 }
 
 // TokenRateLimitPolicySpec is the desired state of a TokenRateLimitPolicy: a target and

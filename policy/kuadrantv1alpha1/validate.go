@@ -2,7 +2,6 @@ package kuadrantv1alpha1
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
@@ -19,28 +18,15 @@ const (
 	msgDefaultsLimits    = "At least one spec.defaults.limits must be defined"
 )
 
+// targetRules are the CRD's targets and messages for spec.targetRef.
+var targetRules = kuadrantv1.TargetRefRules{Kinds: []string{"HTTPRoute", "Gateway"}, GroupMessage: msgGroup, KindMessage: msgKind}
+
 // ValidateTokenRateLimitPolicy checks a policy as its CRD does, with the CRD's messages,
 // and its limits and predicates as package kuadrantv1 checks a RateLimitPolicy's. It
 // returns every problem, with field paths.
 func ValidateTokenRateLimitPolicy(p *TokenRateLimitPolicy) field.ErrorList {
-	var errs field.ErrorList
 	spec := field.NewPath("spec")
-	ref := p.Spec.TargetRef
-	tr := spec.Child("targetRef")
-	if ref.Group != gatewayv1.GroupName {
-		errs = append(errs, field.Invalid(tr.Child("group"), string(ref.Group), msgGroup))
-	}
-	if ref.Kind != "HTTPRoute" && ref.Kind != "Gateway" {
-		errs = append(errs, field.Invalid(tr.Child("kind"), string(ref.Kind), msgKind))
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(tr.Child("name"), "the name of the target, in the policy's namespace"))
-	}
-	if ref.SectionName != nil {
-		if e := kuadrantv1.ValidateSectionName(string(*ref.SectionName), tr.Child("sectionName")); e != nil {
-			errs = append(errs, e)
-		}
-	}
+	errs := kuadrantv1.ValidateTargetRef(p.Spec.TargetRef, spec.Child("targetRef"), targetRules)
 
 	s := &p.Spec
 	implicit := s.Limits != nil

@@ -46,9 +46,7 @@ func (s *suite) adjustMatches(t *testing.T, store AdjustStore, seed uint64, p co
 	k := s.key(t, "k")
 	r := rand.New(rand.NewPCG(seed, 7))
 	var st counter.State
-	now := t0
-	for step := range 1500 {
-		now = now.Add(time.Duration(r.IntN(200_000)) * time.Microsecond)
+	for step, now := range walk(r, 1500, 200_000) {
 		if r.IntN(2) == 0 {
 			delta := int64(r.IntN(9)) - 4
 			var rb time.Time
@@ -64,16 +62,7 @@ func (s *suite) adjustMatches(t *testing.T, store AdjustStore, seed uint64, p co
 			}
 			continue
 		}
-		cost := uint64(r.IntN(3))
-		var want counter.Decision
-		st, want = p.Decide(st, now, cost)
-		got := make([]counter.Decision, 1)
-		if err := store.Update(ctx, now, []counter.Update{{Key: k, Policy: p, Cost: cost}}, got); err != nil {
-			t.Fatalf("step %d: Update: %v", step, err)
-		}
-		if got[0] != want {
-			t.Fatalf("step %d: Update(t=%d, cost=%d) = %+v, want %+v (Policy.Decide after Policy.Adjust)", step, now.UnixMicro(), cost, got[0], want)
-		}
+		st = decideStep(t, store, step, counter.Update{Key: k, Policy: p, Cost: uint64(r.IntN(3))}, st, now, "Policy.Decide after Policy.Adjust")
 	}
 }
 

@@ -23,6 +23,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -84,29 +85,47 @@ func (s *suite) matchesDecide(t *testing.T) {
 // matchPolicy checks 2,000 random steps under p, from the random seed
 // seed, against Policy.Decide.
 func (s *suite) matchPolicy(t *testing.T, seed uint64, p counter.Policy) {
-	ctx := context.Background()
 	store := s.newStore(t)
 	k := s.key(t, "k")
 	r := rand.New(rand.NewPCG(seed, 42))
 	var st counter.State
-	now := t0
-	for step := range 2000 {
-		now = now.Add(time.Duration(r.IntN(300_000)) * time.Microsecond)
+	for step, now := range walk(r, 2000, 300_000) {
 		at := now
 		if r.IntN(5) == 0 { // a stale instant
 			at = now.Add(-time.Duration(r.IntN(2_000_000)) * time.Microsecond)
 		}
-		cost := uint64(r.IntN(3))
-		var want counter.Decision
-		st, want = p.Decide(st, at, cost)
-		got := make([]counter.Decision, 1)
-		if err := store.Update(ctx, at, []counter.Update{{Key: k, Policy: p, Cost: cost}}, got); err != nil {
-			t.Fatalf("step %d: Update: %v", step, err)
-		}
-		if got[0] != want {
-			t.Fatalf("step %d: Update(t=%d, cost=%d) = %+v, want %+v (Policy.Decide)", step, at.UnixMicro(), cost, got[0], want)
+		st = decideStep(t, store, step, counter.Update{Key: k, Policy: p, Cost: uint64(r.IntN(3))}, st, at, "Policy.Decide")
+	}
+}
+
+// walk yields steps instants from t0 on, each up to maxUs microseconds (drawn
+// from r) after the one before.
+func walk(r *rand.Rand, steps, maxUs int) iter.Seq2[int, time.Time] {
+	return func(yield func(int, time.Time) bool) {
+		now := t0
+		for step := range steps {
+			now = now.Add(time.Duration(r.IntN(maxUs)) * time.Microsecond)
+			if !yield(step, now) {
+				return
+			}
 		}
 	}
+}
+
+// decideStep applies u at at to the store and to the model state st, fails t
+// when the store decides otherwise than Policy.Decide (model names what st
+// has been through), and returns the model's next state.
+func decideStep(t *testing.T, store counter.Store, step int, u counter.Update, st counter.State, at time.Time, model string) counter.State {
+	t.Helper()
+	st, want := u.Policy.Decide(st, at, u.Cost)
+	got := make([]counter.Decision, 1)
+	if err := store.Update(context.Background(), at, []counter.Update{u}, got); err != nil {
+		t.Fatalf("step %d: Update: %v", step, err)
+	}
+	if got[0] != want {
+		t.Fatalf("step %d: Update(t=%d, cost=%d) = %+v, want %+v (%s)", step, at.UnixMicro(), u.Cost, got[0], want, model)
+	}
+	return st
 }
 
 // allOrNothing checks that a batch with an update denied consumes nothing.

@@ -211,13 +211,8 @@ func Approximate(updates []counter.Update) bool {
 // and when a batch needs room for new counters while every counter kept
 // holds hits Redis has not acknowledged and Redis cannot be reached.
 func (s *Store) Update(ctx context.Context, now time.Time, updates []counter.Update, decisions []counter.Decision) error {
-	if len(decisions) < len(updates) {
-		return fmt.Errorf("limit/redis/cached: %d decisions for %d updates", len(decisions), len(updates))
-	}
-	for i := range updates {
-		if err := updates[i].Policy.Validate(); err != nil {
-			return fmt.Errorf("limit/redis/cached: update %d (key %q): %w", i, updates[i].Key, err)
-		}
+	if err := counter.CheckBatch("limit/redis/cached", updates, decisions); err != nil {
+		return err
 	}
 	if len(updates) == 0 {
 		return nil

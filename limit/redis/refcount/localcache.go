@@ -1,8 +1,9 @@
 package refcount
 
 import (
-	"strings"
 	"sync"
+
+	"github.com/rlpkit/rlpkit/limit/internal/budget"
 )
 
 // EntryOverhead is what the local cache charges for an entry beyond its
@@ -10,13 +11,11 @@ import (
 const EntryOverhead = 48
 
 // localCache remembers the keys found over, each until an instant in Unix
-// seconds and under the limit it was over, within a byte budget. It is
-// safe for concurrent use.
+// seconds and under the limit it was over, within a byte budget (the
+// expired entries go first when it is full). It is safe for concurrent use.
 type localCache struct {
-	mu      sync.Mutex
-	budget  int
-	used    int
-	entries map[string]overEntry
+	mu sync.Mutex
+	m  budget.Map[overEntry]
 }
 
 // overEntry is a key found over: until when (Unix seconds, exclusive) and
@@ -27,8 +26,11 @@ type overEntry struct {
 	max   uint64
 }
 
-func newLocalCache(budget int) *localCache {
-	return &localCache{budget: budget, entries: map[string]overEntry{}}
+// ExpiredAt reports whether the entry no longer holds at nowSec.
+func (e overEntry) ExpiredAt(nowSec int64) bool { return e.until <= nowSec }
+
+func newLocalCache(bytes int) *localCache {
+	return &localCache{m: budget.New[overEntry](bytes, EntryOverhead)}
 }
 
 // over reports whether key is remembered over at nowSec under limit:
@@ -36,51 +38,17 @@ func newLocalCache(budget int) *localCache {
 func (c *localCache) over(key string, nowSec int64, limit uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if ok && nowSec >= e.until {
-		c.remove(key)
+	e, ok := c.m.Entries[key]
+	if ok && e.ExpiredAt(nowSec) {
+		c.m.Remove(key)
 		return false
 	}
 	return ok && limit <= e.max
 }
 
-// put remembers key over limit until untilSec. When the budget is full, the
-// expired entries go first, then arbitrary ones down to seven eighths of
-// the budget, so that a full cache is scanned once for every eighth of
-// its budget that new entries take.
+// put remembers key over limit until untilSec.
 func (c *localCache) put(key string, limit uint64, untilSec, nowSec int64) {
-	size := len(key) + EntryOverhead
-	if size > c.budget {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
-		// Assigning to an existing string key stores the new key too: a
-		// copy, as the caller's may alias its buffer.
-		c.entries[strings.Clone(key)] = overEntry{untilSec, limit}
-		return
-	}
-	if c.used+size > c.budget {
-		target := max(c.budget-c.budget/8-size, 0)
-		for k, e := range c.entries {
-			if e.until <= nowSec {
-				c.remove(k)
-			}
-		}
-		for k := range c.entries {
-			if c.used <= target {
-				break
-			}
-			c.remove(k)
-		}
-	}
-	c.entries[strings.Clone(key)] = overEntry{untilSec, limit} // keys may alias the caller's buffer
-	c.used += size
-}
-
-// remove deletes an existing entry; c.mu must be held.
-func (c *localCache) remove(k string) {
-	delete(c.entries, k)
-	c.used -= len(k) + EntryOverhead
+	c.m.Put(key, overEntry{untilSec, limit}, nowSec)
 }

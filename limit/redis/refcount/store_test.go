@@ -137,11 +137,12 @@ func TestLocalCache(t *testing.T) {
 // TestLocalCacheBudget: a full cache makes room, and never grows past its
 // budget.
 func TestLocalCacheBudget(t *testing.T) {
-	lc := newLocalCache(10 * (EntryOverhead + 2))
+	budget := 10 * (EntryOverhead + 2)
+	lc := newLocalCache(budget)
 	for i := range 100 {
 		lc.put(string(rune('a'+i%26))+string(rune('a'+i/26)), 1, 100, 0)
-		if lc.used > lc.budget {
-			t.Fatalf("used %d of %d after %d puts", lc.used, lc.budget, i+1)
+		if used := lc.m.Used(); used > budget {
+			t.Fatalf("used %d of %d after %d puts", used, budget, i+1)
 		}
 	}
 	if !lc.over("vd", 99, 1) || lc.over("vd", 100, 1) {
