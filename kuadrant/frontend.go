@@ -27,7 +27,9 @@ type wasmFrontend struct {
 	authReads map[string][]string
 }
 
-func (f *wasmFrontend) Generate(in *policyapi.Request, out *rlsmsg.Request, trace *strings.Builder) bool {
+// evaluate runs in through wasm-shim's evaluation (GET when in has no method), writing
+// its explanation to trace when there is one.
+func (f *wasmFrontend) evaluate(in *policyapi.Request, trace *strings.Builder) (*wasmshim.Result, *wasmshim.Request) {
 	req := in.WasmShim()
 	if req.Method == "" {
 		req.Method = "GET"
@@ -36,6 +38,11 @@ func (f *wasmFrontend) Generate(in *policyapi.Request, out *rlsmsg.Request, trac
 	if trace != nil {
 		trace.WriteString(res.Explain())
 	}
+	return res, &req
+}
+
+func (f *wasmFrontend) Generate(in *policyapi.Request, out *rlsmsg.Request, trace *strings.Builder) bool {
+	res, _ := f.evaluate(in, trace)
 	called := false
 	for i := range res.Calls {
 		c := &res.Calls[i]

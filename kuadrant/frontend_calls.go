@@ -21,14 +21,7 @@ var _ policyapi.CallsFrontend = (*wasmFrontend)(nil)
 // for an OpenAI-style body {"usage": {"total_tokens": N}}, what the operator's report
 // reads (TokenReportHits).
 func (f *wasmFrontend) Calls(in *policyapi.Request, trace *strings.Builder) (calls, done []policyapi.Call) {
-	req := in.WasmShim()
-	if req.Method == "" {
-		req.Method = "GET"
-	}
-	res := f.ev.Evaluate(&req)
-	if trace != nil {
-		trace.WriteString(res.Explain())
-	}
+	res, req := f.evaluate(in, trace)
 	limited := false
 	for i := range res.Calls {
 		c := &res.Calls[i]
@@ -60,7 +53,7 @@ func (f *wasmFrontend) Calls(in *policyapi.Request, trace *strings.Builder) (cal
 	if req.ResponseBody == nil && in.Response.Tokens != nil {
 		req.ResponseBody = fmt.Appendf(nil, `{"usage":{"total_tokens":%d}}`, *in.Response.Tokens)
 	}
-	after := f.ev.Evaluate(&req)
+	after := f.ev.Evaluate(req)
 	for i := range after.Calls {
 		c := &after.Calls[i]
 		if c.Type != wasmshim.ServiceRateLimitReport {

@@ -19,33 +19,23 @@ func NewSet(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, polici
 		sources:  map[ObjectKey]Source{},
 		problems: map[ObjectKey]field.ErrorList{},
 	}
-	add := func(key ObjectKey, validate func() field.ErrorList) bool {
-		if _, dup := s.sources[key]; dup || key.Name == "" {
-			return false
-		}
-		s.sources[key] = Source{}
-		if errs := validate(); len(errs) > 0 {
-			s.problems[key] = errs
-		}
-		return true
-	}
 	for _, gw := range gateways {
-		if add(ObjectKey{Kind: KindGateway, Namespace: gw.Namespace, Name: gw.Name}, func() field.ErrorList { return ValidateGateway(gw) }) {
+		if s.addRead(ObjectKey{Kind: KindGateway, Namespace: gw.Namespace, Name: gw.Name}, func() field.ErrorList { return ValidateGateway(gw) }) {
 			s.Gateways = append(s.Gateways, gw)
 		}
 	}
 	for _, r := range routes {
-		if add(ObjectKey{Kind: KindHTTPRoute, Namespace: r.Namespace, Name: r.Name}, func() field.ErrorList { return ValidateHTTPRoute(r) }) {
+		if s.addRead(ObjectKey{Kind: KindHTTPRoute, Namespace: r.Namespace, Name: r.Name}, func() field.ErrorList { return ValidateHTTPRoute(r) }) {
 			s.HTTPRoutes = append(s.HTTPRoutes, r)
 		}
 	}
 	for _, p := range policies {
-		if add(PolicyKey(p), func() field.ErrorList { return ValidateRateLimitPolicy(p) }) {
+		if s.addRead(PolicyKey(p), func() field.ErrorList { return ValidateRateLimitPolicy(p) }) {
 			s.Policies = append(s.Policies, p)
 		}
 	}
 	for _, ns := range namespaces {
-		if add(ObjectKey{Kind: KindNamespace, Name: ns.Name}, func() field.ErrorList { return ValidateNamespace(ns) }) {
+		if s.addRead(ObjectKey{Kind: KindNamespace, Name: ns.Name}, func() field.ErrorList { return ValidateNamespace(ns) }) {
 			s.Namespaces = append(s.Namespaces, ns)
 		}
 	}

@@ -58,26 +58,22 @@ func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	summary := fmt.Sprintf("%d Gateways, %d HTTPRoutes, %d RateLimitPolicies, %d Namespaces",
 		len(set.Gateways), len(set.HTTPRoutes), len(set.Policies), len(set.Namespaces))
-	if n := len(set.GRPCRoutes); n > 0 {
-		summary += fmt.Sprintf(", %d GRPCRoutes", n)
-	}
-	if n := len(set.PoliciesV1); n > 0 {
-		summary += fmt.Sprintf(", %d kuadrant.io/v1 RateLimitPolicies", n)
-	}
-	if n := len(set.AuthPolicies); n > 0 {
-		summary += fmt.Sprintf(", %d AuthPolicies", n)
-	}
-	if n := len(set.TokenPolicies); n > 0 {
-		summary += fmt.Sprintf(", %d TokenRateLimitPolicies", n)
-	}
-	if n := len(set.BackendTrafficPolicies); n > 0 {
-		summary += fmt.Sprintf(", %d BackendTrafficPolicies", n)
-	}
-	if n := len(set.PluginConfigs); n > 0 {
-		summary += fmt.Sprintf(", %d PluginConfigs", n)
-	}
-	if n := len(set.LimitLists); n > 0 {
-		summary += fmt.Sprintf(", %d limits files", n)
+	// The kinds that are not always present are named only when the input holds some.
+	for _, k := range []struct {
+		n    int
+		name string
+	}{
+		{len(set.GRPCRoutes), "GRPCRoutes"},
+		{len(set.PoliciesV1), "kuadrant.io/v1 RateLimitPolicies"},
+		{len(set.AuthPolicies), "AuthPolicies"},
+		{len(set.TokenPolicies), "TokenRateLimitPolicies"},
+		{len(set.BackendTrafficPolicies), "BackendTrafficPolicies"},
+		{len(set.PluginConfigs), "PluginConfigs"},
+		{len(set.LimitLists), "limits files"},
+	} {
+		if k.n > 0 {
+			summary += fmt.Sprintf(", %d %s", k.n, k.name)
+		}
 	}
 	_, err = fmt.Fprintln(stdout, summary+": valid")
 	return err
