@@ -9,7 +9,7 @@ import (
 // nestAuth turns dotted auth.* attribute names ("identity.userid") into the nested map
 // wasm-shim's evaluation reads. A name that is both a value and a prefix of another keeps
 // the longer names.
-func nestAuth(flat map[string]string) map[string]any {
+func nestAuth[V any](flat map[string]V) map[string]any {
 	out := map[string]any{}
 	for _, name := range slices.Sorted(maps.Keys(flat)) {
 		parts := strings.Split(name, ".")

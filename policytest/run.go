@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -69,20 +68,11 @@ func (r *Request) input() *Input {
 		}
 	}
 	if len(r.Attributes) > 0 {
-		in.Auth = map[string]any{}
-	}
-	for _, name := range slices.Sorted(maps.Keys(r.Attributes)) {
-		parts := strings.Split(strings.TrimPrefix(name, "auth."), ".") // validated
-		m := in.Auth
-		for _, p := range parts[:len(parts)-1] {
-			sub, ok := m[p].(map[string]any)
-			if !ok {
-				sub = map[string]any{}
-				m[p] = sub
-			}
-			m = sub
+		flat := make(map[string]any, len(r.Attributes))
+		for name, v := range r.Attributes {
+			flat[strings.TrimPrefix(name, "auth.")] = v // validated
 		}
-		m[parts[len(parts)-1]] = r.Attributes[name]
+		in.Auth = nestAuth(flat)
 	}
 	return in
 }
