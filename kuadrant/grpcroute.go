@@ -1,7 +1,6 @@
 package kuadrant
 
 import (
-	"strings"
 
 	"k8s.io/utils/ptr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -25,12 +24,8 @@ func grpcMatches(ms []gatewayv1.GRPCRouteMatch) []match {
 			preds = append(preds, p)
 		}
 		for _, h := range m.Headers {
-			name := quote(strings.ToLower(string(h.Name)))
-			if h.Type != nil && *h.Type == gatewayv1.GRPCHeaderMatchRegularExpression {
-				preds = append(preds, "request.headers.exists(h, h.lowerAscii() == "+name+" && request.headers[h].matches("+quote(h.Value)+"))")
-				continue
-			}
-			preds = append(preds, "request.headers.exists(h, h.lowerAscii() == "+name+" && request.headers[h] == "+quote(h.Value)+")")
+			regex := h.Type != nil && *h.Type == gatewayv1.GRPCHeaderMatchRegularExpression
+			preds = append(preds, headerPredicate(string(h.Name), h.Value, regex))
 		}
 		pt, pv := grpcSortPath(m.Method)
 		out = append(out, match{pathType: pt, path: pv, headers: len(m.Headers), predicates: preds})

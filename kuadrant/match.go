@@ -57,12 +57,8 @@ func routeMatches(p Path) []match {
 			preds = append(preds, "request.url_path.startsWith("+quote(pv)+")")
 		}
 		for _, h := range m.Headers {
-			name := quote(strings.ToLower(string(h.Name)))
-			if h.Type != nil && *h.Type == gatewayv1.HeaderMatchRegularExpression {
-				preds = append(preds, "request.headers.exists(h, h.lowerAscii() == "+name+" && request.headers[h].matches("+quote(h.Value)+"))")
-				continue
-			}
-			preds = append(preds, "request.headers.exists(h, h.lowerAscii() == "+name+" && request.headers[h] == "+quote(h.Value)+")")
+			regex := h.Type != nil && *h.Type == gatewayv1.HeaderMatchRegularExpression
+			preds = append(preds, headerPredicate(string(h.Name), h.Value, regex))
 		}
 		for _, q := range m.QueryParams {
 			n := quote(string(q.Name))
@@ -155,3 +151,14 @@ func pathRank(t gatewayv1.PathMatchType) int {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// headerPredicate is the predicate of a route's header match, as the operator writes it
+// for an exact value (a regular expression becomes matches()): some request header whose
+// lower-cased name is name's holds value.
+func headerPredicate(name, value string, regex bool) string {
+	q := quote(strings.ToLower(name))
+	if regex {
+		return "request.headers.exists(h, h.lowerAscii() == " + q + " && request.headers[h].matches(" + quote(value) + "))"
+	}
+	return "request.headers.exists(h, h.lowerAscii() == " + q + " && request.headers[h] == " + quote(value) + ")"
+}
