@@ -1,7 +1,6 @@
 package kuadrant
 
 import (
-
 	"k8s.io/utils/ptr"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
