@@ -8,7 +8,8 @@ import (
 
 // TestOverriddenByTwo: a Gateway default overridden on each of its two routes by the
 // route's own policy names both, space-separated and sorted, as the operator prints its
-// list of overriding policies ("[a b]", Go's formatting of a slice).
+// list of overriding policies ("[a b]", Go's formatting of a slice). The cart route has
+// no rules: it has the one rule the CRD defaults them to, as in a cluster.
 func TestOverriddenByTwo(t *testing.T) {
 	const input = `
 apiVersion: gateway.networking.k8s.io/v1
@@ -33,7 +34,6 @@ metadata: {name: cart, namespace: shop}
 spec:
   parentRefs: [{name: edge, namespace: ingress}]
   hostnames: [cart.shop.example]
-  rules: [{matches: [{path: {type: PathPrefix, value: /}}]}]
 ---
 apiVersion: kuadrant.io/v1
 kind: RateLimitPolicy

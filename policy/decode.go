@@ -44,6 +44,7 @@ var kinds = map[string]kindInfo{
 		return func(s *Set) { s.Gateways = append(s.Gateways, gw) }, func() field.ErrorList { return ValidateGateway(gw) }
 	})},
 	KindHTTPRoute: {gatewayv1.GroupVersion.String(), true, "", decoder(func(r *gatewayv1.HTTPRoute) (func(*Set), func() field.ErrorList) {
+		defaultHTTPRouteRules(r)
 		return func(s *Set) { s.HTTPRoutes = append(s.HTTPRoutes, r) }, func() field.ErrorList { return ValidateHTTPRoute(r) }
 	})},
 	KindGRPCRoute: {gatewayv1.GroupVersion.String(), true, "", decoder(func(r *gatewayv1.GRPCRoute) (func(*Set), func() field.ErrorList) {
