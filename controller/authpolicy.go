@@ -35,31 +35,29 @@ func readsAuthPolicies(read []API) bool {
 	return false
 }
 
-// readAuthPolicies lists, through c, the AuthPolicies into set and returns how many it
-// added. They are listed as unstructured objects (the Go type keeps the rules schemaless
-// and is no runtime.Object) and decoded as rlpkit reads them from files. A cluster that does
-// not serve the kind (Kuadrant's operator not installed) has none: its absence is not an
-// error.
-func readAuthPolicies(ctx context.Context, c client.Client, set *policy.Set) (int, error) {
+// readAuthPolicies lists, through c, the AuthPolicies into set. They are listed as
+// unstructured objects (the Go type keeps the rules schemaless and is no runtime.Object)
+// and decoded as rlpkit reads them from files. A cluster that does not serve the kind
+// (Kuadrant's operator not installed) has none: its absence is not an error.
+func readAuthPolicies(ctx context.Context, c client.Client, set *policy.Set) error {
 	var list unstructured.UnstructuredList
 	list.SetGroupVersionKind(AuthPolicyKind.GroupVersion().WithKind(AuthPolicyKind.Kind + "List"))
 	if err := c.List(ctx, &list); err != nil {
 		if meta.IsNoMatchError(err) {
-			return 0, nil
+			return nil
 		}
-		return 0, fmt.Errorf("controller: list AuthPolicies: %w", err)
+		return fmt.Errorf("controller: list AuthPolicies: %w", err)
 	}
 	out := make([]*kuadrantv1.AuthPolicy, len(list.Items))
 	for i := range list.Items {
 		p, err := decodeAuthPolicy(&list.Items[i])
 		if err != nil {
-			return 0, err
+			return err
 		}
 		out[i] = p
 	}
-	before := len(set.AuthPolicies)
 	set.AddAuthPolicies(out)
-	return len(set.AuthPolicies) - before, nil
+	return nil
 }
 
 // decodeAuthPolicy returns the AuthPolicy u holds, its numbers kept as integers where they

@@ -1,8 +1,8 @@
 // Package controller runs rlpkit inside a Kubernetes controller built on controller-runtime:
 // it reads Gateways, HTTPRoutes, GRPCRoutes, RateLimitPolicies (apim.kuadrant.io/v1alpha1,
 // kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1), AuthPolicies (kuadrant.io/v1)
-// and Namespaces through a
-// controller-runtime client (the manager's informer caches), compiles them with the policy
+// and Namespaces through a controller-runtime client (the manager's informer caches),
+// compiles them with the policy
 // APIs of package policyapi (merge; kuadrant for both kuadrant.io kinds), and writes back
 // what changed: per Gateway its output (one ConfigMap holding rlpkit's
 // filter's PluginConfig, the wasm-shim configuration and the rate-limit service's limits, or,

@@ -59,7 +59,7 @@ func CacheOptions(dataPlaneKinds ...schema.GroupVersionKind) cache.Options {
 }
 
 // ClientOptions make the manager's client read unstructured objects (the data-plane
-// objects) from its caches too, as it reads the others.
+// objects and AuthPolicies) from its caches too, as it reads the others.
 func ClientOptions() client.Options {
 	return client.Options{Cache: &client.CacheOptions{Unstructured: true}}
 }

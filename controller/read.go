@@ -68,9 +68,10 @@ func (in *Input) serves(name string) bool {
 
 // Read lists, through c, the objects Sync compiles and the ConfigMaps it manages: the
 // policies of the given APIs, or of all (AllAPIs) when none is given, and, with an API
-// package kuadrant compiles, the AuthPolicies where the API server serves them. With a manager's
-// client the lists come from its caches, and the objects are the caches': Read copies
-// nothing, and Sync writes only through patches and updates of copies.
+// package kuadrant compiles, the AuthPolicies where the API server serves them. With a
+// manager's client the lists come from its caches, and the objects are the caches' (the
+// AuthPolicies decoded from them): Read copies nothing else, and Sync writes only through
+// patches and updates of copies.
 func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	read, err := apis(api)
 	if err != nil {
@@ -146,7 +147,7 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 		return nil, err
 	}
 	if readsAuthPolicies(read) {
-		if _, err := readAuthPolicies(ctx, c, in.Set); err != nil {
+		if err := readAuthPolicies(ctx, c, in.Set); err != nil {
 			return nil, err
 		}
 	}
