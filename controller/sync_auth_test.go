@@ -19,9 +19,10 @@ import (
 	"github.com/rlpkit/rlpkit/policy/kuadrantv1"
 )
 
-// authRoutes are a Gateway, two routes (store and open) and a kuadrant.io/v1
-// RateLimitPolicy on each whose limit reads auth.identity.userid in its predicate and
-// its counter, as kuadrant-operator's authenticated rate-limiting guide pairs them.
+// authRoutes are a Gateway, two routes (store and open), a kuadrant.io/v1
+// RateLimitPolicy on each and a TokenRateLimitPolicy on store, each limit reading
+// auth.identity.userid in its predicate and its counter, as kuadrant-operator's
+// authenticated rate-limiting guides pair them with an AuthPolicy.
 const authRoutes = `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {namespace: ns, name: gw, uid: gw-uid}
@@ -53,6 +54,17 @@ spec:
   limits:
     others:
       rates: [{limit: 3, window: 15s}]
+      counters: [{expression: auth.identity.userid}]
+      when: [{predicate: "auth.identity.userid != 'carol'"}]
+---
+apiVersion: kuadrant.io/v1alpha1
+kind: TokenRateLimitPolicy
+metadata: {namespace: ns, name: store-tokens, generation: 1, uid: store-tokens-uid}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: store}
+  limits:
+    per-user:
+      rates: [{limit: 1000, window: 1m}]
       counters: [{expression: auth.identity.userid}]
       when: [{predicate: "auth.identity.userid != 'carol'"}]
 ---
@@ -121,8 +133,8 @@ func fromFile(t *testing.T, docs string) map[string]string {
 	return map[string]string{controller.KeyKuadrantWasm: want[controller.KeyKuadrantWasm], controller.KeyKuadrantLimits: want[controller.KeyKuadrantLimits]}
 }
 
-// TestSyncAuthPolicies: an AuthPolicy read beside the RateLimitPolicies makes auth.* valid
-// on its route: the policy there is Enforced, and the Gateway's wasm-shim configuration
+// TestSyncAuthPolicies: an AuthPolicy read beside the RateLimitPolicies and a
+// TokenRateLimitPolicy makes auth.* valid on its route: the policies there are Enforced, and the Gateway's wasm-shim configuration
 // holds the operator's auth action before the rate limits, as compiling the same objects
 // from a file gives; the AuthPolicy's status is not written. Once the AuthPolicy is
 // deleted, the route's predicate is invalid again and the auth action goes.
@@ -141,8 +153,11 @@ func TestSyncAuthPolicies(t *testing.T) {
 	}
 
 	sum := sync()
-	if got, want := [3]int{sum.PoliciesV1, sum.AuthPolicies, sum.StatusPatches}, [3]int{2, 1, 2}; got != want {
-		t.Errorf("Sync: v1 policies, AuthPolicies read, status patches = %v, want %v", got, want)
+	if got, want := [4]int{sum.PoliciesV1, sum.TokenPolicies, sum.AuthPolicies, sum.StatusPatches}, [4]int{2, 1, 1, 3}; got != want {
+		t.Errorf("Sync: v1 policies, token policies, AuthPolicies read, status patches = %v, want %v", got, want)
+	}
+	if cond := meta.FindStatusCondition(getToken(t, c, "store-tokens").Conditions, kuadrant.ConditionEnforced); cond == nil || cond.Status != metav1.ConditionTrue {
+		t.Errorf("the TokenRateLimitPolicy store-tokens (beside the AuthPolicy): Enforced = %+v, want True", cond)
 	}
 	if cond := conditionV1(t, c, "store-users", kuadrant.ConditionEnforced); cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != kuadrant.ReasonEnforced {
 		t.Errorf("store-users (beside the AuthPolicy): Enforced = %+v, want True", cond)
@@ -178,6 +193,9 @@ func TestSyncAuthPolicies(t *testing.T) {
 	if cond := conditionV1(t, c, "store-users", kuadrant.ConditionEnforced); cond == nil || cond.Reason != "InvalidCelExpression" {
 		t.Errorf("store-users after the AuthPolicy's deletion: Enforced = %+v, want InvalidCelExpression", cond)
 	}
+	if cond := meta.FindStatusCondition(getToken(t, c, "store-tokens").Conditions, kuadrant.ConditionEnforced); cond == nil || cond.Reason != "InvalidCelExpression" {
+		t.Errorf("the TokenRateLimitPolicy store-tokens after the AuthPolicy's deletion: Enforced = %+v, want InvalidCelExpression", cond)
+	}
 	got = kuadrantKeys(t, c)
 	if diff := cmp.Diff(fromFile(t, authRoutes), got); diff != "" {
 		t.Errorf("the ConfigMap after the AuthPolicy's deletion against compiling the objects left (-file +ConfigMap):\n%s", diff)
@@ -204,12 +222,12 @@ func TestSyncWithoutAuthPolicyCRD(t *testing.T) {
 	fc, _ := fakeClusterOf(t, authRoutes)
 	c := noAuthPolicies{fc}
 	var s controller.Syncer
-	sum, err := s.Sync(context.Background(), c, controller.Options{APIs: []controller.API{controller.APIV1}})
+	sum, err := s.Sync(context.Background(), c, controller.Options{})
 	if err != nil {
 		t.Fatalf("Sync without the AuthPolicy CRD: %v", err)
 	}
-	if sum.PoliciesV1 != 2 || sum.AuthPolicies != 0 {
-		t.Errorf("Sync: v1 policies, AuthPolicies read = %d, %d, want 2, 0", sum.PoliciesV1, sum.AuthPolicies)
+	if sum.PoliciesV1 != 2 || sum.TokenPolicies != 1 || sum.AuthPolicies != 0 {
+		t.Errorf("Sync: v1 policies, token policies, AuthPolicies read = %d, %d, %d, want 2, 1, 0", sum.PoliciesV1, sum.TokenPolicies, sum.AuthPolicies)
 	}
 	if diff := cmp.Diff(fromFile(t, authRoutes), kuadrantKeys(t, c)); diff != "" {
 		t.Errorf("the ConfigMap against compiling the same objects from a file (-file +ConfigMap):\n%s", diff)
