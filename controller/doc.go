@@ -1,7 +1,8 @@
 // Package controller runs rlpkit inside a Kubernetes controller built on controller-runtime:
 // it reads Gateways, HTTPRoutes, GRPCRoutes, RateLimitPolicies (apim.kuadrant.io/v1alpha1,
-// kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1) and Namespaces through a
-// controller-runtime client (the manager's informer caches), compiles them with the policy
+// kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1), AuthPolicies (kuadrant.io/v1)
+// and Namespaces through a controller-runtime client (the manager's informer caches),
+// compiles them with the policy
 // APIs of package policyapi (merge; kuadrant for both kuadrant.io kinds), and writes back
 // what changed: per Gateway its output (one ConfigMap holding rlpkit's
 // filter's PluginConfig, the wasm-shim configuration and the rate-limit service's limits, or,
@@ -74,6 +75,13 @@
 // policyapi/apis.Select gives for the APIs read, and takes every compiled API's statuses and
 // bundles (policyapi.Bundler) alike: a kind is one registration (policyKinds).
 //
+// With a kuadrant.io API read, AuthPolicies are read and watched where their CRD is served
+// (listed unstructured: the Go type keeps the rules schemaless), so that auth.* is valid on
+// their paths and the wasm-shim configuration (ConfigMap and WasmPlugin) holds the operator's
+// auth action before the rate limits, as `rlpkit compile` gives from the same objects. Their
+// status, the AuthConfigs the action names and the auth service it calls are the operator's
+// and Authorino's: rlpkit-controller writes none of them.
+//
 // # Where it differs from kuadrant-operator
 //
 // The operator writes one WasmPlugin (or EnvoyExtensionPolicy) per Gateway and one Limitador
@@ -81,7 +89,6 @@
 // rlpkit-controller writes ConfigMaps for a deployment pipeline or a mount, split when they
 // outgrow one ConfigMap (the operator's one object per Gateway fails at that size), wires
 // the data plane only when asked, reports a policy Enforced once its outputs are written, and
-// deploys no service. Both writing the status of
-// the same kuadrant.io policies would fight: where Kuadrant's operator runs, run
-// rlpkit-controller with --apis=apim.kuadrant.io/v1alpha1, or not at all for v1.
+// deploys no service. Both writing the status of the same kuadrant.io policies would fight:
+// where Kuadrant's operator runs, run rlpkit-controller with --apis=apim.kuadrant.io/v1alpha1.
 package controller

@@ -75,6 +75,7 @@ func apiServer(t testing.TB) *rest.Config {
 				filepath.Join(strings.TrimSpace(string(gw)), "config", "crd", "standard"),
 				filepath.Join("..", "config", "crd"),
 				filepath.Join("testdata", "dataplane-crd"),
+				filepath.Join("testdata", "authpolicy-crd"),
 			},
 			ErrorIfCRDPathMissing:    true,
 			ControlPlaneStartTimeout: 2 * time.Minute,

@@ -18,7 +18,8 @@ import (
 // policyKind is the registration of a policy kind the controller reads, has compiled by a
 // policy API of package policyapi, and writes the status of. Read, Sync, the statuses and
 // SetupWithManager go through it alone: a new kind is one more entry of policyKinds (and
-// its API in package policyapi/apis).
+// its API in package policyapi/apis). AuthPolicies, read but not compiled into statuses
+// here (kuadrant-operator owns them), are no entry: authpolicy.go reads and watches them.
 type policyKind struct {
 	// api is the group/version the kind is read under (--apis).
 	api API

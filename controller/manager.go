@@ -59,7 +59,7 @@ func CacheOptions(dataPlaneKinds ...schema.GroupVersionKind) cache.Options {
 }
 
 // ClientOptions make the manager's client read unstructured objects (the data-plane
-// objects) from its caches too, as it reads the others.
+// objects and AuthPolicies) from its caches too, as it reads the others.
 func ClientOptions() client.Options {
 	return client.Options{Cache: &client.CacheOptions{Unstructured: true}}
 }
@@ -98,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		return reconcile.Result{}, err
 	}
 	if sum.Writes() > 0 {
-		logger.Info("synced", "gateways", sum.Gateways, "routes", sum.Routes, "policies", sum.Policies, "policiesV1", sum.PoliciesV1, "tokenPolicies", sum.TokenPolicies,
+		logger.Info("synced", "gateways", sum.Gateways, "routes", sum.Routes, "policies", sum.Policies, "policiesV1", sum.PoliciesV1, "tokenPolicies", sum.TokenPolicies, "authPolicies", sum.AuthPolicies,
 			"statusPatches", sum.StatusPatches, "configMapsCreated", sum.ConfigMapsCreated,
 			"configMapsUpdated", sum.ConfigMapsUpdated, "configMapsDeleted", sum.ConfigMapsDeleted,
 			"dataPlaneCreated", sum.DataPlaneCreated, "dataPlaneUpdated", sum.DataPlaneUpdated, "dataPlaneDeleted", sum.DataPlaneDeleted,
@@ -108,9 +108,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 }
 
 // SetupWithManager registers the Reconciler with mgr: it watches Gateways, HTTPRoutes,
-// GRPCRoutes (when served) and the policies of the APIs read (RateLimitPolicies,
-// TokenRateLimitPolicies) (changes of spec, labels or annotations: status is written by
-// their controllers and by this one, and merging does not read it), Namespaces (metadata
+// GRPCRoutes (when served), the policies of the APIs read (RateLimitPolicies,
+// TokenRateLimitPolicies) and, with a kuadrant.io API read, AuthPolicies (when served)
+// (changes of spec, labels or annotations: status is written by their controllers and by
+// this one, and merging does not read it), Namespaces (metadata
 // only: their labels select routes) and the managed ConfigMaps, and maps every event to the
 // one request.
 //
@@ -150,6 +151,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&gatewayv1.Gateway{}, all, builder.WithPredicates(specChanged)).
 		Watches(&gatewayv1.HTTPRoute{}, all, builder.WithPredicates(specChanged))
 	if b, err = watchGRPCRoutes(mgr, b, all, specChanged); err != nil {
+		return err
+	}
+	if b, err = watchAuthPolicies(mgr, b, read, all, specChanged); err != nil {
 		return err
 	}
 	for _, a := range read {

@@ -28,7 +28,8 @@ import (
 // examples/kubernetes/controller-rbac.yaml with exactly the rules that file grants: a
 // permission missing there fails a run (forbidden) or the leader election. Policies of
 // both RateLimitPolicy APIs and a TokenRateLimitPolicy are read and their statuses
-// written, and both data planes are wired.
+// written, AuthPolicies listed and watched (their CRD is served), and both data planes are
+// wired.
 func TestExampleRBAC(t *testing.T) {
 	cfg := apiServer(t)
 	c := direct(t, cfg)

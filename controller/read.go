@@ -22,8 +22,9 @@ import (
 type Input struct {
 	// APIs are the policy APIs read.
 	APIs []API
-	// Set holds the Gateways, HTTPRoutes, policies of the APIs read (Set.Policies,
-	// Set.PoliciesV1, Set.TokenPolicies) and Namespaces, validated.
+	// Set holds the Gateways, HTTPRoutes, GRPCRoutes, policies of the APIs read
+	// (Set.Policies, Set.PoliciesV1, Set.TokenPolicies), AuthPolicies (Set.AuthPolicies,
+	// read with the kuadrant.io APIs where served) and Namespaces, validated.
 	Set *policy.Set
 	// Gateways are the Gateways of Set by "namespace/name".
 	Gateways map[string]*gatewayv1.Gateway
@@ -66,9 +67,11 @@ func (in *Input) serves(name string) bool {
 }
 
 // Read lists, through c, the objects Sync compiles and the ConfigMaps it manages: the
-// policies of the given APIs, or of all (AllAPIs) when none is given. With a manager's
-// client the lists come from its caches, and the objects are the caches': Read copies
-// nothing, and Sync writes only through patches and updates of copies.
+// policies of the given APIs, or of all (AllAPIs) when none is given, and, with an API
+// package kuadrant compiles, the AuthPolicies where the API server serves them. With a
+// manager's client the lists come from its caches, and the objects are the caches' (the
+// AuthPolicies decoded from them): Read copies nothing else, and Sync writes only through
+// patches and updates of copies.
 func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	read, err := apis(api)
 	if err != nil {
@@ -142,6 +145,11 @@ func Read(ctx context.Context, c client.Client, api ...API) (*Input, error) {
 	}
 	if err := readGRPCRoutes(ctx, c, in.Set); err != nil {
 		return nil, err
+	}
+	if readsAuthPolicies(read) {
+		if err := readAuthPolicies(ctx, c, in.Set); err != nil {
+			return nil, err
+		}
 	}
 	return in, nil
 }

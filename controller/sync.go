@@ -51,6 +51,9 @@ type Summary struct {
 	// (kuadrant.io/v1 RateLimitPolicies) and TokenPolicies (kuadrant.io/v1alpha1
 	// TokenRateLimitPolicies) are the numbers of objects read.
 	Gateways, Routes, Policies, PoliciesV1, TokenPolicies int
+	// AuthPolicies is the number of kuadrant.io/v1 AuthPolicies read (their statuses are
+	// not written).
+	AuthPolicies int
 	// StatusPatches is the number of policy statuses patched.
 	StatusPatches int
 	// ConfigMapsCreated, ConfigMapsUpdated and ConfigMapsDeleted count the ConfigMap
@@ -117,7 +120,7 @@ func (s *Syncer) Sync(ctx context.Context, c client.Client, opts Options) (Summa
 		}
 	}
 	stamp := metav1.NewTime(now().Truncate(time.Second))
-	sum := Summary{Gateways: len(in.Set.Gateways), Routes: len(in.Set.HTTPRoutes), Policies: len(in.Set.Policies), PoliciesV1: len(in.Set.PoliciesV1), TokenPolicies: len(in.Set.TokenPolicies)}
+	sum := Summary{Gateways: len(in.Set.Gateways), Routes: len(in.Set.HTTPRoutes), Policies: len(in.Set.Policies), PoliciesV1: len(in.Set.PoliciesV1), TokenPolicies: len(in.Set.TokenPolicies), AuthPolicies: len(in.Set.AuthPolicies)}
 	aopts := policyapis.Options{Merge: opts.Merge, Kuadrant: opts.Kuadrant, Served: in.serves}
 	aopts.Merge.Now, aopts.Kuadrant.Now = stamp, stamp
 	var compiled []Compiled

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -100,6 +101,8 @@ func fakeClusterOf(t *testing.T, docs string, extra ...client.Object) (client.Cl
 			o = &gatewayv1.HTTPRoute{}
 		case head.Kind == kuadrantv1alpha1.Kind:
 			o = &kuadrantv1alpha1.TokenRateLimitPolicy{}
+		case head.Kind == kuadrantv1.AuthPolicyKind: // no runtime.Object: read unstructured, as the controller does
+			o = &unstructured.Unstructured{}
 		case head.APIVersion == kuadrantv1.GroupVersion.String():
 			o = &kuadrantv1.RateLimitPolicy{}
 		default:

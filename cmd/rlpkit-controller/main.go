@@ -1,7 +1,9 @@
 // Command rlpkit-controller is rlpkit's Kubernetes controller: it watches Gateways,
 // HTTPRoutes and RateLimitPolicies (apim.kuadrant.io/v1alpha1 and kuadrant.io/v1, those
-// whose CRD is installed, or those --apis names), compiles them with package merge and
-// package kuadrant, patches each policy's status, and writes per Gateway a ConfigMap
+// whose CRD is installed, or those --apis names), TokenRateLimitPolicies and, with a
+// kuadrant.io API, AuthPolicies (read only, where served: auth.* and the auth action of the
+// paths they cover), compiles them with package merge and package kuadrant, patches each
+// rate-limit policy's status, and writes per Gateway a ConfigMap
 // "rlpkit-<gateway>" holding rlpkit's filter's PluginConfig (pluginconfig.yaml), Kuadrant's
 // wasm-shim configuration (kuadrant-wasm.yaml), Limitador's limits of the kuadrant.io/v1
 // policies (kuadrant-limits.yaml), and every limit of the Gateway (limits.yaml, for

@@ -56,6 +56,9 @@ func parse(args []string) (config, error) {
 	fs.StringVar(&c.kuadrant.RateLimitEndpoint, "kuadrant-ratelimit-endpoint", kuadrant.DefaultRateLimitEndpoint, "Envoy `cluster` of the rate-limit service, written in each wasm-shim configuration (kuadrant.io/v1)")
 	fs.StringVar(&c.kuadrant.RateLimitFailureMode, "kuadrant-ratelimit-failure-mode", kuadrant.DefaultRateLimitFailureMode, "deny or allow traffic when wasm-shim cannot reach the rate-limit service (`mode`, kuadrant.io/v1)")
 	fs.StringVar(&c.kuadrant.RateLimitTimeout, "kuadrant-ratelimit-timeout", kuadrant.DefaultRateLimitTimeout, "wasm-shim's `timeout` of a rate-limit call (kuadrant.io/v1)")
+	fs.StringVar(&c.kuadrant.AuthEndpoint, "kuadrant-auth-endpoint", kuadrant.DefaultAuthEndpoint, "Envoy `cluster` of the auth service (Authorino), called by the auth action of the paths an AuthPolicy covers (kuadrant.io/v1)")
+	fs.StringVar(&c.kuadrant.AuthFailureMode, "kuadrant-auth-failure-mode", kuadrant.DefaultAuthFailureMode, "deny or allow traffic when wasm-shim cannot reach the auth service (`mode`, kuadrant.io/v1)")
+	fs.StringVar(&c.kuadrant.AuthTimeout, "kuadrant-auth-timeout", kuadrant.DefaultAuthTimeout, "wasm-shim's `timeout` of an auth call (kuadrant.io/v1)")
 	fs.Float64Var(&c.qps, "kube-api-qps", 200, "requests per second to the API server: the first run over a cluster patches one status per policy (10,000 policies: 50s at 200/s)")
 	fs.IntVar(&c.burst, "kube-api-burst", 400, "burst of requests to the API server")
 	fs.IntVar(&c.statusWorkers, "status-workers", controller.DefaultStatusWorkers, "status patches (and Gateways' outputs) written at once, within --kube-api-qps and --kube-api-burst")
@@ -96,6 +99,12 @@ func parse(args []string) (config, error) {
 	}
 	if d, err := time.ParseDuration(c.kuadrant.RateLimitTimeout); err != nil || d <= 0 {
 		return c, fmt.Errorf("--kuadrant-ratelimit-timeout %q: want a positive duration such as 100ms", c.kuadrant.RateLimitTimeout)
+	}
+	if m := c.kuadrant.AuthFailureMode; m != "deny" && m != "allow" {
+		return c, fmt.Errorf("--kuadrant-auth-failure-mode %q: want deny or allow", m)
+	}
+	if d, err := time.ParseDuration(c.kuadrant.AuthTimeout); err != nil || d <= 0 {
+		return c, fmt.Errorf("--kuadrant-auth-timeout %q: want a positive duration such as 200ms", c.kuadrant.AuthTimeout)
 	}
 	return c, nil
 }

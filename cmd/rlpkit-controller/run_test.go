@@ -13,7 +13,8 @@ import (
 )
 
 func TestParse(t *testing.T) {
-	kuadrantDefaults := kuadrant.Options{RateLimitEndpoint: "kuadrant-ratelimit-service", RateLimitFailureMode: "allow", RateLimitTimeout: "100ms"}
+	kuadrantDefaults := kuadrant.Options{RateLimitEndpoint: "kuadrant-ratelimit-service", RateLimitFailureMode: "allow", RateLimitTimeout: "100ms",
+		AuthEndpoint: "kuadrant-auth-service", AuthFailureMode: "deny", AuthTimeout: "200ms"}
 	dpDefaults := controller.DataPlaneOptions{WasmShimURL: controller.DefaultWasmShimURL}
 	defaults := config{metricsAddr: ":8080", healthAddr: ":8081", upstreamCluster: "rate-limit-cluster", qps: 200, burst: 400, kuadrant: kuadrantDefaults, statusWorkers: 16, dataPlane: dpDefaults, http: serving.DefaultHTTP}
 	tests := []struct {
@@ -29,12 +30,14 @@ func TestParse(t *testing.T) {
 				"--upstream-cluster=outbound|8081||rls", "--failure-mode-deny", "--kube-api-qps=5", "--kube-api-burst=7", "--development",
 				"--apis=kuadrant.io/v1, apim.kuadrant.io/v1alpha1,kuadrant.io/v1", "--kuadrant-ratelimit-endpoint=outbound|8081||rls",
 				"--kuadrant-ratelimit-failure-mode=deny", "--kuadrant-ratelimit-timeout=250ms", "--status-workers=3",
+				"--kuadrant-auth-endpoint=outbound|50051||authorino", "--kuadrant-auth-failure-mode=allow", "--kuadrant-auth-timeout=1s",
 				"--data-plane=istio,envoy-gateway,istio", "--filter-url=oci://registry.example.com/rlpkit-filter:v1",
 				"--wasm-shim-url=oci://quay.io/kuadrant/wasm-shim:v0.14.0", "--ratelimit-address=rlpkit.rlpkit-system.svc:8081"},
 			want: config{metricsAddr: "0", healthAddr: ":9000", leaderElect: true, leaderElectionNamespace: "rlpkit-system",
 				upstreamCluster: "outbound|8081||rls", failureModeDeny: true, qps: 5, burst: 7, development: true,
-				apis:          []controller.API{controller.APIV1, controller.APIV1alpha1},
-				kuadrant:      kuadrant.Options{RateLimitEndpoint: "outbound|8081||rls", RateLimitFailureMode: "deny", RateLimitTimeout: "250ms"},
+				apis: []controller.API{controller.APIV1, controller.APIV1alpha1},
+				kuadrant: kuadrant.Options{RateLimitEndpoint: "outbound|8081||rls", RateLimitFailureMode: "deny", RateLimitTimeout: "250ms",
+					AuthEndpoint: "outbound|50051||authorino", AuthFailureMode: "allow", AuthTimeout: "1s"},
 				statusWorkers: 3,
 				dataPlane: controller.DataPlaneOptions{DataPlanes: []controller.DataPlane{controller.DataPlaneIstio, controller.DataPlaneEnvoyGateway},
 					FilterURL: "oci://registry.example.com/rlpkit-filter:v1", WasmShimURL: "oci://quay.io/kuadrant/wasm-shim:v0.14.0", RateLimitAddress: "rlpkit.rlpkit-system.svc:8081"},
@@ -55,6 +58,8 @@ func TestParse(t *testing.T) {
 		{name: "unknown API", args: []string{"--apis=kuadrant.io/v1beta2"}, wantErr: `--apis: unknown policy API "kuadrant.io/v1beta2": want some of apim.kuadrant.io/v1alpha1, kuadrant.io/v1, kuadrant.io/v1alpha1, comma-separated`},
 		{name: "bad failure mode", args: []string{"--kuadrant-ratelimit-failure-mode=open"}, wantErr: `--kuadrant-ratelimit-failure-mode "open": want deny or allow`},
 		{name: "bad timeout", args: []string{"--kuadrant-ratelimit-timeout=0s"}, wantErr: `--kuadrant-ratelimit-timeout "0s": want a positive duration such as 100ms`},
+		{name: "bad auth failure mode", args: []string{"--kuadrant-auth-failure-mode=open"}, wantErr: `--kuadrant-auth-failure-mode "open": want deny or allow`},
+		{name: "bad auth timeout", args: []string{"--kuadrant-auth-timeout=soon"}, wantErr: `--kuadrant-auth-timeout "soon": want a positive duration such as 200ms`},
 		{name: "auto", args: []string{"--data-plane=auto"}, want: func() config {
 			c := defaults
 			c.dataPlane.DataPlanes = controller.AllDataPlanes
