@@ -76,14 +76,7 @@ func decodeAuthPolicy(u *unstructured.Unstructured) (*kuadrantv1.AuthPolicy, err
 // AuthPoliciesServed reports whether the API server serves AuthPolicies (kuadrant.io/v1),
 // per mapper. The error is for a mapper that cannot answer, not for a missing CRD.
 func AuthPoliciesServed(mapper meta.RESTMapper) (bool, error) {
-	_, err := mapper.RESTMapping(AuthPolicyKind.GroupKind(), AuthPolicyKind.Version)
-	switch {
-	case err == nil:
-		return true, nil
-	case meta.IsNoMatchError(err):
-		return false, nil
-	}
-	return false, fmt.Errorf("controller: are AuthPolicies served? %w", err)
+	return served(mapper, AuthPolicyKind, "AuthPolicies")
 }
 
 // watchAuthPolicies adds to b a watch of AuthPolicies (their spec, labels and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,7 +39,12 @@ func readGRPCRoutes(ctx context.Context, c client.Client, set *policy.Set) error
 // (gateway.networking.k8s.io/v1), per mapper. The error is for a mapper that cannot
 // answer, not for a missing CRD.
 func GRPCRoutesServed(mapper meta.RESTMapper) (bool, error) {
-	gvk := gatewayv1.SchemeGroupVersion.WithKind(policy.KindGRPCRoute)
+	return served(mapper, gatewayv1.SchemeGroupVersion.WithKind(policy.KindGRPCRoute), "GRPCRoutes")
+}
+
+// served reports whether mapper knows gvk, a kind whose CRD may not be installed; plural
+// names the kind's objects in the error of a mapper that cannot answer.
+func served(mapper meta.RESTMapper, gvk schema.GroupVersionKind, plural string) (bool, error) {
 	_, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	switch {
 	case err == nil:
@@ -46,7 +52,7 @@ func GRPCRoutesServed(mapper meta.RESTMapper) (bool, error) {
 	case meta.IsNoMatchError(err):
 		return false, nil
 	}
-	return false, fmt.Errorf("controller: are GRPCRoutes served? %w", err)
+	return false, fmt.Errorf("controller: are %s served? %w", plural, err)
 }
 
 // watchGRPCRoutes adds to b a watch of GRPCRoutes (their spec, labels and annotations, as
