@@ -42,11 +42,8 @@ func readsAuthPolicies(read []API) bool {
 func readAuthPolicies(ctx context.Context, c client.Client, set *policy.Set) error {
 	var list unstructured.UnstructuredList
 	list.SetGroupVersionKind(AuthPolicyKind.GroupVersion().WithKind(AuthPolicyKind.Kind + "List"))
-	if err := c.List(ctx, &list); err != nil {
-		if meta.IsNoMatchError(err) {
-			return nil
-		}
-		return fmt.Errorf("controller: list AuthPolicies: %w", err)
+	if found, err := listOptional(ctx, c, &list, "AuthPolicies"); !found {
+		return err
 	}
 	out := make([]*kuadrantv1.AuthPolicy, len(list.Items))
 	for i := range list.Items {

@@ -21,11 +21,8 @@ import (
 // Gateway API's CRDs of an older release) has none: its absence is not an error.
 func readGRPCRoutes(ctx context.Context, c client.Client, set *policy.Set) error {
 	var routes gatewayv1.GRPCRouteList
-	if err := c.List(ctx, &routes); err != nil {
-		if meta.IsNoMatchError(err) {
-			return nil
-		}
-		return fmt.Errorf("controller: list GRPCRoutes: %w", err)
+	if found, err := listOptional(ctx, c, &routes, "GRPCRoutes"); !found {
+		return err
 	}
 	list := make([]*gatewayv1.GRPCRoute, len(routes.Items))
 	for i := range routes.Items {
@@ -40,6 +37,18 @@ func readGRPCRoutes(ctx context.Context, c client.Client, set *policy.Set) error
 // answer, not for a missing CRD.
 func GRPCRoutesServed(mapper meta.RESTMapper) (bool, error) {
 	return served(mapper, gatewayv1.SchemeGroupVersion.WithKind(policy.KindGRPCRoute), "GRPCRoutes")
+}
+
+// listOptional lists, through c, the objects of a kind whose CRD may not be installed into
+// list, and reports whether the kind is served; a cluster not serving it is no error.
+func listOptional(ctx context.Context, c client.Client, list client.ObjectList, plural string) (bool, error) {
+	if err := c.List(ctx, list); err != nil {
+		if meta.IsNoMatchError(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("controller: list %s: %w", plural, err)
+	}
+	return true, nil
 }
 
 // served reports whether mapper knows gvk, a kind whose CRD may not be installed; plural
