@@ -1,14 +1,10 @@
 // Package controller runs rlpkit inside a Kubernetes controller built on controller-runtime:
 // it reads Gateways, HTTPRoutes, GRPCRoutes, RateLimitPolicies (apim.kuadrant.io/v1alpha1,
-// kuadrant.io/v1), TokenRateLimitPolicies (kuadrant.io/v1alpha1), AuthPolicies (kuadrant.io/v1)
-// and Namespaces through a controller-runtime client (the manager's informer caches),
-// compiles them with the policy
-// APIs of package policyapi (merge; kuadrant for both kuadrant.io kinds), and writes back
-// what changed: per Gateway its output (one ConfigMap holding rlpkit's
-// filter's PluginConfig, the wasm-shim configuration and the rate-limit service's limits, or,
-// for a large output, that ConfigMap holding an index of parts in other ConfigMaps; with
-// Options.DataPlane, the Istio or Envoy Gateway objects that load the filters), then each
-// policy's status. cmd/rlpkit-controller is its main.
+// kuadrant.io/v1), TokenRateLimitPolicies, AuthPolicies and Namespaces through the manager's
+// caches, compiles them with the policy APIs of package policyapi, and writes back what
+// changed: per Gateway its bundle (ConfigMaps; with Options.DataPlane, the Istio or Envoy
+// Gateway objects that load the filters), then each policy's status. cmd/rlpkit-controller
+// is its main.
 //
 // The library packages (policy, merge, ...) stay free of controller-runtime; this package is
 // where the two meet. Sync is the whole reconcile, usable on its own with any client.Client;
@@ -18,10 +14,9 @@
 //
 // Merging is global: a Gateway policy reaches every route attached to the Gateway, a route
 // may attach to Gateways in other namespaces, and policies targeting one object conflict.
-// So every event (a Gateway, an HTTPRoute or GRPCRoute, a policy of any kind read or a Namespace
-// created, changed or deleted, or a managed ConfigMap changed by someone else) enqueues one
-// request, and Sync recompiles everything from the caches. The work queue folds bursts of events into
-// one run, and runs never overlap.
+// So every event (an object read created, changed or deleted, or a managed ConfigMap changed
+// by someone else) enqueues one request, and Sync recompiles everything from the caches.
+// The work queue folds bursts of events into one run, and runs never overlap.
 //
 // # Writes only on change, statuses last
 //
@@ -52,8 +47,8 @@
 //
 // A bundle over MaxConfigMapBytes (1 MiB, the API server's limit) is split over ConfigMaps
 // holding parts and an index (ConfigMaps), written in the order a reader (`rlpkit serve
-// --limits DIR` on a projected volume) needs. Names too long for Kubernetes end in a hash of the Gateway's name (ObjectName,
-// GatewayLabel); two Gateways whose names make one object name are reported.
+// --limits DIR`) needs. Names too long for Kubernetes end in a hash of the Gateway's name
+// (ObjectName, GatewayLabel); two Gateways whose names make one object name are reported.
 //
 // # Wiring the data plane
 //
@@ -75,12 +70,11 @@
 // policyapi/apis.Select gives for the APIs read, and takes every compiled API's statuses and
 // bundles (policyapi.Bundler) alike: a kind is one registration (policyKinds).
 //
-// With a kuadrant.io API read, AuthPolicies are read and watched where their CRD is served
-// (listed unstructured: the Go type keeps the rules schemaless), so that auth.* is valid on
-// their paths and the wasm-shim configuration (ConfigMap and WasmPlugin) holds the operator's
-// auth action before the rate limits, as `rlpkit compile` gives from the same objects. Their
-// status, the AuthConfigs the action names and the auth service it calls are the operator's
-// and Authorino's: rlpkit-controller writes none of them.
+// With a kuadrant.io API read, AuthPolicies are read (unstructured: the rules are
+// schemaless) and watched where their CRD is served, so that auth.* is valid on their paths
+// and the wasm-shim configuration holds the operator's auth action, as `rlpkit compile`
+// gives. Their status, AuthConfigs and the auth service are the operator's and Authorino's:
+// rlpkit-controller writes none of them.
 //
 // # Where it differs from kuadrant-operator
 //
