@@ -20,13 +20,10 @@
 //
 // # Writes only on change, statuses last
 //
-// Sync writes the Gateways' outputs first, then the policies' statuses
-// (Options.StatusWorkers at a time, within the client's QPS and burst). An object or a status
-// is written only when what Sync computes differs from what is stored (lastTransitionTime
-// kept, as meta.SetStatusCondition does); a condition of a type rlpkit-controller writes that
-// compiling no longer computes is removed. Writes carry the resourceVersion they were
-// computed from, so a stale cache yields a conflict, never outdated content (Syncer
-// remembers what it wrote, for a cache that has not caught up with its own write).
+// Sync writes the Gateways' outputs first, then the policies' statuses (Options.StatusWorkers
+// at a time). An object or a status is written only when what Sync computes differs from
+// what is stored (lastTransitionTime kept); writes carry the resourceVersion they were
+// computed from, so a stale cache yields a conflict, never outdated content.
 //
 // A policy is reported Enforced only once the outputs that enforce it are written: when a
 // write fails, the policies compiled into that Gateway are Enforced=False, naming the object
@@ -78,11 +75,9 @@
 //
 // # Where it differs from kuadrant-operator
 //
-// The operator writes one WasmPlugin (or EnvoyExtensionPolicy) per Gateway and one Limitador
-// resource for the cluster, and reports statuses that depend on its components being ready;
 // rlpkit-controller writes ConfigMaps for a deployment pipeline or a mount, split when they
-// outgrow one ConfigMap (the operator's one object per Gateway fails at that size), wires
-// the data plane only when asked, reports a policy Enforced once its outputs are written, and
-// deploys no service. Both writing the status of the same kuadrant.io policies would fight:
+// outgrow one (the operator's one WasmPlugin per Gateway fails at that size), wires the data
+// plane only when asked, reports a policy Enforced once its outputs are written, and deploys
+// no service. Both writing the status of the same kuadrant.io policies would fight:
 // where Kuadrant's operator runs, run rlpkit-controller with --apis=apim.kuadrant.io/v1alpha1.
 package controller
