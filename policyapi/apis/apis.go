@@ -3,9 +3,10 @@
 // the implementations (packages merge, kuadrant and envoygateway), which import the
 // contract in package policyapi.
 //
-// An input holding policies of several APIs is compiled by each; one holding no policy at
-// all is compiled by apim.kuadrant.io/v1alpha1's, whose output then shows each Gateway with
-// no rate-limit policy.
+// An input holding policies of several APIs is compiled by each; one holding AuthPolicies
+// and no rate-limit policy by kuadrant.io's (the operator writes their auth actions all the
+// same); one holding no policy at all by apim.kuadrant.io/v1alpha1's, whose output then
+// shows each Gateway with no rate-limit policy.
 package apis
 
 import (
@@ -38,7 +39,8 @@ func All(opts Options) []policyapi.API {
 }
 
 // Select returns the APIs whose policies set holds, in All's order; when set holds no
-// policy, the first API (apim.kuadrant.io/v1alpha1).
+// rate-limit policy, kuadrant.io's when it holds AuthPolicies, else the first API
+// (apim.kuadrant.io/v1alpha1).
 //
 // With opts.Served, it returns the APIs the source serves, in All's order, whether or not
 // set holds their policies, and none it does not serve: a cluster that serves an API's
@@ -58,6 +60,9 @@ func Select(set *policy.Set, opts Options) []policyapi.API {
 	}
 	if len(out) == 0 && opts.Served == nil {
 		out = all[:1]
+		if len(set.AuthPolicies) > 0 {
+			out = all[1:2]
+		}
 	}
 	return out
 }

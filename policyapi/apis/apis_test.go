@@ -58,6 +58,15 @@ func TestSelect(t *testing.T) {
 	if got := names(Select(trlp, Options{})); !slices.Equal(got, []string{v1}) {
 		t.Errorf("Select(TokenRateLimitPolicy) = %q, want %q", got, v1)
 	}
+	// AuthPolicies without a rate-limit policy are kuadrant.io's too: the operator writes
+	// their auth actions.
+	auth, err := policy.Decode("auth.yaml", []byte("apiVersion: kuadrant.io/v1\nkind: AuthPolicy\nmetadata: {name: a, namespace: ns}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  rules: {authentication: {keys: {apiKey: {selector: {}}}}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(Select(auth, Options{})); !slices.Equal(got, []string{v1}) {
+		t.Errorf("Select(AuthPolicy) = %q, want %q", got, v1)
+	}
 	if got := names(Select(&policy.Set{}, Options{})); !slices.Equal(got, []string{v1alpha1}) {
 		t.Errorf("Select(empty) = %q, want %q", got, v1alpha1)
 	}
