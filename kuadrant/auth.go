@@ -76,8 +76,15 @@ func (a *authPolicies) effective(paths []Path) []EffectivePolicy {
 
 // effectiveAll returns the effective policy of every path from policies, in paths' order.
 func effectiveAll(policies []*kuadrantv1.RateLimitPolicy, paths []Path) []EffectivePolicy {
-	idx := newPolicyIndex(policies)
 	out := make([]EffectivePolicy, len(paths))
+	if len(policies) == 0 {
+		// Every path has no policy: spare looking each up.
+		for i, path := range paths {
+			out[i] = EffectivePolicy{Path: path}
+		}
+		return out
+	}
+	idx := newPolicyIndex(policies)
 	for i, path := range paths {
 		out[i] = idx.effective(path)
 	}

@@ -59,21 +59,11 @@ func (tp *tokenPolicies) effective(paths []Path) []EffectivePolicy {
 	}
 	// The operator's TokenRateLimitPolicies reach HTTPRoutes only: a GRPCRoute's path has
 	// no effective token policy.
-	var http []Path
-	for _, path := range paths {
-		if path.GRPCRoute == nil {
-			http = append(http, path)
-		}
-	}
-	byPath := effectiveAll(usable, http)
-	out := make([]EffectivePolicy, len(paths))
-	for i, j := 0, 0; i < len(paths); i++ {
+	out := effectiveAll(usable, paths)
+	for i := range out {
 		if paths[i].GRPCRoute != nil {
 			out[i] = EffectivePolicy{Path: paths[i]}
-			continue
 		}
-		out[i] = byPath[j]
-		j++
 	}
 	return out
 }
