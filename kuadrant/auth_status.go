@@ -3,7 +3,6 @@ package kuadrant
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -37,41 +36,7 @@ func (a *authPolicies) statuses(set *policy.Set, targets targets, effective []Ef
 // operator then waits for Authorino and the path's AuthConfig to be ready; rlpkit takes
 // them as ready.
 func authEnforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (bool, string, string) {
-	const kind = kuadrantv1.AuthPolicyKind
-	rules := RulesOf(p)
-	affected := false
-	var by, issues []string
-	for _, e := range paths {
-		if e.InvalidPredicate != nil {
-			issues = append(issues, e.InvalidPredicate.Error())
-		}
-		for name := range rules {
-			r, ok := e.Rules[name]
-			switch {
-			case ok && r.Source == p:
-				affected = true
-			case ok:
-				by = append(by, r.Source.Namespace+"/"+r.Source.Name)
-			default:
-				for _, other := range e.Rules {
-					by = append(by, other.Source.Namespace+"/"+other.Source.Name)
-				}
-			}
-		}
-	}
-	slices.Sort(by)
-	by = slices.Compact(by)
-	switch {
-	case !affected && len(by) == 0:
-		return false, ReasonUnknown, kind + " is not in the path to any existing routes"
-	case !affected:
-		return false, ReasonOverridden, kind + " is overridden by [" + strings.Join(by, " ") + "]"
-	case len(issues) > 0:
-		return false, ReasonInvalidCelExpression, "validation issues: [" + strings.Join(issues, " ") + "]"
-	case len(by) == 0:
-		return true, ReasonEnforced, kind + " has been successfully enforced"
-	}
-	return true, ReasonEnforced, kind + " has been partially enforced"
+	return ruleEnforcement(kuadrantv1.AuthPolicyKind, p, paths, true)
 }
 
 // authWarnings returns a warning for every condition of an AuthPolicy's status that is

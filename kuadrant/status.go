@@ -102,19 +102,22 @@ func statuses(set *policy.Set, effective []EffectivePolicy, now metav1.Time) []P
 // merged beside them), quoting every such failure in path order; else Enforced, fully or
 // partially.
 func enforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (bool, string, string) {
+	return ruleEnforcement("RateLimitPolicy", p, paths, false)
+}
+
+// ruleEnforcement is the Enforced condition of the policy p of kind (a RateLimitPolicy, or
+// an AuthPolicy's shadow) from the effective policies of the paths it is on. A rule of p
+// missing from a path's effective policy names every source of it as overriding, p
+// itself too when withSelf (the AuthPolicy's status updater, which does not leave it out).
+func ruleEnforcement(kind string, p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy, withSelf bool) (bool, string, string) {
 	rules := RulesOf(p)
-	names := make([]string, 0, len(rules))
-	for name := range rules {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	affected := false
 	var by, issues []string
 	for _, e := range paths {
 		if e.InvalidPredicate != nil {
 			issues = append(issues, e.InvalidPredicate.Error())
 		}
-		for _, name := range names {
+		for name := range rules {
 			r, ok := e.Rules[name]
 			switch {
 			case ok && r.Source == p:
@@ -123,7 +126,7 @@ func enforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (bool,
 				by = append(by, r.Source.Namespace+"/"+r.Source.Name)
 			default:
 				for _, other := range e.Rules {
-					if other.Source != p {
+					if withSelf || other.Source != p {
 						by = append(by, other.Source.Namespace+"/"+other.Source.Name)
 					}
 				}
@@ -134,13 +137,13 @@ func enforcement(p *kuadrantv1.RateLimitPolicy, paths []*EffectivePolicy) (bool,
 	by = slices.Compact(by)
 	switch {
 	case !affected && len(by) == 0:
-		return false, ReasonUnknown, "RateLimitPolicy is not in the path to any existing routes"
+		return false, ReasonUnknown, kind + " is not in the path to any existing routes"
 	case !affected:
-		return false, ReasonOverridden, "RateLimitPolicy is overridden by [" + strings.Join(by, " ") + "]"
+		return false, ReasonOverridden, kind + " is overridden by [" + strings.Join(by, " ") + "]"
 	case len(issues) > 0:
 		return false, ReasonInvalidCelExpression, "validation issues: [" + strings.Join(issues, " ") + "]"
 	case len(by) == 0:
-		return true, ReasonEnforced, "RateLimitPolicy has been successfully enforced"
+		return true, ReasonEnforced, kind + " has been successfully enforced"
 	}
-	return true, ReasonEnforced, "RateLimitPolicy has been partially enforced"
+	return true, ReasonEnforced, kind + " has been partially enforced"
 }
