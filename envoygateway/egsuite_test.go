@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,15 +42,24 @@ type peerRoute struct {
 	DirectResponse uint32     `json:"directResponse"`
 }
 
+// peerLimits are the limits of the rate-limit rules an xDS route carries, one
+// "<global|local> <rule name> <requests>/<unit>[ shared][ shadow]" each, in the route's order.
+type peerLimits struct {
+	Gateway string   `json:"gateway"`
+	Route   string   `json:"route"`
+	Rules   []string `json:"rules"`
+}
+
 type peerResult struct {
 	Statuses []peerStatus `json:"statuses"`
 	Routes   []peerRoute  `json:"routes"`
+	Limits   []peerLimits `json:"limits"`
 }
 
 // peerView returns res in the shape of peer.yaml: every policy's conditions per ancestor,
 // and per xDS route the rules it carries, routes sorted by Gateway and name.
 func peerView(res *Result) peerResult {
-	out := peerResult{Statuses: []peerStatus{}, Routes: []peerRoute{}}
+	out := peerResult{Statuses: []peerStatus{}, Routes: []peerRoute{}, Limits: []peerLimits{}}
 	for _, st := range res.Statuses {
 		ps := peerStatus{Policy: st.Name, Ancestor: st.Ancestor}
 		for _, c := range st.Conditions {
@@ -76,6 +86,9 @@ func peerView(res *Result) peerResult {
 					}
 				}
 				out.Routes = append(out.Routes, pr)
+				if pl := routeLimits(g.Name, rt); pl != nil {
+					out.Limits = append(out.Limits, *pl)
+				}
 			}
 		}
 	}
@@ -161,6 +174,12 @@ func TestEnvoyGatewaySuite(t *testing.T) {
 			if diff := gocmp.Diff(peer.Routes, got.Routes); diff != "" {
 				t.Errorf("routes differ from Envoy Gateway's (-peer +rlpkit):\n%s", diff)
 			}
+			slices.SortStableFunc(got.Limits, func(a, b peerLimits) int {
+				return cmp.Or(cmp.Compare(a.Gateway, b.Gateway), cmp.Compare(a.Route, b.Route))
+			})
+			if diff := gocmp.Diff(peer.Limits, got.Limits); diff != "" {
+				t.Errorf("rate-limit rules' limits differ from Envoy Gateway's (-peer +rlpkit):\n%s", diff)
+			}
 			byKey := func(list []peerStatus) map[string]peerStatus {
 				m := map[string]peerStatus{}
 				for _, s := range list {
@@ -193,4 +212,36 @@ func TestEnvoyGatewaySuite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// routeLimits returns the limits of rt's rate-limit rules in peer.yaml's form, nil when it
+// has none.
+func routeLimits(gateway string, rt *Route) *peerLimits {
+	rl := rt.RateLimit
+	if rl == nil {
+		return nil
+	}
+	pl := &peerLimits{Gateway: gateway, Route: rt.Name}
+	add := func(kind string, r *Rule) {
+		s := fmt.Sprintf("%s %s %d/%s", kind, r.Name, r.Requests, r.Unit)
+		if r.Shared {
+			s += " shared"
+		}
+		if r.ShadowMode {
+			s += " shadow"
+		}
+		pl.Rules = append(pl.Rules, s)
+	}
+	for _, r := range rl.Global {
+		add("global", r)
+	}
+	if rl.Local != nil {
+		for _, r := range rl.Local.Rules {
+			add("local", r)
+		}
+	}
+	if len(pl.Rules) == 0 {
+		return nil
+	}
+	return pl
 }
