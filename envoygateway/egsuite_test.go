@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -42,8 +43,8 @@ type peerRoute struct {
 	DirectResponse uint32     `json:"directResponse"`
 }
 
-// peerLimits are the limits of the rate-limit rules an xDS route carries, one
-// "<global|local> <rule name> <requests>/<unit>[ shared][ shadow]" each, in the route's order.
+// peerLimits are the rate-limit rules an xDS route carries, one peerRule each, in the
+// route's order.
 type peerLimits struct {
 	Gateway string   `json:"gateway"`
 	Route   string   `json:"route"`
@@ -222,16 +223,7 @@ func routeLimits(gateway string, rt *Route) *peerLimits {
 		return nil
 	}
 	pl := &peerLimits{Gateway: gateway, Route: rt.Name}
-	add := func(kind string, r *Rule) {
-		s := fmt.Sprintf("%s %s %d/%s", kind, r.Name, r.Requests, r.Unit)
-		if r.Shared {
-			s += " shared"
-		}
-		if r.ShadowMode {
-			s += " shadow"
-		}
-		pl.Rules = append(pl.Rules, s)
-	}
+	add := func(kind string, r *Rule) { pl.Rules = append(pl.Rules, peerRule(kind, r)) }
 	for _, r := range rl.Global {
 		add("global", r)
 	}
@@ -244,4 +236,74 @@ func routeLimits(gateway string, rt *Route) *peerLimits {
 		return nil
 	}
 	return pl
+}
+
+// peerRule is a rule as peer.yaml writes it: "<global|local> <name> <requests>/<unit>", then
+// where set limit-from=<ns>:<key>, its selectors (header:, method:, path:, cidr:; "!" for
+// an inverted match, "*" for a distinct one, then =exact ^prefix $suffix ~regex), its
+// request-cost= and response-cost= (a number or Envoy's format) and shared, shadow.
+func peerRule(kind string, r *Rule) string {
+	parts := []string{kind, r.Name, fmt.Sprintf("%d/%s", r.Requests, r.Unit)}
+	if m := r.FromMetadata; m != nil {
+		parts = append(parts, "limit-from="+m.Namespace+":"+m.Key)
+	}
+	match := func(prefix string, m StringMatch) string {
+		s := prefix
+		if m.Invert {
+			s += "!"
+		}
+		s += m.Name
+		switch {
+		case m.Distinct:
+			return s + "*"
+		case m.Exact != nil:
+			return s + "=" + *m.Exact
+		case m.Prefix != nil:
+			return s + "^" + *m.Prefix
+		case m.Suffix != nil:
+			return s + "$" + *m.Suffix
+		case m.Regex != nil:
+			return s + "~" + *m.Regex
+		}
+		return s + "?"
+	}
+	for _, h := range r.Headers {
+		parts = append(parts, match("header:", h))
+	}
+	for _, m := range r.Methods {
+		parts = append(parts, match("method:", m))
+	}
+	if r.Path != nil {
+		parts = append(parts, match("path:", *r.Path))
+	}
+	if c := r.CIDR; c != nil {
+		s := "cidr:"
+		if c.Invert {
+			s += "!"
+		}
+		s += c.CIDR
+		if c.Distinct {
+			s += "*"
+		}
+		parts = append(parts, s)
+	}
+	for _, c := range []struct {
+		name string
+		cost *Cost
+	}{{"request-cost=", r.RequestCost}, {"response-cost=", r.ResponseCost}} {
+		switch {
+		case c.cost == nil || !c.cost.set():
+		case c.cost.Number != nil:
+			parts = append(parts, c.name+fmt.Sprint(*c.cost.Number))
+		default:
+			parts = append(parts, c.name+c.cost.Format())
+		}
+	}
+	if r.Shared {
+		parts = append(parts, "shared")
+	}
+	if r.ShadowMode {
+		parts = append(parts, "shadow")
+	}
+	return strings.Join(parts, " ")
 }
