@@ -43,9 +43,9 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 	}
 	var resp limit.Result
 	caseCalls := &stepCalls{calls: calls, done: done, local: local, descs: r.descriptors}
-	steps := map[*Step]*stepCalls{} // the calls of steps with headers or usage of their own
+	steps := map[*Step]*stepCalls{} // the calls of steps with a request or usage of their own
 	get := func(s *Step) *stepCalls {
-		if len(s.Headers) == 0 && s.Usage == nil {
+		if !s.ownRequest() && s.Usage == nil {
 			return caseCalls
 		}
 		if sc := steps[s]; sc != nil {
@@ -53,7 +53,7 @@ func (t *Test) runCallsCase(target *Target, cf CallsFrontend, c *Case) CaseResul
 		}
 		sc := *caseCalls
 		sin := in
-		if len(s.Headers) > 0 {
+		if s.ownRequest() {
 			sin = c.stepInput(s)
 			if run != nil {
 				sc.calls, sc.done, sc.local = run.Calls(sin, nil)

@@ -220,10 +220,15 @@ func validateRequest(r *Request, path string, fail func(path, detail string)) {
 			fail(path+".headers", fmt.Sprintf("Invalid value: %q: must be a header name", name))
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(r.Attributes)) {
+	validateAttributes(r.Attributes, path+".attributes", fail)
+}
+
+// validateAttributes checks that every name of attrs is an auth.* attribute.
+func validateAttributes(attrs map[string]any, path string, fail func(path, detail string)) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		rest, ok := strings.CutPrefix(name, "auth.")
 		if !ok || rest == "" || slices.Contains(strings.Split(rest, "."), "") {
-			fail(path+".attributes", fmt.Sprintf("Invalid value: %q: want an auth.* attribute such as auth.identity.userid (request.*, source.* come from method, url, headers and remoteAddress)", name))
+			fail(path, fmt.Sprintf("Invalid value: %q: want an auth.* attribute such as auth.identity.userid (request.*, source.* come from method, url, headers and remoteAddress)", name))
 		}
 	}
 }
@@ -240,6 +245,7 @@ func validateStep(s *Step, path string, fail func(path, detail string)) {
 			fail(path+".headers", fmt.Sprintf("Invalid value: %q: must be a header name", name))
 		}
 	}
+	validateAttributes(s.Attributes, path+".attributes", fail)
 	validateStatus(&Status{Want: s.Want, Limit: s.Limit, Remaining: s.Remaining, Reset: s.Reset}, path, fail)
 	for i := range s.Statuses {
 		validateStatus(&s.Statuses[i], fmt.Sprintf("%s.statuses[%d]", path, i), fail)

@@ -115,10 +115,10 @@ func (t *Test) RunCase(target *Target, c *Case) CaseResult {
 		call   rlsmsg.Request
 		called bool
 	}
-	steps := map[*Step]*generated{} // the requests of steps with headers of their own
+	steps := map[*Step]*generated{} // the requests of steps with a request of their own
 	send := func(now time.Time, s *Step) (Decision, error) {
 		req, ok := &lreq, called
-		if len(s.Headers) > 0 {
+		if s.ownRequest() {
 			g := steps[s]
 			if g == nil {
 				g = &generated{}

@@ -40,3 +40,22 @@ func TestStepInput(t *testing.T) {
 		t.Errorf("the case's headers changed: %v", c.Request.Headers)
 	}
 }
+
+// TestStepAttributes: a step's auth.* attributes replace the case's of the same name and
+// keep the others, without changing the case; a name outside auth.* is refused.
+func TestStepAttributes(t *testing.T) {
+	c := &Case{Request: Request{URL: "http://a.example/x", Attributes: map[string]any{"auth.identity.userid": "alice", "auth.identity.tier": "gold"}}}
+	in := c.stepInput(&Step{Attributes: map[string]any{"auth.identity.userid": "bob"}})
+	id, _ := in.Auth["identity"].(map[string]any)
+	if id["userid"] != "bob" || id["tier"] != "gold" {
+		t.Errorf("auth = %v, want identity.userid bob and identity.tier gold", in.Auth)
+	}
+	if c.Request.Attributes["auth.identity.userid"] != "alice" {
+		t.Errorf("the case's attributes changed: %v", c.Request.Attributes)
+	}
+	var got []string
+	validateStep(&Step{Want: "OK", Attributes: map[string]any{"identity.userid": "bob"}}, "spec.cases[0].steps[0]", func(path, detail string) { got = append(got, path+": "+detail) })
+	if len(got) != 1 || !strings.HasPrefix(got[0], `spec.cases[0].steps[0].attributes: Invalid value: "identity.userid"`) {
+		t.Errorf("validateStep = %q, want the attribute refused at its path", got)
+	}
+}

@@ -144,6 +144,11 @@ type Step struct {
 	// tenant, say, on the same counters as the case's requests.
 	// +optional
 	Headers map[string]string `json:"headers,omitempty"`
+	// Attributes are auth.* attributes this step's requests carry over the case's (an
+	// attribute of the case with the same name is replaced): another user, say, signed in
+	// through the AuthPolicy on the same route.
+	// +optional
+	Attributes map[string]any `json:"attributes,omitempty"`
 	// Usage is what the response to each repetition reports, which the calls made once
 	// the response is done read (a kuadrant.io TokenRateLimitPolicy's report, or an Envoy
 	// Gateway rule's cost.response from Envoy AI Gateway's metadata), charged only when
