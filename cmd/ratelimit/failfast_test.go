@@ -102,6 +102,9 @@ func TestRedisHealthCheckActiveConnection(t *testing.T) {
 	if _, err := s.call(t, "d", "k=a"); status.Code(err) != codes.Unknown {
 		t.Fatalf("call with Redis killed: %v, want Unknown", err)
 	}
+	// A call that met a pooled connection Redis closed may only have made the store
+	// probe; health follows once the probe's dial is refused.
+	eventually(t, "health to fail while Redis is down", func() bool { return grpcHealth(t, s) == healthpb.HealthCheckResponse_NOT_SERVING })
 	check("Redis down mid-run", healthpb.HealthCheckResponse_NOT_SERVING, 500)
 
 	srv.Restart(t)
