@@ -13,18 +13,7 @@ import (
 // TestAIGateway runs testdata/aigateway/test.yaml: a step's usage is charged on an Envoy
 // AI Gateway budget only for an admitted request with a 2xx response.
 func TestAIGateway(t *testing.T) {
-	res, err := RunFile(filepath.Join("testdata", "aigateway", "test.yaml"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Cases) != 2 {
-		t.Fatalf("%d cases, want 2", len(res.Cases))
-	}
-	for i, c := range res.Cases {
-		if !c.Passed() {
-			t.Errorf("%s: %s\n%s", res.Names[i], strings.Join(c.Failures, "\n"), c.Explain)
-		}
-	}
+	runPassing(t, "aigateway", "test.yaml", 2)
 }
 
 // TestAIGatewayUsageStatus checks that a step's usage status is an HTTP status.
@@ -141,16 +130,5 @@ func TestParseLogLineStatus(t *testing.T) {
 // configuration (spec.envoy), whose apply_on_stream_done rate limit reads the tokens AI
 // Gateway writes at the end of a 2xx response.
 func TestAIGatewayEnvoy(t *testing.T) {
-	res, err := RunFile(filepath.Join("testdata", "aigateway-envoy", "policytest.yaml"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Cases) != 1 {
-		t.Fatalf("%d cases, want 1", len(res.Cases))
-	}
-	for i, c := range res.Cases {
-		if !c.Passed() {
-			t.Errorf("%s: %s\n%s", res.Names[i], strings.Join(c.Failures, "\n"), c.Explain)
-		}
-	}
+	runPassing(t, "aigateway-envoy", "policytest.yaml", 1)
 }

@@ -2,7 +2,6 @@ package policytest
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,18 +13,7 @@ import (
 // TestEnvoyGateway runs testdata/envoygateway/test.yaml: local buckets (default and per
 // value), an invalid policy's 500 and a response cost counted after the request.
 func TestEnvoyGateway(t *testing.T) {
-	res, err := RunFile(filepath.Join("testdata", "envoygateway", "test.yaml"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Cases) != 4 {
-		t.Fatalf("%d cases, want 4", len(res.Cases))
-	}
-	for i, c := range res.Cases {
-		if !c.Passed() {
-			t.Errorf("%s: %s\n%s", res.Names[i], strings.Join(c.Failures, "\n"), c.Explain)
-		}
-	}
+	runPassing(t, "envoygateway", "test.yaml", 4)
 }
 
 // TestSimulateEnvoyGateway replays requests against a target of BackendTrafficPolicies and

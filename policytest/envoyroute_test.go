@@ -13,18 +13,7 @@ import (
 // TestEnvoyCalls runs testdata/envoy-calls: two rate-limit filters called in order until
 // one answers OVER_LIMIT, and a budget spent when the response is done.
 func TestEnvoyCalls(t *testing.T) {
-	res, err := RunFile(filepath.Join("testdata", "envoy-calls", "policytest.yaml"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Cases) != 2 {
-		t.Fatalf("%d cases, want 2", len(res.Cases))
-	}
-	for i, c := range res.Cases {
-		if !c.Passed() {
-			t.Errorf("%s: %s\n%s", res.Names[i], strings.Join(c.Failures, "\n"), c.Explain)
-		}
-	}
+	runPassing(t, "envoy-calls", "policytest.yaml", 2)
 }
 
 // TestSimulateEnvoyCalls replays requests through the same files: the second filter's
