@@ -23,10 +23,10 @@
 // BackendTrafficPolicies to Envoy Gateway's routes (package envoygateway). Inputs holding
 // several APIs, or no policy, are an error rather than a test of a part of them. Package
 // policy skips PolicyTests, so a test can sit in the directory it tests and name it as ".".
-// Each case is a request (method, url, headers,
-// remoteAddress, metadata, hitsAddend), optionally the descriptors it must produce, and
-// steps: the request sent repeat times at an instant ("at: +10s" after the previous step,
-// "at: 90s" after spec.start), each expecting a decision (want: OK or OVER_LIMIT) and
+// Each case is a request (method, url, headers, remoteAddress, metadata, hitsAddend, auth.*
+// attributes), optionally the descriptors it must produce, and steps (whose own headers and
+// attributes override the case's): the request sent repeat times at an instant ("at: +10s"
+// after the previous step, "at: 90s" after spec.start), each expecting a decision (want: OK or OVER_LIMIT) and
 // optionally the limit that decided the last repetition (its name), its remaining hits and
 // its time to reset, or the status of every descriptor (statuses):
 //
